@@ -1,0 +1,414 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/sysinfo"
+)
+
+// thruputBin is the binary under test, built once by TestMain: the tests run
+// it as a user would, with its real exit codes, signals and files.
+var thruputBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "thruput-bin-*")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	thruputBin = filepath.Join(dir, "thruput")
+	build := exec.Command("go", "build", "-o", thruputBin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build thruput: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type outcome struct {
+	code           int
+	stdout, stderr string
+}
+
+// thruput runs the binary and returns its exit code and output.
+func thruput(t testing.TB, args ...string) outcome {
+	t.Helper()
+	cmd := exec.Command(thruputBin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("run thruput %v: %v", args, err)
+	}
+	return outcome{code: cmd.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}
+}
+
+// sweepJSON runs a sweep that must succeed and returns its document.
+func sweepJSON(t testing.TB, args ...string) *result.Document {
+	t.Helper()
+	o := thruput(t, append([]string{"disk", "sweep", "--json", "-q"}, args...)...)
+	if o.code != 0 {
+		t.Fatalf("thruput %v: exit %d\n%s", args, o.code, o.stderr)
+	}
+	doc, err := result.Read(strings.NewReader(o.stdout))
+	if err != nil {
+		t.Fatalf("thruput %v: %v\n%s", args, err, o.stdout)
+	}
+	return doc
+}
+
+// entries lists what a directory holds, to prove a run left nothing.
+func entries(t testing.TB, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	o := thruput(t, "version")
+	if o.code != 0 || !strings.HasPrefix(o.stdout, "thruput ") {
+		t.Errorf("version: exit %d, %q", o.code, o.stdout)
+	}
+	o = thruput(t, "version", "--json")
+	var tool result.Tool
+	if err := json.Unmarshal([]byte(o.stdout), &tool); err != nil || tool.Name != "thruput" || tool.Platform == "" {
+		t.Errorf("version --json: %v, %+v", err, tool)
+	}
+	for _, cmd := range [][]string{{}, {"disk"}, {"disk", "sweep"}, {"disk", "clean"}, {"version"}} {
+		o := thruput(t, append(cmd, "--help")...)
+		if o.code != 0 || !strings.Contains(o.stdout, "Examples:") {
+			t.Errorf("thruput %v --help: exit %d, no examples:\n%s", cmd, o.code, o.stdout)
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"disk", "sweep", "--sizes", "4x"}, 2, `unknown unit "x"`},
+		{[]string{"disk", "sweep", "--sizes", "0"}, 2, "must be positive"},
+		{[]string{"disk", "sweep", "--sizes=-8"}, 2, "must be positive"},
+		{[]string{"disk", "sweep", "--sizes", "1M-4k"}, 2, "smaller than"},
+		{[]string{"disk", "sweep", "--file-size", "0"}, 2, "must be positive"},
+		{[]string{"disk", "sweep", "--file-size", "1Q"}, 2, `unknown unit "Q"`},
+		{[]string{"disk", "sweep", "--sizes", "2M", "--file-size", "1M"}, 2, "larger than --file-size"},
+		{[]string{"disk", "sweep", "--max-time", "0s"}, 2, "--max-time must be positive"},
+		{[]string{"disk", "sweep", "--max-time", "soon"}, 2, "invalid argument"},
+		{[]string{"disk", "sweep", "--write-only", "--read-only"}, 2, "exclude each other"},
+		{[]string{"disk", "sweep", "--data", "ones"}, 2, `--data "ones"`},
+		{[]string{"disk", "sweep", "--format", "yaml"}, 2, `--format "yaml"`},
+		{[]string{"disk", "sweep", "--json", "--format", "csv"}, 2, "contradict"},
+		{[]string{"disk", "sweep", "--file-size", "1000T"}, 2, "not enough free space"},
+		{[]string{"disk", "sweep", "--nope"}, 2, "unknown flag"},
+		{[]string{"disk", "frobnicate"}, 2, "unknown command"},
+		{[]string{"frobnicate"}, 2, "unknown command"},
+		{[]string{"disk", "clean"}, 2, "requires at least 1 arg"},
+		{[]string{"disk", "sweep", "--target", "/does/not/exist"}, 2, "does not exist"},
+		{[]string{"disk", "sweep", "--target", file}, 2, "is not a directory"},
+		{[]string{"disk", "sweep", "--target", "/dev/null"}, 2, "is a device"},
+		{[]string{"disk", "clean", "/does/not/exist"}, 2, "does not exist"},
+	}
+	if os.Geteuid() != 0 {
+		cases = append(cases, struct {
+			args []string
+			code int
+			msg  string
+		}{[]string{"disk", "sweep", "--drop-caches"}, 2, "needs root"})
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			dir := t.TempDir()
+			args := c.args
+			if c.args[0] == "disk" && c.args[1] == "sweep" && !strings.Contains(strings.Join(c.args, " "), "--target") {
+				args = append(args, dir)
+			}
+			o := thruput(t, args...)
+			if o.code != c.code || !strings.Contains(o.stderr, c.msg) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", o.code, o.stderr, c.code, c.msg)
+			}
+			if !strings.HasPrefix(o.stderr, "thruput: ") || strings.Count(o.stderr, "\n") != 1 {
+				t.Errorf("want one clear line on stderr, got %q", o.stderr)
+			}
+			if left := entries(t, dir); len(left) != 0 {
+				t.Errorf("left behind: %v", left)
+			}
+		})
+	}
+}
+
+func TestBlockDeviceRefused(t *testing.T) {
+	for _, dev := range []string{"/dev/loop0", "/dev/sda", "/dev/vda", "/dev/mmcblk0"} {
+		if info, err := os.Stat(dev); err == nil && info.Mode()&os.ModeDevice != 0 && info.Mode()&os.ModeCharDevice == 0 {
+			o := thruput(t, "disk", "sweep", "--target", dev)
+			if o.code != 2 || !strings.Contains(o.stderr, "never opens devices") {
+				t.Errorf("%s: exit %d, %q", dev, o.code, o.stderr)
+			}
+			return
+		}
+	}
+	t.Skip("no block device node to try")
+}
+
+func TestSweepCounts(t *testing.T) {
+	dir := t.TempDir()
+	doc := sweepJSON(t, dir, "--sizes", "8,4k,64k,1M", "--file-size", "4M", "--max-time", "20s")
+	if doc.Status != result.StatusOK || doc.Method != "disk.sweep" || len(doc.Targets) != 1 {
+		t.Fatalf("status %q method %q targets %d", doc.Status, doc.Method, len(doc.Targets))
+	}
+	tgt := doc.Targets[0]
+	if tgt.Path != dir || tgt.FSType == "" || tgt.MountPoint == "" || tgt.FreeBytes <= 0 {
+		t.Errorf("target not described: %+v", tgt)
+	}
+	if doc.Host.Hostname == "" || doc.Host.CPUCores <= 0 || doc.Host.Kernel == "" {
+		t.Errorf("host not described: %+v", doc.Host)
+	}
+	steps := doc.Sweep.Steps
+	if len(steps) != 8 {
+		t.Fatalf("%d steps, want 8", len(steps))
+	}
+	wantCache := result.CacheCold
+	if tgt.FSType == "tmpfs" {
+		wantCache = result.CacheCached
+	}
+	for i, s := range steps {
+		bs := doc.Sweep.Parameters.BlockSizes[i/2]
+		phase := []string{"write", "read"}[i%2]
+		if s.BlockSize != bs || s.Phase != phase || s.Bytes != 4<<20 || s.Ops != (4<<20)/bs || s.Truncated {
+			t.Errorf("step %d: %+v; want %s of 4 MiB in %d-byte calls", i, s, phase, bs)
+		}
+		if s.ElapsedNs <= 0 || s.MiBPerSec <= 0 {
+			t.Errorf("step %d: no time or rate: %+v", i, s)
+		}
+		if phase == "write" && (s.FsyncNs <= 0 || s.FsyncNs > s.ElapsedNs) {
+			t.Errorf("step %d: fsync %d ns not inside the %d ns timed span", i, s.FsyncNs, s.ElapsedNs)
+		}
+		if phase == "read" && (s.Eviction != "fadvise" || s.Cache != wantCache || s.CachedFraction == nil) {
+			t.Errorf("step %d on %s: eviction %q cache %q; want fadvise and %s", i, tgt.FSType, s.Eviction, s.Cache, wantCache)
+		}
+	}
+	if left := entries(t, dir); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
+func TestSweepModesAndFormats(t *testing.T) {
+	dir := t.TempDir()
+	doc := sweepJSON(t, dir, "--sizes", "4k", "--file-size", "1M", "--write-only", "--data", "zero")
+	if len(doc.Sweep.Steps) != 1 || doc.Sweep.Steps[0].Phase != "write" || doc.Sweep.Parameters.Data != "zero" {
+		t.Errorf("--write-only: %+v", doc.Sweep)
+	}
+	doc = sweepJSON(t, dir, "--sizes", "4k,16k", "--file-size", "1M", "--read-only")
+	if len(doc.Sweep.Steps) != 2 || doc.Sweep.Steps[0].Phase != "read" || doc.Sweep.Steps[1].Bytes != 1<<20 {
+		t.Errorf("--read-only: %+v", doc.Sweep)
+	}
+
+	out := filepath.Join(t.TempDir(), "sweep.csv")
+	o := thruput(t, "disk", "sweep", dir, "--sizes", "4k", "--file-size", "1M", "-q", "-o", out)
+	b, _ := os.ReadFile(out)
+	if o.code != 0 || o.stdout != "" || !strings.HasPrefix(string(b), "target,path,fs_type") || strings.Count(string(b), "\n") != 3 {
+		t.Errorf("-o x.csv: exit %d, stdout %q, file:\n%s", o.code, o.stdout, b)
+	}
+	o = thruput(t, "disk", "sweep", dir, "--sizes", "8,1k", "--file-size", "64k", "--format", "markdown")
+	if o.code != 0 || !strings.Contains(o.stdout, "| block | ") || !strings.Contains(o.stdout, "| 1k | ") {
+		t.Errorf("markdown: exit %d:\n%s", o.code, o.stdout)
+	}
+	o = thruput(t, "disk", "sweep", dir, "--sizes", "8,1k", "--file-size", "64k")
+	if o.code != 0 || !strings.Contains(o.stdout, "Write, MiB/s") || !strings.Contains(o.stdout, "\n1k ") {
+		t.Errorf("table: exit %d:\n%s", o.code, o.stdout)
+	}
+	if o.stderr != "" {
+		t.Errorf("progress or noise on a stderr that is not a terminal: %q", o.stderr)
+	}
+	if left := entries(t, dir); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
+// TestTimeBound checks that a step stops at --max-time and says so.
+func TestTimeBound(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Now()
+	doc := sweepJSON(t, dir, "--sizes", "8", "--file-size", "1G", "--max-time", "300ms", "--write-only")
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("a 300 ms bound took %s", took)
+	}
+	for _, s := range doc.Sweep.Steps {
+		if !s.Truncated || s.Bytes <= 0 || s.Bytes >= 1<<30 || s.Bytes != s.Ops*8 {
+			t.Errorf("step %+v: want a truncated step with whole 8-byte blocks", s)
+		}
+	}
+}
+
+// plantScratch makes a scratch directory as a run would, owned by pid.
+func plantScratch(t *testing.T, target, name string, pid int, start string) string {
+	t.Helper()
+	host, _ := os.Hostname()
+	dir := filepath.Join(target, ".thruput-"+name)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	owner := fmt.Sprintf(`{"hostname":%q,"boot_id":%q,"pid":%d,"start_time":%q}`, host, strings.TrimSpace(string(boot)), pid, start)
+	if err := os.WriteFile(filepath.Join(dir, "owner.json"), []byte(owner), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sweep-8.dat"), make([]byte, 4096), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func procStart(t *testing.T, pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])[19]
+}
+
+func TestLeftoversCleaned(t *testing.T) {
+	dir := t.TempDir()
+	dead := plantScratch(t, dir, "dead", 1<<22+7, "1")
+	live := plantScratch(t, dir, "live", os.Getpid(), procStart(t, os.Getpid()))
+	o := thruput(t, "disk", "sweep", dir, "--sizes", "4k", "--file-size", "64k", "-q", "--json")
+	if o.code != 0 || !strings.Contains(o.stderr, "removed "+dead) || !strings.Contains(o.stderr, "left "+live+" alone: in use by running process") {
+		t.Errorf("exit %d, stderr:\n%s", o.code, o.stderr)
+	}
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("stale %s still there", dead)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("live %s removed: %v", live, err)
+	}
+
+	dead = plantScratch(t, dir, "dead2", 1<<22+7, "1")
+	o = thruput(t, "disk", "clean", dir, "--json")
+	var cleaned []struct {
+		Dir     string `json:"dir"`
+		Removed bool   `json:"removed"`
+	}
+	if err := json.Unmarshal([]byte(o.stdout), &cleaned); err != nil || o.code != 0 || len(cleaned) != 2 {
+		t.Fatalf("clean: exit %d, %v, %s", o.code, err, o.stdout)
+	}
+	for _, c := range cleaned {
+		if c.Removed != (c.Dir == dead) {
+			t.Errorf("clean: %+v", c)
+		}
+	}
+	o = thruput(t, "disk", "clean", dir)
+	if !strings.Contains(o.stdout, "kept    "+live) {
+		t.Errorf("clean table: %q", o.stdout)
+	}
+}
+
+// startSweep starts a long sweep and waits for its scratch directory.
+func startSweep(t *testing.T, dir string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(thruputBin, "disk", "sweep", dir, "--sizes", "8,16", "--file-size", "1G", "--max-time", "20s")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		matches, _ := filepath.Glob(filepath.Join(dir, ".thruput-*", "sweep-8.dat"))
+		if len(matches) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no scratch directory appeared; stderr %q", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	return cmd, &stdout, &stderr
+}
+
+func TestInterruptLeavesNothing(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			cmd, stdout, stderr := startSweep(t, dir)
+			start := time.Now()
+			_ = cmd.Process.Signal(sig)
+			_ = cmd.Wait()
+			if took := time.Since(start); took > 5*time.Second {
+				t.Errorf("took %s to stop", took)
+			}
+			if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(stderr.String(), "interrupted") {
+				t.Errorf("exit %d, stderr %q", code, stderr.String())
+			}
+			if !strings.Contains(stdout.String(), "Run interrupted") {
+				t.Errorf("partial results not printed:\n%s", stdout.String())
+			}
+			if left := entries(t, dir); len(left) != 0 {
+				t.Errorf("left behind: %v", left)
+			}
+		})
+	}
+}
+
+func TestKilledRunCleanedByNext(t *testing.T) {
+	dir := t.TempDir()
+	cmd, _, _ := startSweep(t, dir)
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	left := entries(t, dir)
+	if len(left) != 1 || !strings.HasPrefix(left[0], ".thruput-") {
+		t.Fatalf("after SIGKILL want one scratch dir, got %v", left)
+	}
+	o := thruput(t, "disk", "sweep", dir, "--sizes", "4k", "--file-size", "64k", "-q")
+	if o.code != 0 || !strings.Contains(o.stderr, "removed") || !strings.Contains(o.stderr, "is gone") {
+		t.Errorf("exit %d, stderr %q", o.code, o.stderr)
+	}
+	if left := entries(t, dir); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
+// TestTargetDescribed ties the target section to sysinfo's view of the mount.
+func TestTargetDescribed(t *testing.T) {
+	dir := t.TempDir()
+	want, err := sysinfo.Default().Target(dir)
+	if err != nil {
+		t.Skip("no mount information here:", err)
+	}
+	doc := sweepJSON(t, dir, "--sizes", "4k", "--file-size", "64k", "--write-only")
+	got := doc.Targets[0]
+	if got.FSType != want.FSType || got.MountPoint != want.MountPoint || got.Device != want.Device {
+		t.Errorf("target %+v; sysinfo says %+v", got, want)
+	}
+}

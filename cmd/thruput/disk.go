@@ -1,0 +1,197 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/thruput/thruput/internal/disk"
+	"github.com/thruput/thruput/internal/units"
+	"github.com/thruput/thruput/internal/usage"
+)
+
+func newDiskCmd(a *app) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "disk",
+		Short: "Measure storage: block-size sweep, cleanup of left test files",
+		Example: `  thruput disk sweep --target /mnt/usb
+  thruput disk clean /mnt/usb`,
+	}
+	c.AddCommand(newDiskSweepCmd(a), newDiskCleanCmd(a))
+	return c
+}
+
+type sweepFlags struct {
+	targets        []string
+	sizes          string
+	fileSize       string
+	maxTime        time.Duration
+	writeOnly      bool
+	readOnly       bool
+	data           string
+	direct         bool
+	dropCaches     bool
+	skipSpaceCheck bool
+}
+
+func newDiskSweepCmd(a *app) *cobra.Command {
+	var f sweepFlags
+	c := &cobra.Command{
+		Use:   "sweep [DIR...]",
+		Short: "Write and read a file at each block size from 8 B to 1 MiB on each target",
+		Long: `For each block size, write a file with that block size (the final fsync is
+inside the timed span), evict it from the page cache, then read it back with
+the same block size: the seed posts' dd loop, one command. Each step is bounded
+by --max-time; a step that hits the bound reports the bytes it moved.
+
+Targets are directories on mounted filesystems, given as arguments or with
+--target. Test files live in a fresh .thruput-<run id> directory inside each
+target and are removed at the end, on error and on Ctrl-C; one left by a
+killed run is removed by the next run there, or by 'thruput disk clean'.
+Block devices are never opened.`,
+		Example: `  # the seed's sweep on four filesystems of one disk
+  thruput disk sweep --target /media/ext2 --target /media/ext3 --target /media/ext4 --target /media/vfat
+
+  # a quick look: 4 KiB to 1 MiB, 256 MiB files, 10 s per step, as markdown
+  thruput disk sweep /mnt/usb --sizes 4k-1M --file-size 256M --max-time 10s --format markdown
+
+  # reads only, uncached, with O_DIRECT
+  sudo thruput disk sweep /mnt/ssd --read-only --direct --sizes 4k,64k,1M -o ssd.json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSweep(cmd, a, f, append(f.targets, args...))
+		},
+	}
+	fl := c.Flags()
+	fl.StringArrayVar(&f.targets, "target", nil, "directory to test in (repeatable; default the current directory)")
+	fl.StringVar(&f.sizes, "sizes", "8-1M", "block sizes: a list and ranges with k/M/G or KiB/MiB/GiB suffixes, e.g. 512,4k-1M (a range doubles)")
+	fl.StringVar(&f.fileSize, "file-size", "1G", "bytes to write and read per step")
+	fl.DurationVar(&f.maxTime, "max-time", 30*time.Second, "bound on each step; a step that reaches it reports the bytes moved so far")
+	fl.BoolVar(&f.writeOnly, "write-only", false, "only the write steps")
+	fl.BoolVar(&f.readOnly, "read-only", false, "only the read steps (the file is laid out once, untimed)")
+	fl.StringVar(&f.data, "data", "random", "what to write: random (incompressible) or zero (like dd if=/dev/zero)")
+	fl.BoolVar(&f.direct, "direct", false, "open files with O_DIRECT (block sizes must be multiples of the device's logical block size)")
+	fl.BoolVar(&f.dropCaches, "drop-caches", false, "also drop all clean caches before each read (root)")
+	fl.BoolVar(&f.skipSpaceCheck, "skip-space-check", false, "start even if free space looks too small (for filesystems that misreport it)")
+	return c
+}
+
+func runSweep(cmd *cobra.Command, a *app, f sweepFlags, dirs []string) error {
+	format, err := a.outputFormat()
+	if err != nil {
+		return err
+	}
+	cfg := disk.SweepConfig{
+		MaxTime: f.maxTime, Write: !f.readOnly, Read: !f.writeOnly, Data: f.data,
+		Direct: f.direct, DropCaches: f.dropCaches, SkipSpaceCheck: f.skipSpaceCheck,
+	}
+	if f.readOnly && f.writeOnly {
+		cfg.Write, cfg.Read = false, false
+	}
+	if cfg.BlockSizes, err = units.ParseSizeList(f.sizes); err != nil {
+		return usage.Errorf("--sizes: %w", err)
+	}
+	if cfg.FileSize, err = units.ParseSize(f.fileSize); err != nil {
+		return usage.Errorf("--file-size: %w", err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if len(dirs) == 0 {
+		dirs = []string{"."}
+	}
+	doc := a.newDocument("disk.sweep")
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		t, err := disk.Target(d)
+		if err != nil {
+			return err
+		}
+		if seen[t.Path] {
+			return usage.Errorf("target %s given twice", t.Path)
+		}
+		seen[t.Path] = true
+		doc.Targets = append(doc.Targets, t)
+	}
+
+	line := a.progress()
+	hooks := disk.Hooks{
+		Progress: func(p disk.Progress) { line.Set(p.String()) },
+		Note: func(s string) {
+			line.Clear()
+			fmt.Fprintln(os.Stderr, "thruput: "+s)
+		},
+	}
+	runErr := disk.Sweep(cmd.Context(), cfg, doc, hooks)
+	line.Clear()
+	if usage.Is(runErr) {
+		return runErr
+	}
+	finish(doc, runErr)
+	if err := a.emit(doc, format); err != nil {
+		return errors.Join(runErr, err)
+	}
+	return runErr
+}
+
+func newDiskCleanCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "clean DIR...",
+		Short: "Remove test directories left in DIR by runs that were killed",
+		Long: `A run removes its .thruput-<run id> directory when it ends, fails or is
+interrupted; only a run killed outright (SIGKILL, power loss) leaves one, and
+the next run in that directory removes it. This does the same on demand.
+Directories of runs still in progress, or made on another host sharing the
+filesystem, are left alone and listed.`,
+		Example: "  thruput disk clean /mnt/usb /media/ext4",
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := a.outputFormat(); err != nil {
+				return err
+			}
+			type cleaned struct {
+				Dir     string `json:"dir"`
+				Removed bool   `json:"removed"`
+				Why     string `json:"why"`
+			}
+			out := []cleaned{}
+			for _, d := range args {
+				t, err := disk.Target(d)
+				if err != nil {
+					return err
+				}
+				found, err := disk.CleanLeftovers(t.Path)
+				for _, l := range found {
+					out = append(out, cleaned{Dir: l.Dir, Removed: l.Stale, Why: l.Why})
+				}
+				if err != nil {
+					return err
+				}
+			}
+			format, _ := a.outputFormat()
+			return a.write(func(w io.Writer) error {
+				if format == "json" {
+					return writeJSON(w, out)
+				}
+				if len(out) == 0 {
+					_, err := fmt.Fprintln(w, "nothing to clean")
+					return err
+				}
+				for _, c := range out {
+					verb := "kept   "
+					if c.Removed {
+						verb = "removed"
+					}
+					if _, err := fmt.Fprintf(w, "%s %s (%s)\n", verb, c.Dir, c.Why); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		},
+	}
+}
+

@@ -1,0 +1,46 @@
+// Command thruput measures how fast a Linux machine moves data through its
+// storage and its network. This package only wires the command line to the
+// engines under internal/; see docs/architecture.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/thruput/thruput/internal/usage"
+)
+
+// Exit codes, documented in the root command's help.
+const (
+	exitOK     = 0
+	exitFailed = 1 // the measurement failed or was interrupted
+	exitUsage  = 2 // bad flags, arguments or targets: nothing was measured
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, argv []string) int {
+	root := newRoot(argv)
+	root.SetArgs(argv[1:])
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(os.Stderr, "thruput: %v\n", err)
+	if usage.Is(err) {
+		return exitUsage
+	}
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(os.Stderr, "thruput: interrupted; test files removed")
+	}
+	return exitFailed
+}

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/thruput/thruput/internal/progress"
+	"github.com/thruput/thruput/internal/report"
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/sysinfo"
+	"github.com/thruput/thruput/internal/usage"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = ""
+
+func toolVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// app is what every command shares: the command line and the output flags.
+type app struct {
+	argv   []string
+	format string
+	json   bool
+	output string
+	quiet  bool
+}
+
+func newRoot(argv []string) *cobra.Command {
+	a := &app{argv: argv}
+	root := &cobra.Command{
+		Use:   "thruput",
+		Short: "Measure how fast this machine moves data through its storage and network",
+		Long: `thruput measures storage and network throughput, explains the figure against
+the ceiling of the part it crosses, and keeps the history.
+
+Exit status: 0 when the run succeeded, 1 when a measurement failed or was
+interrupted (the figures gathered so far are still printed), 2 for bad usage
+(nothing was measured or written).`,
+		Example: `  thruput disk sweep --target /mnt/usb --target /mnt/sd
+  thruput disk sweep --sizes 4k-1M --file-size 256M --format markdown
+  thruput version`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	f := root.PersistentFlags()
+	f.StringVar(&a.format, "format", "", "output format: "+strings.Join(report.Formats, ", ")+" (default table, or from the -o file's extension)")
+	f.BoolVar(&a.json, "json", false, "same as --format json")
+	f.StringVarP(&a.output, "output", "o", "", "write the output to `FILE` instead of standard output")
+	f.BoolVarP(&a.quiet, "quiet", "q", false, "no progress line on stderr")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage.Wrap(err) })
+	root.AddCommand(newVersionCmd(a), newDiskCmd(a))
+	markUsageErrors(root)
+	return root
+}
+
+// markUsageErrors makes errors cobra raises before any RunE (unknown
+// commands, wrong argument counts) exit with the usage status.
+func markUsageErrors(c *cobra.Command) {
+	if c.Args != nil {
+		args := c.Args
+		c.Args = func(cmd *cobra.Command, a []string) error { return usage.Wrap(args(cmd, a)) }
+	}
+	if c.HasSubCommands() && c.RunE == nil {
+		c.Args = func(cmd *cobra.Command, a []string) error {
+			if len(a) > 0 {
+				return usage.Errorf("unknown command %q for %q; see %s --help", a[0], cmd.CommandPath(), cmd.CommandPath())
+			}
+			return nil
+		}
+		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+	}
+	for _, sub := range c.Commands() {
+		markUsageErrors(sub)
+	}
+}
+
+// outputFormat settles the format from --json, --format and -o.
+func (a *app) outputFormat() (string, error) {
+	f := a.format
+	if a.json {
+		if f != "" && f != "json" {
+			return "", usage.Errorf("--json and --format %s contradict each other", f)
+		}
+		f = "json"
+	}
+	if f == "" {
+		f = report.FormatFor(a.output)
+	}
+	if f == "" {
+		f = "table"
+	}
+	for _, ok := range report.Formats {
+		if f == ok {
+			return f, nil
+		}
+	}
+	return "", usage.Errorf("--format %q: use one of %s", f, strings.Join(report.Formats, ", "))
+}
+
+// emit prints doc in the chosen format to -o FILE or standard output.
+func (a *app) emit(doc *result.Document, format string) error {
+	return a.write(func(w io.Writer) error { return report.Write(w, doc, format) })
+}
+
+// write hands render -o FILE or standard output.
+func (a *app) write(render func(io.Writer) error) error {
+	if a.output == "" {
+		return render(os.Stdout)
+	}
+	f, err := os.Create(a.output)
+	if err != nil {
+		return fmt.Errorf("output: %w", err)
+	}
+	err = render(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func isInterrupt(err error) bool { return errors.Is(err, context.Canceled) }
+
+func (a *app) progress() *progress.Line { return progress.New(a.quiet) }
+
+// newDocument starts the result of one run of method.
+func (a *app) newDocument(method string) *result.Document {
+	return &result.Document{
+		FormatVersion: result.FormatVersion,
+		Tool:          result.Tool{Name: "thruput", Version: toolVersion(), GoVersion: runtime.Version(), Platform: platform()},
+		ID:            newRunID(),
+		Method:        method,
+		Argv:          a.argv,
+		StartedAt:     time.Now().UTC(),
+		Host:          sysinfo.Default().Host(),
+	}
+}
+
+func platform() string {
+	p := runtime.GOOS + "/" + runtime.GOARCH
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "GOARM" {
+				p += "/v" + strings.TrimSuffix(s.Value, ",softfloat")
+			}
+		}
+	}
+	return p
+}
+
+// newRunID is sortable by time and unique across machines sharing a target.
+func newRunID() string {
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b)
+}
+
+// finish stamps the end of a run from the error that ended it.
+func finish(doc *result.Document, err error) {
+	doc.EndedAt = time.Now().UTC()
+	switch {
+	case err == nil:
+		doc.Status = result.StatusOK
+		return
+	case isInterrupt(err):
+		doc.Status = result.StatusInterrupted
+	default:
+		doc.Status = result.StatusFailed
+	}
+	doc.Error = err.Error()
+}
+
+func newVersionCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:     "version",
+		Short:   "Print thruput's version and build",
+		Args:    cobra.NoArgs,
+		Example: "  thruput version\n  thruput version --json",
+		RunE: func(*cobra.Command, []string) error {
+			format, err := a.outputFormat()
+			if err != nil {
+				return err
+			}
+			t := result.Tool{Name: "thruput", Version: toolVersion(), GoVersion: runtime.Version(), Platform: platform()}
+			return a.write(func(w io.Writer) error {
+				if format == "json" {
+					return writeJSON(w, t)
+				}
+				_, err := fmt.Fprintf(w, "thruput %s (%s, %s)\n", t.Version, t.GoVersion, t.Platform)
+				return err
+			})
+		},
+	}
+}

@@ -1,0 +1,140 @@
+package disk
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// rawLimit is the largest block moved with a raw system call. Go's ordinary
+// system-call path (entersyscall/exitsyscall) costs about 100 ns per call on a
+// 2-core x86 and more on an ARM11, which at 8-byte blocks is a sixth of the
+// whole write() and would make thruput slower than dd. A raw call skips it,
+// at the price of holding the scheduler's P while the kernel works; that is
+// harmless for calls this short, so large blocks, which may wait on the device
+// for milliseconds, take the ordinary path, where the overhead is noise.
+const rawLimit = 32 << 10
+
+// buffer is memory outside the Go heap: page aligned, as O_DIRECT needs, and
+// never moved, so the hot loop can hand its address to the kernel as is.
+type buffer []byte
+
+func newBuffer(size int) (buffer, error) {
+	b, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+	if err != nil {
+		return nil, fmt.Errorf("allocate %d byte buffer: %w", size, err)
+	}
+	return b, nil
+}
+
+func (b buffer) free() { _ = unix.Munmap(b) }
+
+// fillRandom writes incompressible bytes; ChaCha8 seeded from the OS fills
+// megabytes in milliseconds, before any timing starts.
+func (b buffer) fillRandom() {
+	r := rand.NewChaCha8([32]byte(randomSeed()))
+	_, _ = r.Read(b)
+}
+
+func randomSeed() []byte {
+	seed := make([]byte, 32)
+	for i := range 4 {
+		v := rand.Uint64()
+		for j := range 8 {
+			seed[i*8+j] = byte(v >> (8 * j))
+		}
+	}
+	return seed
+}
+
+// ioResult is what one run of blocks through the kernel did.
+type ioResult struct {
+	bytes int64
+	ops   int64
+	eof   bool
+}
+
+// writeBlocks issues n write() calls of bs bytes, walking through pool so that
+// successive blocks carry different data (a file of one repeated 8-byte block
+// would compress to nothing on btrfs). *off is the position in pool, kept
+// across calls; window is the multiple of bs that pool holds.
+//
+// This is the timed loop: one system call per block and nothing else.
+func writeBlocks(fd int, pool buffer, window, bs, n int, off *int) (ioResult, error) {
+	base := uintptr(unsafe.Pointer(&pool[0]))
+	o := *off
+	var done int64
+	raw := bs <= rawLimit
+	for i := 0; i < n; i++ {
+		var r uintptr
+		var e syscall.Errno
+		if raw {
+			r, _, e = syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), base+uintptr(o), uintptr(bs))
+		} else {
+			r, _, e = syscall.Syscall(syscall.SYS_WRITE, uintptr(fd), base+uintptr(o), uintptr(bs))
+		}
+		if e != 0 {
+			if e == syscall.EINTR {
+				i--
+				continue
+			}
+			*off = o
+			return ioResult{bytes: done, ops: int64(i)}, e
+		}
+		done += int64(r)
+		if int(r) != bs {
+			// A short write to a regular file means the filesystem is full;
+			// the next call says so with ENOSPC.
+			*off = o
+			return ioResult{bytes: done, ops: int64(i + 1)}, shortWrite(fd, bs, int(r))
+		}
+		if o += bs; o == window {
+			o = 0
+		}
+	}
+	*off = o
+	return ioResult{bytes: done, ops: int64(n)}, nil
+}
+
+func shortWrite(fd, bs, got int) error {
+	probe := make([]byte, bs-got)
+	if _, err := unix.Write(fd, probe); err != nil {
+		return err
+	}
+	return fmt.Errorf("short write: %d of %d bytes", got, bs)
+}
+
+// readBlocks issues up to n read() calls of bs bytes into buf, stopping at end
+// of file. Like writeBlocks, it is the timed loop.
+func readBlocks(fd int, buf buffer, bs, n int) (ioResult, error) {
+	p := uintptr(unsafe.Pointer(&buf[0]))
+	var done int64
+	raw := bs <= rawLimit
+	for i := 0; i < n; i++ {
+		var r uintptr
+		var e syscall.Errno
+		if raw {
+			r, _, e = syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), p, uintptr(bs))
+		} else {
+			r, _, e = syscall.Syscall(syscall.SYS_READ, uintptr(fd), p, uintptr(bs))
+		}
+		if e != 0 {
+			if e == syscall.EINTR {
+				i--
+				continue
+			}
+			return ioResult{bytes: done, ops: int64(i)}, e
+		}
+		if r == 0 {
+			return ioResult{bytes: done, ops: int64(i), eof: true}, nil
+		}
+		done += int64(r)
+	}
+	return ioResult{bytes: done, ops: int64(n)}, nil
+}
+
+var errNoDirect = errors.New("the filesystem does not support O_DIRECT")

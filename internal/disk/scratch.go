@@ -1,0 +1,185 @@
+package disk
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ScratchPrefix starts the name of every directory thruput creates in a
+// target. Nothing else is ever created, written or removed.
+const ScratchPrefix = ".thruput-"
+
+const ownerFile = "owner.json"
+
+// owner identifies the process that made a scratch directory, so a later run
+// can tell a directory left by a killed process from one still in use.
+type owner struct {
+	Hostname  string `json:"hostname"`
+	BootID    string `json:"boot_id"`
+	PID       int    `json:"pid"`
+	StartTime string `json:"start_time"` // field 22 of /proc/PID/stat
+}
+
+// Scratch is a run's own directory inside a target.
+type Scratch struct {
+	Dir string
+}
+
+// NewScratch creates .thruput-<runID> inside target. Mkdir fails if the name
+// exists, so the directory is always fresh and always ours.
+func NewScratch(target, runID string) (*Scratch, error) {
+	dir := filepath.Join(target, ScratchPrefix+runID)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create scratch directory in %s: %w", target, err)
+	}
+	s := &Scratch{Dir: dir}
+	me, err := self()
+	if err == nil {
+		var b []byte
+		b, err = json.Marshal(me)
+		if err == nil {
+			err = createFile(filepath.Join(dir, ownerFile), b)
+		}
+	}
+	if err != nil {
+		s.Remove()
+		return nil, fmt.Errorf("create scratch directory in %s: %w", target, err)
+	}
+	return s, nil
+}
+
+// Path names a file inside the scratch directory.
+func (s *Scratch) Path(name string) string { return filepath.Join(s.Dir, name) }
+
+// Remove deletes the scratch directory and everything in it.
+func (s *Scratch) Remove() error { return os.RemoveAll(s.Dir) }
+
+func createFile(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func self() (owner, error) {
+	host, _ := os.Hostname()
+	start, err := startTime(os.Getpid())
+	if err != nil {
+		return owner{}, err
+	}
+	return owner{Hostname: host, BootID: bootID(), PID: os.Getpid(), StartTime: start}, nil
+}
+
+func bootID() string {
+	b, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	return strings.TrimSpace(string(b))
+}
+
+// startTime is what tells a live process from a later one that reused its PID.
+func startTime(pid int) (string, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return "", err
+	}
+	// The command name (field 2) may hold spaces and parentheses: count
+	// fields from the last ')'.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return "", fmt.Errorf("unexpected /proc/%d/stat", pid)
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 20 {
+		return "", fmt.Errorf("unexpected /proc/%d/stat", pid)
+	}
+	return f[19], nil // field 22 overall
+}
+
+// Leftover is a scratch directory found in a target.
+type Leftover struct {
+	Dir string
+	// Stale is true when the process that made it is gone.
+	Stale bool
+	// Why explains the verdict.
+	Why string
+}
+
+// orphanAge is how old a scratch directory without an owner file must be
+// before it counts as left behind: the owner file is written right after the
+// directory is made.
+const orphanAge = time.Minute
+
+// FindLeftovers lists the scratch directories directly inside target.
+func FindLeftovers(target string) ([]Leftover, error) {
+	entries, err := os.ReadDir(target)
+	if err != nil {
+		return nil, err
+	}
+	me, _ := self()
+	var out []Leftover
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ScratchPrefix) || e.Type()&fs.ModeType != fs.ModeDir {
+			continue
+		}
+		dir := filepath.Join(target, e.Name())
+		stale, why := judge(dir, me)
+		out = append(out, Leftover{Dir: dir, Stale: stale, Why: why})
+	}
+	return out, nil
+}
+
+func judge(dir string, me owner) (bool, string) {
+	b, err := os.ReadFile(filepath.Join(dir, ownerFile))
+	if err != nil {
+		info, serr := os.Lstat(dir)
+		if serr == nil && time.Since(info.ModTime()) > orphanAge {
+			return true, "no owner record"
+		}
+		return false, "no owner record yet; made under a minute ago"
+	}
+	var o owner
+	if err := json.Unmarshal(b, &o); err != nil {
+		return true, "unreadable owner record"
+	}
+	switch {
+	case o.Hostname != me.Hostname:
+		return false, fmt.Sprintf("made on host %q; clean it there", o.Hostname)
+	case o.BootID != me.BootID:
+		return true, "made before the last reboot"
+	}
+	st, err := startTime(o.PID)
+	if err != nil || st != o.StartTime {
+		return true, fmt.Sprintf("process %d is gone", o.PID)
+	}
+	return false, fmt.Sprintf("in use by running process %d", o.PID)
+}
+
+// CleanLeftovers removes the stale scratch directories in target and returns
+// what it found, removed or not.
+func CleanLeftovers(target string) ([]Leftover, error) {
+	found, err := FindLeftovers(target)
+	if err != nil {
+		return nil, err
+	}
+	var errs []error
+	for _, l := range found {
+		if l.Stale {
+			if err := os.RemoveAll(l.Dir); err != nil {
+				errs = append(errs, fmt.Errorf("remove %s: %w", l.Dir, err))
+			}
+		}
+	}
+	return found, errors.Join(errs...)
+}

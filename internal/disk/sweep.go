@@ -1,0 +1,372 @@
+// Package disk holds the storage engines: the scratch directory every run
+// writes into and removes, the timed system-call loops, page-cache eviction
+// and its check, and the methods built on them (the block-size sweep).
+package disk
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/units"
+	"github.com/thruput/thruput/internal/usage"
+)
+
+// SweepConfig holds the parameters of a block-size sweep.
+type SweepConfig struct {
+	BlockSizes []int64
+	FileSize   int64
+	MaxTime    time.Duration
+	Write      bool
+	Read       bool
+	// Data is "random" or "zero".
+	Data       string
+	Direct     bool
+	DropCaches bool
+	// SkipSpaceCheck is for filesystems whose free-space figure cannot be
+	// trusted; a full filesystem then ends the run with ENOSPC.
+	SkipSpaceCheck bool
+}
+
+// Progress is reported after every chunk of blocks, about every 50 ms.
+type Progress struct {
+	Target    string
+	Phase     string // write, fsync, read, prepare
+	BlockSize int64
+	Bytes     int64
+	Total     int64
+	Elapsed   time.Duration
+	MaxTime   time.Duration
+}
+
+// Hooks let the caller see a run as it goes; nil fields are skipped.
+type Hooks struct {
+	Progress func(Progress)
+	// Note carries remarks that are not results, such as a stale scratch
+	// directory removed.
+	Note func(string)
+}
+
+func (h Hooks) progress(p Progress) {
+	if h.Progress != nil {
+		h.Progress(p)
+	}
+}
+
+func (h Hooks) note(format string, a ...any) {
+	if h.Note != nil {
+		h.Note(fmt.Sprintf(format, a...))
+	}
+}
+
+// Validate checks the parameters that do not depend on a target.
+func (c SweepConfig) Validate() error {
+	switch {
+	case len(c.BlockSizes) == 0:
+		return usage.Errorf("--sizes: no block size given")
+	case c.FileSize <= 0:
+		return usage.Errorf("--file-size must be positive")
+	case c.MaxTime <= 0:
+		return usage.Errorf("--max-time must be positive")
+	case !c.Write && !c.Read:
+		return usage.Errorf("--write-only and --read-only exclude each other")
+	case c.Data != "random" && c.Data != "zero":
+		return usage.Errorf("--data %q: use random or zero", c.Data)
+	case c.DropCaches && !c.Read:
+		return usage.Errorf("--drop-caches only matters for reads; drop it with --write-only")
+	case c.DropCaches && os.Geteuid() != 0:
+		return usage.Errorf("--drop-caches needs root (it writes /proc/sys/vm/drop_caches)")
+	}
+	for _, bs := range c.BlockSizes {
+		if bs > c.FileSize {
+			return usage.Errorf("--sizes: block size %s is larger than --file-size %s", units.IEC(bs), units.IEC(c.FileSize))
+		}
+		if bs > maxBlock {
+			return usage.Errorf("--sizes: block size %s is larger than the %s thruput supports", units.IEC(bs), units.IEC(maxBlock))
+		}
+	}
+	return nil
+}
+
+const (
+	maxBlock = 256 << 20
+	// poolSize is the span of distinct data the writes walk through.
+	poolSize = 4 << 20
+	// chunkTarget is how long the timed loop runs between looks at the clock,
+	// the deadline and cancellation.
+	chunkTarget = 50 * time.Millisecond
+)
+
+// Sweep runs the block-size sweep on the targets in doc.Targets, appending a
+// step to doc.Sweep.Steps as each completes, so that on error or cancellation
+// doc holds everything measured before it. Scratch directories are removed on
+// every return path.
+func Sweep(ctx context.Context, c SweepConfig, doc *result.Document, h Hooks) (err error) {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	doc.Sweep = &result.Sweep{Parameters: result.SweepParameters{
+		BlockSizes: c.BlockSizes, FileSize: c.FileSize, MaxTimeNs: int64(c.MaxTime),
+		Write: c.Write, Read: c.Read, Data: c.Data, Direct: c.Direct, DropCaches: c.DropCaches,
+	}, Steps: []result.SweepStep{}}
+
+	if !c.SkipSpaceCheck {
+		for _, t := range doc.Targets {
+			if err := checkSpace(t, c.FileSize); err != nil {
+				return err
+			}
+		}
+	}
+	scratches := make([]*Scratch, len(doc.Targets))
+	defer func() {
+		for _, s := range scratches {
+			if s == nil {
+				continue
+			}
+			if rerr := s.Remove(); rerr != nil && err == nil {
+				err = fmt.Errorf("remove %s: %w", s.Dir, rerr)
+			}
+		}
+	}()
+	for i, t := range doc.Targets {
+		found, cerr := CleanLeftovers(t.Path)
+		for _, l := range found {
+			if l.Stale {
+				h.note("removed %s left by an earlier run (%s)", l.Dir, l.Why)
+			} else {
+				h.note("left %s alone: %s", l.Dir, l.Why)
+			}
+		}
+		if cerr != nil {
+			h.note("%v", cerr)
+		}
+		if scratches[i], err = NewScratch(t.Path, doc.ID); err != nil {
+			return err
+		}
+		if c.Direct {
+			align, err := directAlign(scratches[i], t)
+			if err != nil {
+				return err
+			}
+			for _, bs := range c.BlockSizes {
+				if bs%align != 0 {
+					return usage.Errorf("--direct: block size %d B is not a multiple of %d B, the O_DIRECT alignment of %s", bs, align, t.Path)
+				}
+			}
+		}
+	}
+
+	maxBS := slices.Max(c.BlockSizes)
+	pool, err := newBuffer(int(max(poolSize, maxBS)))
+	if err != nil {
+		return err
+	}
+	defer pool.free()
+	if c.Data == "random" {
+		pool.fillRandom()
+	}
+	var rbuf buffer
+	if c.Read {
+		if rbuf, err = newBuffer(int(maxBS)); err != nil {
+			return err
+		}
+		defer rbuf.free()
+	}
+
+	r := runner{ctx: ctx, c: c, doc: doc, h: h, pool: pool, rbuf: rbuf}
+	for i := range doc.Targets {
+		if err := r.target(i, scratches[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type runner struct {
+	ctx  context.Context
+	c    SweepConfig
+	doc  *result.Document
+	h    Hooks
+	pool buffer
+	rbuf buffer
+}
+
+func (r *runner) target(ti int, s *Scratch) error {
+	t := r.doc.Targets[ti]
+	if !r.c.Write {
+		// Read-only sweep: lay the file out once, untimed, in large blocks.
+		path := s.Path("sweep-read.dat")
+		bs := min(r.c.FileSize, 1<<20)
+		if r.c.Direct {
+			bs = slices.Max(r.c.BlockSizes)
+		}
+		if _, err := r.write(ti, path, bs, "prepare", 0); err != nil {
+			return fmt.Errorf("%s: preparing the read file: %w", t.Path, err)
+		}
+		for _, bs := range r.c.BlockSizes {
+			if err := r.read(ti, path, bs); err != nil {
+				return err
+			}
+		}
+		return os.Remove(path)
+	}
+	for _, bs := range r.c.BlockSizes {
+		path := s.Path(fmt.Sprintf("sweep-%d.dat", bs))
+		st, err := r.write(ti, path, bs, result.PhaseWrite, r.c.MaxTime)
+		if err != nil {
+			return fmt.Errorf("%s: write at block size %s: %w", t.Path, units.BlockLabel(bs), err)
+		}
+		r.doc.Sweep.Steps = append(r.doc.Sweep.Steps, st)
+		if r.c.Read {
+			if err := r.read(ti, path, bs); err != nil {
+				return err
+			}
+		}
+		if err := os.Remove(path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *runner) openFlags() int {
+	if r.c.Direct {
+		return unix.O_CLOEXEC | unix.O_NOFOLLOW | unix.O_DIRECT
+	}
+	return unix.O_CLOEXEC | unix.O_NOFOLLOW
+}
+
+// write creates path (it must not exist) and fills it with bs-byte writes
+// until FileSize or the time bound, then fsyncs inside the timed span. A
+// maxTime of 0 means no bound (untimed preparation).
+func (r *runner) write(ti int, path string, bs int64, phase string, maxTime time.Duration) (result.SweepStep, error) {
+	st := result.SweepStep{Target: ti, Phase: result.PhaseWrite, BlockSize: bs}
+	fd, err := unix.Open(path, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|r.openFlags(), 0o600)
+	if err != nil {
+		return st, err
+	}
+	defer unix.Close(fd)
+	blocks := max(1, r.c.FileSize/bs)
+	window := len(r.pool) / int(bs) * int(bs)
+	off := 0
+	p := Progress{Target: r.doc.Targets[ti].Label(), Phase: phase, BlockSize: bs, Total: blocks * bs, MaxTime: maxTime}
+	res, start, err := r.timed(blocks, maxTime, &p, func(n int) (ioResult, error) {
+		return writeBlocks(fd, r.pool, window, int(bs), n, &off)
+	})
+	if err != nil {
+		return st, err
+	}
+	p.Phase = "fsync"
+	r.h.progress(p)
+	syncStart := time.Now()
+	if err := unix.Fsync(fd); err != nil {
+		return st, fmt.Errorf("fsync: %w", err)
+	}
+	end := time.Now()
+	st.Bytes, st.Ops = res.bytes, res.ops
+	st.ElapsedNs = int64(end.Sub(start))
+	st.FsyncNs = int64(end.Sub(syncStart))
+	st.MiBPerSec = result.MiBPerSec(st.Bytes, st.ElapsedNs)
+	st.Truncated = res.bytes < blocks*bs
+	return st, nil
+}
+
+// read evicts path from the page cache, records how much of it is still
+// cached, then reads it with bs-byte reads until end of file or the bound.
+func (r *runner) read(ti int, path string, bs int64) error {
+	t := r.doc.Targets[ti]
+	fail := func(err error) error {
+		return fmt.Errorf("%s: read at block size %s: %w", t.Path, units.BlockLabel(bs), err)
+	}
+	st := result.SweepStep{Target: ti, Phase: result.PhaseRead, BlockSize: bs}
+	var err error
+	if st.Eviction, err = evict(path, r.c.DropCaches); err != nil {
+		return fail(err)
+	}
+	st.Cache, st.CachedFraction = residency(path)
+	fd, err := unix.Open(path, unix.O_RDONLY|r.openFlags(), 0)
+	if err != nil {
+		return fail(err)
+	}
+	defer unix.Close(fd)
+	var sx unix.Stat_t
+	if err := unix.Fstat(fd, &sx); err != nil {
+		return fail(err)
+	}
+	blocks := (sx.Size + bs - 1) / bs
+	p := Progress{Target: t.Label(), Phase: result.PhaseRead, BlockSize: bs, Total: sx.Size, MaxTime: r.c.MaxTime}
+	res, start, err := r.timed(blocks, r.c.MaxTime, &p, func(n int) (ioResult, error) {
+		return readBlocks(fd, r.rbuf, int(bs), n)
+	})
+	if err != nil {
+		return fail(err)
+	}
+	st.Bytes, st.Ops = res.bytes, res.ops
+	st.ElapsedNs = int64(time.Since(start))
+	st.MiBPerSec = result.MiBPerSec(st.Bytes, st.ElapsedNs)
+	st.Truncated = res.bytes < sx.Size
+	r.doc.Sweep.Steps = append(r.doc.Sweep.Steps, st)
+	return nil
+}
+
+// timed runs do over blocks in chunks sized to take about chunkTarget each,
+// so that the clock, the deadline and cancellation are looked at a few times
+// a second whatever the block size, and never inside the system-call loop.
+func (r *runner) timed(blocks int64, maxTime time.Duration, p *Progress, do func(n int) (ioResult, error)) (ioResult, time.Time, error) {
+	var total ioResult
+	chunk := int64(16)
+	start := time.Now()
+	last := start
+	for total.ops < blocks && !total.eof {
+		n := min(chunk, blocks-total.ops)
+		res, err := do(int(n))
+		total.bytes += res.bytes
+		total.ops += res.ops
+		total.eof = res.eof
+		if err != nil {
+			return total, start, err
+		}
+		now := time.Now()
+		p.Bytes, p.Elapsed = total.bytes, now.Sub(start)
+		r.h.progress(*p)
+		if maxTime > 0 && now.Sub(start) >= maxTime {
+			break
+		}
+		select {
+		case <-r.ctx.Done():
+			return total, start, r.ctx.Err()
+		default:
+		}
+		// Raw system calls hold the scheduler; let the signal handler and
+		// the progress printer run on a single-core board.
+		runtime.Gosched()
+		switch dt := now.Sub(last); {
+		case dt < chunkTarget/2 && chunk < 1<<30:
+			chunk *= 2
+		case dt > chunkTarget*2 && chunk > 1:
+			chunk /= 2
+		}
+		last = now
+	}
+	return total, start, nil
+}
+
+// String is the progress line: where, what, how fast so far, how long left.
+func (p Progress) String() string {
+	rate := result.MiBPerSec(p.Bytes, int64(p.Elapsed))
+	s := fmt.Sprintf("%s  %s bs=%s  %s/%s  %.1f MiB/s", p.Target, p.Phase, units.BlockLabel(p.BlockSize), units.IEC(p.Bytes), units.IEC(p.Total), rate)
+	if p.Bytes > 0 && p.Bytes < p.Total {
+		eta := time.Duration(float64(p.Elapsed) * float64(p.Total-p.Bytes) / float64(p.Bytes))
+		if p.MaxTime > 0 {
+			eta = min(eta, p.MaxTime-p.Elapsed)
+		}
+		s += fmt.Sprintf("  ETA %s", eta.Round(time.Second))
+	}
+	return s
+}

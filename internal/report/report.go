@@ -1,0 +1,229 @@
+// Package report prints result documents for people and programs: a table
+// for the terminal, JSON (the document itself), CSV (one row per step) and
+// markdown ready to paste into a blog post. Every format is built from the
+// result document alone, so a stored run prints exactly as it did live.
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/units"
+)
+
+// Formats lists the output formats, in the order --help shows them.
+var Formats = []string{"table", "json", "csv", "markdown"}
+
+// FormatFor guesses a format from an output file's extension, "" if none fits.
+func FormatFor(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".json":
+		return "json"
+	case ".csv":
+		return "csv"
+	case ".md", ".markdown":
+		return "markdown"
+	case ".txt":
+		return "table"
+	}
+	return ""
+}
+
+// Write prints doc in format.
+func Write(w io.Writer, doc *result.Document, format string) error {
+	switch format {
+	case "json":
+		return doc.Write(w)
+	case "table", "markdown", "csv":
+	default:
+		return fmt.Errorf("unknown format %q (use %s)", format, strings.Join(Formats, ", "))
+	}
+	if doc.Sweep == nil {
+		return fmt.Errorf("no %s view of a %s result; use --format json", format, doc.Method)
+	}
+	if format == "csv" {
+		return sweepCSV(w, doc)
+	}
+	return sweepTables(w, doc, format == "markdown")
+}
+
+func sweepTables(w io.Writer, doc *result.Document, md bool) error {
+	ew := &errWriter{w: w}
+	ew.printf("%s\n\n", heading(doc))
+	for i, phase := range []string{result.PhaseWrite, result.PhaseRead} {
+		t := sweepTable(doc, phase)
+		if t == nil {
+			continue
+		}
+		if i > 0 {
+			ew.printf("\n")
+		}
+		if md {
+			ew.err = t.markdown(ew)
+		} else {
+			ew.err = t.text(ew)
+		}
+	}
+	if doc.Status != result.StatusOK {
+		ew.printf("\nRun %s: %s. The figures above were measured before that.\n", doc.Status, doc.Error)
+	}
+	return ew.err
+}
+
+// Write lets an errWriter be the destination of a nested renderer.
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+// heading says in one line what was measured where.
+func heading(doc *result.Document) string {
+	h := doc.Host
+	var ctx []string
+	for _, s := range []string{h.Board, h.CPUModel} {
+		if s != "" {
+			ctx = append(ctx, s)
+		}
+	}
+	if h.Kernel != "" {
+		ctx = append(ctx, "Linux "+h.Kernel)
+	}
+	s := "thruput " + strings.ReplaceAll(doc.Method, ".", " ") + " on " + orUnknown(h.Hostname)
+	if len(ctx) > 0 {
+		s += " (" + strings.Join(ctx, ", ") + ")"
+	}
+	return s + ", " + doc.StartedAt.UTC().Format(time.DateTime) + " UTC"
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// Markers set beside a figure, explained under the table.
+const (
+	markCached  = "*"
+	markPartial = "~"
+	markBounded = "+"
+	markMissing = "-"
+)
+
+func sweepTable(doc *result.Document, phase string) *table {
+	p := doc.Sweep.Parameters
+	if (phase == result.PhaseWrite && !p.Write) || (phase == result.PhaseRead && !p.Read) {
+		return nil
+	}
+	title := "Write, MiB/s: fsync included"
+	if phase == result.PhaseRead {
+		title = "Read, MiB/s: page cache evicted before each step"
+	}
+	io := "buffered"
+	if p.Direct {
+		io = "O_DIRECT"
+	}
+	title += fmt.Sprintf(" (%s per step or %s, %s data, %s)", units.IEC(p.FileSize), time.Duration(p.MaxTimeNs), p.Data, io)
+
+	t := &table{Title: title, Header: []string{"block"}}
+	for _, tg := range doc.Targets {
+		t.Header = append(t.Header, tg.Label())
+	}
+	used := map[string]bool{}
+	for _, bs := range p.BlockSizes {
+		row := []string{units.BlockLabel(bs)}
+		for ti := range doc.Targets {
+			row = append(row, sweepCell(doc.Sweep.Steps, ti, phase, bs, used))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	alignMarks(t.Rows)
+	for _, n := range []note{
+		{markCached, "read from the page cache, not the device (tmpfs, or a filesystem that keeps its cache): a memory figure"},
+		{markPartial, "part of the file was still cached: the figure mixes cache and device"},
+		{markBounded, "stopped at --max-time; the rate is over the bytes moved by then"},
+		{markMissing, "not measured (the run ended before this step)"},
+	} {
+		if used[n.Mark] {
+			t.Notes = append(t.Notes, n)
+		}
+	}
+	return t
+}
+
+// alignMarks pads figures without a marker so the digits of a column line
+// up whether or not a marker follows them.
+func alignMarks(rows [][]string) {
+	isMark := func(r rune) bool { return strings.ContainsRune(markCached+markPartial+markBounded, r) }
+	width := 0
+	for _, r := range rows {
+		for _, c := range r[1:] {
+			width = max(width, len(c)-len(strings.TrimRightFunc(c, isMark)))
+		}
+	}
+	for _, r := range rows {
+		for i := 1; i < len(r); i++ {
+			marks := len(r[i]) - len(strings.TrimRightFunc(r[i], isMark))
+			r[i] += strings.Repeat(" ", width-marks)
+		}
+	}
+}
+
+func sweepCell(steps []result.SweepStep, ti int, phase string, bs int64, used map[string]bool) string {
+	i := slices.IndexFunc(steps, func(s result.SweepStep) bool {
+		return s.Target == ti && s.Phase == phase && s.BlockSize == bs
+	})
+	if i < 0 {
+		used[markMissing] = true
+		return markMissing
+	}
+	s := steps[i]
+	cell := strconv.FormatFloat(s.MiBPerSec, 'f', 1, 64)
+	mark := func(m string) {
+		used[m] = true
+		cell += m
+	}
+	switch s.Cache {
+	case result.CacheCached:
+		mark(markCached)
+	case result.CachePartial:
+		mark(markPartial)
+	}
+	if s.Truncated {
+		mark(markBounded)
+	}
+	return cell
+}
+
+var csvHeader = []string{"target", "path", "fs_type", "mount_point", "phase", "block_size", "bytes", "ops", "elapsed_ns", "fsync_ns", "mib_per_s", "truncated", "cache", "cached_fraction"}
+
+func sweepCSV(w io.Writer, doc *result.Document) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write(csvHeader)
+	for _, s := range doc.Sweep.Steps {
+		t := doc.Targets[s.Target]
+		frac := ""
+		if s.CachedFraction != nil {
+			frac = strconv.FormatFloat(*s.CachedFraction, 'f', 4, 64)
+		}
+		_ = cw.Write([]string{
+			strconv.Itoa(s.Target), t.Path, t.FSType, t.MountPoint, s.Phase,
+			strconv.FormatInt(s.BlockSize, 10), strconv.FormatInt(s.Bytes, 10), strconv.FormatInt(s.Ops, 10),
+			strconv.FormatInt(s.ElapsedNs, 10), strconv.FormatInt(s.FsyncNs, 10),
+			strconv.FormatFloat(s.MiBPerSec, 'f', 3, 64), strconv.FormatBool(s.Truncated), s.Cache, frac,
+		})
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -1,0 +1,230 @@
+// Package result defines the result document every thruput run produces: one
+// envelope (tool, run, host, targets) with a section per measurement method.
+// It is the single contract between the engines that measure, the store that
+// keeps runs and the reporters that print them; docs/result-json.md documents
+// every field, and a field once published is never renamed.
+//
+// A fact that could not be read is left out of the JSON (omitempty), never
+// written as zero: absent means unknown.
+package result
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+)
+
+// FormatVersion is bumped when a field changes meaning or is removed. Adding a
+// field does not bump it.
+const FormatVersion = 1
+
+// Status values of a run.
+const (
+	StatusOK          = "ok"
+	StatusFailed      = "failed"
+	StatusInterrupted = "interrupted"
+)
+
+// Document is one run of one method.
+type Document struct {
+	// FormatVersion of this document; see FormatVersion.
+	FormatVersion int `json:"format_version"`
+	// Tool that produced the document.
+	Tool Tool `json:"tool"`
+	// ID identifies the run; the scratch directory of a disk run is named
+	// .thruput-<ID>.
+	ID string `json:"id"`
+	// Method is the measurement method, e.g. "disk.sweep".
+	Method string `json:"method"`
+	// Argv is the command line as typed, program name first.
+	Argv []string `json:"argv"`
+	// StartedAt and EndedAt bound the whole run, in UTC.
+	StartedAt time.Time `json:"started_at"`
+	EndedAt   time.Time `json:"ended_at"`
+	// Status is "ok", "failed" or "interrupted"; with anything but "ok" the
+	// measurements hold what was gathered before the failure.
+	Status string `json:"status"`
+	// Error says what went wrong when Status is not "ok".
+	Error string `json:"error,omitempty"`
+	// Host is the machine the run measured from.
+	Host Host `json:"host"`
+	// Targets are the directories (or later, network peers) measured; steps
+	// refer to them by index.
+	Targets []Target `json:"targets"`
+	// Sweep holds the block-size sweep of "disk.sweep".
+	Sweep *Sweep `json:"sweep,omitempty"`
+}
+
+// Tool names the program and build that produced a document.
+type Tool struct {
+	Name      string `json:"name"`
+	Version   string `json:"version"`
+	GoVersion string `json:"go_version"`
+	// Platform is GOOS/GOARCH, with the ARM level for 32-bit ARM (linux/arm/v6).
+	Platform string `json:"platform"`
+}
+
+// Host describes the machine a run was made on.
+type Host struct {
+	Hostname string `json:"hostname,omitempty"`
+	// Kernel is the kernel release (uname -r).
+	Kernel string `json:"kernel,omitempty"`
+	// OS is the distribution's PRETTY_NAME from os-release.
+	OS string `json:"os,omitempty"`
+	// Arch is the machine hardware name (uname -m), e.g. armv6l, aarch64.
+	Arch string `json:"arch,omitempty"`
+	// Board is the device-tree model ("Raspberry Pi Model B Rev 2") or, on
+	// PCs, the DMI vendor and product name.
+	Board string `json:"board,omitempty"`
+	// CPUModel is the processor's model name.
+	CPUModel string `json:"cpu_model,omitempty"`
+	// CPUCores counts online logical CPUs.
+	CPUCores int `json:"cpu_cores,omitempty"`
+	// MemoryBytes is MemTotal from /proc/meminfo.
+	MemoryBytes int64 `json:"memory_bytes,omitempty"`
+}
+
+// Target describes one directory a disk method wrote into.
+type Target struct {
+	// Path is the directory as given, made absolute.
+	Path string `json:"path"`
+	// FSType is the filesystem type from the mount table (ext4, xfs, tmpfs,
+	// fuseblk ...), refined for FUSE mounts where the mount says more.
+	FSType string `json:"fs_type,omitempty"`
+	// MountPoint is the mount point containing Path.
+	MountPoint string `json:"mount_point,omitempty"`
+	// MountOptions are the per-mount and superblock options, comma-separated.
+	MountOptions string `json:"mount_options,omitempty"`
+	// MountSource is the mount's source field (a device path, an image
+	// file for FUSE, "tmpfs").
+	MountSource string `json:"mount_source,omitempty"`
+	// Device is the whole block device backing the filesystem (sda, mmcblk0,
+	// loop3), when there is one.
+	Device string `json:"device,omitempty"`
+	// Partition is the partition holding the filesystem (sda1), if any.
+	Partition string `json:"partition,omitempty"`
+	// DeviceModel is the vendor and model the device reports.
+	DeviceModel string `json:"device_model,omitempty"`
+	// LoopBackingFile is the file behind a loop device.
+	LoopBackingFile string `json:"loop_backing_file,omitempty"`
+	// LogicalBlockSize of the device in bytes.
+	LogicalBlockSize int `json:"logical_block_size,omitempty"`
+	// Rotational is true for spinning disks, false for flash.
+	Rotational *bool `json:"rotational,omitempty"`
+	// FreeBytes available to the run before it started.
+	FreeBytes int64 `json:"free_bytes,omitempty"`
+}
+
+// Label is how tables name a target: filesystem type and path.
+func (t Target) Label() string {
+	if t.FSType == "" {
+		return t.Path
+	}
+	return t.FSType + " " + t.Path
+}
+
+// Sweep is the block-size sweep: per target and block size, a file written
+// with that block size (fsync included) and read back with it.
+type Sweep struct {
+	Parameters SweepParameters `json:"parameters"`
+	// Steps in the order they ran.
+	Steps []SweepStep `json:"steps"`
+}
+
+// SweepParameters are the effective parameters of a sweep.
+type SweepParameters struct {
+	// BlockSizes in bytes, in the order run.
+	BlockSizes []int64 `json:"block_sizes"`
+	// FileSize is the bytes each step writes or reads unless MaxTimeNs ends it first.
+	FileSize int64 `json:"file_size"`
+	// MaxTimeNs bounds each step.
+	MaxTimeNs int64 `json:"max_time_ns"`
+	// Write and Read say which phases ran.
+	Write bool `json:"write"`
+	Read  bool `json:"read"`
+	// Data is "random" (incompressible, generated before timing) or "zero".
+	Data string `json:"data"`
+	// Direct is true when files were opened with O_DIRECT.
+	Direct bool `json:"direct"`
+	// DropCaches is true when /proc/sys/vm/drop_caches was written before reads.
+	DropCaches bool `json:"drop_caches"`
+}
+
+// Phase names.
+const (
+	PhaseWrite = "write"
+	PhaseRead  = "read"
+)
+
+// Cache states of a read step, measured with mincore just before the read.
+const (
+	// CacheCold: no page of the file was in the page cache; the read came
+	// from the device.
+	CacheCold = "cold"
+	// CachePartial: some pages were cached; the figure mixes cache and device.
+	CachePartial = "partial"
+	// CacheCached: every page was cached (tmpfs, or a filesystem that ignores
+	// the eviction); the figure is a memory read, not a device read.
+	CacheCached = "cached"
+	// CacheUnknown: residency could not be measured (the file could not be
+	// mapped).
+	CacheUnknown = "unknown"
+)
+
+// SweepStep is one phase at one block size on one target.
+type SweepStep struct {
+	// Target indexes Document.Targets.
+	Target int `json:"target"`
+	// Phase is "write" or "read".
+	Phase string `json:"phase"`
+	// BlockSize in bytes: every system call moved this many.
+	BlockSize int64 `json:"block_size"`
+	// Bytes moved, and Ops system calls made (write or read, not fsync).
+	Bytes int64 `json:"bytes"`
+	Ops   int64 `json:"ops"`
+	// ElapsedNs is the timed span; for writes it includes the final fsync.
+	ElapsedNs int64 `json:"elapsed_ns"`
+	// FsyncNs is the part of ElapsedNs spent in the final fsync (writes only).
+	FsyncNs int64 `json:"fsync_ns,omitempty"`
+	// MiBPerSec is Bytes / 2^20 / (ElapsedNs / 1e9).
+	MiBPerSec float64 `json:"mib_per_s"`
+	// Truncated is true when MaxTimeNs ended the step before FileSize bytes.
+	Truncated bool `json:"truncated,omitempty"`
+	// Eviction says how the file was pushed out of the page cache before a
+	// read: "fadvise" or "fadvise+drop_caches" (reads only).
+	Eviction string `json:"eviction,omitempty"`
+	// Cache is the state of the file's pages just before a read (reads
+	// only): cold, partial, cached or unknown; see CacheCold and friends.
+	Cache string `json:"cache,omitempty"`
+	// CachedFraction is the share of the file's pages resident before the
+	// read, 0 to 1 (reads only, when Cache is not unknown).
+	CachedFraction *float64 `json:"cached_fraction,omitempty"`
+}
+
+// MiBPerSec converts a byte count over a duration to MiB/s; zero time gives 0.
+func MiBPerSec(bytes, ns int64) float64 {
+	if ns <= 0 {
+		return 0
+	}
+	return float64(bytes) / (1 << 20) / (float64(ns) / 1e9)
+}
+
+// Write encodes the document as indented JSON.
+func (d *Document) Write(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(d)
+}
+
+// Read decodes a document and checks it is one this version understands.
+func Read(r io.Reader) (*Document, error) {
+	var d Document
+	if err := json.NewDecoder(r).Decode(&d); err != nil {
+		return nil, fmt.Errorf("not a thruput result document: %w", err)
+	}
+	if d.FormatVersion < 1 || d.FormatVersion > FormatVersion {
+		return nil, fmt.Errorf("result format version %d is not supported (this thruput reads 1 to %d)", d.FormatVersion, FormatVersion)
+	}
+	return &d, nil
+}
