@@ -290,6 +290,9 @@ func (r *runner) read(ti int, path string, bs int64) error {
 		return fail(err)
 	}
 	st.Cache, st.CachedFraction = residency(path)
+	if st.Cache == result.CacheCold && t.Stacked() && !r.c.DropCaches {
+		st.Cache = result.CacheUncertain
+	}
 	fd, err := unix.Open(path, unix.O_RDONLY|r.openFlags(), 0)
 	if err != nil {
 		return fail(err)

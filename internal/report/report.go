@@ -57,6 +57,19 @@ func Write(w io.Writer, doc *result.Document, format string) error {
 func sweepTables(w io.Writer, doc *result.Document, md bool) error {
 	ew := &errWriter{w: w}
 	ew.printf("%s\n\n", heading(doc))
+	if md {
+		ew.printf("Targets:\n\n")
+	} else {
+		ew.printf("Targets:\n")
+	}
+	for i, l := range columnLabels(doc.Targets) {
+		if md {
+			ew.printf("- **%s**: %s\n", l, describe(doc.Targets[i]))
+		} else {
+			ew.printf("  %-8s %s\n", l, describe(doc.Targets[i]))
+		}
+	}
+	ew.printf("\n")
 	for i, phase := range []string{result.PhaseWrite, result.PhaseRead} {
 		t := sweepTable(doc, phase)
 		if t == nil {
@@ -106,6 +119,49 @@ func heading(doc *result.Document) string {
 	return s + ", " + doc.StartedAt.UTC().Format(time.DateTime) + " UTC"
 }
 
+// columnLabels names each target by its filesystem type, as the seed tables
+// do, numbering repeats (ext4, ext4#2).
+func columnLabels(targets []result.Target) []string {
+	labels := make([]string, len(targets))
+	count := map[string]int{}
+	for i, t := range targets {
+		l := t.FSType
+		if l == "" {
+			l = "target"
+		}
+		if count[l]++; count[l] > 1 {
+			l += "#" + strconv.Itoa(count[l])
+		}
+		labels[i] = l
+	}
+	return labels
+}
+
+// describe says where a target is and what is under it.
+func describe(t result.Target) string {
+	s := t.Path
+	var dev []string
+	if t.Device != "" {
+		d := t.Device
+		if t.Partition != "" {
+			d = t.Partition
+		}
+		if t.DeviceModel != "" {
+			d += " " + t.DeviceModel
+		}
+		dev = append(dev, d)
+	} else if t.MountSource != "" && t.MountSource != t.FSType {
+		dev = append(dev, t.MountSource)
+	}
+	if t.LoopBackingFile != "" {
+		dev = append(dev, "backed by "+t.LoopBackingFile)
+	}
+	if len(dev) > 0 {
+		s += " (" + strings.Join(dev, ", ") + ")"
+	}
+	return s
+}
+
 func orUnknown(s string) string {
 	if s == "" {
 		return "unknown"
@@ -117,8 +173,9 @@ func orUnknown(s string) string {
 const (
 	markCached  = "*"
 	markPartial = "~"
-	markBounded = "+"
-	markMissing = "-"
+	markBounded   = "+"
+	markUncertain = "?"
+	markMissing   = "-"
 )
 
 func sweepTable(doc *result.Document, phase string) *table {
@@ -136,10 +193,7 @@ func sweepTable(doc *result.Document, phase string) *table {
 	}
 	title += fmt.Sprintf(" (%s per step or %s, %s data, %s)", units.IEC(p.FileSize), time.Duration(p.MaxTimeNs), p.Data, io)
 
-	t := &table{Title: title, Header: []string{"block"}}
-	for _, tg := range doc.Targets {
-		t.Header = append(t.Header, tg.Label())
-	}
+	t := &table{Title: title, Header: append([]string{"block"}, columnLabels(doc.Targets)...)}
 	used := map[string]bool{}
 	for _, bs := range p.BlockSizes {
 		row := []string{units.BlockLabel(bs)}
@@ -152,6 +206,7 @@ func sweepTable(doc *result.Document, phase string) *table {
 	for _, n := range []note{
 		{markCached, "read from the page cache, not the device (tmpfs, or a filesystem that keeps its cache): a memory figure"},
 		{markPartial, "part of the file was still cached: the figure mixes cache and device"},
+		{markUncertain, "loop device or FUSE: the image below may still be cached; --drop-caches (root) evicts it too"},
 		{markBounded, "stopped at --max-time; the rate is over the bytes moved by then"},
 		{markMissing, "not measured (the run ended before this step)"},
 	} {
@@ -165,7 +220,7 @@ func sweepTable(doc *result.Document, phase string) *table {
 // alignMarks pads figures without a marker so the digits of a column line
 // up whether or not a marker follows them.
 func alignMarks(rows [][]string) {
-	isMark := func(r rune) bool { return strings.ContainsRune(markCached+markPartial+markBounded, r) }
+	isMark := func(r rune) bool { return strings.ContainsRune(markCached+markPartial+markUncertain+markBounded, r) }
 	width := 0
 	for _, r := range rows {
 		for _, c := range r[1:] {
@@ -199,6 +254,8 @@ func sweepCell(steps []result.SweepStep, ti int, phase string, bs int64, used ma
 		mark(markCached)
 	case result.CachePartial:
 		mark(markPartial)
+	case result.CacheUncertain:
+		mark(markUncertain)
 	}
 	if s.Truncated {
 		mark(markBounded)

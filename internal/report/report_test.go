@@ -38,6 +38,7 @@ func sweepDoc() *result.Document {
 		step(1, "write", 4096, 1250), step(1, "read", 4096, 2900.25),
 	}
 	steps[0].Truncated = true
+	steps[3].Cache = result.CacheUncertain
 	steps[7].Cache, steps[7].CachedFraction = result.CacheCached, frac(1)
 	steps[9].Cache, steps[9].CachedFraction = result.CachePartial, frac(0.5)
 	return &result.Document{
@@ -51,7 +52,7 @@ func sweepDoc() *result.Document {
 		Error:         "/tmp: write at block size 1M: no space left on device",
 		Host:          result.Host{Hostname: "raspberrypi", Kernel: "6.1.21+", Board: "Raspberry Pi Model B Rev 2", CPUModel: "ARMv6-compatible processor rev 7 (v6l)", CPUCores: 1, MemoryBytes: 445376 << 10},
 		Targets: []result.Target{
-			{Path: "/media/ext4", FSType: "ext4", MountPoint: "/media/ext4", Device: "sda", Partition: "sda3"},
+			{Path: "/media/ext4", FSType: "ext4", MountPoint: "/media/ext4", Device: "sda", Partition: "sda3", DeviceModel: "Seagate Expansion"},
 			{Path: "/tmp", FSType: "tmpfs", MountPoint: "/tmp"},
 		},
 		Sweep: &result.Sweep{Parameters: result.SweepParameters{

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -116,12 +117,19 @@ type Target struct {
 	FreeBytes int64 `json:"free_bytes,omitempty"`
 }
 
-// Label is how tables name a target: filesystem type and path.
+// Label is how progress lines name a target: filesystem type and path.
 func (t Target) Label() string {
 	if t.FSType == "" {
 		return t.Path
 	}
 	return t.FSType + " " + t.Path
+}
+
+// Stacked is true when the filesystem reads through a second page cache
+// that evicting a file does not reach: a loop device's backing file, or a
+// FUSE daemon's reads of its device or image.
+func (t Target) Stacked() bool {
+	return t.LoopBackingFile != "" || t.FSType == "fuse" || t.FSType == "fuseblk" || strings.HasPrefix(t.FSType, "fuse.")
 }
 
 // Sweep is the block-size sweep: per target and block size, a file written
@@ -170,6 +178,10 @@ const (
 	// CacheUnknown: residency could not be measured (the file could not be
 	// mapped).
 	CacheUnknown = "unknown"
+	// CacheUncertain: the file's own pages were evicted, but the filesystem
+	// sits on a loop device or a FUSE daemon whose own cache of the image
+	// below thruput cannot see; only --drop-caches clears that one.
+	CacheUncertain = "uncertain"
 )
 
 // SweepStep is one phase at one block size on one target.
@@ -195,7 +207,8 @@ type SweepStep struct {
 	// read: "fadvise" or "fadvise+drop_caches" (reads only).
 	Eviction string `json:"eviction,omitempty"`
 	// Cache is the state of the file's pages just before a read (reads
-	// only): cold, partial, cached or unknown; see CacheCold and friends.
+	// only): cold, partial, cached, uncertain or unknown; see CacheCold and
+	// friends.
 	Cache string `json:"cache,omitempty"`
 	// CachedFraction is the share of the file's pages resident before the
 	// read, 0 to 1 (reads only, when Cache is not unknown).
