@@ -194,4 +194,3 @@ filesystem, are left alone and listed.`,
 		},
 	}
 }
-

@@ -1,7 +1,6 @@
 package disk
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"syscall"
@@ -136,5 +135,3 @@ func readBlocks(fd int, buf buffer, bs, n int) (ioResult, error) {
 	}
 	return ioResult{bytes: done, ops: int64(n)}, nil
 }
-
-var errNoDirect = errors.New("the filesystem does not support O_DIRECT")

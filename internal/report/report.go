@@ -171,8 +171,8 @@ func orUnknown(s string) string {
 
 // Markers set beside a figure, explained under the table.
 const (
-	markCached  = "*"
-	markPartial = "~"
+	markCached    = "*"
+	markPartial   = "~"
 	markBounded   = "+"
 	markUncertain = "?"
 	markMissing   = "-"

@@ -48,9 +48,9 @@ func sweepDoc() *result.Document {
 		Method:        "disk.sweep",
 		Argv:          []string{"thruput", "disk", "sweep", "/media/ext4", "/tmp"},
 		StartedAt:     t0, EndedAt: t0.Add(time.Minute),
-		Status:        result.StatusFailed,
-		Error:         "/tmp: write at block size 1M: no space left on device",
-		Host:          result.Host{Hostname: "raspberrypi", Kernel: "6.1.21+", Board: "Raspberry Pi Model B Rev 2", CPUModel: "ARMv6-compatible processor rev 7 (v6l)", CPUCores: 1, MemoryBytes: 445376 << 10},
+		Status: result.StatusFailed,
+		Error:  "/tmp: write at block size 1M: no space left on device",
+		Host:   result.Host{Hostname: "raspberrypi", Kernel: "6.1.21+", Board: "Raspberry Pi Model B Rev 2", CPUModel: "ARMv6-compatible processor rev 7 (v6l)", CPUCores: 1, MemoryBytes: 445376 << 10},
 		Targets: []result.Target{
 			{Path: "/media/ext4", FSType: "ext4", MountPoint: "/media/ext4", Device: "sda", Partition: "sda3", DeviceModel: "Seagate Expansion"},
 			{Path: "/tmp", FSType: "tmpfs", MountPoint: "/tmp"},
