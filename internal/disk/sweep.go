@@ -343,7 +343,7 @@ func (r *runner) timed(blocks int64, maxTime time.Duration, p *Progress, do func
 		}
 		select {
 		case <-r.ctx.Done():
-			return total, start, r.ctx.Err()
+			return total, start, interrupted{context.Cause(r.ctx)}
 		default:
 		}
 		// Raw system calls hold the scheduler; let the signal handler and
@@ -359,6 +359,13 @@ func (r *runner) timed(blocks int64, maxTime time.Duration, p *Progress, do func
 	}
 	return total, start, nil
 }
+
+// interrupted reads "interrupted" in messages and still matches
+// context.Canceled for callers that decide on it.
+type interrupted struct{ cause error }
+
+func (interrupted) Error() string   { return "interrupted" }
+func (i interrupted) Unwrap() error { return i.cause }
 
 // String is the progress line: where, what, how fast so far, how long left.
 func (p Progress) String() string {
