@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/sysinfo"
 )
@@ -35,7 +36,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "build thruput: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := fstest.Run(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

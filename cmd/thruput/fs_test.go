@@ -79,7 +79,7 @@ func TestSweepRealFilesystems(t *testing.T) {
 		}
 		header := strings.Fields(lines[i+1])
 		for j, tg := range doc.Targets {
-			if header[1+j] != tg.FSType {
+			if header[1+j] != strings.TrimPrefix(tg.FSType, "fuse.") {
 				t.Errorf("%s header %q: column %d is not %q", title, lines[i+1], 1+j, tg.FSType)
 			}
 		}
