@@ -62,11 +62,16 @@ func sweepTables(w io.Writer, doc *result.Document, md bool) error {
 	} else {
 		ew.printf("Targets:\n")
 	}
-	for i, l := range columnLabels(doc.Targets) {
+	labels := columnLabels(doc.Targets)
+	width := 0
+	for _, l := range labels {
+		width = max(width, len(l))
+	}
+	for i, l := range labels {
 		if md {
 			ew.printf("- **%s**: %s\n", l, describe(doc.Targets[i]))
 		} else {
-			ew.printf("  %-8s %s\n", l, describe(doc.Targets[i]))
+			ew.printf("  %-*s  %s\n", width, l, describe(doc.Targets[i]))
 		}
 	}
 	ew.printf("\n")
@@ -120,12 +125,12 @@ func heading(doc *result.Document) string {
 }
 
 // columnLabels names each target by its filesystem type, as the seed tables
-// do, numbering repeats (ext4, ext4#2).
+// do (a FUSE mount by its daemon: fusefat), numbering repeats (ext4, ext4#2).
 func columnLabels(targets []result.Target) []string {
 	labels := make([]string, len(targets))
 	count := map[string]int{}
 	for i, t := range targets {
-		l := t.FSType
+		l := strings.TrimPrefix(t.FSType, "fuse.")
 		if l == "" {
 			l = "target"
 		}
