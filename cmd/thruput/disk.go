@@ -88,9 +88,6 @@ func runSweep(cmd *cobra.Command, a *app, f sweepFlags, dirs []string) error {
 		MaxTime: f.maxTime, Write: !f.readOnly, Read: !f.writeOnly, Data: f.data,
 		Direct: f.direct, DropCaches: f.dropCaches, SkipSpaceCheck: f.skipSpaceCheck,
 	}
-	if f.readOnly && f.writeOnly {
-		cfg.Write, cfg.Read = false, false
-	}
 	if cfg.BlockSizes, err = units.ParseSizeList(f.sizes); err != nil {
 		return usage.Errorf("--sizes: %w", err)
 	}
@@ -149,7 +146,8 @@ filesystem, are left alone and listed.`,
 		Example: "  thruput disk clean /mnt/usb /media/ext4",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := a.outputFormat(); err != nil {
+			format, err := a.outputFormat()
+			if err != nil {
 				return err
 			}
 			type cleaned struct {
@@ -171,7 +169,6 @@ filesystem, are left alone and listed.`,
 					return err
 				}
 			}
-			format, _ := a.outputFormat()
 			return a.write(func(w io.Writer) error {
 				if format == "json" {
 					return writeJSON(w, out)
