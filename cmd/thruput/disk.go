@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/thruput/thruput/internal/disk"
+	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/units"
 	"github.com/thruput/thruput/internal/usage"
 )
@@ -17,11 +17,12 @@ import (
 func newDiskCmd(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "disk",
-		Short: "Measure storage: block-size sweep, cleanup of left test files",
+		Short: "Measure storage: block-size sweep, random file I/O, cleanup of left test files",
 		Example: `  thruput disk sweep --target /mnt/usb
+  thruput disk random /mnt/usb --time 60s
   thruput disk clean /mnt/usb`,
 	}
-	c.AddCommand(newDiskSweepCmd(a), newDiskCleanCmd(a))
+	c.AddCommand(newDiskSweepCmd(a), newDiskRandomCmd(a), newDiskCleanCmd(a))
 	return c
 }
 
@@ -97,10 +98,20 @@ func runSweep(cmd *cobra.Command, a *app, f sweepFlags, dirs []string) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
+	return a.runDisk(cmd, "disk.sweep", dirs, format, func(doc *result.Document, h disk.Hooks) error {
+		return disk.Sweep(cmd.Context(), cfg, doc, h)
+	})
+}
+
+// runDisk is the frame every disk method shares: describe the targets
+// (refusing bad ones before anything is written), run the engine with a
+// progress line and notes on stderr, then print what was measured, also
+// when the engine failed part-way.
+func (a *app) runDisk(cmd *cobra.Command, method string, dirs []string, format string, run func(*result.Document, disk.Hooks) error) error {
 	if len(dirs) == 0 {
 		dirs = []string{"."}
 	}
-	doc := a.newDocument("disk.sweep")
+	doc := a.newDocument(method)
 	seen := map[string]bool{}
 	for _, d := range dirs {
 		t, err := disk.Target(d)
@@ -113,16 +124,15 @@ func runSweep(cmd *cobra.Command, a *app, f sweepFlags, dirs []string) error {
 		seen[t.Path] = true
 		doc.Targets = append(doc.Targets, t)
 	}
-
 	line := a.progress()
 	hooks := disk.Hooks{
 		Progress: func(p disk.Progress) { line.Set(p.String()) },
 		Note: func(s string) {
 			line.Clear()
-			fmt.Fprintln(os.Stderr, "thruput: "+s)
+			fmt.Fprintln(cmd.ErrOrStderr(), "thruput: "+s)
 		},
 	}
-	runErr := disk.Sweep(cmd.Context(), cfg, doc, hooks)
+	runErr := run(doc, hooks)
 	line.Clear()
 	if usage.Is(runErr) {
 		return runErr

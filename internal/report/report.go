@@ -45,17 +45,50 @@ func Write(w io.Writer, doc *result.Document, format string) error {
 	default:
 		return fmt.Errorf("unknown format %q (use %s)", format, strings.Join(Formats, ", "))
 	}
-	if doc.Sweep == nil {
-		return fmt.Errorf("no %s view of a %s result; use --format json", format, doc.Method)
-	}
-	if format == "csv" {
+	switch {
+	case doc.Sweep != nil && format == "csv":
 		return sweepCSV(w, doc)
+	case doc.Sweep != nil:
+		return sweepTables(w, doc, format == "markdown")
+	case doc.Random != nil && format == "csv":
+		return randomCSV(w, doc)
+	case doc.Random != nil:
+		return tables(w, doc, randomTables(doc), format == "markdown")
 	}
-	return sweepTables(w, doc, format == "markdown")
+	return fmt.Errorf("no %s view of a %s result; use --format json", format, doc.Method)
+}
+
+// tables prints the heading, the target legend, the tables and the run's
+// status.
+func tables(w io.Writer, doc *result.Document, ts []table, md bool) error {
+	ew := &errWriter{w: w}
+	preamble(ew, doc, md)
+	for i, t := range ts {
+		if i > 0 {
+			ew.printf("\n")
+		}
+		if md {
+			ew.err = t.markdown(ew)
+		} else {
+			ew.err = t.text(ew)
+		}
+	}
+	status(ew, doc)
+	return ew.err
 }
 
 func sweepTables(w io.Writer, doc *result.Document, md bool) error {
-	ew := &errWriter{w: w}
+	var ts []table
+	for _, phase := range []string{result.PhaseWrite, result.PhaseRead} {
+		if t := sweepTable(doc, phase); t != nil {
+			ts = append(ts, *t)
+		}
+	}
+	return tables(w, doc, ts, md)
+}
+
+// preamble says what ran where: the heading and the target legend.
+func preamble(ew *errWriter, doc *result.Document, md bool) {
 	ew.printf("%s\n\n", heading(doc))
 	if md {
 		ew.printf("Targets:\n\n")
@@ -75,24 +108,13 @@ func sweepTables(w io.Writer, doc *result.Document, md bool) error {
 		}
 	}
 	ew.printf("\n")
-	for i, phase := range []string{result.PhaseWrite, result.PhaseRead} {
-		t := sweepTable(doc, phase)
-		if t == nil {
-			continue
-		}
-		if i > 0 {
-			ew.printf("\n")
-		}
-		if md {
-			ew.err = t.markdown(ew)
-		} else {
-			ew.err = t.text(ew)
-		}
-	}
+}
+
+// status closes a run that did not end well.
+func status(ew *errWriter, doc *result.Document) {
 	if doc.Status != result.StatusOK {
 		ew.printf("\nRun %s: %s. The figures above were measured before that.\n", doc.Status, doc.Error)
 	}
-	return ew.err
 }
 
 // Write lets an errWriter be the destination of a nested renderer.

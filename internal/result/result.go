@@ -55,6 +55,8 @@ type Document struct {
 	Targets []Target `json:"targets"`
 	// Sweep holds the block-size sweep of "disk.sweep".
 	Sweep *Sweep `json:"sweep,omitempty"`
+	// Random holds the random file I/O of "disk.random".
+	Random *Random `json:"random,omitempty"`
 }
 
 // Tool names the program and build that produced a document.
@@ -84,6 +86,9 @@ type Host struct {
 	CPUCores int `json:"cpu_cores,omitempty"`
 	// MemoryBytes is MemTotal from /proc/meminfo.
 	MemoryBytes int64 `json:"memory_bytes,omitempty"`
+	// CPUGovernor is CPU 0's frequency governor (ondemand, powersave ...):
+	// a governor that keeps the clock low slows every small-block figure.
+	CPUGovernor string `json:"cpu_governor,omitempty"`
 }
 
 // Target describes one directory a disk method wrote into.
@@ -115,6 +120,10 @@ type Target struct {
 	Rotational *bool `json:"rotational,omitempty"`
 	// FreeBytes available to the run before it started.
 	FreeBytes int64 `json:"free_bytes,omitempty"`
+	// Compression is the filesystem's transparent compression (btrfs
+	// compress=zstd:3 ...), which makes zeros look fast; absent when none
+	// is configured.
+	Compression string `json:"compression,omitempty"`
 }
 
 // Label is how progress lines name a target: filesystem type and path.
@@ -240,4 +249,104 @@ func Read(r io.Reader) (*Document, error) {
 		return nil, fmt.Errorf("result format version %d is not supported (this thruput reads 1 to %d)", d.FormatVersion, FormatVersion)
 	}
 	return &d, nil
+}
+
+// Latency summarises per-request latencies, in nanoseconds, from an HDR
+// histogram (3 significant digits).
+type Latency struct {
+	Count  int64   `json:"count"`
+	MinNs  int64   `json:"min_ns"`
+	MeanNs float64 `json:"mean_ns"`
+	MaxNs  int64   `json:"max_ns"`
+	P50Ns  int64   `json:"p50_ns"`
+	P95Ns  int64   `json:"p95_ns"`
+	P99Ns  int64   `json:"p99_ns"`
+	P999Ns int64   `json:"p99_9_ns"`
+}
+
+// Spread describes repeated values: count, mean, sample standard deviation,
+// minimum and maximum.
+type Spread struct {
+	N      int     `json:"n"`
+	Mean   float64 `json:"mean"`
+	Stddev float64 `json:"stddev"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+}
+
+// Random is sysbench fileio's method: a prepared file set, then a timed mix
+// of reads, writes and fsyncs at random (or sequential) offsets.
+type Random struct {
+	Parameters RandomParameters `json:"parameters"`
+	// PrepareNs is the untimed laying out of the file set.
+	PrepareNs int64 `json:"prepare_ns"`
+	// ElapsedNs is the timed phase, including the final fsync when
+	// fsync_end is set.
+	ElapsedNs int64 `json:"elapsed_ns"`
+	// Reads, Writes and Fsyncs count requests; Fsyncs are the periodic
+	// ones, EndFsyncs the per-file fsyncs at the end.
+	Reads     int64 `json:"reads"`
+	Writes    int64 `json:"writes"`
+	Fsyncs    int64 `json:"fsyncs"`
+	EndFsyncs int64 `json:"end_fsyncs"`
+	// ReadBytes and WrittenBytes moved.
+	ReadBytes    int64 `json:"read_bytes"`
+	WrittenBytes int64 `json:"written_bytes"`
+	// Per-second rates over ElapsedNs; RequestsPerSec counts reads and
+	// writes, as sysbench's "Requests/sec" does.
+	RequestsPerSec float64 `json:"requests_per_s"`
+	ReadsPerSec    float64 `json:"reads_per_s"`
+	WritesPerSec   float64 `json:"writes_per_s"`
+	FsyncsPerSec   float64 `json:"fsyncs_per_s"`
+	ReadMiBPerSec  float64 `json:"read_mib_per_s"`
+	WriteMiBPerSec float64 `json:"write_mib_per_s"`
+	// Latency covers every request (read, write, periodic fsync), as
+	// sysbench's does; the per-kind figures split it.
+	Latency      *Latency `json:"latency,omitempty"`
+	ReadLatency  *Latency `json:"read_latency,omitempty"`
+	WriteLatency *Latency `json:"write_latency,omitempty"`
+	FsyncLatency *Latency `json:"fsync_latency,omitempty"`
+	// Threads holds each thread's requests and busy time; Fairness their
+	// spread (a thread starved by the others shows as a large stddev).
+	Threads  []ThreadStats `json:"threads"`
+	Fairness Fairness      `json:"fairness"`
+}
+
+// RandomParameters are the effective parameters of a random file I/O run.
+type RandomParameters struct {
+	Files     int    `json:"files"`
+	TotalSize int64  `json:"total_size"`
+	FileSize  int64  `json:"file_size"`
+	Mode      string `json:"mode"`
+	// RWRatio is reads per write in rndrw.
+	RWRatio   float64 `json:"rw_ratio"`
+	BlockSize int64   `json:"block_size"`
+	// FsyncEvery is how many writes (counted over all threads) come between
+	// periodic fsyncs of the file just written; 0 means never.
+	FsyncEvery int  `json:"fsync_every"`
+	FsyncEnd   bool `json:"fsync_end"`
+	// FsyncAll: each periodic fsync flushes every file of the set, not just
+	// the one written (sysbench's behaviour; each file counts as an fsync).
+	FsyncAll  bool   `json:"fsync_all"`
+	FsyncMode string `json:"fsync_mode"`
+	Threads   int    `json:"threads"`
+	// TimeNs and Requests bound the timed phase; 0 means unbounded.
+	TimeNs   int64 `json:"time_ns"`
+	Requests int64 `json:"requests"`
+	Direct   bool  `json:"direct"`
+	// CacheDropped is true when the file set was evicted from the page
+	// cache after preparing (buffered runs).
+	CacheDropped bool `json:"cache_dropped"`
+}
+
+// ThreadStats is one worker's share of a run.
+type ThreadStats struct {
+	Requests  int64 `json:"requests"`
+	ElapsedNs int64 `json:"elapsed_ns"`
+}
+
+// Fairness is the spread of requests and busy time over threads.
+type Fairness struct {
+	Requests  Spread `json:"requests"`
+	ElapsedNs Spread `json:"elapsed_ns"`
 }

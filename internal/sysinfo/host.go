@@ -19,6 +19,7 @@ func (fs FS) Host() result.Host {
 		OS:          fs.osName(),
 		Board:       fs.board(),
 		MemoryBytes: fs.memTotal(),
+		CPUGovernor: readValue(filepath.Join(fs.Sys, "devices/system/cpu/cpu0/cpufreq/scaling_governor")),
 	}
 	if fs.Live {
 		var u unix.Utsname

@@ -1,0 +1,87 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/units"
+)
+
+// randomTables is the sysbench-style summary: rates, then latency.
+func randomTables(doc *result.Document) []table {
+	r := doc.Random
+	p := r.Parameters
+	io := "buffered, file set evicted after preparing"
+	if p.Direct {
+		io = "O_DIRECT"
+	}
+	fsync := "no periodic fsync"
+	if p.FsyncEvery > 0 {
+		fsync = fmt.Sprintf("%s every %d writes", p.FsyncMode, p.FsyncEvery)
+		if p.FsyncAll {
+			fsync += " (all files)"
+		}
+	}
+	title := fmt.Sprintf("%s: %s blocks, %d files, %s, %d thread(s), %s, %s over %s",
+		p.Mode, units.BlockLabel(p.BlockSize), p.Files, units.IEC(p.TotalSize), p.Threads, fsync, io,
+		time.Duration(r.ElapsedNs).Round(time.Millisecond))
+	rates := table{Title: title, Header: []string{"", "requests", "per s", "MiB/s"}, Rows: [][]string{
+		{"reads", itoa(r.Reads), f1(r.ReadsPerSec), f1(r.ReadMiBPerSec)},
+		{"writes", itoa(r.Writes), f1(r.WritesPerSec), f1(r.WriteMiBPerSec)},
+		{"fsyncs", itoa(r.Fsyncs), f1(r.FsyncsPerSec), ""},
+		{"reads+writes", itoa(r.Reads + r.Writes), f1(r.RequestsPerSec), f1(r.ReadMiBPerSec + r.WriteMiBPerSec)},
+	}}
+	lat := table{Title: "Latency per request, ms", Header: latencyHeader}
+	for _, l := range []struct {
+		name string
+		l    *result.Latency
+	}{{"all", r.Latency}, {"read", r.ReadLatency}, {"write", r.WriteLatency}, {"fsync", r.FsyncLatency}} {
+		if l.l != nil {
+			lat.Rows = append(lat.Rows, latencyRow(l.name, l.l))
+		}
+	}
+	fair := table{Title: "Threads fairness", Header: []string{"", "avg", "stddev", "min", "max"}, Rows: [][]string{
+		{"requests", f1(r.Fairness.Requests.Mean), f1(r.Fairness.Requests.Stddev), f1(r.Fairness.Requests.Min), f1(r.Fairness.Requests.Max)},
+		{"time, s", f3(r.Fairness.ElapsedNs.Mean / 1e9), f3(r.Fairness.ElapsedNs.Stddev / 1e9), f3(r.Fairness.ElapsedNs.Min / 1e9), f3(r.Fairness.ElapsedNs.Max / 1e9)},
+	}}
+	return []table{rates, lat, fair}
+}
+
+var latencyHeader = []string{"", "count", "min", "avg", "p50", "p95", "p99", "p99.9", "max"}
+
+func latencyRow(name string, l *result.Latency) []string {
+	ms := func(ns float64) string { return strconv.FormatFloat(ns/1e6, 'f', 3, 64) }
+	return []string{name, itoa(l.Count), ms(float64(l.MinNs)), ms(l.MeanNs), ms(float64(l.P50Ns)), ms(float64(l.P95Ns)),
+		ms(float64(l.P99Ns)), ms(float64(l.P999Ns)), ms(float64(l.MaxNs))}
+}
+
+func itoa(n int64) string  { return strconv.FormatInt(n, 10) }
+func f1(x float64) string  { return strconv.FormatFloat(x, 'f', 1, 64) }
+func f3(x float64) string  { return strconv.FormatFloat(x, 'f', 3, 64) }
+func nsStr(n int64) string { return strconv.FormatInt(n, 10) }
+func latNs(l *result.Latency) []string {
+	if l == nil {
+		return []string{"", "", "", "", "", ""}
+	}
+	return []string{nsStr(l.MinNs), strconv.FormatFloat(l.MeanNs, 'f', 0, 64), nsStr(l.P50Ns), nsStr(l.P95Ns), nsStr(l.P99Ns), nsStr(l.P999Ns)}
+}
+
+// randomCSV prints one row: the run's counts, rates and overall latency.
+func randomCSV(w io.Writer, doc *result.Document) error {
+	r := doc.Random
+	p := r.Parameters
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"path", "fs_type", "mode", "block_size", "threads", "elapsed_ns", "reads", "writes", "fsyncs",
+		"reads_per_s", "writes_per_s", "fsyncs_per_s", "read_mib_per_s", "write_mib_per_s",
+		"latency_min_ns", "latency_mean_ns", "latency_p50_ns", "latency_p95_ns", "latency_p99_ns", "latency_p99_9_ns"})
+	t := doc.Targets[0]
+	_ = cw.Write(append([]string{t.Path, t.FSType, p.Mode, itoa(p.BlockSize), strconv.Itoa(p.Threads), itoa(r.ElapsedNs),
+		itoa(r.Reads), itoa(r.Writes), itoa(r.Fsyncs), f3(r.ReadsPerSec), f3(r.WritesPerSec), f3(r.FsyncsPerSec),
+		f3(r.ReadMiBPerSec), f3(r.WriteMiBPerSec)}, latNs(r.Latency)...))
+	cw.Flush()
+	return cw.Error()
+}

@@ -1,0 +1,74 @@
+// Package stats turns raw measurements into the figures results carry:
+// latency percentiles from HDR histograms, and mean, spread and range of
+// repeated runs or of per-thread counts.
+package stats
+
+import (
+	"math"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/thruput/thruput/internal/result"
+)
+
+// Histogram records latencies in nanoseconds, from 1 ns to an hour, to
+// three significant digits: enough to tell 95th from 99th percentile of a
+// 20 µs NVMe read or a 2 s SD-card fsync. Recording does not allocate.
+type Histogram struct{ h *hdrhistogram.Histogram }
+
+// NewHistogram makes an empty histogram.
+func NewHistogram() *Histogram {
+	return &Histogram{hdrhistogram.New(1, int64(3600e9), 3)}
+}
+
+// Record adds one latency; values beyond an hour are clamped.
+func (h *Histogram) Record(ns int64) {
+	if h.h.RecordValue(max(1, ns)) != nil {
+		_ = h.h.RecordValue(h.h.HighestTrackableValue())
+	}
+}
+
+// Merge adds other's counts to h.
+func (h *Histogram) Merge(other *Histogram) { h.h.Merge(other.h) }
+
+// Count is how many latencies were recorded.
+func (h *Histogram) Count() int64 { return h.h.TotalCount() }
+
+// Latency summarises the histogram; nil when it is empty.
+func (h *Histogram) Latency() *result.Latency {
+	if h.h.TotalCount() == 0 {
+		return nil
+	}
+	return &result.Latency{
+		Count:  h.h.TotalCount(),
+		MinNs:  h.h.Min(),
+		MeanNs: h.h.Mean(),
+		MaxNs:  h.h.Max(),
+		P50Ns:  h.h.ValueAtQuantile(50),
+		P95Ns:  h.h.ValueAtQuantile(95),
+		P99Ns:  h.h.ValueAtQuantile(99),
+		P999Ns: h.h.ValueAtQuantile(99.9),
+	}
+}
+
+// Summarize gives mean, sample standard deviation, min and max of xs.
+func Summarize(xs []float64) result.Spread {
+	if len(xs) == 0 {
+		return result.Spread{}
+	}
+	s := result.Spread{N: len(xs), Min: xs[0], Max: xs[0]}
+	var sum float64
+	for _, x := range xs {
+		sum += x
+		s.Min, s.Max = min(s.Min, x), max(s.Max, x)
+	}
+	s.Mean = sum / float64(len(xs))
+	if len(xs) > 1 {
+		var sq float64
+		for _, x := range xs {
+			sq += (x - s.Mean) * (x - s.Mean)
+		}
+		s.Stddev = math.Sqrt(sq / float64(len(xs)-1))
+	}
+	return s
+}
