@@ -17,12 +17,14 @@ import (
 func newDiskCmd(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "disk",
-		Short: "Measure storage: block-size sweep, random file I/O, cleanup of left test files",
+		Short: "Measure storage: block-size sweep, random file I/O, queue-depth I/O, presets, cleanup",
 		Example: `  thruput disk sweep --target /mnt/usb
   thruput disk random /mnt/usb --time 60s
+  thruput disk io /mnt/usb --rw randread --iodepth 32
+  thruput disk mark /mnt/usb
   thruput disk clean /mnt/usb`,
 	}
-	c.AddCommand(newDiskSweepCmd(a), newDiskRandomCmd(a), newDiskCleanCmd(a))
+	c.AddCommand(newDiskSweepCmd(a), newDiskRandomCmd(a), newDiskIOCmd(a), newDiskMarkCmd(a), newDiskCleanCmd(a))
 	return c
 }
 

@@ -68,7 +68,7 @@ func TestSweepRealFilesystems(t *testing.T) {
 
 	// The table is the seed's: a row per block size, a column per filesystem.
 	var buf bytes.Buffer
-	if err := report.Write(&buf, doc, "table"); err != nil {
+	if err := report.Write(&buf, doc, report.Options{Format: "table"}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(buf.String(), "\n")

@@ -43,6 +43,8 @@ type app struct {
 	json   bool
 	output string
 	quiet  bool
+	// mib asks tables for MiB/s where they would print MB/s.
+	mib bool
 }
 
 func newRoot(argv []string) *cobra.Command {
@@ -119,7 +121,7 @@ func (a *app) outputFormat() (string, error) {
 
 // emit prints doc in the chosen format to -o FILE or standard output.
 func (a *app) emit(doc *result.Document, format string) error {
-	return a.write(func(w io.Writer) error { return report.Write(w, doc, format) })
+	return a.write(func(w io.Writer) error { return report.Write(w, doc, report.Options{Format: format, MiB: a.mib}) })
 }
 
 // write hands render -o FILE or standard output.

@@ -108,7 +108,7 @@ func Random(ctx context.Context, c RandomConfig, doc *result.Document, h Hooks) 
 		}
 	}()
 	if c.Direct {
-		if err := checkDirect(s, t, c.BlockSize, "--bs"); err != nil {
+		if err := checkDirect(s, t, "--bs", c.BlockSize); err != nil {
 			return err
 		}
 	}
@@ -155,15 +155,22 @@ func prepareScratch(t result.Target, runID string, h Hooks) (*Scratch, error) {
 	return NewScratch(t.Path, runID)
 }
 
-// checkDirect refuses a block size the filesystem's O_DIRECT would reject,
-// naming the flag that set it.
-func checkDirect(s *Scratch, t result.Target, bs int64, flag string) error {
+// checkDirect refuses block sizes the filesystem's O_DIRECT would reject,
+// naming the flag that set them.
+func checkDirect(s *Scratch, t result.Target, flag string, sizes ...int64) error {
+	if t.FSType == "tmpfs" || t.FSType == "ramfs" {
+		// Newer kernels accept O_DIRECT on tmpfs, but there is no device
+		// behind it to reach: the figures would be memory copies.
+		return usage.Errorf("--direct: %s is %s, which keeps files in memory; O_DIRECT cannot reach a device there (--direct=false measures the memory)", t.Path, t.FSType)
+	}
 	align, err := directAlign(s, t)
 	if err != nil {
 		return err
 	}
-	if bs%align != 0 {
-		return usage.Errorf("%s %d B is not a multiple of %d B, the O_DIRECT alignment of %s (the device's logical block size)", flag, bs, align, t.Path)
+	for _, bs := range sizes {
+		if bs%align != 0 {
+			return usage.Errorf("--direct: %s %d B is not a multiple of %d B, the O_DIRECT alignment of %s (the device's logical block size)", flag, bs, align, t.Path)
+		}
 	}
 	return nil
 }

@@ -150,14 +150,8 @@ func Sweep(ctx context.Context, c SweepConfig, doc *result.Document, h Hooks) (e
 			return err
 		}
 		if c.Direct {
-			align, err := directAlign(scratches[i], t)
-			if err != nil {
+			if err := checkDirect(scratches[i], t, "--sizes: block size", c.BlockSizes...); err != nil {
 				return err
-			}
-			for _, bs := range c.BlockSizes {
-				if bs%align != 0 {
-					return usage.Errorf("--direct: block size %d B is not a multiple of %d B, the O_DIRECT alignment of %s", bs, align, t.Path)
-				}
 			}
 		}
 	}

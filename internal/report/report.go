@@ -36,8 +36,17 @@ func FormatFor(path string) string {
 	return ""
 }
 
-// Write prints doc in format.
-func Write(w io.Writer, doc *result.Document, format string) error {
+// Options choose how a document is printed.
+type Options struct {
+	// Format is one of Formats.
+	Format string
+	// MiB prints MiB/s where a table would print MB/s (disk mark).
+	MiB bool
+}
+
+// Write prints doc as o asks.
+func Write(w io.Writer, doc *result.Document, o Options) error {
+	format := o.Format
 	switch format {
 	case "json":
 		return doc.Write(w)
@@ -54,6 +63,14 @@ func Write(w io.Writer, doc *result.Document, format string) error {
 		return randomCSV(w, doc)
 	case doc.Random != nil:
 		return tables(w, doc, randomTables(doc), format == "markdown")
+	case doc.IO != nil && format == "csv":
+		return ioCSV(w, doc)
+	case doc.IO != nil:
+		return tables(w, doc, ioTables(doc), format == "markdown")
+	case doc.Mark != nil && format == "csv":
+		return markCSV(w, doc)
+	case doc.Mark != nil:
+		return tables(w, doc, markTables(doc, o.MiB), format == "markdown")
 	}
 	return fmt.Errorf("no %s view of a %s result; use --format json", format, doc.Method)
 }

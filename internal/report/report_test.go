@@ -66,7 +66,7 @@ func TestGolden(t *testing.T) {
 	for _, format := range Formats {
 		t.Run(format, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := Write(&buf, sweepDoc(), format); err != nil {
+			if err := Write(&buf, sweepDoc(), Options{Format: format}); err != nil {
 				t.Fatal(err)
 			}
 			golden := filepath.Join("testdata", "sweep."+format+".golden")
@@ -89,7 +89,7 @@ func TestGolden(t *testing.T) {
 func TestJSONRoundTrip(t *testing.T) {
 	want := sweepDoc()
 	var buf bytes.Buffer
-	if err := Write(&buf, want, "json"); err != nil {
+	if err := Write(&buf, want, Options{Format: "json"}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := result.Read(&buf)
@@ -128,7 +128,7 @@ func TestFormatFor(t *testing.T) {
 			t.Errorf("FormatFor(%q) = %q; want %q", in, got, want)
 		}
 	}
-	if err := Write(&bytes.Buffer{}, sweepDoc(), "yaml"); err == nil {
+	if err := Write(&bytes.Buffer{}, sweepDoc(), Options{Format: "yaml"}); err == nil {
 		t.Error("Write accepted format yaml")
 	}
 }

@@ -57,6 +57,10 @@ type Document struct {
 	Sweep *Sweep `json:"sweep,omitempty"`
 	// Random holds the random file I/O of "disk.random".
 	Random *Random `json:"random,omitempty"`
+	// IO holds the queue-depth job of "disk.io".
+	IO *IO `json:"io,omitempty"`
+	// Mark holds the four presets of "disk.mark".
+	Mark *Mark `json:"mark,omitempty"`
 }
 
 // Tool names the program and build that produced a document.
@@ -349,4 +353,107 @@ type ThreadStats struct {
 type Fairness struct {
 	Requests  Spread `json:"requests"`
 	ElapsedNs Spread `json:"elapsed_ns"`
+}
+
+// IO is fio's method: one job (or several in parallel) of reads and/or
+// writes at a block size and queue depth, repeated to show the spread.
+type IO struct {
+	Parameters IOParameters `json:"parameters"`
+	// Engine is the engine that ran; EngineNote says why it differs from
+	// the one asked for (io_uring refused by the kernel).
+	Engine     string `json:"engine"`
+	EngineNote string `json:"engine_note,omitempty"`
+	// Runs holds one entry per --repeat.
+	Runs []IORun `json:"runs"`
+	// Summary is the spread over Runs, when there are several.
+	Summary *IOSummary `json:"summary,omitempty"`
+	// Verify is the data check of --verify.
+	Verify *Verify `json:"verify,omitempty"`
+}
+
+// IOParameters are the effective parameters of an I/O job.
+type IOParameters struct {
+	// RW is read, write, randread, randwrite or randrw.
+	RW string `json:"rw"`
+	// MixRead is the read percentage of randrw.
+	MixRead   int   `json:"mix_read"`
+	BlockSize int64 `json:"block_size"`
+	IODepth   int   `json:"iodepth"`
+	Jobs      int   `json:"jobs"`
+	// Size is the file of each job; a run ends after Size bytes per job
+	// unless RuntimeNs ends it first (or TimeBased loops it).
+	Size      int64 `json:"size"`
+	RuntimeNs int64 `json:"runtime_ns"`
+	TimeBased bool  `json:"time_based"`
+	// RampNs is left out of the figures at the start of each run.
+	RampNs int64  `json:"ramp_ns"`
+	Direct bool   `json:"direct"`
+	Engine string `json:"engine"`
+	Repeat int    `json:"repeat"`
+	Verify bool   `json:"verify"`
+}
+
+// IORun is one run of the job, all jobs together.
+type IORun struct {
+	// ElapsedNs is the measured span, ramp excluded.
+	ElapsedNs int64 `json:"elapsed_ns"`
+	// Read and Write are absent for a direction the job did not do.
+	Read  *IODirection `json:"read,omitempty"`
+	Write *IODirection `json:"write,omitempty"`
+}
+
+// IODirection is one direction of a run.
+type IODirection struct {
+	IOs       int64   `json:"ios"`
+	Bytes     int64   `json:"bytes"`
+	IOPS      float64 `json:"iops"`
+	MiBPerSec float64 `json:"mib_per_s"`
+	// Latency is completion latency: from submission to completion.
+	Latency *Latency `json:"latency,omitempty"`
+}
+
+// IOSummary is the spread of each figure over the runs.
+type IOSummary struct {
+	ReadIOPS       *Spread `json:"read_iops,omitempty"`
+	ReadMiBPerSec  *Spread `json:"read_mib_per_s,omitempty"`
+	WriteIOPS      *Spread `json:"write_iops,omitempty"`
+	WriteMiBPerSec *Spread `json:"write_mib_per_s,omitempty"`
+}
+
+// Verify is the outcome of writing blocks that carry their own offset and
+// checksum and reading them back.
+type Verify struct {
+	Blocks int64 `json:"blocks"`
+	// Errors counts blocks that came back wrong; FirstBadOffset is the
+	// byte offset of the first, in the file of job FirstBadJob.
+	Errors         int64  `json:"errors"`
+	FirstBadOffset *int64 `json:"first_bad_offset,omitempty"`
+	FirstBadJob    int    `json:"first_bad_job,omitempty"`
+	// Detail says what was wrong with the first bad block.
+	Detail string `json:"detail,omitempty"`
+}
+
+// Mark is the four desktop presets (SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1,
+// RND4K Q1T1), each read and write.
+type Mark struct {
+	// Size is the test file; DurationNs bounds each of the eight tests.
+	Size       int64        `json:"size"`
+	DurationNs int64        `json:"duration_ns"`
+	Direct     bool         `json:"direct"`
+	Engine     string       `json:"engine"`
+	EngineNote string       `json:"engine_note,omitempty"`
+	Results    []MarkResult `json:"results"`
+}
+
+// MarkResult is one preset in one direction.
+type MarkResult struct {
+	// Preset is SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1 or RND4K Q1T1.
+	Preset string `json:"preset"`
+	Phase  string `json:"phase"`
+	// MBPerSec is in 10^6 bytes per second, as those tools print;
+	// MiBPerSec in 2^20.
+	MBPerSec  float64  `json:"mb_per_s"`
+	MiBPerSec float64  `json:"mib_per_s"`
+	IOPS      float64  `json:"iops"`
+	Latency   *Latency `json:"latency,omitempty"`
 }

@@ -72,3 +72,6 @@ func Summarize(xs []float64) result.Spread {
 	}
 	return s
 }
+
+// Reset empties the histogram, as at the end of a ramp.
+func (h *Histogram) Reset() { h.h.Reset() }

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/thruput/thruput/internal/disk"
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/units"
+	"github.com/thruput/thruput/internal/usage"
+)
+
+func newDiskIOCmd(a *app) *cobra.Command {
+	var cfg disk.IOConfig
+	var bs, size string
+	c := &cobra.Command{
+		Use:   "io [DIR]",
+		Short: "Queue-depth I/O with O_DIRECT and io_uring, as fio",
+		Long: `Lay out a file per job in DIR, then read and/or write it at a block size with
+--iodepth requests in flight (the io_uring engine, one thread per job) or one
+at a time (the sync engine, like fio's psync). Reports IOPS, bandwidth and
+completion-latency percentiles per direction; --repeat runs the job several
+times and adds mean, standard deviation, min and max. O_DIRECT is the default,
+so the page cache plays no part; with --direct=false the file is evicted
+before each run and the result says it was buffered. --verify writes blocks
+that carry their offset and a checksum and reads them all back.`,
+		Example: `  # the seed's test: sequential write, then read, of 4 GiB at 4 KiB, queue depth 64, four times
+  thruput disk io /mnt/sd --rw write --bs 4k --iodepth 64 --size 4G --repeat 4
+  thruput disk io /mnt/sd --rw read --bs 4k --iodepth 64 --size 4G --repeat 4
+
+  # random 4 KiB reads at QD32 for 30 s after a 5 s ramp
+  thruput disk io /mnt/ssd --rw randread --iodepth 32 --size 1G --runtime 30s --ramp 5s --time-based
+
+  # 70/30 random mix, 4 jobs; then a data check
+  thruput disk io /mnt/ssd --rw randrw --mix 70 --jobs 4 --size 256M
+  thruput disk io /mnt/usb --rw randwrite --verify --size 64M`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			format, err := a.outputFormat()
+			if err != nil {
+				return err
+			}
+			if cfg.BlockSize, err = units.ParseSize(bs); err != nil {
+				return usage.Errorf("--bs: %w", err)
+			}
+			if cfg.Size, err = units.ParseSize(size); err != nil {
+				return usage.Errorf("--size: %w", err)
+			}
+			if err := cfg.Validate(); err != nil {
+				return err
+			}
+			return a.runDisk(cmd, "disk.io", args, format, func(doc *result.Document, h disk.Hooks) error {
+				return disk.IO(cmd.Context(), cfg, doc, h)
+			})
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&cfg.RW, "rw", "read", "read, write, randread, randwrite or randrw")
+	fl.IntVar(&cfg.MixRead, "mix", 50, "read percentage of randrw")
+	fl.StringVar(&bs, "bs", "4k", "block size of every request")
+	fl.IntVar(&cfg.IODepth, "iodepth", 1, "requests in flight per job (io_uring engine)")
+	fl.IntVar(&cfg.Jobs, "jobs", 1, "parallel jobs, each on a file of its own")
+	fl.StringVar(&size, "size", "1G", "file size per job; a run ends after one pass unless --runtime ends it first")
+	fl.DurationVar(&cfg.Runtime, "runtime", 0, "bound on each run after the ramp (0 = one pass over the file)")
+	fl.DurationVar(&cfg.Ramp, "ramp", 0, "run this long before counting (left out of the figures)")
+	fl.BoolVar(&cfg.TimeBased, "time-based", false, "loop over the file until --runtime")
+	fl.BoolVar(&cfg.Direct, "direct", true, "O_DIRECT (--direct=false for buffered I/O, evicted before each run)")
+	fl.StringVar(&cfg.Engine, "engine", disk.EngineUring, "io_uring (falls back to sync where the kernel refuses it) or sync")
+	fl.IntVar(&cfg.Repeat, "repeat", 1, "run the job this many times and report the spread")
+	fl.BoolVar(&cfg.Verify, "verify", false, "write blocks carrying their offset and checksum, read them all back and check")
+	fl.Int64Var(&cfg.Corrupt, "corrupt-at", -1, "with --verify: flip the byte at this offset of the first file on disk before checking, to see the check catch it")
+	return c
+}
+
+func newDiskMarkCmd(a *app) *cobra.Command {
+	var cfg disk.MarkConfig
+	var size, unit string
+	c := &cobra.Command{
+		Use:   "mark [DIR]",
+		Short: "The four desktop presets: SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1",
+		Long: `Run the four tests CrystalDiskMark made familiar, each read then write, on one
+file for --duration each: sequential 1 MiB at queue depth 8 and 1, random
+4 KiB at queue depth 32 and 1, one thread, O_DIRECT. The table prints MB/s
+(10^6 bytes, as those tools do) by default, MiB/s with --units mib; the JSON
+has both, and IOPS and latency.`,
+		Example: `  thruput disk mark /mnt/usb
+  thruput disk mark /mnt/ssd --size 4G --duration 10s --units mib`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			format, err := a.outputFormat()
+			if err != nil {
+				return err
+			}
+			if cfg.Size, err = units.ParseSize(size); err != nil {
+				return usage.Errorf("--size: %w", err)
+			}
+			if unit != "mb" && unit != "mib" {
+				return usage.Errorf("--units %q: use mb or mib", unit)
+			}
+			a.mib = unit == "mib"
+			return a.runDisk(cmd, "disk.mark", args, format, func(doc *result.Document, h disk.Hooks) error {
+				return disk.Mark(cmd.Context(), cfg, doc, h)
+			})
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&size, "size", "1G", "test file size")
+	fl.DurationVar(&cfg.Duration, "duration", 5*time.Second, "length of each of the eight tests")
+	fl.BoolVar(&cfg.Direct, "direct", true, "O_DIRECT (--direct=false for buffered I/O, evicted before each test)")
+	fl.StringVar(&cfg.Engine, "engine", disk.EngineUring, "io_uring or sync")
+	fl.StringVar(&unit, "units", "mb", "table unit: mb (10^6 B/s) or mib (2^20 B/s)")
+	return c
+}

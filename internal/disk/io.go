@@ -1,0 +1,646 @@
+package disk
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math/bits"
+	"math/rand/v2"
+	"sync"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/stats"
+	"github.com/thruput/thruput/internal/units"
+	"github.com/thruput/thruput/internal/uring"
+	"github.com/thruput/thruput/internal/usage"
+)
+
+// IO patterns, named as fio names them.
+var IOPatterns = []string{"read", "write", "randread", "randwrite", "randrw"}
+
+// Engines: "io_uring" keeps iodepth requests in flight from one thread;
+// "sync" issues one pread/pwrite at a time, like fio's psync.
+const (
+	EngineUring = "io_uring"
+	EngineSync  = "sync"
+)
+
+// IOConfig holds the parameters of a queue-depth job.
+type IOConfig struct {
+	RW        string
+	MixRead   int
+	BlockSize int64
+	IODepth   int
+	Jobs      int
+	Size      int64
+	Runtime   time.Duration
+	Ramp      time.Duration
+	TimeBased bool
+	Direct    bool
+	Engine    string
+	Repeat    int
+	Verify    bool
+	// Corrupt, when not negative, flips a byte at that offset of job 0's
+	// file between writing and verifying: the check of the checker.
+	Corrupt int64
+}
+
+// Validate checks the parameters that do not depend on a target.
+func (c IOConfig) Validate() error {
+	switch {
+	case !contains(IOPatterns, c.RW):
+		return usage.Errorf("--rw %q: use read, write, randread, randwrite or randrw", c.RW)
+	case c.MixRead < 0 || c.MixRead > 100:
+		return usage.Errorf("--mix %d: the read percentage must be 0 to 100", c.MixRead)
+	case c.BlockSize <= 0 || c.BlockSize > maxBlock:
+		return usage.Errorf("--bs must be between 1 B and %s", units.IEC(maxBlock))
+	case c.IODepth < 1 || c.IODepth > 1024:
+		return usage.Errorf("--iodepth %d: must be 1 to 1024", c.IODepth)
+	case c.Jobs < 1 || c.Jobs > 64:
+		return usage.Errorf("--jobs %d: must be 1 to 64", c.Jobs)
+	case c.Size < c.BlockSize:
+		return usage.Errorf("--size %s is smaller than --bs %s", units.IEC(c.Size), units.IEC(c.BlockSize))
+	case c.Runtime < 0 || c.Ramp < 0:
+		return usage.Errorf("--runtime and --ramp must not be negative")
+	case c.TimeBased && c.Runtime == 0:
+		return usage.Errorf("--time-based needs --runtime")
+	case c.Engine != EngineUring && c.Engine != EngineSync:
+		return usage.Errorf("--engine %q: use io_uring or sync", c.Engine)
+	case c.Repeat < 1 || c.Repeat > 1000:
+		return usage.Errorf("--repeat %d: must be 1 to 1000", c.Repeat)
+	case c.Verify && c.RW != "write" && c.RW != "randwrite":
+		return usage.Errorf("--verify checks what a write job wrote: use --rw write or randwrite")
+	case c.Verify && (c.Runtime > 0 || c.Ramp > 0):
+		return usage.Errorf("--verify needs every block written: drop --runtime and --ramp")
+	case c.Verify && c.BlockSize < verifyHeader:
+		return usage.Errorf("--verify needs blocks of at least %d B", verifyHeader)
+	case c.Corrupt >= 0 && !c.Verify:
+		return usage.Errorf("--corrupt-at only makes sense with --verify")
+	}
+	return nil
+}
+
+func (c IOConfig) reads() bool  { return c.RW == "read" || c.RW == "randread" || c.RW == "randrw" }
+func (c IOConfig) random() bool { return c.RW == "randread" || c.RW == "randwrite" || c.RW == "randrw" }
+
+// IO runs the job on the one target in doc.Targets, c.Repeat times.
+func IO(ctx context.Context, c IOConfig, doc *result.Document, h Hooks) (err error) {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	t := doc.Targets[0]
+	doc.IO = &result.IO{Parameters: result.IOParameters{
+		RW: c.RW, MixRead: c.MixRead, BlockSize: c.BlockSize, IODepth: c.IODepth, Jobs: c.Jobs, Size: c.Size,
+		RuntimeNs: int64(c.Runtime), TimeBased: c.TimeBased, RampNs: int64(c.Ramp), Direct: c.Direct,
+		Engine: c.Engine, Repeat: c.Repeat, Verify: c.Verify,
+	}, Runs: []result.IORun{}}
+	if err := checkSpace(t, c.Size*int64(c.Jobs)); err != nil {
+		return err
+	}
+	s, err := prepareScratch(t, doc.ID, h)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if rerr := s.Remove(); rerr != nil && err == nil {
+			err = fmt.Errorf("remove %s: %w", s.Dir, rerr)
+		}
+	}()
+	if c.Direct {
+		if err := checkDirect(s, t, "--bs", c.BlockSize); err != nil {
+			return err
+		}
+	}
+	doc.IO.Engine, doc.IO.EngineNote = pickEngine(c.Engine, c.IODepth)
+	c.Engine = doc.IO.Engine
+
+	fds, err := layOut(ctx, s, c, h)
+	defer closeAll(fds)
+	if err != nil {
+		return fmt.Errorf("%s: laying out %d files: %w", t.Path, c.Jobs, err)
+	}
+	for i := range c.Repeat {
+		if !c.Direct {
+			evictFDs(fds)
+		}
+		run, err := runIO(ctx, c, fds, h, fmt.Sprintf("%s run %d/%d", t.Label(), i+1, c.Repeat))
+		if run.ElapsedNs > 0 {
+			doc.IO.Runs = append(doc.IO.Runs, run)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %s run %d: %w", t.Path, c.RW, i+1, err)
+		}
+	}
+	doc.IO.Summary = summarize(doc.IO.Runs)
+	if c.Verify {
+		if doc.IO.Verify, err = verify(s, c, fds); err != nil {
+			return fmt.Errorf("%s: verify: %w", t.Path, err)
+		}
+		if doc.IO.Verify.Errors > 0 {
+			v := doc.IO.Verify
+			return fmt.Errorf("%s: verify: %d of %d blocks came back wrong; first at offset %d of job %d: %s",
+				t.Path, v.Errors, v.Blocks, *v.FirstBadOffset, v.FirstBadJob, v.Detail)
+		}
+	}
+	return nil
+}
+
+// pickEngine falls back to the sync engine when the kernel refuses
+// io_uring, and says so.
+func pickEngine(want string, depth int) (string, string) {
+	if want != EngineUring {
+		return want, ""
+	}
+	r, err := uring.New(uint32(depth))
+	if err != nil {
+		return EngineSync, fmt.Sprintf("io_uring not available (%v): ran the sync engine, one request at a time", err)
+	}
+	r.Close()
+	return EngineUring, ""
+}
+
+// evictFDs drops the files from the page cache before a buffered run, so
+// its reads come from the device.
+func evictFDs(fds []int) {
+	for _, fd := range fds {
+		_ = unix.Fdatasync(fd)
+		_ = unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED)
+	}
+}
+
+func closeAll(fds []int) {
+	for _, fd := range fds {
+		unix.Close(fd)
+	}
+}
+
+// layOut creates one file per job: filled with incompressible data when the
+// job reads, preallocated (as fio's fallocate=native) when it only writes.
+func layOut(ctx context.Context, s *Scratch, c IOConfig, h Hooks) ([]int, error) {
+	var fds []int
+	var buf buffer
+	if c.reads() {
+		var err error
+		if buf, err = newBuffer(1 << 20); err != nil {
+			return nil, err
+		}
+		defer buf.free()
+		buf.fillRandom()
+	}
+	flags := unix.O_RDWR | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	if c.Direct {
+		flags |= unix.O_DIRECT
+	}
+	for j := range c.Jobs {
+		path := s.Path(fmt.Sprintf("job.%d", j))
+		fd, err := unix.Open(path, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		if err != nil {
+			return fds, err
+		}
+		if buf != nil {
+			for off := int64(0); off < c.Size && err == nil; off += int64(len(buf)) {
+				_, err = unix.Pwrite(fd, buf[:min(int64(len(buf)), c.Size-off)], off)
+				h.progress(Progress{Target: s.Dir, Phase: "lay out", BlockSize: 1 << 20, Bytes: int64(j)*c.Size + off, Total: int64(c.Jobs) * c.Size})
+				if ctx.Err() != nil {
+					err = interrupted{context.Cause(ctx)}
+				}
+			}
+		} else if ferr := unix.Fallocate(fd, 0, 0, c.Size); ferr != nil && !errors.Is(ferr, unix.EOPNOTSUPP) {
+			err = ferr
+		}
+		if err == nil {
+			err = unix.Fsync(fd)
+		}
+		unix.Close(fd)
+		if err != nil {
+			return fds, err
+		}
+		if fd, err = unix.Open(path, flags, 0); err != nil {
+			return fds, err
+		}
+		fds = append(fds, fd)
+	}
+	return fds, nil
+}
+
+// ioJob is one job's state for one run.
+type ioJob struct {
+	c       IOConfig
+	job     int
+	fd      int
+	buf     buffer
+	rng     *rand.Rand
+	perm    permutation
+	seq     int64
+	blocks  int64
+	rd, wr  ioCount
+	err     error
+	first   time.Time // start of the measured span (ramp end)
+	last    time.Time // last completion
+	verifyN uint32
+}
+
+type ioCount struct {
+	ios, bytes int64
+	hist       *stats.Histogram
+}
+
+func (n *ioCount) add(bytes int64, lat int64) {
+	n.ios++
+	n.bytes += bytes
+	n.hist.Record(lat)
+}
+
+func (n *ioCount) reset() { n.ios, n.bytes = 0, 0; n.hist.Reset() }
+
+// next picks the next offset and direction.
+func (j *ioJob) next() (int64, bool) {
+	var blk int64
+	if j.c.random() {
+		blk = j.perm.next()
+	} else {
+		blk = j.seq
+		if j.seq++; j.seq == j.blocks {
+			j.seq = 0
+		}
+	}
+	write := false
+	switch j.c.RW {
+	case "write", "randwrite":
+		write = true
+	case "randrw":
+		write = j.rng.IntN(100) >= j.c.MixRead
+	}
+	return blk * j.c.BlockSize, write
+}
+
+// stamp makes a block verifiable: its offset, then a checksum of the rest.
+func stamp(b []byte, off int64) {
+	binary.LittleEndian.PutUint64(b[0:8], uint64(off))
+	binary.LittleEndian.PutUint32(b[8:12], crc32.Checksum(b[verifyHeader:], castagnoli))
+}
+
+const verifyHeader = 16
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func runIO(ctx context.Context, c IOConfig, fds []int, h Hooks, label string) (result.IORun, error) {
+	jobs := make([]*ioJob, c.Jobs)
+	for i := range jobs {
+		depth := c.IODepth
+		if c.Engine == EngineSync {
+			depth = 1
+		}
+		buf, err := newBuffer(depth * int(c.BlockSize))
+		if err != nil {
+			return result.IORun{}, err
+		}
+		defer buf.free()
+		buf.fillRandom()
+		blocks := c.Size / c.BlockSize
+		jobs[i] = &ioJob{c: c, job: i, fd: fds[i], buf: buf, blocks: blocks,
+			rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())), perm: newPermutation(uint64(blocks)),
+			rd: ioCount{hist: stats.NewHistogram()}, wr: ioCount{hist: stats.NewHistogram()}}
+	}
+	start := time.Now()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if c.Engine == EngineUring {
+				j.err = j.runUring(start, stop)
+			} else {
+				j.err = j.runSync(start, stop)
+			}
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	var cancelled error
+wait:
+	for {
+		select {
+		case <-done:
+			break wait
+		case <-ctx.Done():
+			if cancelled == nil {
+				cancelled = interrupted{context.Cause(ctx)}
+				close(stop)
+			}
+		case <-tick.C:
+			var b int64
+			for _, j := range jobs {
+				b += (j.rd.bytes + j.wr.bytes)
+			}
+			h.progress(Progress{Target: label, Phase: c.RW, BlockSize: c.BlockSize, Bytes: b, Total: c.Size * int64(c.Jobs),
+				Elapsed: time.Since(start), MaxTime: c.Runtime + c.Ramp})
+		}
+	}
+	var run result.IORun
+	rd, wr := ioCount{hist: stats.NewHistogram()}, ioCount{hist: stats.NewHistogram()}
+	var first, last time.Time
+	var err error
+	for _, j := range jobs {
+		if j.err != nil && err == nil {
+			err = j.err
+		}
+		rd.ios, rd.bytes = rd.ios+j.rd.ios, rd.bytes+j.rd.bytes
+		wr.ios, wr.bytes = wr.ios+j.wr.ios, wr.bytes+j.wr.bytes
+		rd.hist.Merge(j.rd.hist)
+		wr.hist.Merge(j.wr.hist)
+		if first.IsZero() || j.first.Before(first) {
+			first = j.first
+		}
+		if j.last.After(last) {
+			last = j.last
+		}
+	}
+	run.ElapsedNs = max(0, int64(last.Sub(first)))
+	dir := func(n ioCount) *result.IODirection {
+		if n.ios == 0 {
+			return nil
+		}
+		sec := float64(run.ElapsedNs) / 1e9
+		return &result.IODirection{IOs: n.ios, Bytes: n.bytes, IOPS: float64(n.ios) / sec,
+			MiBPerSec: result.MiBPerSec(n.bytes, run.ElapsedNs), Latency: n.hist.Latency()}
+	}
+	run.Read, run.Write = dir(rd), dir(wr)
+	if cancelled != nil {
+		return run, cancelled
+	}
+	return run, err
+}
+
+// phase tracks the ramp and the deadline of a job.
+type phase struct {
+	rampEnd, deadline time.Time
+	ramping           bool
+}
+
+func newPhase(c IOConfig, start time.Time) phase {
+	p := phase{rampEnd: start.Add(c.Ramp), ramping: c.Ramp > 0}
+	if c.Runtime > 0 {
+		p.deadline = p.rampEnd.Add(c.Runtime)
+	}
+	return p
+}
+
+// tick resets the counters when the ramp ends and says whether the job
+// should stop issuing.
+func (j *ioJob) tick(p *phase, now time.Time, stop <-chan struct{}) bool {
+	if p.ramping && !now.Before(p.rampEnd) {
+		p.ramping = false
+		j.rd.reset()
+		j.wr.reset()
+		j.first = now
+	}
+	select {
+	case <-stop:
+		return true
+	default:
+	}
+	return !p.deadline.IsZero() && !now.Before(p.deadline)
+}
+
+// runUring keeps iodepth requests in flight: one io_uring_enter per round
+// submits the refills and waits for at least one completion.
+func (j *ioJob) runUring(start time.Time, stop <-chan struct{}) error {
+	c := j.c
+	r, err := uring.New(uint32(c.IODepth))
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	bs := int(c.BlockSize)
+	depth := c.IODepth
+	free := make([]int, depth)
+	for i := range free {
+		free[i] = i
+	}
+	submitted := make([]time.Time, depth)
+	isWrite := make([]bool, depth)
+	total := j.blocks
+	if c.TimeBased {
+		total = -1
+	}
+	var issued int64
+	inflight := 0
+	p := newPhase(c, start)
+	j.first = start
+	stopping := false
+	var ioErr error
+	for {
+		now := time.Now()
+		for !stopping && len(free) > 0 && (total < 0 || issued < total) {
+			slot := free[len(free)-1]
+			free = free[:len(free)-1]
+			off, write := j.next()
+			b := j.buf[slot*bs : (slot+1)*bs]
+			if write {
+				if c.Verify {
+					stamp(b, off)
+				}
+				r.PrepWrite(j.fd, b, off, uint64(slot))
+			} else {
+				r.PrepRead(j.fd, b, off, uint64(slot))
+			}
+			submitted[slot], isWrite[slot] = now, write
+			inflight++
+			issued++
+		}
+		if inflight == 0 {
+			break
+		}
+		if _, err := r.Submit(1); err != nil {
+			return err
+		}
+		now = time.Now()
+		r.Reap(func(ud uint64, res int32) {
+			slot := int(ud)
+			inflight--
+			free = append(free, slot)
+			if res < 0 {
+				if ioErr == nil {
+					ioErr = fmt.Errorf("%s: %w", map[bool]string{true: "write", false: "read"}[isWrite[slot]], syscall.Errno(-res))
+				}
+				return
+			}
+			lat := int64(now.Sub(submitted[slot]))
+			if isWrite[slot] {
+				j.wr.add(int64(res), lat)
+			} else {
+				j.rd.add(int64(res), lat)
+			}
+		})
+		j.last = now
+		if ioErr != nil {
+			stopping = true
+		}
+		if j.tick(&p, now, stop) {
+			stopping = true
+		}
+	}
+	return ioErr
+}
+
+// runSync issues one pread or pwrite at a time, timing each: fio's psync.
+func (j *ioJob) runSync(start time.Time, stop <-chan struct{}) error {
+	c := j.c
+	bs := uintptr(c.BlockSize)
+	p := newPhase(c, start)
+	j.first = start
+	addr := uintptr(unsafe.Pointer(&j.buf[0]))
+	for issued := int64(0); c.TimeBased || issued < j.blocks; issued++ {
+		off, write := j.next()
+		trap := uintptr(syscall.SYS_PREAD64)
+		if write {
+			trap = syscall.SYS_PWRITE64
+			if c.Verify {
+				stamp(j.buf, off)
+			}
+		}
+		t0 := time.Now()
+		n, _, e := syscall.Syscall6(trap, uintptr(j.fd), addr, bs, uintptr(off), 0, 0)
+		t1 := time.Now()
+		if e != 0 {
+			return fmt.Errorf("%s at offset %d: %w", map[bool]string{true: "write", false: "read"}[write], off, e)
+		}
+		if write {
+			j.wr.add(int64(n), int64(t1.Sub(t0)))
+		} else {
+			j.rd.add(int64(n), int64(t1.Sub(t0)))
+		}
+		j.last = t1
+		if j.tick(&p, t1, stop) {
+			break
+		}
+	}
+	return nil
+}
+
+// permutation visits every block of a file once per pass in a scattered
+// order without a bitmap: a full-period linear congruential sequence over
+// the next power of two (Hull-Dobell: odd increment, multiplier 1 mod 4),
+// skipping values past the end.
+type permutation struct {
+	n, mask, a, c, x uint64
+}
+
+func newPermutation(n uint64) permutation {
+	size := uint64(1) << bits.Len64(max(n, 2)-1)
+	return permutation{n: n, mask: size - 1, a: rand.Uint64()&^3 | 5, c: rand.Uint64() | 1, x: rand.Uint64() & (size - 1)}
+}
+
+func (p *permutation) next() int64 {
+	for {
+		p.x = (p.a*p.x + p.c) & p.mask
+		if p.x < p.n {
+			return int64(p.x)
+		}
+	}
+}
+
+// summarize gives the spread of each figure over several runs.
+func summarize(runs []result.IORun) *result.IOSummary {
+	if len(runs) < 2 {
+		return nil
+	}
+	var s result.IOSummary
+	pick := func(get func(result.IORun) *result.IODirection, val func(*result.IODirection) float64) *result.Spread {
+		var xs []float64
+		for _, r := range runs {
+			if d := get(r); d != nil {
+				xs = append(xs, val(d))
+			}
+		}
+		if len(xs) == 0 {
+			return nil
+		}
+		sp := stats.Summarize(xs)
+		return &sp
+	}
+	rd := func(r result.IORun) *result.IODirection { return r.Read }
+	wr := func(r result.IORun) *result.IODirection { return r.Write }
+	iops := func(d *result.IODirection) float64 { return d.IOPS }
+	mib := func(d *result.IODirection) float64 { return d.MiBPerSec }
+	s.ReadIOPS, s.ReadMiBPerSec = pick(rd, iops), pick(rd, mib)
+	s.WriteIOPS, s.WriteMiBPerSec = pick(wr, iops), pick(wr, mib)
+	return &s
+}
+
+// verify reads every block of every job's file back and checks the offset
+// and checksum each carries. With Corrupt set it first damages one byte on
+// disk, to show the check catches it.
+func verify(s *Scratch, c IOConfig, fds []int) (*result.Verify, error) {
+	v := &result.Verify{}
+	if c.Corrupt >= 0 {
+		if err := corrupt(s.Path("job.0"), c.Corrupt); err != nil {
+			return v, fmt.Errorf("--corrupt-at: %w", err)
+		}
+	}
+	buf, err := newBuffer(int(c.BlockSize))
+	if err != nil {
+		return v, err
+	}
+	defer buf.free()
+	for jn, fd := range fds {
+		if !c.Direct {
+			_ = unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED)
+		}
+		for off := int64(0); off+c.BlockSize <= c.Size; off += c.BlockSize {
+			if _, err := unix.Pread(fd, buf, off); err != nil {
+				return v, err
+			}
+			v.Blocks++
+			got := int64(binary.LittleEndian.Uint64(buf[0:8]))
+			sum := binary.LittleEndian.Uint32(buf[8:12])
+			var why string
+			switch {
+			case got != off:
+				why = fmt.Sprintf("block says it belongs at offset %d", got)
+			case sum != crc32.Checksum(buf[verifyHeader:], castagnoli):
+				why = "checksum mismatch"
+			default:
+				continue
+			}
+			if v.Errors == 0 {
+				o := off
+				v.FirstBadOffset, v.FirstBadJob, v.Detail = &o, jn, why
+			}
+			v.Errors++
+		}
+	}
+	return v, nil
+}
+
+// corrupt flips one byte of path on disk, behind the page cache's back.
+func corrupt(path string, off int64) error {
+	fd, err := unix.Open(path, unix.O_RDWR|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	b := make([]byte, 1)
+	if _, err := unix.Pread(fd, b, off); err != nil {
+		return err
+	}
+	b[0] ^= 0xff
+	if _, err := unix.Pwrite(fd, b, off); err != nil {
+		return err
+	}
+	if err := unix.Fsync(fd); err != nil {
+		return err
+	}
+	return unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED)
+}

@@ -1,0 +1,138 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/units"
+)
+
+func ioMode(direct bool) string {
+	if direct {
+		return "O_DIRECT"
+	}
+	return "buffered, evicted before each run"
+}
+
+// ioTables is fio's summary: one row per run and direction, then the spread.
+func ioTables(doc *result.Document) []table {
+	r := doc.IO
+	p := r.Parameters
+	title := fmt.Sprintf("%s %s, iodepth %d, %d job(s), %s per job, %s, %s", p.RW, units.BlockLabel(p.BlockSize), p.IODepth,
+		p.Jobs, units.IEC(p.Size), ioMode(p.Direct), r.Engine)
+	if p.RampNs > 0 {
+		title += fmt.Sprintf(", first %s left out", time.Duration(p.RampNs))
+	}
+	t := table{Title: title, Header: []string{"run", "dir", "IOPS", "MiB/s", "clat ms: p50", "p95", "p99", "p99.9", "max"}}
+	for i, run := range r.Runs {
+		for _, d := range []struct {
+			name string
+			d    *result.IODirection
+		}{{"read", run.Read}, {"write", run.Write}} {
+			if d.d == nil {
+				continue
+			}
+			row := []string{strconv.Itoa(i + 1), d.name, f1(d.d.IOPS), f1(d.d.MiBPerSec)}
+			row = append(row, latencyRow("", d.d.Latency)[4:]...)
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	if r.EngineNote != "" {
+		t.Notes = append(t.Notes, note{"!", r.EngineNote})
+	}
+	out := []table{t}
+	if s := r.Summary; s != nil {
+		sp := table{Title: fmt.Sprintf("Over %d runs", len(r.Runs)), Header: []string{"", "mean", "stddev", "min", "max"}}
+		for _, x := range []struct {
+			name string
+			s    *result.Spread
+		}{{"read IOPS", s.ReadIOPS}, {"read MiB/s", s.ReadMiBPerSec}, {"write IOPS", s.WriteIOPS}, {"write MiB/s", s.WriteMiBPerSec}} {
+			if x.s != nil {
+				sp.Rows = append(sp.Rows, []string{x.name, f1(x.s.Mean), f1(x.s.Stddev), f1(x.s.Min), f1(x.s.Max)})
+			}
+		}
+		out = append(out, sp)
+	}
+	if v := r.Verify; v != nil {
+		vt := table{Title: "Verify", Header: []string{"blocks", "errors", "first bad offset"}}
+		first := ""
+		if v.FirstBadOffset != nil {
+			first = fmt.Sprintf("%d (job %d): %s", *v.FirstBadOffset, v.FirstBadJob, v.Detail)
+		}
+		vt.Rows = [][]string{{itoa(v.Blocks), itoa(v.Errors), first}}
+		out = append(out, vt)
+	}
+	return out
+}
+
+// ioCSV prints one row per run and direction.
+func ioCSV(w io.Writer, doc *result.Document) error {
+	r := doc.IO
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"run", "direction", "rw", "block_size", "iodepth", "jobs", "engine", "elapsed_ns", "ios", "bytes", "iops", "mib_per_s",
+		"clat_min_ns", "clat_mean_ns", "clat_p50_ns", "clat_p95_ns", "clat_p99_ns", "clat_p99_9_ns"})
+	for i, run := range r.Runs {
+		for _, d := range []struct {
+			name string
+			d    *result.IODirection
+		}{{"read", run.Read}, {"write", run.Write}} {
+			if d.d == nil {
+				continue
+			}
+			_ = cw.Write(append([]string{strconv.Itoa(i + 1), d.name, r.Parameters.RW, itoa(r.Parameters.BlockSize),
+				strconv.Itoa(r.Parameters.IODepth), strconv.Itoa(r.Parameters.Jobs), r.Engine, itoa(run.ElapsedNs),
+				itoa(d.d.IOs), itoa(d.d.Bytes), f3(d.d.IOPS), f3(d.d.MiBPerSec)}, latNs(d.d.Latency)...))
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// markTables is the familiar 4x2 grid.
+func markTables(doc *result.Document, mib bool) []table {
+	m := doc.Mark
+	unit := "MB/s"
+	if mib {
+		unit = "MiB/s"
+	}
+	t := table{Title: fmt.Sprintf("%s, %s file, %s each, %s, %s", unit, units.IEC(m.Size), time.Duration(m.DurationNs), ioMode(m.Direct), m.Engine),
+		Header: []string{"test", "Read", "Write"}}
+	var order []string
+	cells := map[string][]string{}
+	for _, r := range m.Results {
+		if cells[r.Preset] == nil {
+			order = append(order, r.Preset)
+			cells[r.Preset] = []string{r.Preset, "-", "-"}
+		}
+		v := r.MBPerSec
+		if mib {
+			v = r.MiBPerSec
+		}
+		col := 1
+		if r.Phase == result.PhaseWrite {
+			col = 2
+		}
+		cells[r.Preset][col] = f1(v)
+	}
+	for _, p := range order {
+		t.Rows = append(t.Rows, cells[p])
+	}
+	if m.EngineNote != "" {
+		t.Notes = append(t.Notes, note{"!", m.EngineNote})
+	}
+	return []table{t}
+}
+
+func markCSV(w io.Writer, doc *result.Document) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"preset", "phase", "mb_per_s", "mib_per_s", "iops", "clat_min_ns", "clat_mean_ns", "clat_p50_ns", "clat_p95_ns", "clat_p99_ns", "clat_p99_9_ns"})
+	for _, r := range doc.Mark.Results {
+		_ = cw.Write(append([]string{r.Preset, r.Phase, f3(r.MBPerSec), f3(r.MiBPerSec), f3(r.IOPS)}, latNs(r.Latency)...))
+	}
+	cw.Flush()
+	return cw.Error()
+}
