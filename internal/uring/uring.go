@@ -219,15 +219,17 @@ func (r *Ring) Submit(waitFor uint32) (int, error) {
 	// Release store: the SQEs written by Prep are visible to the kernel
 	// before the tail that covers them.
 	atomic.StoreUint32(r.sqTail, r.tail)
-	var flags uintptr
-	if waitFor > 0 {
-		flags = enterGetEvents
-	}
+	// GETEVENTS even when not waiting: the kernel then runs the pending
+	// completion work before returning, so a Reap right after sees every
+	// request that has finished. A loop that submits this way while
+	// completions keep coming, and waits only when none are ready, keeps
+	// the queue full as fio's does.
+	const flags = enterGetEvents
 	for {
 		// Counted against the kernel's head rather than since the last
 		// Submit, so that requests the kernel left behind are retried.
 		toSubmit := r.tail - atomic.LoadUint32(r.sqHead)
-		if toSubmit == 0 && waitFor == 0 {
+		if toSubmit == 0 && waitFor == 0 && atomic.LoadUint32(r.cqTail) != *r.cqHead {
 			return 0, nil
 		}
 		// Not RawSyscall: the call may sleep until completions arrive, and
@@ -244,6 +246,11 @@ func (r *Ring) Submit(waitFor uint32) (int, error) {
 		}
 		return 0, os.NewSyscallError("io_uring_enter", errno)
 	}
+}
+
+// Ready is how many completions are waiting to be reaped.
+func (r *Ring) Ready() uint32 {
+	return atomic.LoadUint32(r.cqTail) - *r.cqHead
 }
 
 // Reap calls fn with the userData and result of every completion ready now
