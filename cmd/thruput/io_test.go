@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -172,5 +173,23 @@ func TestIOBadInput(t *testing.T) {
 	}
 	if left := entries(t, dir); len(left) != 0 {
 		t.Errorf("mark: left behind %v", left)
+	}
+}
+
+// TestCompressionRecorded: a btrfs mounted with compression says so in the
+// result, since zeros would look fast on it.
+func TestCompressionRecorded(t *testing.T) {
+	fstest.RequireRoot(t)
+	dir := fstest.Mount(t, "btrfs", 0)
+	if out, err := exec.Command("mount", "-o", "remount,compress=zstd", dir).CombinedOutput(); err != nil {
+		t.Fatalf("remount compress=zstd: %v %s", err, out)
+	}
+	doc := ioJSON(t, dir, "--rw", "write", "--size", "1M")
+	if c := doc.Targets[0].Compression; !strings.HasPrefix(c, "compress=zstd") {
+		t.Errorf("compression %q, mount options %q", c, doc.Targets[0].MountOptions)
+	}
+	o := thruput(t, "disk", "io", dir, "--rw", "write", "--size", "1M")
+	if !strings.Contains(o.stdout, "compressed: compress=zstd") {
+		t.Errorf("table does not show the compression:\n%s", o.stdout)
 	}
 }

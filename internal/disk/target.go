@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -50,7 +51,21 @@ func Target(dir string) (result.Target, error) {
 	}
 	t.Path = abs
 	t.FreeBytes = int64(st.Bavail) * int64(st.Bsize)
+	t.Compression = compression(t.MountOptions)
 	return t, nil
+}
+
+// compression reads transparent compression from mount options (btrfs
+// compress=, compress-force=): zeros written to such a filesystem shrink to
+// nothing, which is why thruput writes random data unless told otherwise.
+func compression(options string) string {
+	for _, o := range strings.Split(options, ",") {
+		k, v, _ := strings.Cut(o, "=")
+		if (k == "compress" || k == "compress-force") && v != "" && v != "no" && v != "none" {
+			return o
+		}
+	}
+	return ""
 }
 
 // spaceMargin is what a step needs beyond its file: metadata, and room for

@@ -156,6 +156,9 @@ func heading(doc *result.Document) string {
 	if h.Kernel != "" {
 		ctx = append(ctx, "Linux "+h.Kernel)
 	}
+	if h.CPUGovernor != "" {
+		ctx = append(ctx, "governor "+h.CPUGovernor)
+	}
 	s := "thruput " + strings.ReplaceAll(doc.Method, ".", " ") + " on " + orUnknown(h.Hostname)
 	if len(ctx) > 0 {
 		s += " (" + strings.Join(ctx, ", ") + ")"
@@ -199,6 +202,9 @@ func describe(t result.Target) string {
 	}
 	if t.LoopBackingFile != "" {
 		dev = append(dev, "backed by "+t.LoopBackingFile)
+	}
+	if t.Compression != "" {
+		dev = append(dev, "compressed: "+t.Compression)
 	}
 	if len(dev) > 0 {
 		s += " (" + strings.Join(dev, ", ") + ")"

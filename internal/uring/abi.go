@@ -88,6 +88,10 @@ const (
 
 	enterGetEvents = 1 << 0 // IORING_ENTER_GETEVENTS
 
+	setupCoopTaskrun  = 1 << 8  // IORING_SETUP_COOP_TASKRUN
+	setupSingleIssuer = 1 << 12 // IORING_SETUP_SINGLE_ISSUER
+	setupDeferTaskrun = 1 << 13 // IORING_SETUP_DEFER_TASKRUN
+
 	opFsync = 3  // IORING_OP_FSYNC
 	opRead  = 22 // IORING_OP_READ
 	opWrite = 23 // IORING_OP_WRITE

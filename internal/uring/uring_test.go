@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -14,8 +15,12 @@ import (
 
 const blockSize = 4096
 
+// newRing makes a ring for the calling test, whose goroutine it locks to
+// its thread: the ring belongs to the thread that creates it.
 func newRing(tb testing.TB, entries uint32) *Ring {
 	tb.Helper()
+	runtime.LockOSThread()
+	tb.Cleanup(runtime.UnlockOSThread)
 	r, err := New(entries)
 	if errors.Is(err, ErrUnsupported) {
 		tb.Skipf("no io_uring here: %v", err)
@@ -177,7 +182,15 @@ func TestSQFull(t *testing.T) {
 	if n, err := r.Submit(0); n != entries || err != nil {
 		t.Fatalf("Submit = %d, %v; want %d", n, err, entries)
 	}
-	// Submitted entries free their SQ slots before they complete.
+	for r.Ready() < entries {
+		if _, err := r.Submit(entries - r.Ready()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := r.Ready(); n != entries {
+		t.Fatalf("Ready = %d with %d requests done", n, entries)
+	}
+	// Submitted entries free their SQ slots before they are reaped.
 	if !r.PrepRead(fd, buf, 0, entries) {
 		t.Fatal("PrepRead after Submit: SQ still full")
 	}
