@@ -124,7 +124,6 @@ func TestHost(t *testing.T) {
 				CPUModel:    "ARMv6-compatible processor rev 7 (v6l)",
 				CPUCores:    1,
 				MemoryBytes: 445376 * 1024,
-				CPUGovernor: "ondemand",
 			},
 		},
 		{
