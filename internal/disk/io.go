@@ -419,10 +419,6 @@ func (j *ioJob) tick(p *phase, now time.Time, stop <-chan struct{}) bool {
 	return !p.deadline.IsZero() && !now.Before(p.deadline)
 }
 
-// pollSpins bounds the non-blocking enters before a job sleeps for a
-// completion: about 20 µs of polling on a 2 GHz core.
-const pollSpins = 32
-
 // runUring keeps iodepth requests in flight: one io_uring_enter per round
 // submits the refills and waits for at least one completion.
 func (j *ioJob) runUring(start time.Time, stop <-chan struct{}) error {
@@ -466,6 +462,13 @@ func (j *ioJob) runUring(start time.Time, stop <-chan struct{}) error {
 			} else {
 				r.PrepRead(j.fd, b, off, uint64(slot))
 			}
+			// Each request goes to the kernel as soon as it is ready, so
+			// the device is busy while the rest of the round is prepared:
+			// fio's default (iodepth_batch_submit=1), worth a fifth of the
+			// IOPS at QD32 against one enter per round.
+			if _, err := r.Submit(0); err != nil {
+				return err
+			}
 			submitted[slot], isWrite[slot] = now, write
 			inflight++
 			issued++
@@ -474,25 +477,11 @@ func (j *ioJob) runUring(start time.Time, stop <-chan struct{}) error {
 		if inflight == 0 {
 			break
 		}
-		// Never sleep while there is work to hand over, and poll a little
-		// before sleeping: completions are finished as task work on this
-		// thread, at its next io_uring_enter, so a short spin of
-		// non-blocking enters picks them up at once where a sleep would
-		// cost a wake-up (tens of microseconds on a VM or a Pi) while the
-		// device queue drains. fio's loop does the same.
-		if _, err := r.Submit(0); err != nil {
-			return err
-		}
-		if !queued {
-			for spin := 0; spin < pollSpins && r.Ready() == 0; spin++ {
-				if _, err := r.Submit(0); err != nil {
-					return err
-				}
-			}
-			if r.Ready() == 0 {
-				if _, err := r.Submit(1); err != nil {
-					return err
-				}
+		// Sleep only when nothing was handed over this round and nothing
+		// has completed: while requests keep completing, the loop runs on.
+		if !queued && r.Ready() == 0 {
+			if _, err := r.Submit(1); err != nil {
+				return err
 			}
 		}
 		now = time.Now()
@@ -560,25 +549,49 @@ func (j *ioJob) runSync(start time.Time, stop <-chan struct{}) error {
 }
 
 // permutation visits every block of a file once per pass in a scattered
-// order without a bitmap: a full-period linear congruential sequence over
-// the next power of two (Hull-Dobell: odd increment, multiplier 1 mod 4),
-// skipping values past the end.
+// order without a bitmap (fio keeps one, a bit per block): a four-round
+// Feistel network over the next even power of two at or above the block
+// count, with random round keys, skipping values past the end. A linear
+// congruential order, tried first, repeats patterns in its low bits that
+// cost a tenth of the IOPS on a virtio disk.
 type permutation struct {
-	n, mask, a, c, x uint64
+	n, i, mask uint64
+	half       uint
+	keys       [4]uint64
 }
 
 func newPermutation(n uint64) permutation {
-	size := uint64(1) << bits.Len64(max(n, 2)-1)
-	return permutation{n: n, mask: size - 1, a: rand.Uint64()&^3 | 5, c: rand.Uint64() | 1, x: rand.Uint64() & (size - 1)}
+	half := uint(bits.Len64(max(n, 2)-1)+1) / 2
+	p := permutation{n: n, half: half, mask: 1<<half - 1}
+	for k := range p.keys {
+		p.keys[k] = rand.Uint64()
+	}
+	p.i = rand.Uint64() & (1<<(2*half) - 1)
+	return p
 }
 
 func (p *permutation) next() int64 {
+	span := uint64(1) << (2 * p.half)
 	for {
-		p.x = (p.a*p.x + p.c) & p.mask
-		if p.x < p.n {
-			return int64(p.x)
+		x := p.i
+		p.i = (p.i + 1) & (span - 1)
+		l, r := x>>p.half, x&p.mask
+		for _, k := range p.keys {
+			l, r = r, l^(mix64(r^k)&p.mask)
+		}
+		if y := l<<p.half | r; y < p.n {
+			return int64(y)
 		}
 	}
+}
+
+// mix64 is splitmix64's finalizer: every input bit moves every output bit.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // summarize gives the spread of each figure over several runs.

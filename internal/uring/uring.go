@@ -279,7 +279,7 @@ func (r *Ring) Ready() uint32 {
 // Reap calls fn with the userData and result of every completion ready now
 // and returns how many there were. res is what the system call would have
 // returned, with errors as negated errno values (-unix.EBADF). fn must not
-// call Reap; it may queue new requests.
+// call Reap; it may queue new requests and Submit them.
 func (r *Ring) Reap(fn func(userData uint64, res int32)) int {
 	head := *r.cqHead
 	// Acquire load: the CQEs up to tail are fully written.
