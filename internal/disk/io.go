@@ -91,7 +91,7 @@ func (c IOConfig) reads() bool  { return c.RW == "read" || c.RW == "randread" ||
 func (c IOConfig) random() bool { return c.RW == "randread" || c.RW == "randwrite" || c.RW == "randrw" }
 
 // IO runs the job on the one target in doc.Targets, c.Repeat times.
-func IO(ctx context.Context, c IOConfig, doc *result.Document, h Hooks) (err error) {
+func IO(ctx context.Context, c IOConfig, doc *result.Document, h Hooks) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
@@ -101,23 +101,17 @@ func IO(ctx context.Context, c IOConfig, doc *result.Document, h Hooks) (err err
 		RuntimeNs: int64(c.Runtime), TimeBased: c.TimeBased, RampNs: int64(c.Ramp), Direct: c.Direct,
 		Engine: c.Engine, Repeat: c.Repeat, Verify: c.Verify,
 	}, Runs: []result.IORun{}}
-	if err := checkSpace(t, c.Size*int64(c.Jobs)); err != nil {
-		return err
-	}
-	s, err := prepareScratch(t, doc.ID, h)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if rerr := s.Remove(); rerr != nil && err == nil {
-			err = fmt.Errorf("remove %s: %w", s.Dir, rerr)
-		}
-	}()
+	var direct *directCheck
 	if c.Direct {
-		if err := checkDirect(s, t, "--bs", c.BlockSize); err != nil {
-			return err
-		}
+		direct = &directCheck{"--bs", []int64{c.BlockSize}}
 	}
+	return inScratch(t, doc.ID, c.Size*int64(c.Jobs), h, direct, func(s *Scratch) error {
+		return runJob(ctx, c, s, doc, h)
+	})
+}
+
+func runJob(ctx context.Context, c IOConfig, s *Scratch, doc *result.Document, h Hooks) error {
+	t := doc.Targets[0]
 	doc.IO.Engine, doc.IO.EngineNote = pickEngine(c.Engine, c.IODepth)
 	c.Engine = doc.IO.Engine
 
@@ -232,19 +226,18 @@ func layOut(ctx context.Context, s *Scratch, c IOConfig, h Hooks) ([]int, error)
 
 // ioJob is one job's state for one run.
 type ioJob struct {
-	c       IOConfig
-	job     int
-	fd      int
-	buf     buffer
-	rng     *rand.Rand
-	perm    permutation
-	seq     int64
-	blocks  int64
-	rd, wr  ioCount
-	err     error
-	first   time.Time // start of the measured span (ramp end)
-	last    time.Time // last completion
-	verifyN uint32
+	c      IOConfig
+	job    int
+	fd     int
+	buf    buffer
+	rng    *rand.Rand
+	perm   permutation
+	seq    int64
+	blocks int64
+	rd, wr ioCount
+	err    error
+	first  time.Time // start of the measured span (ramp end)
+	last   time.Time // last completion
 }
 
 type ioCount struct {

@@ -33,7 +33,7 @@ var markPresets = []struct {
 
 // Mark lays out one file and runs each preset on it for Duration, reads
 // then writes.
-func Mark(ctx context.Context, c MarkConfig, doc *result.Document, h Hooks) (err error) {
+func Mark(ctx context.Context, c MarkConfig, doc *result.Document, h Hooks) error {
 	if c.Size < 1<<20 {
 		return usage.Errorf("--size %s: the presets need at least 1 MiB", units.IEC(c.Size))
 	}
@@ -45,23 +45,17 @@ func Mark(ctx context.Context, c MarkConfig, doc *result.Document, h Hooks) (err
 	}
 	t := doc.Targets[0]
 	doc.Mark = &result.Mark{Size: c.Size, DurationNs: int64(c.Duration), Direct: c.Direct, Results: []result.MarkResult{}}
-	if err := checkSpace(t, c.Size); err != nil {
-		return err
-	}
-	s, err := prepareScratch(t, doc.ID, h)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if rerr := s.Remove(); rerr != nil && err == nil {
-			err = fmt.Errorf("remove %s: %w", s.Dir, rerr)
-		}
-	}()
+	var direct *directCheck
 	if c.Direct {
-		if err := checkDirect(s, t, "the presets' block size", 4<<10); err != nil {
-			return err
-		}
+		direct = &directCheck{"the presets' block size", []int64{4 << 10}}
 	}
+	return inScratch(t, doc.ID, c.Size, h, direct, func(s *Scratch) error {
+		return mark(ctx, c, s, doc, h)
+	})
+}
+
+func mark(ctx context.Context, c MarkConfig, s *Scratch, doc *result.Document, h Hooks) error {
+	t := doc.Targets[0]
 	doc.Mark.Engine, doc.Mark.EngineNote = pickEngine(c.Engine, 32)
 	base := IOConfig{RW: "read", Jobs: 1, Size: c.Size / (1 << 20) * (1 << 20), Direct: c.Direct, Engine: doc.Mark.Engine,
 		Runtime: c.Duration, TimeBased: true, Repeat: 1, Corrupt: -1}

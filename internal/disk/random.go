@@ -84,7 +84,7 @@ func (c RandomConfig) writes() bool { return c.Mode != "seqrd" && c.Mode != "rnd
 // Random prepares the file set in a scratch directory inside the one target
 // in doc.Targets, evicts it from the page cache, then runs the timed phase.
 // doc.Random is filled on every return path with what was measured.
-func Random(ctx context.Context, c RandomConfig, doc *result.Document, h Hooks) (err error) {
+func Random(ctx context.Context, c RandomConfig, doc *result.Document, h Hooks) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
@@ -95,24 +95,17 @@ func Random(ctx context.Context, c RandomConfig, doc *result.Document, h Hooks) 
 		BlockSize: c.BlockSize, FsyncEvery: c.FsyncEvery, FsyncEnd: c.FsyncEnd, FsyncAll: c.FsyncAll, FsyncMode: c.FsyncMode,
 		Threads: c.Threads, TimeNs: int64(c.Time), Requests: c.Requests, Direct: c.Direct,
 	}, Threads: []result.ThreadStats{}}
-	if err := checkSpace(t, fileSize*int64(c.Files)); err != nil {
-		return err
-	}
-	s, err := prepareScratch(t, doc.ID, h)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if rerr := s.Remove(); rerr != nil && err == nil {
-			err = fmt.Errorf("remove %s: %w", s.Dir, rerr)
-		}
-	}()
+	var direct *directCheck
 	if c.Direct {
-		if err := checkDirect(s, t, "--bs", c.BlockSize); err != nil {
-			return err
-		}
+		direct = &directCheck{"--bs", []int64{c.BlockSize}}
 	}
+	return inScratch(t, doc.ID, fileSize*int64(c.Files), h, direct, func(s *Scratch) error {
+		return random(ctx, c, s, doc, h)
+	})
+}
 
+func random(ctx context.Context, c RandomConfig, s *Scratch, doc *result.Document, h Hooks) error {
+	t := doc.Targets[0]
 	start := time.Now()
 	fds, err := prepareFiles(ctx, s, c, h)
 	defer func() {
@@ -153,6 +146,37 @@ func prepareScratch(t result.Target, runID string, h Hooks) (*Scratch, error) {
 		h.note("%v", err)
 	}
 	return NewScratch(t.Path, runID)
+}
+
+// directCheck names block sizes that O_DIRECT must accept, and the flag
+// that set them.
+type directCheck struct {
+	flag  string
+	sizes []int64
+}
+
+// inScratch runs f in a fresh scratch directory in t: it checks first that
+// need bytes fit, and with direct that the filesystem takes those block
+// sizes with O_DIRECT, and removes the directory on every return.
+func inScratch(t result.Target, runID string, need int64, h Hooks, direct *directCheck, f func(*Scratch) error) (err error) {
+	if err := checkSpace(t, need); err != nil {
+		return err
+	}
+	s, err := prepareScratch(t, runID, h)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if rerr := s.Remove(); rerr != nil && err == nil {
+			err = fmt.Errorf("remove %s: %w", s.Dir, rerr)
+		}
+	}()
+	if direct != nil {
+		if err := checkDirect(s, t, direct.flag, direct.sizes...); err != nil {
+			return err
+		}
+	}
+	return f(s)
 }
 
 // checkDirect refuses block sizes the filesystem's O_DIRECT would reject,

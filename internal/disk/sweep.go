@@ -135,18 +135,7 @@ func Sweep(ctx context.Context, c SweepConfig, doc *result.Document, h Hooks) (e
 		}
 	}()
 	for i, t := range doc.Targets {
-		found, cerr := CleanLeftovers(t.Path)
-		for _, l := range found {
-			if l.Stale {
-				h.note("removed %s left by an earlier run (%s)", l.Dir, l.Why)
-			} else {
-				h.note("left %s alone: %s", l.Dir, l.Why)
-			}
-		}
-		if cerr != nil {
-			h.note("%v", cerr)
-		}
-		if scratches[i], err = NewScratch(t.Path, doc.ID); err != nil {
+		if scratches[i], err = prepareScratch(t, doc.ID, h); err != nil {
 			return err
 		}
 		if c.Direct {
