@@ -29,13 +29,7 @@ func ioTables(doc *result.Document) []table {
 	}
 	t := table{Title: title, Header: []string{"run", "dir", "IOPS", "MiB/s", "clat ms: p50", "p95", "p99", "p99.9", "max"}}
 	for i, run := range r.Runs {
-		for _, d := range []struct {
-			name string
-			d    *result.IODirection
-		}{{"read", run.Read}, {"write", run.Write}} {
-			if d.d == nil {
-				continue
-			}
+		for _, d := range directions(run) {
 			row := []string{strconv.Itoa(i + 1), d.name, f1(d.d.IOPS), f1(d.d.MiBPerSec)}
 			row = append(row, latencyRow("", d.d.Latency)[4:]...)
 			t.Rows = append(t.Rows, row)
@@ -69,6 +63,23 @@ func ioTables(doc *result.Document) []table {
 	return out
 }
 
+type direction struct {
+	name string
+	d    *result.IODirection
+}
+
+// directions lists the directions a run did, read first.
+func directions(run result.IORun) []direction {
+	var out []direction
+	if run.Read != nil {
+		out = append(out, direction{"read", run.Read})
+	}
+	if run.Write != nil {
+		out = append(out, direction{"write", run.Write})
+	}
+	return out
+}
+
 // ioCSV prints one row per run and direction.
 func ioCSV(w io.Writer, doc *result.Document) error {
 	r := doc.IO
@@ -76,13 +87,7 @@ func ioCSV(w io.Writer, doc *result.Document) error {
 	_ = cw.Write([]string{"run", "direction", "rw", "block_size", "iodepth", "jobs", "engine", "elapsed_ns", "ios", "bytes", "iops", "mib_per_s",
 		"clat_min_ns", "clat_mean_ns", "clat_p50_ns", "clat_p95_ns", "clat_p99_ns", "clat_p99_9_ns"})
 	for i, run := range r.Runs {
-		for _, d := range []struct {
-			name string
-			d    *result.IODirection
-		}{{"read", run.Read}, {"write", run.Write}} {
-			if d.d == nil {
-				continue
-			}
+		for _, d := range directions(run) {
 			_ = cw.Write(append([]string{strconv.Itoa(i + 1), d.name, r.Parameters.RW, itoa(r.Parameters.BlockSize),
 				strconv.Itoa(r.Parameters.IODepth), strconv.Itoa(r.Parameters.Jobs), r.Engine, itoa(run.ElapsedNs),
 				itoa(d.d.IOs), itoa(d.d.Bytes), f3(d.d.IOPS), f3(d.d.MiBPerSec)}, latNs(d.d.Latency)...))

@@ -1,0 +1,81 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/thruput/thruput/internal/result"
+)
+
+func lat(base int64) *result.Latency {
+	return &result.Latency{Count: 1000, MinNs: base, MeanNs: float64(base) * 2, MaxNs: base * 50, P50Ns: base * 2, P95Ns: base * 4, P99Ns: base * 8, P999Ns: base * 20}
+}
+
+func baseDoc(method string) *result.Document {
+	t0 := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
+	return &result.Document{
+		FormatVersion: result.FormatVersion, ID: "20261121T060000Z-123456", Method: method,
+		Tool:      result.Tool{Name: "thruput", Version: "test", GoVersion: "go1.26", Platform: "linux/arm64"},
+		StartedAt: t0, EndedAt: t0.Add(time.Minute), Status: result.StatusOK,
+		Host:    result.Host{Hostname: "pi4", Kernel: "6.6.51", Board: "Raspberry Pi 4 Model B Rev 1.4", CPUGovernor: "ondemand"},
+		Targets: []result.Target{{Path: "/mnt/ssd", FSType: "ext4", MountPoint: "/mnt/ssd", Device: "sda", Partition: "sda1", DeviceModel: "Samsung SSD 870"}},
+	}
+}
+
+func methodDocs() map[string]*result.Document {
+	r := baseDoc("disk.random")
+	r.Random = &result.Random{
+		Parameters: result.RandomParameters{Files: 128, TotalSize: 5 << 30, FileSize: 40 << 20, Mode: "rndrw", RWRatio: 1.5, BlockSize: 16 << 10,
+			FsyncEvery: 100, FsyncEnd: true, FsyncMode: "fsync", Threads: 2, TimeNs: 300e9, CacheDropped: true},
+		ElapsedNs: 300e9, Reads: 27810, Writes: 18540, Fsyncs: 185, EndFsyncs: 128, ReadBytes: 27810 << 14, WrittenBytes: 18540 << 14,
+		RequestsPerSec: 154.5, ReadsPerSec: 92.7, WritesPerSec: 61.8, FsyncsPerSec: 0.6, ReadMiBPerSec: 1.4, WriteMiBPerSec: 0.9,
+		Latency: lat(80e3), ReadLatency: lat(80e3), WriteLatency: lat(100e3), FsyncLatency: lat(5e6),
+		Threads:  []result.ThreadStats{{Requests: 23300, ElapsedNs: 299e9}, {Requests: 23235, ElapsedNs: 299e9}},
+		Fairness: result.Fairness{Requests: result.Spread{N: 2, Mean: 23267.5, Stddev: 46, Min: 23235, Max: 23300}, ElapsedNs: result.Spread{N: 2, Mean: 299e9, Min: 299e9, Max: 299e9}},
+	}
+	io := baseDoc("disk.io")
+	run := func(iops float64) result.IORun {
+		return result.IORun{ElapsedNs: 5e9, Read: &result.IODirection{IOs: int64(iops * 5), Bytes: int64(iops*5) << 12, IOPS: iops, MiBPerSec: iops / 256, Latency: lat(300e3)}}
+	}
+	io.IO = &result.IO{Parameters: result.IOParameters{RW: "read", MixRead: 50, BlockSize: 4096, IODepth: 64, Jobs: 1, Size: 4 << 30, Direct: true, Engine: "io_uring", Repeat: 2},
+		Engine: "sync", EngineNote: "io_uring not available (test): ran the sync engine, one request at a time",
+		Runs: []result.IORun{run(10100), run(10050)},
+		Summary: &result.IOSummary{ReadIOPS: &result.Spread{N: 2, Mean: 10075, Stddev: 35.4, Min: 10050, Max: 10100},
+			ReadMiBPerSec: &result.Spread{N: 2, Mean: 39.4, Stddev: 0.1, Min: 39.3, Max: 39.5}}}
+	m := baseDoc("disk.mark")
+	m.Mark = &result.Mark{Size: 1 << 30, DurationNs: 5e9, Direct: true, Engine: "io_uring"}
+	for i, p := range []string{"SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1"} {
+		for j, ph := range []string{"read", "write"} {
+			mb := 400.0 / float64(i+1) / float64(j+1)
+			m.Mark.Results = append(m.Mark.Results, result.MarkResult{Preset: p, Phase: ph, MBPerSec: mb, MiBPerSec: mb / 1.048576, IOPS: mb * 1e6 / 4096, Latency: lat(1e5)})
+		}
+	}
+	return map[string]*result.Document{"random": r, "io": io, "mark": m}
+}
+
+func TestMethodGolden(t *testing.T) {
+	for name, doc := range methodDocs() {
+		for _, format := range []string{"table", "csv", "markdown"} {
+			var buf bytes.Buffer
+			if err := Write(&buf, doc, Options{Format: format, MiB: name == "mark" && format == "markdown"}); err != nil {
+				t.Fatalf("%s %s: %v", name, format, err)
+			}
+			golden := filepath.Join("testdata", name+"."+format+".golden")
+			if *update {
+				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(buf.Bytes(), want) {
+				t.Errorf("%s %s differs from %s (go test -update to accept):\n%s", name, format, golden, buf.String())
+			}
+		}
+	}
+}
