@@ -1,0 +1,49 @@
+package stats
+
+import (
+	"math"
+	"testing"
+)
+
+func TestHistogram(t *testing.T) {
+	h := NewHistogram()
+	if h.Latency() != nil {
+		t.Fatal("an empty histogram has a latency")
+	}
+	for i := int64(1); i <= 1000; i++ {
+		h.Record(i * 1000) // 1 µs .. 1 ms
+	}
+	h.Record(0)    // clamped to 1 ns
+	h.Record(1e13) // beyond an hour: clamped, not lost
+	l := h.Latency()
+	if l.Count != 1002 || l.MinNs != 1 || l.MaxNs < 3600e9*0.99 {
+		t.Errorf("count %d min %d max %d", l.Count, l.MinNs, l.MaxNs)
+	}
+	near := func(got, want int64) bool { return math.Abs(float64(got-want)) <= float64(want)/500 }
+	if !near(l.P50Ns, 500e3) || !near(l.P99Ns, 990e3) || !near(l.P999Ns, 999e3) {
+		t.Errorf("percentiles p50 %d p99 %d p99.9 %d", l.P50Ns, l.P99Ns, l.P999Ns)
+	}
+	other := NewHistogram()
+	other.Record(5)
+	h.Merge(other)
+	if h.Count() != 1003 {
+		t.Errorf("merged count %d", h.Count())
+	}
+	h.Reset()
+	if h.Count() != 0 {
+		t.Error("reset kept counts")
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	s := Summarize([]float64{10100, 10050, 10200, 9950})
+	if s.N != 4 || s.Mean != 10075 || s.Min != 9950 || s.Max != 10200 || math.Abs(s.Stddev-104.08) > 0.01 {
+		t.Errorf("%+v", s)
+	}
+	if one := Summarize([]float64{3}); one.Stddev != 0 || one.Mean != 3 {
+		t.Errorf("one value: %+v", one)
+	}
+	if none := Summarize(nil); none.N != 0 {
+		t.Errorf("no values: %+v", none)
+	}
+}
