@@ -200,7 +200,7 @@ func layOut(ctx context.Context, s *Scratch, c IOConfig, h Hooks) ([]int, error)
 		// through the page cache, a gigabyte sits dirty in the layers below
 		// (a VM host, a drive's cache) and their flush a few seconds later
 		// halves the bandwidth of whatever run it lands in.
-		if c.Direct && c.Size%int64(len(buf)) == 0 && buf != nil {
+		if c.Direct && buf != nil && c.Size%int64(len(buf)) == 0 {
 			create |= unix.O_DIRECT
 		}
 		fd, err := unix.Open(path, create, 0o600)
