@@ -317,8 +317,8 @@ func runIO(ctx context.Context, c IOConfig, fds []int, h Hooks, label string) (r
 			rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())), perm: newPermutation(uint64(blocks)),
 			rd: ioCount{hist: stats.NewHistogram()}, wr: ioCount{hist: stats.NewHistogram()}}
 	}
-	// Sync jobs make raw calls that keep their P while the device works:
-	// one P each, and one for the rest (see runRandom).
+	// Jobs make raw calls (sync) or raw waits (io_uring) that keep their P
+	// while the device works: one P each, and one for the rest.
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), c.Jobs+1)))
 	start := time.Now()
 	stop := make(chan struct{})
@@ -439,6 +439,7 @@ func (j *ioJob) runUring(start time.Time, stop <-chan struct{}) error {
 		return err
 	}
 	defer r.Close()
+	r.HoldP() // locked thread, a P per job: see runIO
 	bs := int(c.BlockSize)
 	depth := c.IODepth
 	free := make([]int, depth)
