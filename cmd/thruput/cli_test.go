@@ -336,7 +336,14 @@ func TestLeftoversCleaned(t *testing.T) {
 // startSweep starts a long sweep and waits for its scratch directory.
 func startSweep(t *testing.T, dir string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
-	cmd := exec.Command(thruputBin, "disk", "sweep", dir, "--sizes", "8,16", "--file-size", "1G", "--max-time", "20s")
+	return startRun(t, dir, "sweep-8.dat", "disk", "sweep", dir, "--sizes", "8,16", "--file-size", "1G", "--max-time", "20s")
+}
+
+// startRun starts thruput and waits until file appears in its scratch
+// directory inside dir.
+func startRun(t *testing.T, dir, file string, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(thruputBin, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
@@ -345,7 +352,7 @@ func startSweep(t *testing.T, dir string) (*exec.Cmd, *bytes.Buffer, *bytes.Buff
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		matches, _ := filepath.Glob(filepath.Join(dir, ".thruput-*", "sweep-8.dat"))
+		matches, _ := filepath.Glob(filepath.Join(dir, ".thruput-*", file))
 		if len(matches) > 0 {
 			break
 		}
@@ -371,6 +378,32 @@ func TestInterruptLeavesNothing(t *testing.T) {
 			}
 			if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(stderr.String(), "write at block size 8: interrupted") ||
 				strings.Contains(stderr.String(), "context canceled") {
+				t.Errorf("exit %d, stderr %q", code, stderr.String())
+			}
+			if !strings.Contains(stdout.String(), "Run interrupted") {
+				t.Errorf("partial results not printed:\n%s", stdout.String())
+			}
+			if left := entries(t, dir); len(left) != 0 {
+				t.Errorf("left behind: %v", left)
+			}
+		})
+	}
+}
+
+// TestInterruptOtherMethods: random and io stop on SIGINT with their
+// partial figures and leave nothing behind, like the sweep.
+func TestInterruptOtherMethods(t *testing.T) {
+	for _, run := range [][]string{
+		{"test_file.1", "disk", "random", "--files", "2", "--total-size", "8M", "--bs", "4k", "--time", "30s"},
+		{"job.0", "disk", "io", "--rw", "randread", "--size", "8M", "--runtime", "30s", "--time-based", "--direct=false"},
+	} {
+		t.Run(run[2], func(t *testing.T) {
+			dir := t.TempDir()
+			args := append(append([]string{}, run[1:3]...), append([]string{dir}, run[3:]...)...)
+			cmd, stdout, stderr := startRun(t, dir, run[0], args...)
+			_ = cmd.Process.Signal(syscall.SIGINT)
+			_ = cmd.Wait()
+			if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(stderr.String(), "interrupted") {
 				t.Errorf("exit %d, stderr %q", code, stderr.String())
 			}
 			if !strings.Contains(stdout.String(), "Run interrupted") {

@@ -8,8 +8,7 @@ import (
 	"hash/crc32"
 	"math/bits"
 	"math/rand/v2"
-	"runtime"
-	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -253,6 +252,9 @@ type ioJob struct {
 	err    error
 	first  time.Time // start of the measured span (ramp end)
 	last   time.Time // last completion
+	// moved counts bytes for the progress line, read from another
+	// goroutine; stored once per round, not per request.
+	moved atomic.Int64
 }
 
 type ioCount struct {
@@ -317,53 +319,23 @@ func runIO(ctx context.Context, c IOConfig, fds []int, h Hooks, label string) (r
 			rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())), perm: newPermutation(uint64(blocks)),
 			rd: ioCount{hist: stats.NewHistogram()}, wr: ioCount{hist: stats.NewHistogram()}}
 	}
-	// Jobs make raw calls (sync) or raw waits (io_uring) that keep their P
-	// while the device works: one P each, and one for the rest.
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), c.Jobs+1)))
 	start := time.Now()
 	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for _, j := range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// io_uring finishes a request's completion as task work on the
-			// thread that submitted it: a goroutine that wandered to another
-			// thread would leave its completions waiting for the old one to
-			// wake. So each job keeps one thread, with its own file table
-			// (see isolated) for the cheaper per-request file lookups.
-			j.err = isolated(func() error {
-				if c.Engine == EngineUring {
-					return j.runUring(start, stop)
-				}
-				return j.runSync(start, stop)
-			})
-		}()
-	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	tick := time.NewTicker(250 * time.Millisecond)
-	defer tick.Stop()
-	var cancelled error
-wait:
-	for {
-		select {
-		case <-done:
-			break wait
-		case <-ctx.Done():
-			if cancelled == nil {
-				cancelled = interrupted{context.Cause(ctx)}
-				close(stop)
-			}
-		case <-tick.C:
-			var b int64
-			for _, j := range jobs {
-				b += (j.rd.bytes + j.wr.bytes)
-			}
-			h.progress(Progress{Target: label, Phase: c.RW, BlockSize: c.BlockSize, Bytes: b, Total: c.Size * int64(c.Jobs),
-				Elapsed: time.Since(start), MaxTime: c.Runtime + c.Ramp})
+	cancelled := runWorkers(ctx, len(jobs), func(i int) {
+		j := jobs[i]
+		if c.Engine == EngineUring {
+			j.err = j.runUring(start, stop)
+		} else {
+			j.err = j.runSync(start, stop)
 		}
-	}
+	}, func() { close(stop) }, func() {
+		var b int64
+		for _, j := range jobs {
+			b += j.moved.Load()
+		}
+		h.progress(Progress{Target: label, Phase: c.RW, BlockSize: c.BlockSize, Bytes: b, Total: c.Size * int64(c.Jobs),
+			Elapsed: time.Since(start), MaxTime: c.Runtime + c.Ramp})
+	})
 	var run result.IORun
 	rd, wr := ioCount{hist: stats.NewHistogram()}, ioCount{hist: stats.NewHistogram()}
 	var first, last time.Time
@@ -515,6 +487,7 @@ func (j *ioJob) runUring(start time.Time, stop <-chan struct{}) error {
 			}
 		})
 		j.last = now
+		j.moved.Store(j.rd.bytes + j.wr.bytes)
 		if ioErr != nil {
 			stopping = true
 		}
@@ -556,6 +529,7 @@ func (j *ioJob) runSync(start time.Time, stop <-chan struct{}) error {
 			j.rd.add(int64(n), int64(t1.Sub(t0)))
 		}
 		j.last = t1
+		j.moved.Store(j.rd.bytes + j.wr.bytes)
 		if j.tick(&p, t1, stop) {
 			break
 		}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -294,37 +292,12 @@ func runRandom(ctx context.Context, c RandomConfig, fds []int, res *result.Rando
 	if c.Time > 0 {
 		sh.deadline = start.Add(c.Time)
 	}
-	// Workers use raw system calls (see rawLimit), which keep their P
-	// while the device works: give each one a P of its own, and one more
-	// for the rest, or reads that wait on the disk hold up the others (on a
-	// one-core Pi, every other worker).
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), c.Threads+1)))
-	var wg sync.WaitGroup
-	for _, w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_ = isolated(func() error { w.run(); return nil })
-		}()
-	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	tick := time.NewTicker(250 * time.Millisecond)
-	defer tick.Stop()
-	var cancelled error
-wait:
-	for {
-		select {
-		case <-done:
-			break wait
-		case <-ctx.Done():
-			sh.stop.Store(true)
-			cancelled = interrupted{context.Cause(ctx)}
-		case <-tick.C:
+	cancelled := runWorkers(ctx, len(workers), func(i int) { workers[i].run() },
+		func() { sh.stop.Store(true) },
+		func() {
 			h.progress(Progress{Target: label, Phase: c.Mode, BlockSize: c.BlockSize, Elapsed: time.Since(start), MaxTime: c.Time,
 				Bytes: sh.issued.Load() * c.BlockSize, Total: c.Requests * c.BlockSize})
-		}
-	}
+		})
 	var firstErr error
 	if c.FsyncEnd && c.writes() && cancelled == nil {
 		for _, fd := range fds {
