@@ -501,24 +501,20 @@ func (j *ioJob) runUring(start time.Time, stop <-chan struct{}) error {
 // runSync issues one pread or pwrite at a time, timing each: fio's psync.
 func (j *ioJob) runSync(start time.Time, stop <-chan struct{}) error {
 	c := j.c
-	bs := uintptr(c.BlockSize)
+	bs := int(c.BlockSize)
 	p := newPhase(c, start)
 	j.first = start
 	addr := uintptr(unsafe.Pointer(&j.buf[0]))
 	for issued := int64(0); c.TimeBased || issued < j.blocks; issued++ {
 		off, write := j.next()
-		trap := uintptr(syscall.SYS_PREAD64)
-		if write {
-			trap = syscall.SYS_PWRITE64
-			if c.Verify {
-				stamp(j.buf, off)
-			}
+		if write && c.Verify {
+			stamp(j.buf, off)
 		}
 		// Raw, so that the time measured is the kernel's: the ordinary path
 		// hands the P off during a call that waits on the device and takes
 		// it back (a futex wake-up) inside the timed span.
 		t0 := time.Now()
-		n, _, e := syscall.RawSyscall6(trap, uintptr(j.fd), addr, bs, uintptr(off), 0, 0)
+		n, e := pio(write, true, j.fd, addr, bs, off)
 		t1 := time.Now()
 		if e != 0 {
 			return fmt.Errorf("%s at offset %d: %w", map[bool]string{true: "write", false: "read"}[write], off, e)

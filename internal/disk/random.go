@@ -420,18 +420,8 @@ func (w *worker) run() {
 		}
 		file, off, write := w.next()
 		fd := uintptr(sh.fds[file])
-		trap := uintptr(syscall.SYS_PREAD64)
-		if write {
-			trap = syscall.SYS_PWRITE64
-		}
 		t0 := time.Now()
-		var n uintptr
-		var e syscall.Errno
-		if raw {
-			n, _, e = syscall.RawSyscall6(trap, fd, p, uintptr(bs), uintptr(off), 0, 0)
-		} else {
-			n, _, e = syscall.Syscall6(trap, fd, p, uintptr(bs), uintptr(off), 0, 0)
-		}
+		n, e := pio(write, raw, int(fd), p, bs, off)
 		t1 := time.Now()
 		if e != 0 {
 			w.err = fmt.Errorf("%s at offset %d of test_file.%d: %w", map[bool]string{true: "write", false: "read"}[write], off, file, e)
