@@ -154,6 +154,7 @@ func TestIOBadInput(t *testing.T) {
 		{[]string{"--rw", "write", "--verify", "--runtime", "1s"}, "--verify needs every block written"},
 		{[]string{"--corrupt-at", "5"}, "--corrupt-at only makes sense with --verify"},
 		{[]string{"--repeat", "0"}, "--repeat 0"},
+		{[]string{"--iodepth", "1024", "--bs", "16M"}, "keep it within 1 GiB"},
 	} {
 		dir := t.TempDir()
 		o := thruput(t, append([]string{"disk", "io", dir}, c.args...)...)

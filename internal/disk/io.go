@@ -63,6 +63,8 @@ func (c IOConfig) Validate() error {
 		return usage.Errorf("--bs must be between 1 B and %s", units.IEC(maxBlock))
 	case c.IODepth < 1 || c.IODepth > 1024:
 		return usage.Errorf("--iodepth %d: must be 1 to 1024", c.IODepth)
+	case int64(c.IODepth)*c.BlockSize > 1<<30:
+		return usage.Errorf("--iodepth %d x --bs %s needs %s of buffers per job; keep it within 1 GiB", c.IODepth, units.IEC(c.BlockSize), units.IEC(int64(c.IODepth)*c.BlockSize))
 	case c.Jobs < 1 || c.Jobs > 64:
 		return usage.Errorf("--jobs %d: must be 1 to 64", c.Jobs)
 	case c.Size < c.BlockSize:
