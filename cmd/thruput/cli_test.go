@@ -300,8 +300,27 @@ func procStart(t *testing.T, pid int) string {
 
 func TestLeftoversCleaned(t *testing.T) {
 	dir := t.TempDir()
-	dead := plantScratch(t, dir, "dead", 1<<22+7, "1")
-	live := plantScratch(t, dir, "live", os.Getpid(), procStart(t, os.Getpid()))
+	dead := plantScratch(t, dir, "20250101T000000Z-dead01", 1<<22+7, "1")
+	live := plantScratch(t, dir, "20250101T000000Z-11fe01", os.Getpid(), procStart(t, os.Getpid()))
+	// Not ours: a name thruput never makes, and a run-shaped directory
+	// with no owner record that holds a file thruput never makes.
+	notes := filepath.Join(dir, ".thruput-mynotes")
+	if err := os.MkdirAll(filepath.Join(notes, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	foreign := filepath.Join(dir, ".thruput-20250101T000000Z-abcdef")
+	if err := os.Mkdir(foreign, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(foreign, "thesis.tex"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-2 * time.Hour)
+	for _, d := range []string{notes, foreign} {
+		if err := os.Chtimes(d, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
 	o := thruput(t, "disk", "sweep", dir, "--sizes", "4k", "--file-size", "64k", "-q", "--json")
 	if o.code != 0 || !strings.Contains(o.stderr, "removed "+dead) || !strings.Contains(o.stderr, "left "+live+" alone: in use by running process") {
 		t.Errorf("exit %d, stderr:\n%s", o.code, o.stderr)
@@ -312,8 +331,17 @@ func TestLeftoversCleaned(t *testing.T) {
 	if _, err := os.Stat(live); err != nil {
 		t.Errorf("live %s removed: %v", live, err)
 	}
+	if _, err := os.Stat(filepath.Join(notes, "sub")); err != nil {
+		t.Errorf("%s is not thruput's and was touched: %v", notes, err)
+	}
+	if _, err := os.Stat(filepath.Join(foreign, "thesis.tex")); err != nil || !strings.Contains(o.stderr, "holds files thruput does not make") {
+		t.Errorf("%s holds a foreign file and was touched (%v); stderr %q", foreign, err, o.stderr)
+	}
+	if err := os.RemoveAll(foreign); err != nil {
+		t.Fatal(err)
+	}
 
-	dead = plantScratch(t, dir, "dead2", 1<<22+7, "1")
+	dead = plantScratch(t, dir, "20250101T000000Z-dead02", 1<<22+7, "1")
 	o = thruput(t, "disk", "clean", dir, "--json")
 	var cleaned []struct {
 		Dir     string `json:"dir"`

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -130,7 +131,7 @@ func FindLeftovers(target string) ([]Leftover, error) {
 	me, _ := self()
 	var out []Leftover
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), ScratchPrefix) || e.Type()&fs.ModeType != fs.ModeDir {
+		if !runDirName.MatchString(e.Name()) || e.Type()&fs.ModeType != fs.ModeDir {
 			continue
 		}
 		dir := filepath.Join(target, e.Name())
@@ -140,18 +141,44 @@ func FindLeftovers(target string) ([]Leftover, error) {
 	return out, nil
 }
 
+// runDirName is the shape of the directories thruput makes; a directory
+// that merely starts with .thruput- is someone else's and never touched.
+var runDirName = regexp.MustCompile(`^\.thruput-[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}$`)
+
+// ourFile names the files a run creates in its directory.
+var ourFile = regexp.MustCompile(`^(owner\.json|direct-probe|sweep-[0-9]+\.dat|sweep-read\.dat|test_file\.[0-9]+|job\.[0-9]+)$`)
+
+// onlyOurs reports whether dir holds nothing but files a run creates, so
+// that a directory without a readable owner record is removed only when
+// it cannot be anything else.
+func onlyOurs(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !ourFile.MatchString(e.Name()) {
+			return false
+		}
+	}
+	return true
+}
+
 func judge(dir string, me owner) (bool, string) {
 	b, err := os.ReadFile(filepath.Join(dir, ownerFile))
+	var o owner
+	if err == nil {
+		err = json.Unmarshal(b, &o)
+	}
 	if err != nil {
 		info, serr := os.Lstat(dir)
-		if serr == nil && time.Since(info.ModTime()) > orphanAge {
-			return true, "no owner record"
+		switch {
+		case serr != nil || time.Since(info.ModTime()) < orphanAge:
+			return false, "no owner record yet; made under a minute ago"
+		case !onlyOurs(dir):
+			return false, "no owner record, and it holds files thruput does not make; remove it yourself"
 		}
-		return false, "no owner record yet; made under a minute ago"
-	}
-	var o owner
-	if err := json.Unmarshal(b, &o); err != nil {
-		return true, "unreadable owner record"
+		return true, "no owner record"
 	}
 	switch {
 	case o.Hostname != me.Hostname:

@@ -182,7 +182,7 @@ func TestMount(t *testing.T) {
 					if err := syscall.Statfs(mnt, &sfs); err != nil {
 						t.Fatal(err)
 					}
-					if got := int64(sfs.Blocks) * sfs.Bsize; got != size {
+					if got := int64(sfs.Blocks) * int64(sfs.Bsize); got != size {
 						t.Errorf("tmpfs size is %d, want %d", got, size)
 					}
 				}
