@@ -138,6 +138,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"disk", "sweep", "--target", file}, 2, "is not a directory"},
 		{[]string{"disk", "sweep", "--target", "/dev/null"}, 2, "is a device"},
 		{[]string{"disk", "clean", "/does/not/exist"}, 2, "does not exist"},
+		{[]string{"disk", "sweep", "-o", "/does/not/exist/x.json"}, 2, "-o /does/not/exist/x.json: no such file or directory"},
 	}
 	if os.Geteuid() != 0 {
 		cases = append(cases, struct {

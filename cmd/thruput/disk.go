@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"io"
 	"time"
 
@@ -125,6 +126,14 @@ func (a *app) runDisk(cmd *cobra.Command, method string, dirs []string, format s
 		}
 		seen[t.Path] = true
 		doc.Targets = append(doc.Targets, t)
+	}
+	// Find out now, not after a five-minute run, that -o cannot be written.
+	if a.output != "" {
+		f, err := os.OpenFile(a.output, os.O_WRONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			return usage.Errorf("-o %s: %w", a.output, errors.Unwrap(err))
+		}
+		f.Close()
 	}
 	line := a.progress()
 	hooks := disk.Hooks{

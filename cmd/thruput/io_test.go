@@ -86,6 +86,13 @@ func TestIOVerify(t *testing.T) {
 	if err != nil || doc.Status != result.StatusFailed || doc.IO.Verify.Errors != 1 || doc.IO.Verify.Detail != "checksum mismatch" {
 		t.Errorf("corrupted verify result: %v %+v", err, doc.IO.Verify)
 	}
+	// Every byte counts: the checksum field's neighbours, and the offset.
+	for at, detail := range map[string]string{"8206": "checksum mismatch", "12290": "block says it belongs at offset"} {
+		o := thruput(t, "disk", "io", dir, "--rw", "write", "--verify", "--size", "1M", "--corrupt-at", at)
+		if o.code != 1 || !strings.Contains(o.stderr, detail) {
+			t.Errorf("--corrupt-at %s: exit %d, stderr %q", at, o.code, o.stderr)
+		}
+	}
 	fstest.AssertNoScratch(t, dir)
 }
 
@@ -153,6 +160,7 @@ func TestIOBadInput(t *testing.T) {
 		{[]string{"--verify"}, "--verify checks what a write job wrote"},
 		{[]string{"--rw", "write", "--verify", "--runtime", "1s"}, "--verify needs every block written"},
 		{[]string{"--corrupt-at", "5"}, "--corrupt-at only makes sense with --verify"},
+		{[]string{"--rw", "write", "--verify", "--size", "1M", "--corrupt-at", "5000000"}, "--corrupt-at 5000000 is past the 1048576 bytes"},
 		{[]string{"--repeat", "0"}, "--repeat 0"},
 		{[]string{"--iodepth", "1024", "--bs", "16M"}, "keep it within 1 GiB"},
 	} {

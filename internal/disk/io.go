@@ -85,6 +85,8 @@ func (c IOConfig) Validate() error {
 		return usage.Errorf("--verify needs blocks of at least %d B", verifyHeader)
 	case c.Corrupt >= 0 && !c.Verify:
 		return usage.Errorf("--corrupt-at only makes sense with --verify")
+	case c.Corrupt >= c.Size/c.BlockSize*c.BlockSize:
+		return usage.Errorf("--corrupt-at %d is past the %d bytes --verify checks", c.Corrupt, c.Size/c.BlockSize*c.BlockSize)
 	}
 	return nil
 }
@@ -293,10 +295,11 @@ func (j *ioJob) next() (int64, bool) {
 	return blk * j.c.BlockSize, write
 }
 
-// stamp makes a block verifiable: its offset, then a checksum of the rest.
+// stamp makes a block verifiable: its offset, then a checksum of every
+// byte after the checksum; the offset is checked by value.
 func stamp(b []byte, off int64) {
 	binary.LittleEndian.PutUint64(b[0:8], uint64(off))
-	binary.LittleEndian.PutUint32(b[8:12], crc32.Checksum(b[verifyHeader:], castagnoli))
+	binary.LittleEndian.PutUint32(b[8:12], crc32.Checksum(b[12:], castagnoli))
 }
 
 const verifyHeader = 16
@@ -325,6 +328,9 @@ func runIO(ctx context.Context, c IOConfig, fds []int, h Hooks, label string) (r
 	stop := make(chan struct{})
 	cancelled := runWorkers(ctx, len(jobs), func(i int) {
 		j := jobs[i]
+		// Before anything can fail, so a job that fails at once still
+		// spans no more than the run.
+		j.first, j.last = start, start
 		if c.Engine == EngineUring {
 			j.err = j.runUring(start, stop)
 		} else {
@@ -404,8 +410,8 @@ func (j *ioJob) tick(p *phase, now time.Time, stop <-chan struct{}) bool {
 	return !p.deadline.IsZero() && !now.Before(p.deadline)
 }
 
-// runUring keeps iodepth requests in flight: one io_uring_enter per round
-// submits the refills and waits for at least one completion.
+// runUring keeps iodepth requests in flight: each request is submitted as
+// soon as it is prepared, and the job sleeps only when nothing is ready.
 func (j *ioJob) runUring(start time.Time, stop <-chan struct{}) error {
 	c := j.c
 	r, err := uring.New(uint32(c.IODepth))
@@ -639,7 +645,7 @@ func verify(s *Scratch, c IOConfig, fds []int) (*result.Verify, error) {
 			switch {
 			case got != off:
 				why = fmt.Sprintf("block says it belongs at offset %d", got)
-			case sum != crc32.Checksum(buf[verifyHeader:], castagnoli):
+			case sum != crc32.Checksum(buf[12:], castagnoli):
 				why = "checksum mismatch"
 			default:
 				continue
@@ -662,8 +668,8 @@ func corrupt(path string, off int64) error {
 	}
 	defer unix.Close(fd)
 	b := make([]byte, 1)
-	if _, err := unix.Pread(fd, b, off); err != nil {
-		return err
+	if n, err := unix.Pread(fd, b, off); err != nil || n != 1 {
+		return fmt.Errorf("read byte %d: %d bytes, %v", off, n, err)
 	}
 	b[0] ^= 0xff
 	if _, err := unix.Pwrite(fd, b, off); err != nil {

@@ -226,6 +226,9 @@ func prepareFiles(ctx context.Context, s *Scratch, c RandomConfig, h Hooks) ([]i
 		for off := int64(0); off < fileSize; {
 			n := min(int64(len(buf)), fileSize-off)
 			w, err := unix.Pwrite(fd, buf[:n], off)
+			if err == nil && ctx.Err() != nil {
+				err = interrupted{context.Cause(ctx)}
+			}
 			if err != nil {
 				unix.Close(fd)
 				return fds, err
@@ -237,9 +240,6 @@ func prepareFiles(ctx context.Context, s *Scratch, c RandomConfig, h Hooks) ([]i
 		unix.Close(fd)
 		if err != nil {
 			return fds, err
-		}
-		if ctx.Err() != nil {
-			return fds, interrupted{context.Cause(ctx)}
 		}
 		fd, err = unix.Open(path, mode|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
@@ -357,7 +357,10 @@ func (w *worker) periodicFsync(file int, t time.Time) (time.Time, error) {
 	if c.FsyncMode == "fdatasync" {
 		trap = syscall.SYS_FDATASYNC
 	}
-	for _, fd := range files {
+	for i, fd := range files {
+		if c.FsyncAll {
+			file = i
+		}
 		// Raw, like the reads and writes: the ordinary path wakes the
 		// runtime's monitor thread after every fsync, a few microseconds
 		// each, which shows at ten thousand fsyncs a second.

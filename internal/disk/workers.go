@@ -7,8 +7,9 @@ import (
 	"time"
 )
 
-// runWorkers runs work(0) .. work(n-1) at once, each on a thread of its own
-// (see isolated), and waits for them, calling progress every 250 ms and stop
+// runWorkers runs work(0) .. work(n-1) at once, each locked to a thread of
+// its own (io_uring completes requests on the thread that submitted them),
+// and waits for them, calling progress every 250 ms and stop
 // once when ctx is cancelled. It returns an interrupted error after a
 // cancellation, nil otherwise; the workers keep their own errors.
 //
@@ -23,7 +24,12 @@ func runWorkers(ctx context.Context, n int, work func(i int), stop func(), progr
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_ = isolated(func() error { work(i); return nil })
+			// Locked but not isolated: the files were opened on the shared
+			// table, and a private copy would keep them open until the
+			// thread exits, after the scratch directory is removed.
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			work(i)
 		}()
 	}
 	done := make(chan struct{})
