@@ -326,7 +326,7 @@ func runIO(ctx context.Context, c IOConfig, fds []int, h Hooks, label string) (r
 	}
 	start := time.Now()
 	stop := make(chan struct{})
-	cancelled := runWorkers(ctx, len(jobs), func(i int) {
+	cancelled := runWorkers(ctx, len(jobs), fds, func(i int) {
 		j := jobs[i]
 		// Before anything can fail, so a job that fails at once still
 		// spans no more than the run.

@@ -292,7 +292,7 @@ func runRandom(ctx context.Context, c RandomConfig, fds []int, res *result.Rando
 	if c.Time > 0 {
 		sh.deadline = start.Add(c.Time)
 	}
-	cancelled := runWorkers(ctx, len(workers), func(i int) { workers[i].run() },
+	cancelled := runWorkers(ctx, len(workers), fds, func(i int) { workers[i].run() },
 		func() { sh.stop.Store(true) },
 		func() {
 			h.progress(Progress{Target: label, Phase: c.Mode, BlockSize: c.BlockSize, Elapsed: time.Since(start), MaxTime: c.Time,

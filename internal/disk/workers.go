@@ -5,11 +5,13 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
-// runWorkers runs work(0) .. work(n-1) at once, each locked to a thread of
-// its own (io_uring completes requests on the thread that submitted them),
-// and waits for them, calling progress every 250 ms and stop
+// runWorkers runs work(0) .. work(n-1) at once, each on a thread of its own
+// with a private file table (see isolated; io_uring also completes requests
+// on the thread that submitted them), and waits for them, calling progress every 250 ms and stop
 // once when ctx is cancelled. It returns an interrupted error after a
 // cancellation, nil otherwise; the workers keep their own errors.
 //
@@ -17,19 +19,23 @@ import (
 // so GOMAXPROCS is raised for the run to one P per worker and one for the
 // rest: otherwise reads that wait on the disk hold up the other workers (on
 // a one-core Pi, every one of them).
-func runWorkers(ctx context.Context, n int, work func(i int), stop func(), progress func()) error {
+func runWorkers(ctx context.Context, n int, fds []int, work func(i int), stop func(), progress func()) error {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), n+1)))
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// Locked but not isolated: the files were opened on the shared
-			// table, and a private copy would keep them open until the
-			// thread exits, after the scratch directory is removed.
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			work(i)
+			_ = isolated(func() error {
+				work(i)
+				// The thread's table holds copies of fds; closed here, not
+				// at thread exit, which may come after the scratch
+				// directory is removed (NFS and FUSE keep such files).
+				for _, fd := range fds {
+					unix.Close(fd)
+				}
+				return nil
+			})
 		}()
 	}
 	done := make(chan struct{})
