@@ -299,10 +299,16 @@ func (j *ioJob) next() (int64, bool) {
 // byte after the checksum; the offset is checked by value.
 func stamp(b []byte, off int64) {
 	binary.LittleEndian.PutUint64(b[0:8], uint64(off))
-	binary.LittleEndian.PutUint32(b[8:12], crc32.Checksum(b[12:], castagnoli))
+	binary.LittleEndian.PutUint32(b[8:12], crc32.Checksum(b[crcEnd:], castagnoli))
 }
 
-const verifyHeader = 16
+// A verifiable block starts with its offset (8 bytes) and a CRC32C of
+// everything after the CRC (bytes crcEnd onward); blocks must hold at least
+// verifyHeader bytes.
+const (
+	crcEnd       = 12
+	verifyHeader = 16
+)
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -645,7 +651,7 @@ func verify(s *Scratch, c IOConfig, fds []int) (*result.Verify, error) {
 			switch {
 			case got != off:
 				why = fmt.Sprintf("block says it belongs at offset %d", got)
-			case sum != crc32.Checksum(buf[12:], castagnoli):
+			case sum != crc32.Checksum(buf[crcEnd:], castagnoli):
 				why = "checksum mismatch"
 			default:
 				continue

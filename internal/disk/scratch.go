@@ -11,6 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/usage"
 )
 
 // ScratchPrefix starts the name of every directory thruput creates in a
@@ -209,4 +212,72 @@ func CleanLeftovers(target string) ([]Leftover, error) {
 		}
 	}
 	return found, errors.Join(errs...)
+}
+
+// prepareScratch removes what killed runs left in the target and makes
+// this run's directory.
+func prepareScratch(t result.Target, runID string, h Hooks) (*Scratch, error) {
+	found, err := CleanLeftovers(t.Path)
+	for _, l := range found {
+		if l.Stale {
+			h.note("removed %s left by an earlier run (%s)", l.Dir, l.Why)
+		} else {
+			h.note("left %s alone: %s", l.Dir, l.Why)
+		}
+	}
+	if err != nil {
+		h.note("%v", err)
+	}
+	return NewScratch(t.Path, runID)
+}
+
+// directCheck names block sizes that O_DIRECT must accept, and the flag
+// that set them.
+type directCheck struct {
+	flag  string
+	sizes []int64
+}
+
+// inScratch runs f in a fresh scratch directory in t: it checks first that
+// need bytes fit, and with direct that the filesystem takes those block
+// sizes with O_DIRECT, and removes the directory on every return.
+func inScratch(t result.Target, runID string, need int64, h Hooks, direct *directCheck, f func(*Scratch) error) (err error) {
+	if err := checkSpace(t, need); err != nil {
+		return err
+	}
+	s, err := prepareScratch(t, runID, h)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if rerr := s.Remove(); rerr != nil && err == nil {
+			err = fmt.Errorf("remove %s: %w", s.Dir, rerr)
+		}
+	}()
+	if direct != nil {
+		if err := checkDirect(s, t, direct.flag, direct.sizes...); err != nil {
+			return err
+		}
+	}
+	return f(s)
+}
+
+// checkDirect refuses block sizes the filesystem's O_DIRECT would reject,
+// naming the flag that set them.
+func checkDirect(s *Scratch, t result.Target, flag string, sizes ...int64) error {
+	if t.FSType == "tmpfs" || t.FSType == "ramfs" {
+		// Newer kernels accept O_DIRECT on tmpfs, but there is no device
+		// behind it to reach: the figures would be memory copies.
+		return usage.Errorf("--direct: %s is %s, which keeps files in memory; O_DIRECT cannot reach a device there (--direct=false measures the memory)", t.Path, t.FSType)
+	}
+	align, err := directAlign(s, t)
+	if err != nil {
+		return err
+	}
+	for _, bs := range sizes {
+		if bs%align != 0 {
+			return usage.Errorf("--direct: %s %d B is not a multiple of %d B, the O_DIRECT alignment of %s (the device's logical block size)", flag, bs, align, t.Path)
+		}
+	}
+	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -172,37 +171,6 @@ func Sweep(ctx context.Context, c SweepConfig, doc *result.Document, h Hooks) (e
 		}
 		return nil
 	})
-}
-
-var pollerOnce sync.Once
-
-// isolated runs f on an OS thread of its own with a private file-descriptor
-// table. A Go process always has several threads, and while they share one
-// table every read() and write() takes a reference on the file and its
-// position lock (fdget_pos), about 60 ns: a tenth of an 8-byte write. With
-// the table unshared the kernel skips that, as for a single-threaded C loop.
-// Files f opens live only in its table, so f must open and close them
-// itself; the thread, never unlocked, ends with the goroutine.
-func isolated(f func() error) error {
-	// The runtime's poller creates its epoll descriptor on first use. Were
-	// that first use on the isolated thread, the descriptor would exist
-	// only in its private table and every other thread would poll a
-	// closed number; opening any file first sets the poller up in the
-	// shared table.
-	pollerOnce.Do(func() {
-		if f, err := os.Open(os.DevNull); err == nil {
-			f.Close()
-		}
-	})
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		// Best effort: where unshare is refused the figures are merely
-		// those of a multi-threaded process.
-		_ = unix.Unshare(unix.CLONE_FILES)
-		errc <- f()
-	}()
-	return <-errc
 }
 
 type runner struct {

@@ -1,9 +1,6 @@
 package report
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -59,23 +56,7 @@ func methodDocs() map[string]*result.Document {
 func TestMethodGolden(t *testing.T) {
 	for name, doc := range methodDocs() {
 		for _, format := range []string{"table", "csv", "markdown"} {
-			var buf bytes.Buffer
-			if err := Write(&buf, doc, Options{Format: format, MiB: name == "mark" && format == "markdown"}); err != nil {
-				t.Fatalf("%s %s: %v", name, format, err)
-			}
-			golden := filepath.Join("testdata", name+"."+format+".golden")
-			if *update {
-				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(buf.Bytes(), want) {
-				t.Errorf("%s %s differs from %s (go test -update to accept):\n%s", name, format, golden, buf.String())
-			}
+			checkGolden(t, name, doc, Options{Format: format, MiB: name == "mark" && format == "markdown"})
 		}
 	}
 }

@@ -62,27 +62,32 @@ func sweepDoc() *result.Document {
 	}
 }
 
+// checkGolden renders doc as o asks and compares it with
+// testdata/NAME.FORMAT.golden, rewriting the file with -update.
+func checkGolden(t *testing.T, name string, doc *result.Document, o Options) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Write(&buf, doc, o); err != nil {
+		t.Fatalf("%s %s: %v", name, o.Format, err)
+	}
+	golden := filepath.Join("testdata", name+"."+o.Format+".golden")
+	if *update {
+		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Errorf("%s %s differs from %s (go test -update to accept):\n%s", name, o.Format, golden, buf.String())
+	}
+}
+
 func TestGolden(t *testing.T) {
 	for _, format := range Formats {
-		t.Run(format, func(t *testing.T) {
-			var buf bytes.Buffer
-			if err := Write(&buf, sweepDoc(), Options{Format: format}); err != nil {
-				t.Fatal(err)
-			}
-			golden := filepath.Join("testdata", "sweep."+format+".golden")
-			if *update {
-				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(buf.Bytes(), want) {
-				t.Errorf("%s output differs from %s (go test -update to accept):\n%s", format, golden, buf.String())
-			}
-		})
+		checkGolden(t, "sweep", sweepDoc(), Options{Format: format})
 	}
 }
 
