@@ -319,7 +319,7 @@ func runIO(ctx context.Context, c IOConfig, fds []int, h Hooks, label string) (r
 		if c.Engine == EngineSync {
 			depth = 1
 		}
-		buf, err := newBuffer(depth * int(c.BlockSize))
+		buf, err := newIOBuffer(depth, int(c.BlockSize))
 		if err != nil {
 			return result.IORun{}, err
 		}
@@ -383,6 +383,37 @@ func runIO(ctx context.Context, c IOConfig, fds []int, h Hooks, label string) (r
 		return run, cancelled
 	}
 	return run, err
+}
+
+// newIOBuffer maps depth buffers of bs bytes, on transparent huge pages when
+// they are large enough to gain from them. An O_DIRECT request reaches the
+// device as a list of physically contiguous segments, one per 4 KiB page of
+// an ordinary buffer: 256 for a 1 MiB request, more than one virtio request
+// takes (max_segments 254 here, so some were split in two), and each a
+// descriptor the host maps and copies into on its own. On a 2 MiB page the
+// whole request is one segment. Measured on a 2-core virtio VM, 1 MiB reads:
+// QD8 1120 -> 3050-3250 MiB/s, medians of 5 (fio, on 4 KiB pages, 1070-1600),
+// and in single runs QD3 1100 -> 2970, QD1 870 -> 2780.
+//
+// MADV_HUGEPAGE is what THP's usual "madvise" mode waits for, given before
+// the first touch. A huge page needs an aligned 2 MiB of the mapping, so a
+// buffer of large blocks is rounded up to whole huge pages (at most 2 MiB
+// more, and the kernel aligns such a mapping); blocks under 64 KiB span few
+// pages anyway, and stay on small pages rather than grow the resident set.
+// Where the kernel has no huge page to give, the advice is ignored: nothing
+// fails, the buffer is as before.
+func newIOBuffer(depth, bs int) (buffer, error) {
+	const huge = 2 << 20
+	size := depth * bs
+	if bs < 64<<10 {
+		return newBuffer(size)
+	}
+	b, err := newBuffer((size + huge - 1) / huge * huge)
+	if err != nil {
+		return nil, err
+	}
+	_ = unix.Madvise(b, unix.MADV_HUGEPAGE)
+	return b, nil
 }
 
 // phase tracks the ramp and the deadline of a job.
