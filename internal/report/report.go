@@ -71,6 +71,10 @@ func Write(w io.Writer, doc *result.Document, o Options) error {
 		return markCSV(w, doc)
 	case doc.Mark != nil:
 		return tables(w, doc, markTables(doc, o.MiB), format == "markdown")
+	case doc.Net != nil && format == "csv":
+		return netCSV(w, doc)
+	case doc.Net != nil:
+		return netText(w, doc, o, format == "markdown")
 	}
 	return fmt.Errorf("no %s view of a %s result; use --format json", format, doc.Method)
 }

@@ -61,6 +61,8 @@ type Document struct {
 	IO *IO `json:"io,omitempty"`
 	// Mark holds the four presets of "disk.mark".
 	Mark *Mark `json:"mark,omitempty"`
+	// Net holds the network test of "net.client" and "net.server".
+	Net *Net `json:"net,omitempty"`
 }
 
 // Tool names the program and build that produced a document.

@@ -1,0 +1,458 @@
+package iperf3
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/thruput/thruput/internal/result"
+)
+
+// Control-connection timeouts: how long one read or write on it may take
+// before the peer counts as gone.
+const (
+	ctrlTimeout  = 10 * time.Second
+	setupTimeout = 30 * time.Second
+)
+
+// ClientConfig is one test to run against a server.
+type ClientConfig struct {
+	Host string
+	Port int
+	// Params: Len 0 takes the protocol's default; Parallel 0 means 1.
+	Params Params
+	// Interval between live figures; 0 = none.
+	Interval time.Duration
+	// ZeroCopy sends TCP with sendfile from a memfd.
+	ZeroCopy       bool
+	ConnectTimeout time.Duration
+	// Secret authenticates to a thruput server started with one.
+	Secret []byte
+	// Version is what the client tells the server it is.
+	Version    string
+	OnInterval func(result.NetInterval)
+	// OnStreams is told each data connection once they are all up.
+	OnStreams func(id int64, local, remote string)
+}
+
+// Run runs one test. On failure it returns what was measured so far
+// (possibly nil) together with the error.
+func Run(ctx context.Context, cfg ClientConfig) (*result.Net, error) {
+	p := cfg.Params
+	if p.Parallel == 0 {
+		p.Parallel = 1
+	}
+	if p.PacingTimer == 0 {
+		p.PacingTimer = defaultPacingTimer
+	}
+	p.ClientVersion = cfg.Version
+	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
+	d := net.Dialer{Timeout: cfg.ConnectTimeout}
+	ctrl, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		n := &result.Net{Parameters: Describe(&p)}
+		n.Parameters.Role, n.Parameters.Server = "client", addr
+		return n, dialError(addr, err)
+	}
+	c := &client{cfg: cfg, p: &p, addr: addr, ctrl: ctrl, cookie: newCookie()}
+	defer c.close()
+	stop := context.AfterFunc(ctx, func() { _ = ctrl.SetDeadline(time.Now()) })
+	defer stop()
+	n, err := c.run(ctx)
+	if n == nil {
+		n = &result.Net{}
+	}
+	n.Parameters = Describe(c.p)
+	n.Parameters.Role, n.Parameters.Server = "client", addr
+	n.Parameters.ZeroCopy = cfg.ZeroCopy && !p.UDP
+	if ctx.Err() != nil {
+		// Tell the server, as iperf3 does on Ctrl-C, so it is free at once.
+		_ = ctrl.SetDeadline(time.Now().Add(time.Second))
+		_ = writeState(ctrl, stateClientTerminate, time.Second)
+		err = ctx.Err()
+	}
+	return n, err
+}
+
+type client struct {
+	cfg     ClientConfig
+	p       *Params
+	addr    string
+	ctrl    net.Conn
+	cookie  []byte
+	streams []*stream
+	data    *dataPath
+}
+
+func (c *client) close() {
+	if c.data != nil {
+		c.data.shutdown(c.streams)
+	} else {
+		closeAll(c.streams)
+	}
+	c.ctrl.Close()
+}
+
+// expect reads the next state and turns the server's refusals into errors.
+func (c *client) expect(want int8, timeout time.Duration) error {
+	st, err := readState(c.ctrl, timeout)
+	if err != nil {
+		return c.ctrlError(err)
+	}
+	return c.check(st, want)
+}
+
+func (c *client) check(st, want int8) error {
+	switch {
+	case st == want:
+		return nil
+	case st == stateAccessDenied:
+		return ErrBusy
+	case st == stateServerError:
+		var b [8]byte
+		if err := readFull(c.ctrl, b[:], ctrlTimeout); err != nil {
+			return errors.New("server error (no code followed)")
+		}
+		return &PeerError{Code: int32(be32(b[:4])), Errno: int32(be32(b[4:]))}
+	case st == stateServerTerminate:
+		return errors.New("the server terminated the test")
+	}
+	return fmt.Errorf("%s does not speak the iperf3 protocol: unexpected control byte %d (wanted %d)", c.addr, st, want)
+}
+
+func (c *client) ctrlError(err error) error {
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		return fmt.Errorf("%s did not answer on the control connection within %v (is it an iperf3 server?)", c.addr, ctrlTimeout)
+	}
+	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%s closed the control connection (is it an iperf3 server?)", c.addr)
+	}
+	return fmt.Errorf("control connection to %s: %w", c.addr, err)
+}
+
+func (c *client) run(ctx context.Context) (*result.Net, error) {
+	if tc, ok := c.ctrl.(*net.TCPConn); ok {
+		_ = tc.SetNoDelay(true)
+	}
+	if c.p.UDP && c.p.Len == 0 {
+		c.p.Len = defaultUDPBlockSize
+		if mss := ctrlMSS(c.ctrl); mss >= minBlockSizeUDP && mss <= maxBlockSizeUDP {
+			c.p.Len = mss
+		}
+	}
+	if c.p.Len == 0 {
+		c.p.Len = defaultTCPBlockSize
+	}
+	if c.p.UDP && c.p.Bitrate == 0 {
+		c.p.Bitrate = defaultUDPBitrate
+	}
+	if err := c.ctrl.SetWriteDeadline(time.Now().Add(ctrlTimeout)); err != nil {
+		return nil, err
+	}
+	if _, err := c.ctrl.Write(c.cookie); err != nil {
+		return nil, c.ctrlError(err)
+	}
+	if err := c.expect(stateParamExchange, setupTimeout); err != nil {
+		return nil, err
+	}
+	if len(c.cfg.Secret) > 0 {
+		c.p.Auth = authToken(c.cfg.Secret, c.cookie, time.Now())
+	}
+	if err := sendJSON(c.ctrl, c.p.wire(), ctrlTimeout); err != nil {
+		return nil, c.ctrlError(err)
+	}
+	if err := c.expect(stateCreateStreams, setupTimeout); err != nil {
+		return nil, err
+	}
+	var err error
+	if c.data, err = newDataPath(c.p, c.cfg.ZeroCopy); err != nil {
+		return nil, err
+	}
+	if err := c.connectStreams(ctx); err != nil {
+		return nil, err
+	}
+	if err := c.expect(stateTestStart, setupTimeout); err != nil {
+		return nil, err
+	}
+	if err := c.expect(stateTestRunning, setupTimeout); err != nil {
+		return nil, err
+	}
+	s := newSession(c.p, c.streams, c.data, c.cfg.Interval, c.cfg.OnInterval)
+	states := make(chan stateOrErr, 1)
+	s.begin()
+	go func() {
+		st, err := readState(c.ctrl, 0)
+		states <- stateOrErr{st, err}
+	}()
+	runErr := c.loop(ctx, s, states)
+	s.finish()
+	if runErr == nil {
+		runErr = c.streamError()
+	}
+	if runErr != nil {
+		return s.compose(s.local(), nil), runErr
+	}
+	if err := writeState(c.ctrl, stateTestEnd, ctrlTimeout); err != nil {
+		return s.compose(s.local(), nil), c.ctrlError(err)
+	}
+	var next stateOrErr
+	select {
+	case next = <-states:
+	case <-time.After(setupTimeout):
+		next.err = os.ErrDeadlineExceeded
+	}
+	if next.err != nil {
+		return s.compose(s.local(), nil), c.ctrlError(next.err)
+	}
+	if err := c.check(next.st, stateExchangeResults); err != nil {
+		return s.compose(s.local(), nil), err
+	}
+	// Receivers here count what the server sent before the end: wait until
+	// they go quiet (the server's counts arrive only after ours are sent).
+	s.drain(nil, time.Second)
+	mine := s.local()
+	if err := sendJSON(c.ctrl, mine.wire(), ctrlTimeout); err != nil {
+		return s.compose(mine, nil), c.ctrlError(err)
+	}
+	body, err := recvJSON(c.ctrl, maxPeerResultsSize, setupTimeout)
+	if err != nil {
+		return s.compose(mine, nil), fmt.Errorf("server results: %w", c.ctrlError(err))
+	}
+	remote, err := ParseResults(body)
+	if err != nil {
+		return s.compose(mine, nil), fmt.Errorf("server results: %w", err)
+	}
+	n := s.compose(mine, remote)
+	if err := c.expect(stateDisplayResults, setupTimeout); err != nil {
+		return n, err
+	}
+	_ = writeState(c.ctrl, stateIperfDone, ctrlTimeout)
+	return n, nil
+}
+
+type stateOrErr struct {
+	st  int8
+	err error
+}
+
+// loop runs the test until its time, bytes or blocks are done, the server
+// says something, or ctx ends.
+func (c *client) loop(ctx context.Context, s *session, states <-chan stateOrErr) error {
+	var end time.Time
+	if c.p.Time > 0 {
+		end = s.started.Add(c.p.Omit + c.p.Time)
+	}
+	byLimit := c.p.Bytes > 0 || c.p.Blocks > 0
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		now := time.Now()
+		s.tick(now)
+		if !end.IsZero() && !now.Before(end) {
+			return nil
+		}
+		if byLimit && !s.omitting && c.limitDone(s) {
+			return nil
+		}
+		wait := time.Until(s.due(end))
+		if s.due(end).IsZero() {
+			wait = time.Hour
+		}
+		if byLimit {
+			wait = min(wait, 5*time.Millisecond)
+		}
+		timer.Reset(max(wait, 0))
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		case so := <-states:
+			if so.err != nil {
+				return c.ctrlError(so.err)
+			}
+			if err := c.check(so.st, stateTestEnd); err != nil {
+				return err
+			}
+			return fmt.Errorf("%s sent control byte %d during the test", c.addr, so.st)
+		}
+		if err := c.streamError(); err != nil {
+			return err
+		}
+	}
+}
+
+// limitDone: -n and -k count what this client sends, or in reverse what
+// it receives.
+func (c *client) limitDone(s *session) bool {
+	sending := !c.p.Reverse
+	moved := s.measuredBytes(sending)
+	if c.p.Bytes > 0 && moved >= c.p.Bytes {
+		return true
+	}
+	return c.p.Blocks > 0 && moved >= c.p.Blocks*int64(c.p.Len)
+}
+
+func (c *client) streamError() error {
+	for _, s := range c.streams {
+		if err := s.failed(); err != nil {
+			return fmt.Errorf("stream %d: %w", s.id, err)
+		}
+	}
+	return nil
+}
+
+// connectStreams opens the data connections one after another, senders
+// first: an iperf3 server gives roles by the order it accepts them.
+func (c *client) connectStreams(ctx context.Context) error {
+	n := c.p.streams()
+	for i := range n {
+		send := !c.p.Reverse
+		if c.p.Bidir {
+			send = i < c.p.Parallel
+		}
+		conn, err := c.dialStream(ctx, send)
+		if err != nil {
+			return fmt.Errorf("data stream %d of %d: %w", i+1, n, err)
+		}
+		st := &stream{id: streamID(i), up: send, send: send, udp: true, conn: conn, fd: -1,
+			local: conn.LocalAddr().String(), peer: conn.RemoteAddr().String()}
+		if !c.p.UDP {
+			if st, err = newTCPStream(conn, streamID(i), send, send); err != nil {
+				return fmt.Errorf("data stream %d of %d: %w", i+1, n, err)
+			}
+		}
+		c.streams = append(c.streams, st)
+	}
+	if c.cfg.OnStreams != nil {
+		for _, s := range c.streams {
+			c.cfg.OnStreams(s.id, s.local, s.peer)
+		}
+	}
+	return nil
+}
+
+func (c *client) dialStream(ctx context.Context, send bool) (net.Conn, error) {
+	d := net.Dialer{Timeout: ctrlTimeout, Control: c.socketOptions}
+	if !c.p.UDP {
+		conn, err := d.DialContext(ctx, "tcp", c.addr)
+		if err != nil {
+			return nil, dialError(c.addr, err)
+		}
+		_ = conn.(*net.TCPConn).SetNoDelay(c.p.NoDelay)
+		_ = conn.SetWriteDeadline(time.Now().Add(ctrlTimeout))
+		if _, err := conn.Write(c.cookie); err != nil {
+			conn.Close()
+			return nil, err
+		}
+		_ = conn.SetWriteDeadline(time.Time{})
+		return conn, nil
+	}
+	conn, err := d.DialContext(ctx, "udp", c.addr)
+	if err != nil {
+		return nil, dialError(c.addr, err)
+	}
+	if err := udpHello(conn); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
+}
+
+// udpHello says "9876" and waits for the server's reply. In reverse mode
+// data may overtake the reply, so a few longer datagrams are skipped.
+func udpHello(conn net.Conn) error {
+	if _, err := conn.Write([]byte("9876")); err != nil {
+		return err
+	}
+	buf := make([]byte, maxBlockSizeUDP+1)
+	_ = conn.SetReadDeadline(time.Now().Add(ctrlTimeout))
+	defer conn.SetReadDeadline(time.Time{})
+	for range 16 {
+		n, err := conn.Read(buf)
+		if err != nil {
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				return errors.New("no reply to the UDP hello (a firewall, or UDP blocked?)")
+			}
+			return err
+		}
+		if n == 4 {
+			return nil
+		}
+	}
+	return errors.New("no reply to the UDP hello among the first datagrams")
+}
+
+// socketOptions applies -w and -M before connecting, where they shape the
+// handshake (window scale, advertised MSS).
+func (c *client) socketOptions(network, _ string, rc syscall.RawConn) error {
+	var serr error
+	err := rc.Control(func(fd uintptr) {
+		serr = applySocketOptions(int(fd), c.p, network)
+	})
+	return firstErr(err, serr)
+}
+
+func applySocketOptions(fd int, p *Params, network string) error {
+	if p.Window > 0 {
+		if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_SNDBUF, p.Window); err != nil {
+			return os.NewSyscallError("setsockopt SO_SNDBUF", err)
+		}
+		if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF, p.Window); err != nil {
+			return os.NewSyscallError("setsockopt SO_RCVBUF", err)
+		}
+	}
+	if p.MSS > 0 && len(network) >= 3 && network[:3] == "tcp" {
+		if err := unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_MAXSEG, p.MSS); err != nil {
+			return os.NewSyscallError("setsockopt TCP_MAXSEG", err)
+		}
+	}
+	if p.Congestion != "" && len(network) >= 3 && network[:3] == "tcp" {
+		if err := unix.SetsockoptString(fd, unix.IPPROTO_TCP, unix.TCP_CONGESTION, p.Congestion); err != nil {
+			return fmt.Errorf("congestion control %q: %w", p.Congestion, err)
+		}
+	}
+	return nil
+}
+
+func ctrlMSS(c net.Conn) int {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return 0
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	mss := 0
+	_ = raw.Control(func(fd uintptr) { mss, _ = unix.GetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_MAXSEG) })
+	return mss
+}
+
+// dialError says what failed in the words people search for.
+func dialError(addr string, err error) error {
+	var dns *net.DNSError
+	switch {
+	case errors.As(err, &dns):
+		return fmt.Errorf("cannot resolve %s: %v", addr, dns.Err)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Errorf("connect to %s: connection refused (no server on that port?)", addr)
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return fmt.Errorf("connect to %s: host unreachable", addr)
+	}
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		return fmt.Errorf("connect to %s: timed out", addr)
+	}
+	return fmt.Errorf("connect to %s: %w", addr, err)
+}
+
+func be32(b []byte) uint32 {
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+}

@@ -1,0 +1,233 @@
+package iperf3
+
+import (
+	"encoding/json"
+	"io"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/thruput/thruput/internal/result"
+)
+
+// WriteCompat prints a client's result the way `iperf3 -c ... -J` does
+// (start, intervals, end with sum_sent and sum_received), so scripts and
+// dashboards written for iperf3 read thruput's runs unchanged.
+func WriteCompat(w io.Writer, doc *result.Document) error {
+	n := doc.Net
+	if n == nil {
+		n = &result.Net{}
+	}
+	p := n.Parameters
+	host, port, _ := net.SplitHostPort(p.Server)
+	portN, _ := strconv.Atoi(port)
+	var connected []obj
+	for _, s := range n.Streams {
+		lh, lp, _ := net.SplitHostPort(s.LocalAddr)
+		rh, rp, _ := net.SplitHostPort(s.RemoteAddr)
+		lpn, _ := strconv.Atoi(lp)
+		rpn, _ := strconv.Atoi(rp)
+		connected = append(connected, obj{{"socket", s.ID}, {"local_host", lh}, {"local_port", lpn}, {"remote_host", rh}, {"remote_port", rpn}})
+	}
+	proto := "TCP"
+	if p.Protocol == "udp" {
+		proto = "UDP"
+	}
+	reverse := 0
+	if p.Direction == result.DirDown {
+		reverse = 1
+	}
+	start := obj{
+		{"connected", connected},
+		{"version", "thruput " + doc.Tool.Version},
+		{"system_info", doc.Host.Kernel + " " + doc.Host.Arch},
+		{"timestamp", obj{{"time", doc.StartedAt.UTC().Format(time.RFC1123)}, {"timesecs", doc.StartedAt.Unix()}}},
+		{"connecting_to", obj{{"host", host}, {"port", portN}}},
+		{"test_start", obj{
+			{"protocol", proto}, {"num_streams", p.Streams}, {"blksize", p.BlockSize},
+			{"omit", p.OmitNs / 1e9}, {"duration", p.DurationNs / 1e9}, {"bytes", p.Bytes},
+			{"blocks", p.Blocks}, {"reverse", reverse}, {"tos", 0}, {"target_bitrate", p.BitrateBps},
+		}},
+	}
+	top := obj{{"start", start}, {"intervals", compatIntervals(n)}, {"end", compatEnd(n)}}
+	if doc.Error != "" {
+		top = append(top, kv{"error", doc.Error})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "\t")
+	return enc.Encode(top)
+}
+
+func compatIntervals(n *result.Net) []obj {
+	omit := n.Parameters.OmitNs
+	out := []obj{}
+	for _, iv := range n.Intervals {
+		// iperf3 restarts its clock when the omitted start ends.
+		startNs, endNs := iv.StartNs, iv.EndNs
+		if !iv.Omitted {
+			startNs, endNs = max(startNs-omit, 0), endNs-omit
+		}
+		span := func(o obj) obj {
+			return append(obj{{"start", secs(startNs)}, {"end", secs(endNs)}, {"seconds", secs(endNs - startNs)}}, o...)
+		}
+		var streams []obj
+		for _, f := range iv.Streams {
+			o := span(obj{{"bytes", f.Bytes}, {"bits_per_second", f.BitsPerSecond}})
+			o = append(obj{{"socket", f.ID}}, o...)
+			o = append(o, intervalExtras(f)...)
+			o = append(o, kv{"omitted", iv.Omitted}, kv{"sender", f.Sender})
+			streams = append(streams, o)
+		}
+		entry := obj{{"streams", streams}}
+		for i, f := range iv.Sums {
+			o := span(obj{{"bytes", f.Bytes}, {"bits_per_second", f.BitsPerSecond}})
+			o = append(o, intervalExtras(f)...)
+			o = append(o, kv{"omitted", iv.Omitted}, kv{"sender", f.Sender})
+			key := "sum"
+			if i > 0 {
+				key = "sum_bidir_reverse"
+			}
+			entry = append(entry, kv{key, o})
+		}
+		out = append(out, entry)
+	}
+	return out
+}
+
+func intervalExtras(f result.NetIntervalFlow) obj {
+	var o obj
+	if f.Retransmits != nil {
+		o = append(o, kv{"retransmits", *f.Retransmits})
+		if f.ID != 0 {
+			o = append(o, kv{"snd_cwnd", f.CwndBytes}, kv{"rtt", f.RTTUs})
+		}
+	}
+	if f.Packets != nil {
+		o = append(o, kv{"packets", *f.Packets})
+	}
+	if f.Lost != nil {
+		o = append(o, kv{"lost_packets", *f.Lost})
+	}
+	if f.JitterMs != nil {
+		o = append(o, kv{"jitter_ms", *f.JitterMs})
+	}
+	return o
+}
+
+func compatEnd(n *result.Net) obj {
+	udp := n.Parameters.Protocol == "udp"
+	var streams []obj
+	for _, s := range n.Streams {
+		mineSends := s.Local == "sender"
+		if udp {
+			streams = append(streams, obj{{"udp", udpEnd(s.ID, s.Sender, s.Receiver, mineSends)}})
+			continue
+		}
+		streams = append(streams, obj{
+			{"sender", tcpEnd(s.ID, s.Sender, mineSends, true)},
+			{"receiver", tcpEnd(s.ID, s.Receiver, mineSends, false)},
+		})
+	}
+	end := obj{{"streams", streams}}
+	for i, sum := range n.Sums {
+		suffix := ""
+		if i > 0 {
+			suffix = "_bidir_reverse"
+		}
+		mineSends := (sum.Direction == result.DirUp) == (n.Parameters.Role == "client")
+		if udp {
+			end = append(end, kv{"sum" + suffix, udpEnd(0, sum.Sender, sum.Receiver, mineSends)})
+			end = append(end, kv{"sum_sent" + suffix, udpEnd(0, sum.Sender, result.NetFigure{}, mineSends)})
+			end = append(end, kv{"sum_received" + suffix, udpEnd(0, sum.Receiver, sum.Receiver, mineSends)})
+			continue
+		}
+		end = append(end, kv{"sum_sent" + suffix, tcpEnd(0, sum.Sender, mineSends, true)})
+		end = append(end, kv{"sum_received" + suffix, tcpEnd(0, sum.Receiver, mineSends, false)})
+	}
+	cpu := obj{{"host_total", n.CPU.LocalTotal}, {"host_user", n.CPU.LocalUser}, {"host_system", n.CPU.LocalSystem}}
+	if n.CPU.RemoteTotal != nil {
+		cpu = append(cpu, kv{"remote_total", *n.CPU.RemoteTotal}, kv{"remote_user", *n.CPU.RemoteUser}, kv{"remote_system", *n.CPU.RemoteSystem})
+	}
+	end = append(end, kv{"cpu_utilization_percent", cpu})
+	if n.Parameters.Congestion != "" {
+		end = append(end, kv{"sender_tcp_congestion", n.Parameters.Congestion})
+	}
+	return end
+}
+
+func tcpEnd(id int64, f result.NetFigure, mineSends, sender bool) obj {
+	o := obj{}
+	if id != 0 {
+		o = append(o, kv{"socket", id})
+	}
+	o = append(o, kv{"start", 0}, kv{"end", f.Seconds}, kv{"seconds", f.Seconds}, kv{"bytes", f.Bytes}, kv{"bits_per_second", f.BitsPerSecond})
+	if sender && f.Retransmits != nil {
+		o = append(o, kv{"retransmits", *f.Retransmits})
+		if id != 0 && f.MaxCwndBytes > 0 {
+			o = append(o, kv{"max_snd_cwnd", f.MaxCwndBytes}, kv{"max_rtt", f.MaxRTTUs}, kv{"min_rtt", f.MinRTTUs}, kv{"mean_rtt", f.MeanRTTUs})
+		}
+	}
+	return append(o, kv{"sender", mineSends})
+}
+
+// udpEnd is iperf3's UDP summary: the sender's bytes and rate with the
+// receiver's jitter and loss.
+func udpEnd(id int64, snd, rcv result.NetFigure, mineSends bool) obj {
+	o := obj{}
+	if id != 0 {
+		o = append(o, kv{"socket", id})
+	}
+	var jitter float64
+	var lost, packets, ooo int64
+	if rcv.JitterMs != nil {
+		jitter = *rcv.JitterMs
+	}
+	if rcv.Lost != nil {
+		lost = *rcv.Lost
+	}
+	if snd.Packets != nil {
+		packets = *snd.Packets
+	} else if rcv.Packets != nil {
+		packets = *rcv.Packets
+	}
+	if rcv.OutOfOrder != nil {
+		ooo = *rcv.OutOfOrder
+	}
+	pct := 0.0
+	if packets > 0 {
+		pct = float64(lost) * 100 / float64(packets)
+	}
+	o = append(o, kv{"start", 0}, kv{"end", snd.Seconds}, kv{"seconds", snd.Seconds}, kv{"bytes", snd.Bytes},
+		kv{"bits_per_second", snd.BitsPerSecond}, kv{"jitter_ms", jitter}, kv{"lost_packets", lost},
+		kv{"packets", packets}, kv{"lost_percent", pct})
+	if id != 0 {
+		o = append(o, kv{"out_of_order", ooo})
+	}
+	return append(o, kv{"sender", mineSends})
+}
+
+func secs(ns int64) float64 { return float64(ns) / 1e9 }
+
+// obj is a JSON object that keeps its keys in iperf3's order.
+type obj []kv
+
+type kv struct {
+	k string
+	v any
+}
+
+func (o obj) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, e := range o {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, _ := json.Marshal(e.k)
+		v, err := json.Marshal(e.v)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(b, k...), ':'), v...)
+	}
+	return append(b, '}'), nil
+}

@@ -1,0 +1,241 @@
+package iperf3
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/thruput/thruput/internal/result"
+)
+
+// Params are a test's parameters as the client sends them to the server.
+type Params struct {
+	UDP bool
+	// Omit is left out of the figures at the start; Time is the measured
+	// length after it (0 with Bytes or Blocks).
+	Omit, Time time.Duration
+	// Bytes and Blocks end the test when that much was sent (or received,
+	// in reverse); 0 = no limit.
+	Bytes, Blocks int64
+	// Parallel streams per direction.
+	Parallel int
+	// Len is the block size: one write, or one datagram.
+	Len int
+	// Bitrate caps each stream's sender, bits/s; 0 = no cap (TCP).
+	Bitrate int64
+	// PacingTimer is the pacing granularity in microseconds.
+	PacingTimer int64
+	Reverse     bool
+	Bidir       bool
+	// Window sets SO_SNDBUF and SO_RCVBUF, MSS sets TCP_MAXSEG, 0 = default.
+	Window  int
+	MSS     int
+	NoDelay bool
+	// Counters64 makes UDP sequence numbers 64-bit.
+	Counters64 bool
+	Congestion string
+	// ClientVersion is the peer's version string ("3.12", "thruput dev").
+	ClientVersion string
+	// Auth is thruput's shared-secret token (see auth.go); iperf3 clients
+	// never send it.
+	Auth string
+}
+
+// streams is how many data connections the test uses.
+func (p *Params) streams() int {
+	if p.Bidir {
+		return 2 * p.Parallel
+	}
+	return p.Parallel
+}
+
+// wire is the parameter JSON as iperf3 writes it.
+func (p *Params) wire() map[string]any {
+	m := map[string]any{
+		"omit":           int64(p.Omit / time.Second),
+		"time":           int64(p.Time / time.Second),
+		"num":            p.Bytes,
+		"blockcount":     p.Blocks,
+		"parallel":       p.Parallel,
+		"len":            p.Len,
+		"pacing_timer":   p.PacingTimer,
+		"client_version": p.ClientVersion,
+	}
+	if p.UDP {
+		m["udp"] = true
+	} else {
+		m["tcp"] = true
+	}
+	if p.Bitrate > 0 {
+		m["bandwidth"] = p.Bitrate
+	}
+	if p.Reverse {
+		m["reverse"] = true
+	}
+	if p.Bidir {
+		m["bidirectional"] = true
+	}
+	if p.Window > 0 {
+		m["window"] = p.Window
+	}
+	if p.MSS > 0 {
+		m["MSS"] = p.MSS
+	}
+	if p.NoDelay {
+		m["nodelay"] = true
+	}
+	if p.Counters64 {
+		m["udp_counters_64bit"] = 1
+	}
+	if p.Congestion != "" {
+		m["congestion"] = p.Congestion
+	}
+	if p.Auth != "" {
+		m[authKey] = p.Auth
+	}
+	return m
+}
+
+// paramError is a parameter the server refuses, with the i_errno that tells
+// an iperf3 client why.
+type paramError struct {
+	code int32
+	err  error
+}
+
+func (e *paramError) Error() string { return e.err.Error() }
+func (e *paramError) Unwrap() error { return e.err }
+
+func refuse(code int32, format string, a ...any) error {
+	return &paramError{code, fmt.Errorf(format, a...)}
+}
+
+// ParseParams decodes and checks a client's parameter JSON: every known key
+// must have its type and lie in iperf3's own server-side range; unknown keys
+// are ignored, as iperf3 does, so newer clients still work.
+func ParseParams(b []byte) (*Params, error) {
+	if len(b) > maxParamsSize {
+		return nil, refuse(ieRecvParams, "parameters: %d bytes, at most %d", len(b), maxParamsSize)
+	}
+	o, err := decodeObject(b)
+	if err != nil {
+		return nil, refuse(ieRecvParams, "parameters: %v", err)
+	}
+	var tcp, udp bool
+	var omit, secs, num, blocks, parallel, blen, rate, pacing, window, mss int64
+	parallel = 1
+	p := &Params{}
+	if err := firstErr(
+		o.flag("tcp", &tcp), o.flag("udp", &udp),
+		o.int("omit", 0, maxOmitSeconds, &omit),
+		o.int("time", 0, maxDurationSeconds, &secs),
+		o.int("num", 0, 1<<62, &num),
+		o.int("blockcount", 0, 1<<62, &blocks),
+		o.int("parallel", 1, maxStreams, &parallel),
+		o.int("len", 0, maxBlockSizeTCP, &blen),
+		o.int("bandwidth", 0, 1<<62, &rate),
+		o.int("pacing_timer", 0, 1000000, &pacing),
+		o.int("window", 0, maxWindow, &window),
+		o.int("MSS", 0, maxMSS, &mss),
+		o.flag("reverse", &p.Reverse), o.flag("bidirectional", &p.Bidir),
+		o.flag("nodelay", &p.NoDelay), o.flag("udp_counters_64bit", &p.Counters64),
+		o.str("congestion", 16, &p.Congestion),
+		o.str("client_version", 64, &p.ClientVersion),
+		o.str(authKey, 256, &p.Auth),
+	); err != nil {
+		return nil, refuse(ieRecvParams, "parameters: %v", err)
+	}
+	if tcp == udp {
+		return nil, refuse(ieRecvParams, "parameters: exactly one of tcp and udp must be set")
+	}
+	if p.Reverse && p.Bidir {
+		return nil, refuse(ieReverseBidir, "parameters: reverse and bidirectional together")
+	}
+	p.UDP = udp
+	p.Omit = time.Duration(omit) * time.Second
+	p.Time = time.Duration(secs) * time.Second
+	p.Bytes, p.Blocks = num, blocks
+	p.Parallel = int(parallel)
+	p.Bitrate, p.PacingTimer = rate, pacing
+	if p.PacingTimer == 0 {
+		p.PacingTimer = defaultPacingTimer
+	}
+	p.Window, p.MSS = int(window), int(mss)
+	p.Len = int(blen)
+	if p.Len == 0 {
+		p.Len = defaultTCPBlockSize
+		if p.UDP {
+			p.Len = defaultUDPBlockSize
+		}
+	}
+	if p.UDP && (p.Len < minBlockSizeUDP || p.Len > maxBlockSizeUDP) {
+		return nil, refuse(ieUDPBlockSize, "parameters: UDP block size %d outside %d..%d", p.Len, minBlockSizeUDP, maxBlockSizeUDP)
+	}
+	if p.UDP && p.Bitrate == 0 {
+		p.Bitrate = defaultUDPBitrate
+	}
+	if p.Time == 0 && p.Bytes == 0 && p.Blocks == 0 {
+		return nil, refuse(ieDuration, "parameters: no time, bytes or blocks limit")
+	}
+	return p, nil
+}
+
+// Limits are what a server's operator allows; zero values mean no limit.
+type Limits struct {
+	// MaxDuration bounds omit + time; a test limited by bytes or blocks
+	// alone is ended by the server at this time.
+	MaxDuration time.Duration
+	// MaxStreams bounds the data connections of one test.
+	MaxStreams int
+	// MaxBitrate bounds the sum of the senders' caps, bits/s; it refuses
+	// uncapped tests.
+	MaxBitrate int64
+}
+
+// check refuses parameters outside the operator's limits, with the i_errno
+// an iperf3 client prints a sensible message for.
+func (l Limits) check(p *Params) error {
+	if l.MaxDuration > 0 && p.Time > 0 && p.Omit+p.Time > l.MaxDuration {
+		return refuse(ieMaxDuration, "test of %v exceeds this server's --max-duration %v", p.Omit+p.Time, l.MaxDuration)
+	}
+	if l.MaxStreams > 0 && p.streams() > l.MaxStreams {
+		return refuse(ieNumStreams, "%d streams exceed this server's --max-streams %d", p.streams(), l.MaxStreams)
+	}
+	if l.MaxBitrate > 0 {
+		if p.Bitrate == 0 {
+			return refuse(ieTotalRate, "uncapped test refused: this server's --max-bitrate is %d bit/s; use -b", l.MaxBitrate)
+		}
+		if total := p.Bitrate * int64(p.streams()); total > l.MaxBitrate || total/int64(p.streams()) != p.Bitrate {
+			return refuse(ieTotalRate, "%d streams at %d bit/s exceed this server's --max-bitrate %d bit/s", p.streams(), p.Bitrate, l.MaxBitrate)
+		}
+	}
+	return nil
+}
+
+// Describe is p in the result document's terms.
+func Describe(p *Params) result.NetParameters {
+	np := result.NetParameters{
+		Protocol:   "tcp",
+		Streams:    p.Parallel,
+		Direction:  result.DirUp,
+		DurationNs: p.Time.Nanoseconds(),
+		OmitNs:     p.Omit.Nanoseconds(),
+		Bytes:      p.Bytes,
+		Blocks:     p.Blocks,
+		BlockSize:  p.Len,
+		BitrateBps: p.Bitrate,
+		Window:     p.Window,
+		MSS:        p.MSS,
+		NoDelay:    p.NoDelay,
+		Congestion: p.Congestion,
+	}
+	if p.UDP {
+		np.Protocol = "udp"
+	}
+	switch {
+	case p.Bidir:
+		np.Direction = "bidir"
+	case p.Reverse:
+		np.Direction = result.DirDown
+	}
+	return np
+}

@@ -1,0 +1,119 @@
+package iperf3
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Results are one side's figures as the two ends exchange them after a
+// test: CPU load and, per stream, what that side sent or received.
+type Results struct {
+	CPUTotal, CPUUser, CPUSystem float64
+	// SenderHasRetransmits is 1 when this side sent TCP and counted
+	// retransmits, 0 when it could not, -1 when it only received.
+	SenderHasRetransmits int64
+	Congestion           string
+	Streams              []StreamResults
+}
+
+// StreamResults are one stream's figures from one side.
+type StreamResults struct {
+	ID int64
+	// Bytes sent by a sender, received by a receiver.
+	Bytes int64
+	// Retransmits is -1 when unknown (a receiver, or UDP).
+	Retransmits int64
+	// Jitter in seconds, Errors (lost datagrams) and Packets: UDP only.
+	Jitter  float64
+	Errors  int64
+	Packets int64
+	// OutOfOrder datagrams (thruput's own key; iperf3 ignores it).
+	OutOfOrder int64
+	// StartTime and EndTime bound the stream's measured span, seconds.
+	StartTime, EndTime float64
+}
+
+func (r *Results) wire() map[string]any {
+	streams := make([]map[string]any, len(r.Streams))
+	for i, s := range r.Streams {
+		streams[i] = map[string]any{
+			"id":           s.ID,
+			"bytes":        s.Bytes,
+			"retransmits":  s.Retransmits,
+			"jitter":       s.Jitter,
+			"errors":       s.Errors,
+			"packets":      s.Packets,
+			"out_of_order": s.OutOfOrder,
+			"start_time":   s.StartTime,
+			"end_time":     s.EndTime,
+		}
+	}
+	m := map[string]any{
+		"cpu_util_total":         r.CPUTotal,
+		"cpu_util_user":          r.CPUUser,
+		"cpu_util_system":        r.CPUSystem,
+		"sender_has_retransmits": r.SenderHasRetransmits,
+		"streams":                streams,
+	}
+	if r.Congestion != "" {
+		m["congestion_used"] = r.Congestion
+	}
+	return m
+}
+
+// ParseResults decodes a peer's results with the same strictness as the
+// parameters: wrong types and impossible values are errors, extra keys
+// (server_output_json and the like) are ignored.
+func ParseResults(b []byte) (*Results, error) {
+	o, err := decodeObject(b)
+	if err != nil {
+		return nil, fmt.Errorf("results: %v", err)
+	}
+	r := &Results{}
+	if err := firstErr(
+		o.float("cpu_util_total", &r.CPUTotal),
+		o.float("cpu_util_user", &r.CPUUser),
+		o.float("cpu_util_system", &r.CPUSystem),
+		o.int("sender_has_retransmits", -1, 1, &r.SenderHasRetransmits),
+		o.str("congestion_used", 64, &r.Congestion),
+	); err != nil {
+		return nil, fmt.Errorf("results: %v", err)
+	}
+	raw, ok := o["streams"]
+	if !ok {
+		return nil, fmt.Errorf("results: no streams")
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, fmt.Errorf("results: \"streams\": want an array")
+	}
+	if len(list) > 2*maxStreams {
+		return nil, fmt.Errorf("results: %d streams, at most %d", len(list), 2*maxStreams)
+	}
+	for i, el := range list {
+		so, err := decodeObject(el)
+		if err != nil {
+			return nil, fmt.Errorf("results: stream %d: %v", i, err)
+		}
+		s := StreamResults{Retransmits: -1}
+		const big = 1 << 62
+		if err := firstErr(
+			so.int("id", 1, big, &s.ID),
+			so.int("bytes", 0, big, &s.Bytes),
+			so.int("retransmits", -1, big, &s.Retransmits),
+			so.float("jitter", &s.Jitter),
+			so.int("errors", -big, big, &s.Errors),
+			so.int("packets", -big, big, &s.Packets),
+			so.int("out_of_order", 0, big, &s.OutOfOrder),
+			so.float("start_time", &s.StartTime),
+			so.float("end_time", &s.EndTime),
+		); err != nil {
+			return nil, fmt.Errorf("results: stream %d: %v", i, err)
+		}
+		if _, ok := so["id"]; !ok {
+			return nil, fmt.Errorf("results: stream %d has no id", i)
+		}
+		r.Streams = append(r.Streams, s)
+	}
+	return r, nil
+}

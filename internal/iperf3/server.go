@@ -1,0 +1,534 @@
+package iperf3
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/thruput/thruput/internal/result"
+)
+
+// ServerConfig is a server's address, its operator's limits and where its
+// figures go.
+type ServerConfig struct {
+	// Addr is host:port to listen on; an empty host listens on all.
+	Addr   string
+	Limits Limits
+	// Secret, when set, admits only thruput clients that prove they know it.
+	Secret []byte
+	// Once ends Serve after the first test whose parameters were accepted.
+	Once     bool
+	Interval time.Duration
+	ZeroCopy bool
+	// IdleTimeout aborts a test in which no data moved for this long.
+	IdleTimeout time.Duration
+	// ControlTimeout bounds each read and write on a control connection
+	// and the accepting of a test's data streams (default 10 s).
+	ControlTimeout time.Duration
+	// OnTest is told of each test as it starts; OnInterval of its live
+	// figures; OnResult of its end (the figures so far and why it failed).
+	OnTest     func(client string, p *Params)
+	OnInterval func(result.NetInterval)
+	OnResult   func(n *result.Net, p *Params, client string, err error)
+	// OnReject is told of connections refused before a test started:
+	// garbage, silence, bad parameters, busy.
+	OnReject func(client string, err error)
+}
+
+// Server serves one test at a time.
+type Server struct {
+	cfg  ServerConfig
+	ln   net.Listener
+	auth *authChecker
+
+	mu      sync.Mutex
+	busy    bool
+	streams chan net.Conn // set while a test accepts its data streams
+	refuse  chan struct{} // bounds concurrent busy answers
+	wg      sync.WaitGroup
+}
+
+// Listen opens the server's TCP port.
+func Listen(cfg ServerConfig) (*Server, error) {
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = 60 * time.Second
+	}
+	if cfg.ControlTimeout == 0 {
+		cfg.ControlTimeout = ctrlTimeout
+	}
+	s := &Server{cfg: cfg, ln: ln, refuse: make(chan struct{}, 64)}
+	if len(cfg.Secret) > 0 {
+		s.auth = &authChecker{secret: cfg.Secret}
+	}
+	return s, nil
+}
+
+// Addr is the address the server listens on.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Serve accepts clients until ctx ends or, with Once, one test is done; it
+// returns that test's error with Once.
+func (s *Server) Serve(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var onceErr error
+	var onceMu sync.Mutex
+	done := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() { s.ln.Close() })
+	defer stop()
+	for {
+		conn, err := s.ln.Accept()
+		if err != nil {
+			s.wg.Wait()
+			if ctx.Err() != nil {
+				select {
+				case <-done:
+					onceMu.Lock()
+					defer onceMu.Unlock()
+					return onceErr
+				default:
+				}
+				return nil
+			}
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				continue
+			}
+			if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
+				time.Sleep(100 * time.Millisecond)
+				continue
+			}
+			return err
+		}
+		s.mu.Lock()
+		switch {
+		case s.streams != nil:
+			// Sent under the lock: the test closes the channel under it too.
+			select {
+			case s.streams <- conn:
+				s.mu.Unlock()
+			default:
+				s.mu.Unlock()
+				s.busyAnswer(conn)
+			}
+		case s.busy:
+			s.mu.Unlock()
+			s.busyAnswer(conn)
+		default:
+			s.busy = true
+			s.mu.Unlock()
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				tested, err := s.handle(ctx, conn)
+				s.mu.Lock()
+				s.busy, s.streams = false, nil
+				s.mu.Unlock()
+				if tested && s.cfg.Once {
+					onceMu.Lock()
+					onceErr = err
+					onceMu.Unlock()
+					close(done)
+					cancel()
+				}
+			}()
+		}
+	}
+}
+
+// busyAnswer tells a second client the server is busy, without reading
+// what it sent (iperf3 3.10+ does the same). Answers are bounded in number
+// so a flood of connections cannot pile up goroutines.
+func (s *Server) busyAnswer(conn net.Conn) {
+	select {
+	case s.refuse <- struct{}{}:
+	default:
+		conn.Close()
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer func() { <-s.refuse }()
+		_ = writeState(conn, stateAccessDenied, time.Second)
+		conn.Close()
+		s.reject(conn, ErrBusy)
+	}()
+}
+
+func (s *Server) reject(conn net.Conn, err error) {
+	if s.cfg.OnReject != nil {
+		s.cfg.OnReject(conn.RemoteAddr().String(), err)
+	}
+}
+
+// serverError sends SERVER_ERROR with iperf3's code for err.
+func serverError(ctrl net.Conn, err error) {
+	code := int32(ieMessage)
+	var pe *paramError
+	if errors.As(err, &pe) {
+		code = pe.code
+	}
+	msg := []byte{byte(0xFE), 0, 0, 0, 0, 0, 0, 0, 0}
+	msg[1], msg[2], msg[3], msg[4] = byte(code>>24), byte(code>>16), byte(code>>8), byte(code)
+	_ = ctrl.SetWriteDeadline(time.Now().Add(time.Second))
+	_, _ = ctrl.Write(msg)
+}
+
+// handle runs one client's test on its control connection. tested is true
+// once the parameters were accepted.
+func (s *Server) handle(ctx context.Context, ctrl net.Conn) (tested bool, err error) {
+	client := ctrl.RemoteAddr().String()
+	defer ctrl.Close()
+	stop := context.AfterFunc(ctx, func() { _ = ctrl.SetDeadline(time.Now()) })
+	defer stop()
+	cookie := make([]byte, CookieSize)
+	if err := readFull(ctrl, cookie, s.cfg.ControlTimeout); err != nil {
+		s.reject(ctrl, fmt.Errorf("no cookie: %w", err))
+		return false, err
+	}
+	if err := writeState(ctrl, stateParamExchange, s.cfg.ControlTimeout); err != nil {
+		s.reject(ctrl, err)
+		return false, err
+	}
+	body, err := recvJSON(ctrl, maxParamsSize, s.cfg.ControlTimeout)
+	if err != nil {
+		err = refuse(ieRecvParams, "parameters: %v", err)
+		serverError(ctrl, err)
+		s.reject(ctrl, err)
+		return false, err
+	}
+	p, err := ParseParams(body)
+	if err == nil && s.auth != nil {
+		if p.Auth == "" {
+			err = refuse(ieAuthTest, "this server wants a shared secret (thruput net client --secret-file)")
+		} else if aerr := s.auth.check(cookie, p.Auth, time.Now()); aerr != nil {
+			err = refuse(ieAuthTest, "%v", aerr)
+		}
+	}
+	if err == nil {
+		err = s.cfg.Limits.check(p)
+	}
+	if err != nil {
+		serverError(ctrl, err)
+		s.reject(ctrl, err)
+		return false, err
+	}
+	if s.cfg.OnTest != nil {
+		s.cfg.OnTest(client, p)
+	}
+	n, err := s.run(ctx, ctrl, cookie, p)
+	if err != nil && ctx.Err() == nil {
+		serverError(ctrl, err)
+	}
+	if s.cfg.OnResult != nil {
+		s.cfg.OnResult(n, p, client, err)
+	}
+	return true, err
+}
+
+func (s *Server) run(ctx context.Context, ctrl net.Conn, cookie []byte, p *Params) (*result.Net, error) {
+	data, err := newDataPath(p, s.cfg.ZeroCopy)
+	if err != nil {
+		return nil, err
+	}
+	var streams []*stream
+	defer func() { data.shutdown(streams) }()
+	streams, err = s.acceptStreams(ctx, ctrl, cookie, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeState(ctrl, stateTestStart, s.cfg.ControlTimeout); err != nil {
+		return nil, err
+	}
+	if err := writeState(ctrl, stateTestRunning, s.cfg.ControlTimeout); err != nil {
+		return nil, err
+	}
+	sess := newSession(p, streams, data, s.cfg.Interval, s.cfg.OnInterval)
+	states := make(chan stateOrErr, 1)
+	sess.begin()
+	go func() {
+		st, err := readState(ctrl, 0)
+		states <- stateOrErr{st, err}
+	}()
+	runErr := s.loop(ctx, sess, states)
+	sess.finish()
+	if runErr != nil {
+		return sess.compose(sess.local(), nil), runErr
+	}
+	if err := writeState(ctrl, stateExchangeResults, s.cfg.ControlTimeout); err != nil {
+		return sess.compose(sess.local(), nil), err
+	}
+	body, err := recvJSON(ctrl, maxResultsSize, s.cfg.ControlTimeout)
+	if err != nil {
+		return sess.compose(sess.local(), nil), refuse(ieRecvResults, "client results: %v", err)
+	}
+	remote, err := ParseResults(body)
+	if err != nil {
+		return sess.compose(sess.local(), nil), refuse(ieRecvResults, "%v", err)
+	}
+	// What the client sent is on its way to our receivers: count it all
+	// before answering, so the two ends' byte counts agree.
+	want := map[int64]int64{}
+	for _, r := range remote.Streams {
+		want[r.ID] = r.Bytes
+	}
+	sess.drain(want, 2*time.Second)
+	mine := sess.local()
+	n := sess.compose(mine, remote)
+	if err := sendJSON(ctrl, mine.wire(), s.cfg.ControlTimeout); err != nil {
+		return n, err
+	}
+	if err := writeState(ctrl, stateDisplayResults, s.cfg.ControlTimeout); err != nil {
+		return n, err
+	}
+	// IPERF_DONE, or a close: either way the test is over.
+	_, _ = readState(ctrl, s.cfg.ControlTimeout)
+	return n, nil
+}
+
+// loop waits for the client to end the test, aborting when the test runs
+// past its time or the operator's, when no data moves, or a stream fails.
+func (s *Server) loop(ctx context.Context, sess *session, states <-chan stateOrErr) error {
+	p := sess.p
+	var hard time.Time
+	const grace = 10 * time.Second
+	if p.Time > 0 {
+		hard = sess.started.Add(p.Omit + p.Time + grace)
+	}
+	if m := s.cfg.Limits.MaxDuration; m > 0 {
+		if cap := sess.started.Add(m + grace); hard.IsZero() || cap.Before(hard) {
+			hard = cap
+		}
+	}
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	lastMoved, moved := time.Now(), int64(-1)
+	for {
+		now := time.Now()
+		sess.tick(now)
+		if !hard.IsZero() && now.After(hard) {
+			return refuse(ieServerTimeout, "test ran past its time (or this server's --max-duration) without the client ending it")
+		}
+		var total int64
+		for _, st := range sess.streams {
+			total += st.bytes.Load()
+		}
+		if total != moved {
+			moved, lastMoved = total, now
+		} else if now.Sub(lastMoved) > s.cfg.IdleTimeout {
+			return refuse(ieNoData, "no data moved for %v", s.cfg.IdleTimeout)
+		}
+		for _, st := range sess.streams {
+			if err := st.failed(); err != nil {
+				return fmt.Errorf("stream %d: %w", st.id, err)
+			}
+		}
+		wait := time.Second
+		if d := sess.due(hard); !d.IsZero() {
+			wait = min(wait, time.Until(d))
+		}
+		timer.Reset(max(wait, 0))
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		case so := <-states:
+			switch {
+			case so.err != nil:
+				return refuse(ieCtrlClose, "control connection: %v", so.err)
+			case so.st == stateTestEnd:
+				return nil
+			case so.st == stateClientTerminate:
+				return refuse(ieClientTerm, "the client ended the test early")
+			default:
+				return refuse(ieMessage, "unexpected control byte %d during the test", so.st)
+			}
+		}
+	}
+}
+
+// acceptStreams takes the test's data connections: TCP ones from the
+// accept loop, checked against the cookie; UDP ones by their hello.
+func (s *Server) acceptStreams(ctx context.Context, ctrl net.Conn, cookie []byte, p *Params) ([]*stream, error) {
+	n := p.streams()
+	var streams []*stream
+	role := func(i int) (up bool) {
+		// The client connects its senders first: the first streams are
+		// the server's receivers.
+		switch {
+		case p.Bidir:
+			return i < p.Parallel
+		default:
+			return !p.Reverse
+		}
+	}
+	if p.UDP {
+		return s.acceptUDP(ctx, ctrl, p, role)
+	}
+	ch := make(chan net.Conn, n)
+	s.mu.Lock()
+	s.streams = ch
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.streams = nil
+		s.mu.Unlock()
+		close(ch)
+		for c := range ch {
+			c.Close()
+		}
+	}()
+	if err := writeState(ctrl, stateCreateStreams, s.cfg.ControlTimeout); err != nil {
+		return nil, err
+	}
+	deadline := time.NewTimer(s.cfg.ControlTimeout)
+	defer deadline.Stop()
+	for len(streams) < n {
+		select {
+		case c := <-ch:
+			got := make([]byte, CookieSize)
+			if err := readFull(c, got, 5*time.Second); err != nil || !bytes.Equal(got, cookie) {
+				_ = writeState(c, stateAccessDenied, time.Second)
+				c.Close()
+				continue
+			}
+			_ = c.SetReadDeadline(time.Time{})
+			tc := c.(*net.TCPConn)
+			_ = tc.SetNoDelay(p.NoDelay)
+			if p.Window > 0 {
+				_ = tc.SetReadBuffer(p.Window)
+				_ = tc.SetWriteBuffer(p.Window)
+			}
+			up := role(len(streams))
+			st, err := newTCPStream(c, streamID(len(streams)), up, !up)
+			if err != nil {
+				closeAll(streams)
+				return nil, err
+			}
+			streams = append(streams, st)
+		case <-deadline.C:
+			closeAll(streams)
+			return nil, refuse(ieStreamAccept, "%d of %d data streams connected within %v", len(streams), n, s.cfg.ControlTimeout)
+		case <-ctx.Done():
+			closeAll(streams)
+			return nil, ctx.Err()
+		}
+	}
+	return streams, nil
+}
+
+func closeAll(streams []*stream) {
+	for _, st := range streams {
+		st.close()
+	}
+}
+
+// acceptUDP binds the server's port for UDP and takes one hello per
+// stream. Each hello's socket is connected to its sender, and a fresh one
+// bound beside it (SO_REUSEADDR) waits for the next, as iperf3 does: the
+// kernel gives each connected socket its own sender's datagrams.
+func (s *Server) acceptUDP(ctx context.Context, ctrl net.Conn, p *Params, role func(int) bool) ([]*stream, error) {
+	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
+		var serr error
+		err := rc.Control(func(fd uintptr) {
+			serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_REUSEADDR, 1)
+			if serr == nil && p.Window > 0 {
+				serr = applySocketOptions(int(fd), p, "udp")
+			}
+		})
+		return firstErr(err, serr)
+	}}
+	addr := s.ln.Addr().String()
+	if host, port, err := net.SplitHostPort(s.cfg.Addr); err == nil && host == "" {
+		addr = ":" + port
+		if port == "0" {
+			_, port, _ = net.SplitHostPort(s.ln.Addr().String())
+			addr = ":" + port
+		}
+	}
+	var streams []*stream
+	fail := func(err error) ([]*stream, error) {
+		closeAll(streams)
+		return nil, err
+	}
+	next, err := lc.ListenPacket(ctx, "udp", addr)
+	if err != nil {
+		return nil, refuse(ieStreamAccept, "UDP port: %v", err)
+	}
+	if err := writeState(ctrl, stateCreateStreams, s.cfg.ControlTimeout); err != nil {
+		next.Close()
+		return nil, err
+	}
+	deadline := time.Now().Add(s.cfg.ControlTimeout)
+	buf := make([]byte, maxBlockSizeUDP+1)
+	for len(streams) < p.streams() {
+		uc := next.(*net.UDPConn)
+		_ = uc.SetReadDeadline(deadline)
+		_, from, err := uc.ReadFromUDP(buf)
+		if err != nil {
+			uc.Close()
+			return fail(refuse(ieStreamAccept, "%d of %d UDP streams said hello within %v", len(streams), p.streams(), s.cfg.ControlTimeout))
+		}
+		_ = uc.SetReadDeadline(time.Time{})
+		if err := connectUDP(uc, from); err != nil {
+			uc.Close()
+			return fail(err)
+		}
+		up := role(len(streams))
+		streams = append(streams, &stream{id: streamID(len(streams)), up: up, send: !up, udp: true, conn: uc, fd: -1,
+			local: uc.LocalAddr().String(), peer: from.String()})
+		if len(streams) < p.streams() {
+			if next, err = lc.ListenPacket(ctx, "udp", addr); err != nil {
+				return fail(refuse(ieStreamAccept, "UDP port: %v", err))
+			}
+		}
+		if _, err := uc.Write([]byte("6789")); err != nil {
+			if len(streams) < p.streams() {
+				next.Close()
+			}
+			return fail(err)
+		}
+	}
+	return streams, nil
+}
+
+// connectUDP connects uc to peer, so reads get only that sender's
+// datagrams and Write reaches it.
+func connectUDP(uc *net.UDPConn, peer *net.UDPAddr) error {
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var cerr error
+	err = raw.Control(func(fd uintptr) {
+		local, gerr := unix.Getsockname(int(fd))
+		if gerr != nil {
+			cerr = gerr
+			return
+		}
+		var sa unix.Sockaddr
+		if _, v6 := local.(*unix.SockaddrInet6); v6 {
+			a := &unix.SockaddrInet6{Port: peer.Port}
+			copy(a.Addr[:], peer.IP.To16())
+			sa = a
+		} else {
+			a := &unix.SockaddrInet4{Port: peer.Port}
+			copy(a.Addr[:], peer.IP.To4())
+			sa = a
+		}
+		cerr = unix.Connect(int(fd), sa)
+	})
+	return firstErr(err, os.NewSyscallError("connect", cerr))
+}

@@ -1,0 +1,396 @@
+package iperf3
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"net"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/thruput/thruput/internal/result"
+)
+
+// testServer runs a server on a loopback port for the test's duration and
+// collects what it reports.
+type testServer struct {
+	*Server
+	port    int
+	mu      sync.Mutex
+	results []error
+	rejects []string
+}
+
+func startServer(t *testing.T, cfg ServerConfig) *testServer {
+	t.Helper()
+	ts := &testServer{}
+	cfg.Addr = "127.0.0.1:0"
+	if cfg.ControlTimeout == 0 {
+		cfg.ControlTimeout = 300 * time.Millisecond
+	}
+	cfg.OnResult = func(_ *result.Net, _ *Params, _ string, err error) {
+		ts.mu.Lock()
+		ts.results = append(ts.results, err)
+		ts.mu.Unlock()
+	}
+	cfg.OnReject = func(_ string, err error) {
+		ts.mu.Lock()
+		ts.rejects = append(ts.rejects, err.Error())
+		ts.mu.Unlock()
+	}
+	srv, err := Listen(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Server = srv
+	ts.port = srv.Addr().(*net.TCPAddr).Port
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Error("server did not stop")
+		}
+	})
+	return ts
+}
+
+func (ts *testServer) dial(t *testing.T) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(ts.port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// idle waits until the server takes a new test again.
+func (ts *testServer) idle(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		ts.Server.mu.Lock()
+		busy := ts.busy
+		ts.Server.mu.Unlock()
+		if !busy {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("server still busy")
+}
+
+func quickTest(port int) ClientConfig {
+	return ClientConfig{Host: "127.0.0.1", Port: port, Params: Params{Bytes: 4 << 20}, Version: "test"}
+}
+
+func openFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	return len(ents)
+}
+
+// TestServerSurvivesHostileClients throws what broke iperf3 servers at
+// ours (CVE-2023-38403's huge length, CVE-2023-7250's short message,
+// CVE-2024-53580's wrong types, silent and vanishing clients) and checks
+// that after each it serves a good client, and that nothing leaks.
+func TestServerSurvivesHostileClients(t *testing.T) {
+	ts := startServer(t, ServerConfig{IdleTimeout: 2 * time.Second})
+	ctx := context.Background()
+	// Warm up: the first test starts goroutines and fds that stay (the
+	// netpoller), which are not leaks.
+	if _, err := Run(ctx, quickTest(ts.port)); err != nil {
+		t.Fatal(err)
+	}
+	ts.idle(t)
+	time.Sleep(50 * time.Millisecond)
+	goroutines, fds := runtime.NumGoroutine(), openFDs(t)
+
+	cookie := newCookie()
+	hello := func(t *testing.T) net.Conn {
+		c := ts.dial(t)
+		if _, err := c.Write(cookie); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := readState(c, time.Second); err != nil || st != stateParamExchange {
+			t.Fatalf("after the cookie: state %d, %v", st, err)
+		}
+		return c
+	}
+	// serverErr reads the SERVER_ERROR answer and its code.
+	serverErr := func(t *testing.T, c net.Conn) int32 {
+		b := make([]byte, 9)
+		if err := readFull(c, b, 5*time.Second); err != nil {
+			t.Fatalf("no SERVER_ERROR: %v", err)
+		}
+		if int8(b[0]) != stateServerError {
+			t.Fatalf("state %d, want SERVER_ERROR", int8(b[0]))
+		}
+		return int32(binary.BigEndian.Uint32(b[1:5]))
+	}
+	attacks := []struct {
+		name string
+		run  func(t *testing.T)
+	}{
+		{"4 GiB length prefix", func(t *testing.T) {
+			c := hello(t)
+			defer c.Close()
+			_, _ = c.Write([]byte{0xFF, 0xFF, 0xFF, 0xFF})
+			if code := serverErr(t, c); code != ieRecvParams {
+				t.Errorf("code %d, want %d", code, ieRecvParams)
+			}
+		}},
+		{"truncated JSON", func(t *testing.T) {
+			c := hello(t)
+			defer c.Close()
+			_, _ = c.Write([]byte{0, 0, 0, 100, '{', '"', 't'})
+			if code := serverErr(t, c); code != ieRecvParams {
+				t.Errorf("code %d, want %d", code, ieRecvParams)
+			}
+		}},
+		{"wrong types", func(t *testing.T) {
+			c := hello(t)
+			defer c.Close()
+			if err := sendJSON(c, map[string]any{"tcp": true, "time": "10", "parallel": []int{1}}, time.Second); err != nil {
+				t.Fatal(err)
+			}
+			if code := serverErr(t, c); code != ieRecvParams {
+				t.Errorf("code %d, want %d", code, ieRecvParams)
+			}
+		}},
+		{"garbage", func(t *testing.T) {
+			c := ts.dial(t)
+			defer c.Close()
+			_, _ = c.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
+			_, _ = readState(c, time.Second)
+			_, _ = c.Write([]byte("more garbage that is not a length"))
+		}},
+		{"silent connection, and a client meanwhile is told busy", func(t *testing.T) {
+			c := ts.dial(t)
+			defer c.Close()
+			time.Sleep(50 * time.Millisecond)
+			_, err := Run(ctx, quickTest(ts.port))
+			if !errors.Is(err, ErrBusy) {
+				t.Errorf("second client: %v, want busy", err)
+			}
+			var b [1]byte
+			_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
+			if _, err := c.Read(b[:]); err == nil {
+				t.Errorf("silent client got %d, want a close", b[0])
+			}
+		}},
+		{"streams never connect", func(t *testing.T) {
+			c := hello(t)
+			defer c.Close()
+			_ = sendJSON(c, (&Params{Time: time.Second, Parallel: 2, Len: 1024}).wire(), time.Second)
+			if st, err := readState(c, time.Second); err != nil || st != stateCreateStreams {
+				t.Fatalf("state %d, %v", st, err)
+			}
+			if code := serverErr(t, c); code != ieStreamAccept {
+				t.Errorf("code %d, want %d", code, ieStreamAccept)
+			}
+		}},
+		{"data stream with a wrong cookie", func(t *testing.T) {
+			c := hello(t)
+			defer c.Close()
+			_ = sendJSON(c, (&Params{Time: time.Second, Parallel: 1, Len: 1024}).wire(), time.Second)
+			if st, _ := readState(c, time.Second); st != stateCreateStreams {
+				t.Fatalf("state %d", st)
+			}
+			d := ts.dial(t)
+			defer d.Close()
+			_, _ = d.Write(newCookie())
+			if st, err := readState(d, time.Second); err != nil || st != stateAccessDenied {
+				t.Errorf("wrong cookie: state %d, %v; want ACCESS_DENIED", st, err)
+			}
+		}},
+		{"client vanishes mid-test", func(t *testing.T) {
+			c := hello(t)
+			_ = sendJSON(c, (&Params{Time: 30 * time.Second, Parallel: 1, Len: 1024}).wire(), time.Second)
+			if st, _ := readState(c, time.Second); st != stateCreateStreams {
+				t.Fatalf("state %d", st)
+			}
+			d := ts.dial(t)
+			_, _ = d.Write(cookie)
+			if st, _ := readState(c, time.Second); st != stateTestStart {
+				t.Fatalf("state %d, want TEST_START", st)
+			}
+			c.Close()
+			d.Close()
+		}},
+		{"client sends no data", func(t *testing.T) {
+			c := hello(t)
+			defer c.Close()
+			_ = sendJSON(c, (&Params{Time: 30 * time.Second, Parallel: 1, Len: 1024}).wire(), time.Second)
+			_, _ = readState(c, time.Second)
+			d := ts.dial(t)
+			defer d.Close()
+			_, _ = d.Write(cookie)
+			_, _ = readState(c, time.Second)
+			_, _ = readState(c, time.Second)
+			if code := serverErr(t, c); code != ieNoData {
+				t.Errorf("code %d, want %d (no data)", code, ieNoData)
+			}
+		}},
+	}
+	for _, a := range attacks {
+		t.Run(a.name, func(t *testing.T) {
+			a.run(t)
+			ts.idle(t)
+			if _, err := Run(ctx, quickTest(ts.port)); err != nil {
+				t.Fatalf("good client after %s: %v", a.name, err)
+			}
+			ts.idle(t)
+		})
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) && (runtime.NumGoroutine() > goroutines || openFDs(t) > fds) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if g, f := runtime.NumGoroutine(), openFDs(t); g > goroutines || f > fds {
+		buf := make([]byte, 1<<16)
+		t.Errorf("leak: %d goroutines (was %d), %d fds (was %d)\n%s", g, goroutines, f, fds, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+func TestServerLimitsAndAuth(t *testing.T) {
+	ctx := context.Background()
+	secret := []byte("a shared secret")
+	ts := startServer(t, ServerConfig{Secret: secret, Limits: Limits{MaxDuration: 5 * time.Second, MaxStreams: 2, MaxBitrate: 1e9}})
+	for _, c := range []struct {
+		name string
+		p    Params
+		code int32
+	}{
+		{"too long", Params{Time: 10 * time.Second, Bitrate: 1e6}, ieMaxDuration},
+		{"too many streams", Params{Time: time.Second, Parallel: 3, Bitrate: 1e6}, ieNumStreams},
+		{"uncapped", Params{Time: time.Second}, ieTotalRate},
+		{"too fast", Params{Time: time.Second, Parallel: 2, Bitrate: 600e6}, ieTotalRate},
+	} {
+		cfg := quickTest(ts.port)
+		cfg.Params, cfg.Secret = c.p, secret
+		_, err := Run(ctx, cfg)
+		var pe *PeerError
+		if !errors.As(err, &pe) || pe.Code != c.code {
+			t.Errorf("%s: %v, want server error %d", c.name, err, c.code)
+		}
+		ts.idle(t)
+	}
+	cfg := quickTest(ts.port)
+	cfg.Params = Params{Bytes: 1 << 20, Bitrate: 500e6}
+	_, err := Run(ctx, cfg)
+	var pe *PeerError
+	if !errors.As(err, &pe) || pe.Code != ieAuthTest {
+		t.Errorf("no secret: %v, want authorization failed", err)
+	}
+	ts.idle(t)
+	cfg.Secret = secret
+	n, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatalf("with the secret: %v", err)
+	}
+	if got := n.Sums[0].Receiver.Bytes; got < 1<<20 {
+		t.Errorf("received %d bytes, want at least 1 MiB", got)
+	}
+}
+
+// TestClientServer runs thruput against itself over loopback in each mode
+// and checks that what one end sent the other received.
+func TestClientServer(t *testing.T) {
+	ts := startServer(t, ServerConfig{})
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		p    Params
+	}{
+		{"tcp bytes", Params{Bytes: 32 << 20, Parallel: 2}},
+		{"tcp reverse", Params{Bytes: 16 << 20, Reverse: true}},
+		{"tcp bidir", Params{Time: time.Second, Parallel: 2, Bidir: true, Bitrate: 200e6}},
+		{"tcp paced", Params{Time: time.Second, Bitrate: 80e6}},
+		{"udp", Params{UDP: true, Time: time.Second, Bitrate: 20e6, Len: 1400}},
+		{"udp reverse 64-bit", Params{UDP: true, Time: time.Second, Bitrate: 20e6, Reverse: true, Counters64: true}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := quickTest(ts.port)
+			cfg.Params, cfg.Interval = c.p, 250*time.Millisecond
+			n, err := Run(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantSums := 1
+			if c.p.Bidir {
+				wantSums = 2
+			}
+			if len(n.Sums) != wantSums || len(n.Intervals) == 0 {
+				t.Fatalf("%d sums, %d intervals", len(n.Sums), len(n.Intervals))
+			}
+			for _, s := range n.Sums {
+				snd, rcv := s.Sender, s.Receiver
+				if snd.Bytes == 0 || rcv.Bytes == 0 || rcv.Bytes > snd.Bytes {
+					t.Errorf("%s: sent %d, received %d", s.Direction, snd.Bytes, rcv.Bytes)
+				}
+				if !c.p.UDP && rcv.Bytes != snd.Bytes {
+					t.Errorf("%s: TCP sent %d but received %d", s.Direction, snd.Bytes, rcv.Bytes)
+				}
+				if c.p.Bitrate > 0 && c.p.Time > 0 {
+					want := float64(c.p.Bitrate) * float64(c.p.Parallel)
+					if c.p.Parallel == 0 {
+						want = float64(c.p.Bitrate)
+					}
+					if r := snd.BitsPerSecond / want; r < 0.9 || r > 1.1 {
+						t.Errorf("%s: paced at %.0f bit/s, want %.0f", s.Direction, snd.BitsPerSecond, want)
+					}
+				}
+				if c.p.UDP && (rcv.Lost == nil || rcv.JitterMs == nil || rcv.Packets == nil || *rcv.Packets == 0) {
+					t.Errorf("UDP receiver figures missing: %+v", rcv)
+				}
+			}
+			if n.CPU.RemoteTotal == nil {
+				t.Error("no remote CPU figure")
+			}
+			ts.idle(t)
+		})
+	}
+}
+
+func TestClientErrors(t *testing.T) {
+	ctx := context.Background()
+	// A port nobody listens on.
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	if _, err := Run(ctx, quickTest(port)); err == nil || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("closed port: %v", err)
+	}
+	// A server that speaks something else.
+	ln, _ = net.Listen("tcp", "127.0.0.1:0")
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Write([]byte("SSH-2.0-OpenSSH_9.2\r\n"))
+			c.Close()
+		}
+	}()
+	_, err := Run(ctx, quickTest(ln.Addr().(*net.TCPAddr).Port))
+	if err == nil || !strings.Contains(err.Error(), "does not speak the iperf3 protocol") {
+		t.Errorf("SSH server: %v", err)
+	}
+}

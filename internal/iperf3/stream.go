@@ -1,0 +1,456 @@
+package iperf3
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"net"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// stream is one data connection. Its goroutine only adds to counters; the
+// test samples them at interval ends, so the data path takes no lock and
+// makes no allocation per block (UDP receivers take an uncontended mutex
+// for their sequence bookkeeping).
+type stream struct {
+	id int64
+	// up: the data flows from client to server.
+	up bool
+	// send: this side writes the data.
+	send bool
+	udp  bool
+	// conn is a UDP stream's socket; a TCP stream's socket is fd, taken
+	// out of the runtime's netpoller (see newTCPStream).
+	conn net.Conn
+	fd   int
+	// local and peer are the two ends' addresses.
+	local, peer string
+	// bytes and blocks moved since the goroutine started.
+	bytes  atomic.Int64
+	blocks atomic.Int64
+	// err is why the data path stopped early, if it did.
+	err atomic.Pointer[error]
+
+	mu  sync.Mutex
+	rcv udpCounters // UDP receiver only, under mu
+	// sent counts datagrams a UDP sender wrote (its last sequence number).
+	sent atomic.Int64
+}
+
+// udpCounters follow iperf3's receiver: loss from gaps in the sequence, an
+// out-of-order datagram takes one loss back, jitter per RFC 1889.
+type udpCounters struct {
+	packets    int64 // highest sequence number seen
+	lost       int64
+	outOfOrder int64
+	jitter     float64 // seconds
+	transit    float64
+	seen       bool
+}
+
+func (s *stream) fail(err error) { s.err.CompareAndSwap(nil, &err) }
+
+func (s *stream) failed() error {
+	if p := s.err.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// streamID numbers streams as iperf3 does: 1, 3, 4, 5 ... (2 is skipped).
+func streamID(i int) int64 {
+	if i == 0 {
+		return 1
+	}
+	return int64(i) + 2
+}
+
+// dataPath is what all streams of a test share.
+type dataPath struct {
+	p *Params
+	// payload is the TCP send buffer, random bytes shared read-only.
+	payload []byte
+	// memfd holds the payload for zero-copy sends (-Z), -1 if unused.
+	memfd int
+	// stop tells senders to end; limit is reached when total sent bytes or
+	// blocks pass the test's -n or -k.
+	stop atomic.Bool
+	// closing tells every data goroutine to return; the sockets are closed
+	// only after they did, so no blocking call ever sees a reused fd.
+	closing     atomic.Bool
+	totalBytes  atomic.Int64
+	totalBlocks atomic.Int64
+	// epoch is the origin of UDP timestamps.
+	epoch time.Time
+	// wg counts all data goroutines, senders only the sending ones.
+	wg, senders sync.WaitGroup
+	// unprocs gives back the Ps taken for the TCP streams.
+	unprocs func()
+}
+
+func newDataPath(p *Params, zeroCopy bool) (*dataPath, error) {
+	d := &dataPath{p: p, memfd: -1, epoch: time.Now()}
+	d.payload = make([]byte, p.Len)
+	fillRandom(d.payload)
+	if zeroCopy && !p.UDP {
+		fd, err := unix.MemfdCreate("thruput-payload", unix.MFD_CLOEXEC)
+		if err != nil {
+			return nil, os.NewSyscallError("memfd_create", err)
+		}
+		if _, err := unix.Pwrite(fd, d.payload, 0); err != nil {
+			unix.Close(fd)
+			return nil, os.NewSyscallError("pwrite", err)
+		}
+		d.memfd = fd
+	}
+	if !p.UDP {
+		d.unprocs = procs(p.streams())
+	}
+	return d, nil
+}
+
+func (d *dataPath) close() {
+	if d.memfd >= 0 {
+		unix.Close(d.memfd)
+		d.memfd = -1
+	}
+	if d.unprocs != nil {
+		d.unprocs()
+		d.unprocs = nil
+	}
+}
+
+// limitReached is true once the senders together moved -n bytes or -k blocks.
+func (d *dataPath) limitReached() bool {
+	return (d.p.Bytes > 0 && d.totalBytes.Load() >= d.p.Bytes) ||
+		(d.p.Blocks > 0 && d.totalBlocks.Load() >= d.p.Blocks)
+}
+
+func (d *dataPath) start(s *stream) {
+	d.wg.Add(1)
+	if s.send {
+		d.senders.Add(1)
+	}
+	go func() {
+		defer d.wg.Done()
+		if s.send {
+			defer d.senders.Done()
+		}
+		if !s.udp {
+			// One thread for the stream's life: its blocking calls hold
+			// the thread anyway, and the kernel keeps it on one CPU.
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+		}
+		var err error
+		switch {
+		case s.send && s.udp:
+			err = d.sendUDP(s)
+		case s.send:
+			err = d.sendTCP(s)
+		case s.udp:
+			err = d.recvUDP(s)
+		default:
+			err = d.recvTCP(s)
+		}
+		if err != nil && !d.stop.Load() {
+			s.fail(err)
+		}
+	}()
+}
+
+// halt ends the senders and waits for them to return (a blocked write
+// gives up within tcpTimeout), so that their counts include every byte
+// they handed to the kernel.
+func (d *dataPath) halt() {
+	d.stop.Store(true)
+	d.senders.Wait()
+}
+
+// shutdown ends every data goroutine, then closes the streams.
+func (d *dataPath) shutdown(streams []*stream) {
+	d.stop.Store(true)
+	d.closing.Store(true)
+	for _, s := range streams {
+		if s.udp {
+			// UDP reads go through the netpoller: closing wakes them.
+			s.conn.Close()
+		}
+	}
+	d.wg.Wait()
+	closeAll(streams)
+	d.close()
+}
+
+// pacer holds a sender to its bitrate in bursts of at most one pacing
+// interval, as iperf3's pacing timer does: sleeping per datagram would cost
+// more than sending it.
+type pacer struct {
+	bytesPerSec float64
+	grain       time.Duration
+	start       time.Time
+}
+
+func newPacer(bitrate, pacingUs int64) *pacer {
+	if bitrate <= 0 {
+		return nil
+	}
+	return &pacer{bytesPerSec: float64(bitrate) / 8, grain: time.Duration(pacingUs) * time.Microsecond, start: time.Now()}
+}
+
+func (p *pacer) wait(total int64, stop *atomic.Bool) {
+	if p == nil {
+		return
+	}
+	due := p.start.Add(time.Duration(float64(total) / p.bytesPerSec * 1e9))
+	for !stop.Load() {
+		d := time.Until(due)
+		if d < p.grain {
+			return
+		}
+		// Wake at least every 100 ms so a slow paced stream still sees the stop.
+		time.Sleep(min(d, 100*time.Millisecond))
+	}
+}
+
+// senderLimit stops a sender once the test's byte or block limit is
+// reached by all streams together.
+func (d *dataPath) sent(s *stream, n int) {
+	s.bytes.Add(int64(n))
+	s.blocks.Add(1)
+	d.totalBytes.Add(int64(n))
+	d.totalBlocks.Add(1)
+}
+
+// tcpTimeout bounds each blocking read or write of a TCP data stream, so
+// its goroutine sees the end of the test within this time.
+const tcpTimeout = 100 * time.Millisecond
+
+// newTCPStream takes a connected TCP socket away from the runtime: a
+// duplicate descriptor in blocking mode with bounded waits, the original
+// closed, which removes it from the netpoller's epoll set. The data path
+// then sleeps in the kernel until the socket is ready, as iperf3 does.
+// Left in the epoll set, every read woke the netpoller once (30000
+// times in 3 s on loopback), and non-blocking I/O added a round of EAGAIN,
+// epoll and goroutine wake-up each time a socket buffer ran full or dry.
+func newTCPStream(c net.Conn, id int64, up, send bool) (*stream, error) {
+	s := &stream{id: id, up: up, send: send, fd: -1, local: c.LocalAddr().String(), peer: c.RemoteAddr().String()}
+	defer c.Close()
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return nil, syscall.EINVAL
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	var derr error
+	err = raw.Control(func(f uintptr) {
+		s.fd, derr = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0)
+	})
+	if err = firstErr(err, os.NewSyscallError("dup", derr)); err != nil {
+		return nil, err
+	}
+	tv := unix.NsecToTimeval(tcpTimeout.Nanoseconds())
+	if err := firstErr(unix.SetNonblock(s.fd, false),
+		unix.SetsockoptTimeval(s.fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv),
+		unix.SetsockoptTimeval(s.fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)); err != nil {
+		unix.Close(s.fd)
+		return nil, os.NewSyscallError("setsockopt", err)
+	}
+	return s, nil
+}
+
+// close closes the stream's socket.
+func (s *stream) close() {
+	if s.udp {
+		s.conn.Close()
+	} else if s.fd >= 0 {
+		unix.Close(s.fd)
+		s.fd = -1
+	}
+}
+
+// rawIO is read(2) or write(2) without telling the scheduler: the thread
+// keeps its P while the call sleeps. Announced system calls that block a
+// few microseconds each keep the runtime's monitor waking every 20 us to
+// hand the P on, which on a 2-core machine took a third of the single
+// stream's throughput. Each stream's goroutine therefore needs a P of its
+// own (see procs), and a call never blocks longer than tcpTimeout.
+func rawIO(trap uintptr, fd int, b []byte) (int, syscall.Errno) {
+	n, _, e := unix.RawSyscall(trap, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	return int(n), e
+}
+
+// procs gives each of n data goroutines a P of its own beside the one the
+// control loop and the netpoller need; the returned function restores the
+// setting.
+func procs(n int) func() {
+	prev := runtime.GOMAXPROCS(0)
+	if n+1 <= prev {
+		return func() {}
+	}
+	runtime.GOMAXPROCS(n + 1)
+	return func() { runtime.GOMAXPROCS(prev) }
+}
+
+// again is a blocking call that timed out or was interrupted: look at the
+// stop flags and carry on.
+func again(e syscall.Errno) bool { return e == unix.EAGAIN || e == unix.EINTR }
+
+func (d *dataPath) sendTCP(s *stream) error {
+	fd := s.fd
+	pace := newPacer(d.p.Bitrate, d.p.PacingTimer)
+	for !d.stop.Load() && !d.limitReached() {
+		var n int
+		var e syscall.Errno
+		if d.memfd >= 0 {
+			off := int64(0)
+			var serr error
+			n, serr = unix.Sendfile(fd, d.memfd, &off, len(d.payload))
+			e, _ = serr.(syscall.Errno)
+		} else {
+			n, e = rawIO(unix.SYS_WRITE, fd, d.payload)
+		}
+		if n > 0 {
+			d.sent(s, n)
+		}
+		if e != 0 && !again(e) {
+			return os.NewSyscallError("write", e)
+		}
+		pace.wait(s.bytes.Load(), &d.stop)
+	}
+	return nil
+}
+
+// recvTCP reads until the connection ends or the test is torn down; the
+// session decides which bytes count.
+func (d *dataPath) recvTCP(s *stream) error {
+	fd := s.fd
+	buf := make([]byte, max(d.p.Len, defaultTCPBlockSize))
+	for !d.closing.Load() {
+		n, e := rawIO(unix.SYS_READ, fd, buf)
+		switch {
+		case e == 0 && n > 0:
+			s.bytes.Add(int64(n))
+			s.blocks.Add(1)
+		case e == 0:
+			return nil // the sender closed the stream
+		case !again(e):
+			return os.NewSyscallError("read", e)
+		}
+	}
+	return nil
+}
+
+// udpHeader is the size of the header every datagram starts with.
+func (d *dataPath) udpHeader() int {
+	if d.p.Counters64 {
+		return 16
+	}
+	return 12
+}
+
+func (d *dataPath) sendUDP(s *stream) error {
+	pace := newPacer(d.p.Bitrate, d.p.PacingTimer)
+	buf := make([]byte, d.p.Len)
+	copy(buf, d.payload)
+	var seq int64
+	for !d.stop.Load() && !d.limitReached() {
+		seq++
+		since := time.Since(d.epoch)
+		binary.BigEndian.PutUint32(buf[0:], uint32(since/time.Second))
+		binary.BigEndian.PutUint32(buf[4:], uint32(since%time.Second/time.Microsecond))
+		if d.p.Counters64 {
+			binary.BigEndian.PutUint64(buf[8:], uint64(seq))
+		} else {
+			binary.BigEndian.PutUint32(buf[8:], uint32(seq))
+		}
+		n, err := s.conn.Write(buf)
+		switch {
+		case err == nil:
+			d.sent(s, n)
+			s.sent.Store(seq)
+		case errors.Is(err, unix.ENOBUFS) || errors.Is(err, unix.ECONNREFUSED):
+			// A full queue or a receiver not yet (or no longer) bound: the
+			// datagram is lost, as it would be on a wire.
+			seq--
+		default:
+			return err
+		}
+		pace.wait(s.bytes.Load(), &d.stop)
+	}
+	return nil
+}
+
+func (d *dataPath) recvUDP(s *stream) error {
+	buf := make([]byte, maxBlockSizeUDP+1)
+	hdr := d.udpHeader()
+	for {
+		n, err := s.conn.Read(buf)
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			if errors.Is(err, unix.ECONNREFUSED) {
+				continue
+			}
+			return err
+		}
+		if n < hdr {
+			continue // a late hello, or garbage: not a data datagram
+		}
+		sent := float64(binary.BigEndian.Uint32(buf[0:])) + float64(binary.BigEndian.Uint32(buf[4:]))/1e6
+		var seq int64
+		if d.p.Counters64 {
+			seq = int64(binary.BigEndian.Uint64(buf[8:]) & math.MaxInt64)
+		} else {
+			seq = int64(binary.BigEndian.Uint32(buf[8:]))
+		}
+		arrived := time.Since(d.epoch).Seconds()
+		s.bytes.Add(int64(n))
+		s.blocks.Add(1)
+		s.mu.Lock()
+		s.rcv.add(seq, arrived-sent)
+		s.mu.Unlock()
+	}
+}
+
+func (u *udpCounters) add(seq int64, transit float64) {
+	if seq >= u.packets+1 {
+		if seq > u.packets+1 {
+			u.lost += seq - 1 - u.packets
+		}
+		u.packets = seq
+	} else {
+		u.outOfOrder++
+		if u.lost > 0 {
+			u.lost--
+		}
+	}
+	if u.seen {
+		d := math.Abs(transit - u.transit)
+		u.jitter += (d - u.jitter) / 16
+	}
+	u.transit, u.seen = transit, true
+}
+
+// fillRandom fills b with incompressible bytes: a compressing link (PPP,
+// some VPNs) must not make the figure.
+func fillRandom(b []byte) {
+	var x uint64 = 0x9E3779B97F4A7C15 ^ uint64(time.Now().UnixNano())
+	for i := 0; i+8 <= len(b); i += 8 {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		binary.LittleEndian.PutUint64(b[i:], x)
+	}
+}

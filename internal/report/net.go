@@ -1,0 +1,240 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/thruput/thruput/internal/result"
+)
+
+// mbit formats bits/s as Mbit/s (10^6), the unit network links are sold in.
+func mbit(bps float64) string { return strconv.FormatFloat(bps/1e6, 'f', 2, 64) }
+
+func mibs(bytes int64) string { return strconv.FormatFloat(float64(bytes)/(1<<20), 'f', 2, 64) }
+
+// netTitle says what the test was in one line.
+func netTitle(n *result.Net) string {
+	p := n.Parameters
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s, %d stream(s) %s", strings.ToUpper(p.Protocol), p.Streams, p.Direction)
+	switch {
+	case p.DurationNs > 0:
+		fmt.Fprintf(&b, ", %v", time.Duration(p.DurationNs))
+	case p.Bytes > 0:
+		fmt.Fprintf(&b, ", %s bytes", itoa(p.Bytes))
+	case p.Blocks > 0:
+		fmt.Fprintf(&b, ", %s blocks", itoa(p.Blocks))
+	}
+	if p.OmitNs > 0 {
+		fmt.Fprintf(&b, " after %v omitted", time.Duration(p.OmitNs))
+	}
+	fmt.Fprintf(&b, ", %d-byte blocks", p.BlockSize)
+	if p.BitrateBps > 0 {
+		fmt.Fprintf(&b, ", capped at %s Mbit/s per stream", mbit(float64(p.BitrateBps)))
+	}
+	if p.ZeroCopy {
+		b.WriteString(", zero-copy")
+	}
+	fmt.Fprintf(&b, "; %s of %s", p.Role, p.Server)
+	if p.Client != "" {
+		fmt.Fprintf(&b, " for %s", p.Client)
+	}
+	return b.String()
+}
+
+// netTables: per stream and per direction, the sender's and the
+// receiver's figures, iperf3's final report in thruput's units.
+func netTables(doc *result.Document, mib bool) []table {
+	n := doc.Net
+	udp := n.Parameters.Protocol == "udp"
+	header := []string{"stream", "direction", "side", "MiB", "Mbit/s"}
+	if mib {
+		header = append(header, "MiB/s")
+	}
+	if udp {
+		header = append(header, "jitter ms", "lost/total", "lost %")
+	} else {
+		header = append(header, "retransmits")
+	}
+	t := table{Title: netTitle(n), Header: header}
+	row := func(id, dir, side string, f result.NetFigure, local bool) {
+		if local {
+			side += " (here)"
+		}
+		r := []string{id, dir, side, mibs(f.Bytes), mbit(f.BitsPerSecond)}
+		if mib {
+			r = append(r, strconv.FormatFloat(f.BitsPerSecond/8/(1<<20), 'f', 2, 64))
+		}
+		if udp {
+			jitter, lost, pct := "", "", ""
+			if f.JitterMs != nil {
+				jitter = f3(*f.JitterMs)
+			}
+			if f.Lost != nil && f.Packets != nil {
+				lost = itoa(*f.Lost) + "/" + itoa(*f.Packets)
+				if *f.Packets > 0 {
+					pct = strconv.FormatFloat(float64(*f.Lost)*100/float64(*f.Packets), 'f', 2, 64)
+				}
+			} else if f.Packets != nil {
+				lost = itoa(*f.Packets) + " sent"
+			}
+			r = append(r, jitter, lost, pct)
+		} else {
+			retr := ""
+			if f.Retransmits != nil {
+				retr = itoa(*f.Retransmits)
+			}
+			r = append(r, retr)
+		}
+		t.Rows = append(t.Rows, r)
+	}
+	client := n.Parameters.Role == "client"
+	here := func(sender bool, dir string) bool { return sender == ((dir == result.DirUp) == client) }
+	if len(n.Streams) > 1 {
+		for _, s := range n.Streams {
+			id := strconv.FormatInt(s.ID, 10)
+			row(id, s.Direction, "sender", s.Sender, s.Local == "sender")
+			row(id, s.Direction, "receiver", s.Receiver, s.Local == "receiver")
+		}
+	}
+	for _, s := range n.Sums {
+		row("sum", s.Direction, "sender", s.Sender, here(true, s.Direction))
+		row("sum", s.Direction, "receiver", s.Receiver, here(false, s.Direction))
+	}
+	c := n.CPU
+	cpu := fmt.Sprintf("CPU here %s %% (user %s, system %s)", f1(c.LocalTotal), f1(c.LocalUser), f1(c.LocalSystem))
+	if c.RemoteTotal != nil {
+		cpu += fmt.Sprintf(", at the other end %s %% (user %s, system %s)", f1(*c.RemoteTotal), f1(*c.RemoteUser), f1(*c.RemoteSystem))
+	}
+	t.Notes = append(t.Notes, note{"", cpu + "; 100 % is one CPU busy"})
+	if n.Parameters.Congestion != "" {
+		t.Notes = append(t.Notes, note{"", "TCP congestion control " + n.Parameters.Congestion})
+	}
+	return []table{t}
+}
+
+// NetIntervals prints intervals the way iperf3 does while a test runs: a
+// header, then a line per stream and a sum line per direction.
+type NetIntervals struct {
+	W   io.Writer
+	MiB bool
+	UDP bool
+	n   int
+}
+
+// Line prints one interval.
+func (l *NetIntervals) Line(iv result.NetInterval) {
+	ew := &errWriter{w: l.W}
+	if l.n == 0 {
+		extra := "Retr   Cwnd      RTT"
+		if l.UDP {
+			extra = "Datagrams  Lost  Jitter"
+		}
+		unit := ""
+		if l.MiB {
+			unit = "       MiB/s"
+		}
+		ew.printf("[ ID] Dir   Interval         Transfer       Bitrate%s  %s\n", unit, extra)
+	}
+	l.n++
+	interval := fmt.Sprintf("%6.2f-%-6.2f s", float64(iv.StartNs)/1e9, float64(iv.EndNs)/1e9)
+	line := func(id string, f result.NetIntervalFlow) {
+		rate := fmt.Sprintf("%9s Mbit/s", mbit(f.BitsPerSecond))
+		if l.MiB {
+			rate += fmt.Sprintf(" %9.2f", f.BitsPerSecond/8/(1<<20))
+		}
+		extra := ""
+		switch {
+		case f.Retransmits != nil && f.ID != 0:
+			extra = fmt.Sprintf("%5d %6s KiB %5d us", *f.Retransmits, strconv.FormatInt(f.CwndBytes>>10, 10), f.RTTUs)
+		case f.Retransmits != nil:
+			extra = fmt.Sprintf("%5d", *f.Retransmits)
+		case f.Lost != nil:
+			extra = fmt.Sprintf("%9d %5d %6.3f ms", *f.Packets, *f.Lost, *f.JitterMs)
+		case f.Packets != nil:
+			extra = fmt.Sprintf("%9d", *f.Packets)
+		}
+		tail := ""
+		if iv.Omitted {
+			tail = "  (omitted)"
+		}
+		ew.printf("[%3s] %-4s %s %9s MiB  %s  %s%s\n", id, f.Direction, interval, mibs(f.Bytes), rate, extra, tail)
+	}
+	for _, f := range iv.Streams {
+		line(strconv.FormatInt(f.ID, 10), f)
+	}
+	if len(iv.Streams) > len(iv.Sums) {
+		for _, f := range iv.Sums {
+			line("SUM", f)
+		}
+	}
+}
+
+// netText is the table view of a stored run: its intervals, then the
+// final figures.
+func netText(w io.Writer, doc *result.Document, o Options, md bool) error {
+	ew := &errWriter{w: w}
+	ew.printf("%s\n\n", heading(doc))
+	if !md && len(doc.Net.Intervals) > 0 {
+		l := &NetIntervals{W: ew, MiB: o.MiB, UDP: doc.Net.Parameters.Protocol == "udp"}
+		for _, iv := range doc.Net.Intervals {
+			l.Line(iv)
+		}
+		ew.printf("\n")
+	}
+	return NetSummary(ew, doc, o, md)
+}
+
+// NetSummary prints a network run's final figures and status, the part
+// that follows the live interval lines.
+func NetSummary(w io.Writer, doc *result.Document, o Options, md bool) error {
+	ew := &errWriter{w: w}
+	for _, t := range netTables(doc, o.MiB) {
+		if md {
+			ew.err = t.markdown(ew)
+		} else {
+			ew.err = t.text(ew)
+		}
+	}
+	status(ew, doc)
+	return ew.err
+}
+
+// netCSV is one row per stream side and per direction sum.
+func netCSV(w io.Writer, doc *result.Document) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"run_id", "role", "protocol", "stream", "direction", "side", "local", "bytes", "seconds", "bits_per_second", "retransmits", "jitter_ms", "lost", "packets"})
+	n := doc.Net
+	opt := func(v *int64) string {
+		if v == nil {
+			return ""
+		}
+		return itoa(*v)
+	}
+	row := func(id, dir, side string, local bool, f result.NetFigure) {
+		j := ""
+		if f.JitterMs != nil {
+			j = strconv.FormatFloat(*f.JitterMs, 'f', -1, 64)
+		}
+		_ = cw.Write([]string{doc.ID, n.Parameters.Role, n.Parameters.Protocol, id, dir, side, strconv.FormatBool(local),
+			itoa(f.Bytes), strconv.FormatFloat(f.Seconds, 'f', -1, 64), strconv.FormatFloat(f.BitsPerSecond, 'f', 0, 64),
+			opt(f.Retransmits), j, opt(f.Lost), opt(f.Packets)})
+	}
+	for _, s := range n.Streams {
+		id := strconv.FormatInt(s.ID, 10)
+		row(id, s.Direction, "sender", s.Local == "sender", s.Sender)
+		row(id, s.Direction, "receiver", s.Local == "receiver", s.Receiver)
+	}
+	client := n.Parameters.Role == "client"
+	for _, s := range n.Sums {
+		senderHere := (s.Direction == result.DirUp) == client
+		row("sum", s.Direction, "sender", senderHere, s.Sender)
+		row("sum", s.Direction, "receiver", !senderHere, s.Receiver)
+	}
+	cw.Flush()
+	return cw.Error()
+}

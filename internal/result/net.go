@@ -1,0 +1,150 @@
+package result
+
+// Directions of network data, named from the client's side as people say
+// them: up is client to server (upload), down is server to client.
+const (
+	DirUp   = "up"
+	DirDown = "down"
+)
+
+// Net is a network throughput test ("net.client" or "net.server"), in
+// iperf3's terms: streams, intervals, and per stream what the sender sent
+// and the receiver got.
+type Net struct {
+	Parameters NetParameters `json:"parameters"`
+	// Intervals are the live figures this side measured, in order.
+	Intervals []NetInterval `json:"intervals"`
+	// Streams are the final figures, one per data connection.
+	Streams []NetStream `json:"streams"`
+	// Sums add the streams up per direction.
+	Sums []NetSum `json:"sums"`
+	// CPU is the processor load of both ends during the test.
+	CPU NetCPU `json:"cpu"`
+}
+
+// NetParameters are the effective parameters of a network test.
+type NetParameters struct {
+	// Role is "client" or "server": which end wrote this document.
+	Role string `json:"role"`
+	// Server is the server's host and port as the client dialled it, or
+	// the address the server listened on.
+	Server string `json:"server"`
+	// Client is the client's address as the server saw it (server role).
+	Client string `json:"client,omitempty"`
+	// PeerVersion is the other end's version as it said it ("3.12"), when
+	// it did.
+	PeerVersion string `json:"peer_version,omitempty"`
+	// Protocol is "tcp" or "udp".
+	Protocol string `json:"protocol"`
+	// Streams per direction (-P).
+	Streams int `json:"streams"`
+	// Direction is "up", "down" (-R) or "bidir".
+	Direction string `json:"direction"`
+	// DurationNs is the measured time after the omitted start (-t); 0 when
+	// the test ends by bytes or blocks.
+	DurationNs int64 `json:"duration_ns"`
+	// OmitNs is left out of the figures at the start (-O).
+	OmitNs int64 `json:"omit_ns"`
+	// Bytes and Blocks end the test when moved (-n, -k); absent = unlimited.
+	Bytes  int64 `json:"bytes,omitempty"`
+	Blocks int64 `json:"blocks,omitempty"`
+	// BlockSize is one write or one datagram (-l).
+	BlockSize int `json:"block_size"`
+	// BitrateBps caps each sending stream (-b); absent = uncapped.
+	BitrateBps int64 `json:"bitrate_bps,omitempty"`
+	// Window is the socket buffer asked for (-w), MSS the TCP segment size
+	// (-M), NoDelay disables Nagle (-N).
+	Window  int  `json:"window,omitempty"`
+	MSS     int  `json:"mss,omitempty"`
+	NoDelay bool `json:"no_delay,omitempty"`
+	// ZeroCopy is true when TCP senders on this side used sendfile (-Z).
+	ZeroCopy bool `json:"zero_copy,omitempty"`
+	// Congestion is the TCP congestion control this side used.
+	Congestion string `json:"congestion,omitempty"`
+}
+
+// NetInterval is one reporting interval (-i) as this side measured it.
+type NetInterval struct {
+	// StartNs and EndNs count from the start of data, omitted time included.
+	StartNs int64 `json:"start_ns"`
+	EndNs   int64 `json:"end_ns"`
+	// Omitted intervals fall in the -O period and are not in the totals.
+	Omitted bool              `json:"omitted,omitempty"`
+	Streams []NetIntervalFlow `json:"streams"`
+	Sums    []NetIntervalFlow `json:"sums"`
+}
+
+// NetIntervalFlow is one stream's, or one direction's sum of, figures in
+// an interval, from this side's view.
+type NetIntervalFlow struct {
+	// ID is the stream id (1, 3, 4 ...); 0 for a sum.
+	ID        int64  `json:"id,omitempty"`
+	Direction string `json:"direction"`
+	// Sender is true when this side sent the data.
+	Sender        bool    `json:"sender"`
+	Bytes         int64   `json:"bytes"`
+	BitsPerSecond float64 `json:"bits_per_second"`
+	// TCP sender: retransmits in the interval, and at its end the
+	// congestion window and smoothed RTT.
+	Retransmits *int64 `json:"retransmits,omitempty"`
+	CwndBytes   int64  `json:"cwnd_bytes,omitempty"`
+	RTTUs       int64  `json:"rtt_us,omitempty"`
+	// UDP: datagrams, and for a receiver those lost and the jitter.
+	Packets  *int64   `json:"packets,omitempty"`
+	Lost     *int64   `json:"lost,omitempty"`
+	JitterMs *float64 `json:"jitter_ms,omitempty"`
+}
+
+// NetStream is one stream's final figures from both ends.
+type NetStream struct {
+	ID        int64  `json:"id"`
+	Direction string `json:"direction"`
+	// Local is "sender" or "receiver": which of the two this side was.
+	Local string `json:"local"`
+	// LocalAddr and RemoteAddr are the data connection's ends as this side
+	// sees them.
+	LocalAddr  string    `json:"local_addr,omitempty"`
+	RemoteAddr string    `json:"remote_addr,omitempty"`
+	Sender     NetFigure `json:"sender"`
+	Receiver   NetFigure `json:"receiver"`
+}
+
+// NetSum is one direction's streams added up.
+type NetSum struct {
+	Direction string    `json:"direction"`
+	Sender    NetFigure `json:"sender"`
+	Receiver  NetFigure `json:"receiver"`
+}
+
+// NetFigure is what one end of a stream (or direction) counted. Fields the
+// end did not report are absent.
+type NetFigure struct {
+	Bytes int64 `json:"bytes"`
+	// Seconds is the span the bytes were counted over.
+	Seconds       float64 `json:"seconds"`
+	BitsPerSecond float64 `json:"bits_per_second"`
+	// Retransmits (TCP sender).
+	Retransmits *int64 `json:"retransmits,omitempty"`
+	// MaxCwndBytes and the RTTs in microseconds (TCP sender, local side).
+	MaxCwndBytes int64 `json:"max_cwnd_bytes,omitempty"`
+	MinRTTUs     int64 `json:"min_rtt_us,omitempty"`
+	MeanRTTUs    int64 `json:"mean_rtt_us,omitempty"`
+	MaxRTTUs     int64 `json:"max_rtt_us,omitempty"`
+	// UDP: datagrams sent or expected, lost and out of order, jitter.
+	Packets    *int64   `json:"packets,omitempty"`
+	Lost       *int64   `json:"lost,omitempty"`
+	OutOfOrder *int64   `json:"out_of_order,omitempty"`
+	JitterMs   *float64 `json:"jitter_ms,omitempty"`
+}
+
+// NetCPU is processor load in percent of one CPU, iperf3's measure: user
+// plus system time over wall time, so several busy threads exceed 100.
+type NetCPU struct {
+	LocalTotal  float64 `json:"local_total"`
+	LocalUser   float64 `json:"local_user"`
+	LocalSystem float64 `json:"local_system"`
+	// Remote* are what the peer reported; absent if it reported nothing.
+	RemoteTotal  *float64 `json:"remote_total,omitempty"`
+	RemoteUser   *float64 `json:"remote_user,omitempty"`
+	RemoteSystem *float64 `json:"remote_system,omitempty"`
+}
