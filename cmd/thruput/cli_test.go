@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/fstest"
+	"github.com/thruput/thruput/internal/nettest"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/sysinfo"
 )
@@ -36,7 +37,15 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "build thruput: %v\n%s", err, out)
 		os.Exit(1)
 	}
+	if err := nettest.Sweep(); err != nil {
+		fmt.Fprintf(os.Stderr, "nettest: cleaning up after earlier test runs failed: %v\n", err)
+		os.Exit(1)
+	}
 	code := fstest.Run(m)
+	if err := nettest.Release(); err != nil {
+		fmt.Fprintf(os.Stderr, "nettest: %v\n", err)
+		code = max(code, 1)
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -43,6 +43,7 @@ type clientFlags struct {
 	reverse, bidir, udp    bool
 	noDelay, compat, zero  bool
 	congestion, secretFile string
+	units                  string
 	connectTimeout         time.Duration
 }
 
@@ -97,8 +98,20 @@ read it; --json prints thruput's result document.`,
 	fl.BoolVarP(&f.compat, "iperf3-json", "J", false, "print iperf3's JSON (as iperf3 -J) instead of a table")
 	fl.StringVar(&f.secretFile, "secret-file", "", "file holding the shared secret a thruput server was started with")
 	fl.DurationVar(&f.connectTimeout, "connect-timeout", 10*time.Second, "give up connecting after this long")
-	fl.BoolVar(&a.mib, "mib", false, "also show MiB/s")
+	fl.StringVar(&f.units, "units", "mbit", "table units: mbit (10^6 bit/s) or both (Mbit/s and MiB/s)")
 	return c
+}
+
+// netUnits settles --units for the tables.
+func (a *app) netUnits(u string) error {
+	switch u {
+	case "mbit":
+	case "both":
+		a.mib = true
+	default:
+		return usage.Errorf("--units %q: use mbit or both", u)
+	}
+	return nil
 }
 
 // clientParams checks the flags as iperf3 would, naming the flag at fault.
@@ -183,6 +196,9 @@ func clientParams(cmd *cobra.Command, f clientFlags) (iperf3.Params, error) {
 func runNetClient(cmd *cobra.Command, a *app, f clientFlags, host string) error {
 	format, err := a.outputFormat()
 	if err != nil {
+		return err
+	}
+	if err := a.netUnits(f.units); err != nil {
 		return err
 	}
 	if f.compat && cmd.Flags().Changed("format") {
@@ -298,6 +314,7 @@ type serverFlags struct {
 	maxBitrate  string
 	idle        time.Duration
 	secretFile  string
+	units       string
 }
 
 func newNetServerCmd(a *app) *cobra.Command {
@@ -335,13 +352,16 @@ same secret are served.`,
 	fl.DurationVar(&f.idle, "idle-timeout", 60*time.Second, "end a test in which no data moved for this long")
 	fl.StringVar(&f.secretFile, "secret-file", "", "serve only thruput clients that know the secret in this file")
 	fl.BoolVarP(&f.zero, "zerocopy", "Z", false, "send TCP with sendfile(2) from memory (reverse tests)")
-	fl.BoolVar(&a.mib, "mib", false, "also show MiB/s")
+	fl.StringVar(&f.units, "units", "mbit", "table units: mbit (10^6 bit/s) or both (Mbit/s and MiB/s)")
 	return c
 }
 
 func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 	format, err := a.outputFormat()
 	if err != nil {
+		return err
+	}
+	if err := a.netUnits(f.units); err != nil {
 		return err
 	}
 	if f.port < 1 || f.port > 65535 {

@@ -58,7 +58,12 @@ type Server struct {
 
 // Listen opens the server's TCP port.
 func Listen(cfg ServerConfig) (*Server, error) {
-	ln, err := net.Listen("tcp", cfg.Addr)
+	// Plain TCP, as iperf3 measures: Go listens with MPTCP by default
+	// where the kernel has it, and a client without MPTCP then gets a
+	// fallback socket whose receive path goes through the MPTCP layer.
+	var lc net.ListenConfig
+	lc.SetMultipathTCP(false)
+	ln, err := lc.Listen(context.Background(), "tcp", cfg.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}

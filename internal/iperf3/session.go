@@ -22,6 +22,10 @@ type session struct {
 	started  time.Time // data started (TEST_RUNNING)
 	measured time.Time // the omitted start ended; figures count from here
 	ended    time.Time
+	// rcvEnd is when this side's receivers counted their last byte: data
+	// still in queues when the sender stopped arrives after ended, and
+	// counting it over the sender's span would overstate the rate.
+	rcvEnd   time.Time
 	omitting bool
 
 	base, last []counters // at the start of the figures, at the last sample
@@ -250,7 +254,7 @@ func (s *session) finish() {
 			s.base[i] = counters{}
 		}
 	}
-	s.ended = now
+	s.ended, s.rcvEnd = now, now
 }
 
 // drain waits briefly for data still in flight to the receivers of this
@@ -258,35 +262,36 @@ func (s *session) finish() {
 // receiver reached want[id] bytes (the peer's sender count), or until the
 // receivers have been quiet for a moment when that is unknown.
 func (s *session) drain(want map[int64]int64, limit time.Duration) {
-	stop := time.Now().Add(limit)
-	quiet, prev := 0, int64(-1)
-	for time.Now().Before(stop) {
-		var total int64
-		done := true
+	received := func(c []counters) (total int64, done bool) {
+		done = true
 		for i, st := range s.streams {
 			if st.send {
 				continue
 			}
-			got := st.bytes.Load() - s.base[i].bytes
+			got := c[i].bytes - s.base[i].bytes
 			total += got
 			if w, ok := want[st.id]; !ok || got < w {
 				done = false
 			}
 		}
-		if done && want != nil {
-			break
-		}
-		if total == prev {
-			if quiet++; quiet >= 5 && want == nil {
-				break
-			}
-		} else {
-			quiet = 0
-		}
-		prev = total
-		time.Sleep(10 * time.Millisecond)
+		return total, done && want != nil
 	}
-	s.last = s.snapshot()
+	// Bytes that arrive after the end stretch the receivers' span to when
+	// they came, at the granularity of the checks.
+	prev, _ := received(s.last)
+	quiet := 0
+	for stop := time.Now().Add(limit); time.Now().Before(stop); time.Sleep(10 * time.Millisecond) {
+		s.last = s.snapshot()
+		total, done := received(s.last)
+		if total != prev {
+			s.rcvEnd, prev, quiet = time.Now(), total, 0
+		} else {
+			quiet++
+		}
+		if done || (want == nil && quiet >= 5) {
+			return
+		}
+	}
 }
 
 // local is this side's results for the peer.
@@ -294,10 +299,13 @@ func (s *session) local() *Results {
 	r := &Results{SenderHasRetransmits: -1}
 	cpu := readCPU().since(s.cpu0)
 	r.CPUTotal, r.CPUUser, r.CPUSystem = cpu.total, cpu.user, cpu.system
-	span := s.ended.Sub(s.measured).Seconds()
+	span, rcvSpan := s.ended.Sub(s.measured).Seconds(), s.rcvEnd.Sub(s.measured).Seconds()
 	for i, st := range s.streams {
 		c, b := s.last[i], s.base[i]
 		sr := StreamResults{ID: st.id, Bytes: c.bytes - b.bytes, Retransmits: -1, EndTime: span}
+		if !st.send {
+			sr.EndTime = rcvSpan
+		}
 		switch {
 		case st.send && !st.udp:
 			sr.Retransmits = c.retrans - b.retrans
@@ -367,6 +375,9 @@ func (s *session) compose(mine, remote *Results) *result.Net {
 }
 
 func (s *session) figure(i int, st *stream, r StreamResults, span float64) result.NetFigure {
+	if r.EndTime > 0 {
+		span = r.EndTime
+	}
 	f := result.NetFigure{Bytes: r.Bytes, Seconds: span, BitsPerSecond: rate(r.Bytes, span)}
 	switch {
 	case st.send && !st.udp:

@@ -183,7 +183,7 @@ func Run(m *testing.M) int {
 		return 1
 	}
 	code := m.Run()
-	if err := release(); err != nil {
+	if err := Release(); err != nil {
 		fmt.Fprintf(os.Stderr, "nettest: %v\n", err)
 		if code == 0 {
 			code = 1
@@ -192,10 +192,10 @@ func Run(m *testing.M) int {
 	return code
 }
 
-// release is the safety net after all tests have run: the tests' cleanups
+// Release is the safety net after all tests have run: the tests' cleanups
 // should have deleted every namespace of this process. Any still there is
 // deleted now and reported.
-func release() error {
+func Release() error {
 	if os.Geteuid() != 0 {
 		return nil
 	}

@@ -1,0 +1,444 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/thruput/thruput/internal/nettest"
+	"github.com/thruput/thruput/internal/result"
+)
+
+// freePort finds a loopback port nobody listens on (TCP and UDP).
+func freePort(t *testing.T) int {
+	t.Helper()
+	for range 20 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		if pc, err := net.ListenPacket("udp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
+			pc.Close()
+			return port
+		}
+	}
+	t.Fatal("no free port")
+	return 0
+}
+
+// background starts a server process and stops it when the test ends.
+type background struct {
+	cmd            *exec.Cmd
+	stdout, stderr bytes.Buffer
+	done           chan error
+}
+
+func startBackground(t *testing.T, cmd *exec.Cmd) *background {
+	t.Helper()
+	b := &background{cmd: cmd, done: make(chan error, 1)}
+	cmd.Stdout, cmd.Stderr = &b.stdout, &b.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { b.done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-b.done
+	})
+	return b
+}
+
+// wait returns the server's exit code once it ended by itself.
+func (b *background) wait(t *testing.T) int {
+	t.Helper()
+	select {
+	case <-b.done:
+		b.done <- nil
+		return b.cmd.ProcessState.ExitCode()
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%v did not end\nstderr: %s", b.cmd.Args, b.stderr.String())
+	}
+	return -1
+}
+
+// waitListening polls until something accepts on port, without connecting
+// (a connection would count as a test for --once servers).
+func waitListening(t *testing.T, port int) {
+	t.Helper()
+	hex := fmt.Sprintf(":%04X ", port)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+			b, _ := os.ReadFile(f)
+			sc := bufio.NewScanner(bytes.NewReader(b))
+			for sc.Scan() {
+				fields := strings.Fields(sc.Text())
+				if len(fields) > 3 && strings.HasSuffix(fields[1], hex[:len(hex)-1]) && fields[3] == "0A" {
+					return
+				}
+			}
+		}
+	}
+	t.Fatalf("nothing listens on port %d", port)
+}
+
+// iperf3JSON is the part of iperf3's -J output the tests compare.
+type iperf3JSON struct {
+	Error string `json:"error"`
+	End   struct {
+		SumSent     iperf3Sum `json:"sum_sent"`
+		SumReceived iperf3Sum `json:"sum_received"`
+		SumSentRev  iperf3Sum `json:"sum_sent_bidir_reverse"`
+		SumRecvRev  iperf3Sum `json:"sum_received_bidir_reverse"`
+	} `json:"end"`
+}
+
+type iperf3Sum struct {
+	Bytes         int64   `json:"bytes"`
+	BitsPerSecond float64 `json:"bits_per_second"`
+}
+
+func parseIperf3(t *testing.T, who string, b []byte) *iperf3JSON {
+	t.Helper()
+	var j iperf3JSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		t.Fatalf("%s: not iperf3 JSON: %v\n%s", who, err, b)
+	}
+	if j.Error != "" {
+		t.Fatalf("%s: iperf3 error: %s", who, j.Error)
+	}
+	return &j
+}
+
+// localBytes is what this side itself counted per direction: bytes it sent
+// or received, whichever it did.
+func localBytes(n *result.Net) map[string]int64 {
+	m := map[string]int64{}
+	for _, s := range n.Streams {
+		if s.Local == "sender" {
+			m[s.Direction] += s.Sender.Bytes
+		} else {
+			m[s.Direction] += s.Receiver.Bytes
+		}
+	}
+	return m
+}
+
+// agree checks two ends' counts of one direction: what TCP receivers had
+// not yet read when iperf3 stopped counting is the difference allowed.
+func agree(t *testing.T, what string, a, b int64) {
+	t.Helper()
+	diff := a - b
+	if diff < 0 {
+		diff = -diff
+	}
+	if a == 0 || b == 0 || diff > 16<<20 && float64(diff) > 0.02*float64(max(a, b)) {
+		t.Errorf("%s: the two ends counted %d and %d bytes", what, a, b)
+	}
+}
+
+var interopModes = []struct {
+	name string
+	args []string
+}{
+	{"tcp", nil},
+	{"udp", []string{"-u", "-b", "20M"}},
+	{"reverse", []string{"-R"}},
+	{"bidir", []string{"--bidir"}},
+	{"parallel", []string{"-P", "4"}},
+	{"bytes", []string{"-n", "64M"}},
+	{"omit", []string{"-O", "1"}},
+}
+
+// TestInteropWithIperf3 runs thruput against Debian's iperf3 both ways in
+// each mode: thruput's client against `iperf3 -s`, iperf3's client against
+// `thruput net server`. Both must end well, print JSON that parses, and
+// agree on what crossed.
+func TestInteropWithIperf3(t *testing.T) {
+	if _, err := exec.LookPath("iperf3"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("iperf3 not installed (scripts/setup installs it)")
+		}
+		t.Skip("iperf3 not installed")
+	}
+	for _, m := range interopModes {
+		timeArgs := []string{"-t", "1"}
+		if m.name == "bytes" {
+			timeArgs = nil
+		}
+		t.Run("thruput client, iperf3 server, "+m.name, func(t *testing.T) {
+			port := freePort(t)
+			srv := startBackground(t, exec.Command("iperf3", "-s", "-1", "-J", "-B", "127.0.0.1", "-p", strconv.Itoa(port)))
+			waitListening(t, port)
+			args := append([]string{"net", "client", "127.0.0.1", "-p", strconv.Itoa(port), "--json", "-q"}, timeArgs...)
+			o := thruput(t, append(args, m.args...)...)
+			if o.code != 0 {
+				t.Fatalf("thruput client: exit %d: %s", o.code, o.stderr)
+			}
+			doc, err := result.Read(strings.NewReader(o.stdout))
+			if err != nil || doc.Net == nil {
+				t.Fatalf("thruput JSON: %v\n%s", err, o.stdout)
+			}
+			if code := srv.wait(t); code != 0 {
+				t.Fatalf("iperf3 server exit %d: %s", code, srv.stderr.String())
+			}
+			peer := parseIperf3(t, "iperf3 server", srv.stdout.Bytes())
+			checkInterop(t, m.name, doc.Net, peer, false)
+		})
+		t.Run("iperf3 client, thruput server, "+m.name, func(t *testing.T) {
+			port := freePort(t)
+			srv := startBackground(t, exec.Command(thruputBin, "net", "server", "--once", "--json", "-q", "--bind", "127.0.0.1", "-p", strconv.Itoa(port)))
+			waitListening(t, port)
+			args := append([]string{"-c", "127.0.0.1", "-p", strconv.Itoa(port), "-J"}, timeArgs...)
+			cli := exec.Command("iperf3", append(args, m.args...)...)
+			out, err := cli.Output()
+			if err != nil {
+				t.Fatalf("iperf3 client: %v\n%s", err, out)
+			}
+			peer := parseIperf3(t, "iperf3 client", out)
+			if code := srv.wait(t); code != 0 {
+				t.Fatalf("thruput server exit %d: %s", code, srv.stderr.String())
+			}
+			doc, err := result.Read(&srv.stdout)
+			if err != nil || doc.Net == nil {
+				t.Fatalf("thruput server JSON: %v\n%s", err, srv.stdout.String())
+			}
+			checkInterop(t, m.name, doc.Net, peer, true)
+		})
+	}
+}
+
+// checkInterop compares thruput's own counts with iperf3's own counts,
+// direction by direction. iperf3's sum_sent and sum_received are the
+// client's view: on an iperf3 server, "sent" is what the server sent.
+func checkInterop(t *testing.T, mode string, n *result.Net, peer *iperf3JSON, peerIsClient bool) {
+	t.Helper()
+	mine := localBytes(n)
+	udp := n.Parameters.Protocol == "udp"
+	if udp {
+		if len(n.Sums) != 1 || n.Sums[0].Receiver.Packets == nil || *n.Sums[0].Receiver.Packets == 0 {
+			t.Fatalf("UDP figures missing: %+v", n.Sums)
+		}
+	}
+	// The peer's own count of each direction: what it sent for the
+	// direction it sends, what it received for the other.
+	peerUp, peerDown := peer.End.SumReceived.Bytes, peer.End.SumSent.Bytes
+	if peerIsClient {
+		peerUp, peerDown = peer.End.SumSent.Bytes, peer.End.SumReceived.Bytes
+	}
+	switch {
+	case mode == "bidir":
+		if peerIsClient {
+			peerDown = peer.End.SumRecvRev.Bytes
+		} else {
+			peerDown = peer.End.SumSentRev.Bytes
+		}
+		agree(t, "up", mine["up"], peerUp)
+		agree(t, "down", mine["down"], peerDown)
+	case mode == "reverse":
+		agree(t, "down", mine["down"], peerDown)
+	default:
+		agree(t, "up", mine["up"], peerUp)
+	}
+	if mode == "bytes" && mine["up"] < 64<<20 {
+		t.Errorf("-n 64M moved %d bytes", mine["up"])
+	}
+	if mode == "parallel" && len(n.Streams) != 4 {
+		t.Errorf("-P 4 gave %d streams", len(n.Streams))
+	}
+	if mode == "omit" && (len(n.Intervals) == 0 || !n.Intervals[0].Omitted) {
+		t.Errorf("-O 1: first interval not marked omitted")
+	}
+}
+
+// TestShapedLink measures a veth pair between two network namespaces shaped
+// to 100 Mbit/s, a Pi's Ethernet: thruput's TCP goodput must lie where the
+// arithmetic puts it and within 2 % of iperf3's on the same link.
+func TestShapedLink(t *testing.T) {
+	l := nettest.NewLink(t, 100)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	run := func(server, client []string) []byte {
+		t.Helper()
+		srv := startBackground(t, l.Command(ctx, l.B, server[0], server[1:]...))
+		time.Sleep(200 * time.Millisecond)
+		var out []byte
+		var err error
+		for try := 0; try < 20; try++ {
+			if out, err = l.Command(ctx, l.A, client[0], client[1:]...).Output(); err == nil {
+				break
+			}
+			time.Sleep(100 * time.Millisecond) // the server was not listening yet
+		}
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", client, err, out)
+		}
+		srv.wait(t)
+		return out
+	}
+	secs := []string{"-t", "4", "-O", "1"}
+	var ours, theirs float64
+	// Alternate the tools, two runs each, and compare the means.
+	for range 2 {
+		out := run([]string{thruputBin, "net", "server", "--once", "-q"},
+			append([]string{thruputBin, "net", "client", l.AddrB, "-J"}, secs...))
+		j := parseIperf3(t, "thruput", out)
+		ours += j.End.SumReceived.BitsPerSecond / 2
+		out = run([]string{"iperf3", "-s", "-1"}, append([]string{"iperf3", "-c", l.AddrB, "-J"}, secs...))
+		j = parseIperf3(t, "iperf3", out)
+		theirs += j.End.SumReceived.BitsPerSecond / 2
+	}
+	// tbf counts whole Ethernet frames without preamble, FCS and gap:
+	// 1448 payload bytes per 1514, 95.6 Mbit/s at most. The brief's wire
+	// arithmetic (1538 bytes) gives 94.1; a link is working at 90 % of it.
+	lo, hi := 0.9*94.15e6, 100e6*1448/1514*1.005
+	if ours < lo || ours > hi {
+		t.Errorf("thruput measured %.2f Mbit/s; 100 Mbit/s TCP goodput lies in %.1f..%.1f", ours/1e6, lo/1e6, hi/1e6)
+	}
+	if r := ours / theirs; r < 0.98 || r > 1.02 {
+		t.Errorf("thruput %.2f Mbit/s, iperf3 %.2f Mbit/s on the same link: ratio %.3f, want within 2 %%", ours/1e6, theirs/1e6, r)
+	}
+	t.Logf("100 Mbit/s link: thruput %.2f Mbit/s, iperf3 %.2f Mbit/s", ours/1e6, theirs/1e6)
+}
+
+func TestNetBadInput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.json")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"client", "127.0.0.1", "-P", "0"}, "-P 0"},
+		{[]string{"client", "127.0.0.1", "-P", "129"}, "-P 129"},
+		{[]string{"client", "127.0.0.1", "-t", "-1"}, "-t"},
+		{[]string{"client", "127.0.0.1", "-t", "1.5"}, "whole seconds"},
+		{[]string{"client", "127.0.0.1", "-t", "0"}, "-t 0 needs -n or -k"},
+		{[]string{"client", "127.0.0.1", "-b", "fast"}, "-b"},
+		{[]string{"client", "127.0.0.1", "-u", "-l", "70000"}, "-l 70000"},
+		{[]string{"client", "127.0.0.1", "-l", "2M"}, "-l 2M"},
+		{[]string{"client", "127.0.0.1", "-R", "--bidir"}, "-R and --bidir"},
+		{[]string{"client", "127.0.0.1", "-p", "0"}, "-p 0"},
+		{[]string{"client", "127.0.0.1", "-M", "10"}, "-M 10"},
+		{[]string{"client", "127.0.0.1", "-w", "1G"}, "-w 1G"},
+		{[]string{"client", "127.0.0.1", "-n", "lots"}, "-n"},
+		{[]string{"client", "127.0.0.1", "-i", "0.01"}, "-i 0.01"},
+		{[]string{"client", "127.0.0.1", "-O", "700"}, "-O 700"},
+		{[]string{"client", "127.0.0.1", "--secret-file", filepath.Join(dir, "missing")}, "--secret-file"},
+		{[]string{"client"}, "accepts 1 arg"},
+		{[]string{"client", "127.0.0.1", "--units", "gbit"}, "--units"},
+		{[]string{"server", "-p", "70000"}, "-p 70000"},
+		{[]string{"server", "--bind", "not-an-ip"}, "--bind"},
+		{[]string{"server", "--max-bitrate", "fast"}, "--max-bitrate"},
+		{[]string{"server", "--idle-timeout", "0s"}, "--idle-timeout"},
+	} {
+		o := thruput(t, append(append([]string{"net"}, c.args...), "-o", out)...)
+		if o.code != 2 || !strings.Contains(o.stderr, c.want) {
+			t.Errorf("thruput net %v: exit %d, stderr %q; want exit 2 naming %q", c.args, o.code, o.stderr, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("thruput net %v left %s behind", c.args, out)
+			os.Remove(out)
+		}
+	}
+}
+
+func TestNetClientFailures(t *testing.T) {
+	// Nobody listening: refused, exit 1, and the JSON still says what was tried.
+	port := freePort(t)
+	o := thruput(t, "net", "client", "127.0.0.1", "-p", strconv.Itoa(port), "--json", "-q")
+	if o.code != 1 || !strings.Contains(o.stderr, "connection refused") {
+		t.Errorf("refused port: exit %d, %q", o.code, o.stderr)
+	}
+	if doc, err := result.Read(strings.NewReader(o.stdout)); err != nil || doc.Status != result.StatusFailed || doc.Net == nil {
+		t.Errorf("refused port: no failed result document: %v\n%s", err, o.stdout)
+	}
+	// A server speaking another protocol.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Write([]byte("SSH-2.0-OpenSSH_9.2\r\n"))
+			c.Close()
+		}
+	}()
+	o = thruput(t, "net", "client", "127.0.0.1", "-p", strconv.Itoa(ln.Addr().(*net.TCPAddr).Port), "-q")
+	if o.code != 1 || !strings.Contains(o.stderr, "does not speak the iperf3 protocol") {
+		t.Errorf("SSH server: exit %d, %q", o.code, o.stderr)
+	}
+	// A server that dies mid-test: exit 1, the intervals measured so far kept.
+	port = freePort(t)
+	srv := startBackground(t, exec.Command(thruputBin, "net", "server", "-q", "--bind", "127.0.0.1", "-p", strconv.Itoa(port)))
+	waitListening(t, port)
+	cli := exec.Command(thruputBin, "net", "client", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "30", "-i", "0.2", "-b", "50M", "--json", "-q")
+	var stdout, stderr bytes.Buffer
+	cli.Stdout, cli.Stderr = &stdout, &stderr
+	if err := cli.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	_ = srv.cmd.Process.Kill()
+	done := make(chan error, 1)
+	go func() { done <- cli.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = cli.Process.Kill()
+		t.Fatal("client did not notice the server died")
+	}
+	if cli.ProcessState.ExitCode() != 1 {
+		t.Errorf("server died: exit %d, %s", cli.ProcessState.ExitCode(), stderr.String())
+	}
+	doc, err := result.Read(&stdout)
+	if err != nil || doc.Net == nil {
+		t.Fatalf("server died: %v", err)
+	}
+	if doc.Status != result.StatusFailed || len(doc.Net.Intervals) < 3 {
+		t.Errorf("server died: status %s, %d intervals kept", doc.Status, len(doc.Net.Intervals))
+	}
+}
+
+// TestNetOutputs checks each format of a short thruput-to-thruput run.
+func TestNetOutputs(t *testing.T) {
+	port := freePort(t)
+	startBackground(t, exec.Command(thruputBin, "net", "server", "-q", "--bind", "127.0.0.1", "-p", strconv.Itoa(port)))
+	waitListening(t, port)
+	p := strconv.Itoa(port)
+	o := thruput(t, "net", "client", "127.0.0.1", "-p", p, "-t", "1", "-i", "0.5", "-P", "2")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	for _, want := range []string{"connected to", "[SUM] up", "sender (here)", "receiver", "Mbit/s", "CPU here"} {
+		if !strings.Contains(o.stdout, want) {
+			t.Errorf("table output lacks %q:\n%s", want, o.stdout)
+		}
+	}
+	for _, f := range []string{"csv", "markdown"} {
+		o := thruput(t, "net", "client", "127.0.0.1", "-p", p, "-t", "1", "--format", f, "-q")
+		if o.code != 0 || !strings.Contains(o.stdout, "receiver") {
+			t.Errorf("--format %s: exit %d\n%s", f, o.code, o.stdout)
+		}
+	}
+	o = thruput(t, "net", "client", "127.0.0.1", "-p", p, "-t", "1", "-J")
+	j := parseIperf3(t, "-J", []byte(o.stdout))
+	if j.End.SumReceived.Bytes == 0 {
+		t.Errorf("-J: no bytes received\n%s", o.stdout)
+	}
+}
