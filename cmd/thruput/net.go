@@ -218,11 +218,7 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, host string) error 
 	if interval > 0 && interval < 100*time.Millisecond {
 		return usage.Errorf("-i %s: at least 0.1 s, or 0 for none", f.interval)
 	}
-	secret, err := readSecret(f.secretFile)
-	if err != nil {
-		return err
-	}
-	out, closeOut, err := a.openOutput()
+	secret, out, closeOut, err := a.netSetup(f.secretFile)
 	if err != nil {
 		return err
 	}
@@ -276,32 +272,27 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, host string) error 
 	return errors.Join(runErr, err)
 }
 
-// openOutput opens -o (checked before the run) or standard output.
-func (a *app) openOutput() (io.Writer, func(), error) {
+// netSetup reads the shared secret, if any, from its file (so it never
+// shows in ps) and opens -o or standard output: the last checks before a
+// network command starts.
+func (a *app) netSetup(secretFile string) (secret []byte, out io.Writer, closeOut func(), err error) {
+	if secretFile != "" {
+		b, err := os.ReadFile(secretFile)
+		if err != nil {
+			return nil, nil, nil, usage.Errorf("--secret-file: %w", err)
+		}
+		if secret = []byte(strings.TrimSpace(string(b))); len(secret) < 8 {
+			return nil, nil, nil, usage.Errorf("--secret-file %s: the secret must be at least 8 characters", secretFile)
+		}
+	}
 	if a.output == "" {
-		return os.Stdout, func() {}, nil
+		return secret, os.Stdout, func() {}, nil
 	}
 	f, err := os.Create(a.output)
 	if err != nil {
-		return nil, nil, usage.Errorf("-o %s: %w", a.output, errors.Unwrap(err))
+		return nil, nil, nil, usage.Errorf("-o %s: %w", a.output, errors.Unwrap(err))
 	}
-	return f, func() { f.Close() }, nil
-}
-
-// readSecret reads a shared secret from a file, so it never shows in ps.
-func readSecret(path string) ([]byte, error) {
-	if path == "" {
-		return nil, nil
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, usage.Errorf("--secret-file: %w", err)
-	}
-	s := strings.TrimSpace(string(b))
-	if len(s) < 8 {
-		return nil, usage.Errorf("--secret-file %s: the secret must be at least 8 characters", path)
-	}
-	return []byte(s), nil
+	return secret, f, func() { f.Close() }, nil
 }
 
 type serverFlags struct {
@@ -383,11 +374,7 @@ func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 	if f.bind != "" && net.ParseIP(f.bind) == nil {
 		return usage.Errorf("--bind %q: an IP address of this host", f.bind)
 	}
-	secret, err := readSecret(f.secretFile)
-	if err != nil {
-		return err
-	}
-	out, closeOut, err := a.openOutput()
+	secret, out, closeOut, err := a.netSetup(f.secretFile)
 	if err != nil {
 		return err
 	}

@@ -442,3 +442,24 @@ func TestNetOutputs(t *testing.T) {
 		t.Errorf("-J: no bytes received\n%s", o.stdout)
 	}
 }
+
+// TestNetUnreachable runs the client inside a namespace with no route out,
+// so that nothing it tries leaves the machine: an address off the link and
+// a name that cannot be resolved fail at once with a clear message.
+func TestNetUnreachable(t *testing.T) {
+	l := nettest.NewLink(t, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, c := range []struct{ host, want string }{
+		{"192.0.2.1", "unreachable"},
+		{"no-such-host.invalid", "cannot resolve"},
+	} {
+		cmd := l.Command(ctx, l.A, thruputBin, "net", "client", c.host, "-q", "--connect-timeout", "5s")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		if code := cmd.ProcessState.ExitCode(); err == nil || code != 1 || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("client to %s: exit %d, %q; want exit 1 saying %q", c.host, code, stderr.String(), c.want)
+		}
+	}
+}

@@ -174,10 +174,10 @@ func killDaemons(pids []int, comm string) {
 	}
 }
 
-// alive reports whether pid is running. A zombie counts as gone: it has
-// closed all its files, and reaping it is up to its parent (init, for a
-// daemon), not us.
-func alive(pid int) bool {
+// Alive reports whether pid is running. A zombie counts as gone: it has
+// closed all its files and left its namespaces, and reaping it is up to its
+// parent (init, for a daemon), not us.
+func Alive(pid int) bool {
 	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
 	if err != nil {
 		return false

@@ -431,7 +431,7 @@ func teardownMount(t testing.TB, mnt, daemon, image string, pids []int) {
 	_ = waitFor(wait, func() (bool, error) {
 		left = holders(paths...)
 		for _, pid := range pids {
-			if alive(pid) && !slices.Contains(left, pid) {
+			if Alive(pid) && !slices.Contains(left, pid) {
 				left = append(left, pid)
 			}
 		}

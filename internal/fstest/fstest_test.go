@@ -537,7 +537,7 @@ func TestSweep(t *testing.T) {
 			}
 		}
 		for _, pid := range daemons {
-			if alive(pid) {
+			if Alive(pid) {
 				return false, nil
 			}
 		}
@@ -556,7 +556,7 @@ func TestSweep(t *testing.T) {
 	}
 	assertNoLoops(t, childDir)
 	for _, pid := range daemons {
-		if alive(pid) {
+		if Alive(pid) {
 			t.Errorf("FUSE daemon %d still running", pid)
 		}
 	}

@@ -31,8 +31,13 @@ func (e *cmdError) Error() string {
 func (e *cmdError) Unwrap() error { return e.err }
 
 // run executes a command and returns its combined output.
-func run(name string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
+func run(name string, args ...string) (string, error) { return Exec(cmdTimeout, name, args...) }
+
+// Exec runs a command (as the test helper packages run mkfs, ip and tc)
+// within timeout and returns its combined output; an error carries the
+// command line and the output, for the test log.
+func Exec(timeout time.Duration, name string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	// Error messages are matched by humans reading logs; keep them English.
@@ -46,7 +51,7 @@ func run(name string, args ...string) (string, error) {
 	err := cmd.Run()
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			err = fmt.Errorf("timed out after %v: %w", cmdTimeout, err)
+			err = fmt.Errorf("timed out after %v: %w", timeout, err)
 		}
 		return out.String(), &cmdError{
 			cmdline: strings.Join(append([]string{name}, args...), " "),
@@ -60,9 +65,15 @@ func run(name string, args ...string) (string, error) {
 // mustRun is run for setup steps, where there is no point in going on.
 func mustRun(t testing.TB, name string, args ...string) string {
 	t.Helper()
-	out, err := run(name, args...)
+	return MustExec(t, cmdTimeout, name, args...)
+}
+
+// MustExec is Exec for setup steps: it fails the test on error.
+func MustExec(t testing.TB, timeout time.Duration, name string, args ...string) string {
+	t.Helper()
+	out, err := Exec(timeout, name, args...)
 	if err != nil {
-		t.Fatalf("fstest: command failed: %v", err)
+		t.Fatalf("command failed: %v", err)
 	}
 	return out
 }

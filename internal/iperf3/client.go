@@ -322,12 +322,12 @@ func (c *client) connectStreams(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("data stream %d of %d: %w", i+1, n, err)
 		}
-		st := &stream{id: streamID(i), up: send, send: send, udp: true, conn: conn, fd: -1,
-			local: conn.LocalAddr().String(), peer: conn.RemoteAddr().String()}
-		if !c.p.UDP {
-			if st, err = newTCPStream(conn, streamID(i), send, send); err != nil {
-				return fmt.Errorf("data stream %d of %d: %w", i+1, n, err)
-			}
+		var st *stream
+		if c.p.UDP {
+			st = &stream{id: streamID(i), up: send, send: send, udp: true, conn: conn, fd: -1,
+				local: conn.LocalAddr().String(), peer: conn.RemoteAddr().String()}
+		} else if st, err = newTCPStream(conn, streamID(i), send, send); err != nil {
+			return fmt.Errorf("data stream %d of %d: %w", i+1, n, err)
 		}
 		c.streams = append(c.streams, st)
 	}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/thruput/thruput/internal/fstest"
 )
 
 // killWait bounds the wait for killed processes to leave a namespace.
@@ -107,19 +109,6 @@ func kill(pid int, st *unix.Stat_t) bool {
 	return unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0) == nil
 }
 
-// alive reports whether pid is running. A zombie counts as gone: it has
-// left its namespaces.
-func alive(pid int) bool {
-	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return false
-	}
-	// The command name in parentheses may contain spaces; the state follows
-	// the last ')'.
-	i := strings.LastIndexByte(string(data), ')')
-	return i < 0 || !strings.HasPrefix(string(data[i+1:]), " Z")
-}
-
 // namespaces lists the names in /run/netns that are ours (see parseName)
 // and satisfy keep.
 func namespaces(keep func(pid int) bool) ([]string, error) {
@@ -152,7 +141,7 @@ func Sweep() error {
 	if os.Geteuid() != 0 {
 		return nil
 	}
-	names, err := namespaces(func(pid int) bool { return !alive(pid) })
+	names, err := namespaces(func(pid int) bool { return !fstest.Alive(pid) })
 	if err != nil {
 		return err
 	}

@@ -50,13 +50,78 @@ func methodDocs() map[string]*result.Document {
 			m.Mark.Results = append(m.Mark.Results, result.MarkResult{Preset: p, Phase: ph, MBPerSec: mb, MiBPerSec: mb / 1.048576, IOPS: mb * 1e6 / 4096, Latency: lat(1e5)})
 		}
 	}
-	return map[string]*result.Document{"random": r, "io": io, "mark": m}
+	return map[string]*result.Document{"random": r, "io": io, "mark": m, "net": netDoc(), "net-udp": netUDPDoc()}
+}
+
+func i64(v int64) *int64     { return &v }
+func f64(v float64) *float64 { return &v }
+func netFig(bytes int64, secs float64) result.NetFigure {
+	return result.NetFigure{Bytes: bytes, Seconds: secs, BitsPerSecond: float64(bytes) * 8 / secs}
+}
+
+// netDoc is a client's TCP test both ways with two streams each.
+func netDoc() *result.Document {
+	d := baseDoc("net.client")
+	d.Targets = []result.Target{}
+	n := &result.Net{Parameters: result.NetParameters{Role: "client", Server: "192.168.1.10:5201", Protocol: "tcp", Streams: 2,
+		Direction: "bidir", DurationNs: 10e9, OmitNs: 2e9, BlockSize: 131072, Congestion: "cubic"}}
+	for i, id := range []int64{1, 3, 4, 5} {
+		dir, local := result.DirUp, "sender"
+		if i >= 2 {
+			dir, local = result.DirDown, "receiver"
+		}
+		snd, rcv := netFig(58e6+int64(i)*1e6, 10), netFig(57.9e6+int64(i)*1e6, 10.02)
+		snd.Retransmits = i64(int64(i * 3))
+		n.Streams = append(n.Streams, result.NetStream{ID: id, Direction: dir, Local: local, Sender: snd, Receiver: rcv})
+	}
+	up, down := netFig(117e6, 10), netFig(121e6, 10)
+	up.Retransmits, down.Retransmits = i64(3), i64(15)
+	n.Sums = []result.NetSum{{Direction: result.DirUp, Sender: up, Receiver: netFig(116.8e6, 10.02)},
+		{Direction: result.DirDown, Sender: down, Receiver: netFig(120.8e6, 10.02)}}
+	for k := range 3 {
+		iv := result.NetInterval{StartNs: int64(k) * 1e9, EndNs: int64(k+1) * 1e9, Omitted: k < 2}
+		for _, s := range n.Streams {
+			f := result.NetIntervalFlow{ID: s.ID, Direction: s.Direction, Sender: s.Local == "sender", Bytes: 5.8e6, BitsPerSecond: 46.4e6}
+			if f.Sender {
+				f.Retransmits, f.CwndBytes, f.RTTUs = i64(1), 256<<10, 1800
+			}
+			iv.Streams = append(iv.Streams, f)
+		}
+		iv.Sums = []result.NetIntervalFlow{{Direction: result.DirUp, Sender: true, Bytes: 11.6e6, BitsPerSecond: 92.8e6, Retransmits: i64(2)},
+			{Direction: result.DirDown, Bytes: 11.6e6, BitsPerSecond: 92.8e6}}
+		n.Intervals = append(n.Intervals, iv)
+	}
+	n.CPU = result.NetCPU{LocalTotal: 35.5, LocalUser: 2.5, LocalSystem: 33, RemoteTotal: f64(41), RemoteUser: f64(1), RemoteSystem: f64(40)}
+	d.Net = n
+	return d
+}
+
+// netUDPDoc is a server's view of a UDP upload that lost datagrams and
+// failed before the results exchange.
+func netUDPDoc() *result.Document {
+	d := baseDoc("net.server")
+	d.Targets = []result.Target{}
+	d.Status, d.Error = result.StatusFailed, "control connection: EOF"
+	snd, rcv := netFig(11.9e6, 1), netFig(11.7e6, 1)
+	snd.Packets = i64(8200)
+	rcv.Packets, rcv.Lost, rcv.OutOfOrder, rcv.JitterMs = i64(8200), i64(140), i64(2), f64(0.25)
+	d.Net = &result.Net{
+		Parameters: result.NetParameters{Role: "server", Server: ":5201", Client: "192.168.1.20:40112", PeerVersion: "3.12", Protocol: "udp",
+			Streams: 1, Direction: result.DirUp, DurationNs: 1e9, BlockSize: 1448, BitrateBps: 95e6},
+		Intervals: []result.NetInterval{{StartNs: 0, EndNs: 1e9,
+			Streams: []result.NetIntervalFlow{{ID: 1, Direction: result.DirUp, Bytes: 11.7e6, BitsPerSecond: 93.6e6, Packets: i64(8200), Lost: i64(140), JitterMs: f64(0.25)}},
+			Sums:    []result.NetIntervalFlow{{Direction: result.DirUp, Bytes: 11.7e6, BitsPerSecond: 93.6e6, Packets: i64(8200), Lost: i64(140), JitterMs: f64(0.25)}}}},
+		Streams: []result.NetStream{{ID: 1, Direction: result.DirUp, Local: "receiver", Sender: snd, Receiver: rcv}},
+		Sums:    []result.NetSum{{Direction: result.DirUp, Sender: snd, Receiver: rcv}},
+		CPU:     result.NetCPU{LocalTotal: 4.5, LocalUser: 1.5, LocalSystem: 3},
+	}
+	return d
 }
 
 func TestMethodGolden(t *testing.T) {
 	for name, doc := range methodDocs() {
 		for _, format := range []string{"table", "csv", "markdown"} {
-			checkGolden(t, name, doc, Options{Format: format, MiB: name == "mark" && format == "markdown"})
+			checkGolden(t, name, doc, Options{Format: format, MiB: (name == "mark" || name == "net") && format == "markdown"})
 		}
 	}
 }

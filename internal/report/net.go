@@ -16,6 +16,10 @@ func mbit(bps float64) string { return strconv.FormatFloat(bps/1e6, 'f', 2, 64) 
 
 func mibs(bytes int64) string { return strconv.FormatFloat(float64(bytes)/(1<<20), 'f', 2, 64) }
 
+func secondsLabel(ns int64) string {
+	return strconv.FormatFloat(time.Duration(ns).Seconds(), 'f', -1, 64) + " s"
+}
+
 // netTitle says what the test was in one line.
 func netTitle(n *result.Net) string {
 	p := n.Parameters
@@ -23,14 +27,14 @@ func netTitle(n *result.Net) string {
 	fmt.Fprintf(&b, "%s, %d stream(s) %s", strings.ToUpper(p.Protocol), p.Streams, p.Direction)
 	switch {
 	case p.DurationNs > 0:
-		fmt.Fprintf(&b, ", %v", time.Duration(p.DurationNs))
+		fmt.Fprintf(&b, ", %s", secondsLabel(p.DurationNs))
 	case p.Bytes > 0:
 		fmt.Fprintf(&b, ", %s bytes", itoa(p.Bytes))
 	case p.Blocks > 0:
 		fmt.Fprintf(&b, ", %s blocks", itoa(p.Blocks))
 	}
 	if p.OmitNs > 0 {
-		fmt.Fprintf(&b, " after %v omitted", time.Duration(p.OmitNs))
+		fmt.Fprintf(&b, " after %s omitted", secondsLabel(p.OmitNs))
 	}
 	fmt.Fprintf(&b, ", %d-byte blocks", p.BlockSize)
 	if p.BitrateBps > 0 {
@@ -130,39 +134,38 @@ type NetIntervals struct {
 func (l *NetIntervals) Line(iv result.NetInterval) {
 	ew := &errWriter{w: l.W}
 	if l.n == 0 {
-		extra := "Retr   Cwnd      RTT"
+		extra := "   Retr      Cwnd      RTT"
 		if l.UDP {
-			extra = "Datagrams  Lost  Jitter"
+			extra = "  Datagrams   Lost    Jitter"
 		}
 		unit := ""
 		if l.MiB {
-			unit = "       MiB/s"
+			unit = "      MiB/s"
 		}
-		ew.printf("[ ID] Dir   Interval         Transfer       Bitrate%s  %s\n", unit, extra)
+		ew.printf("[ ID] Dir  %-16s %14s %17s%s%s\n", "Interval", "Transfer", "Bitrate", unit, extra)
 	}
 	l.n++
-	interval := fmt.Sprintf("%6.2f-%-6.2f s", float64(iv.StartNs)/1e9, float64(iv.EndNs)/1e9)
+	interval := fmt.Sprintf("%.2f-%.2f s", float64(iv.StartNs)/1e9, float64(iv.EndNs)/1e9)
 	line := func(id string, f result.NetIntervalFlow) {
-		rate := fmt.Sprintf("%9s Mbit/s", mbit(f.BitsPerSecond))
+		rate := fmt.Sprintf("%10s Mbit/s", mbit(f.BitsPerSecond))
 		if l.MiB {
-			rate += fmt.Sprintf(" %9.2f", f.BitsPerSecond/8/(1<<20))
+			rate += fmt.Sprintf(" %10.2f", f.BitsPerSecond/8/(1<<20))
 		}
 		extra := ""
 		switch {
 		case f.Retransmits != nil && f.ID != 0:
-			extra = fmt.Sprintf("%5d %6s KiB %5d us", *f.Retransmits, strconv.FormatInt(f.CwndBytes>>10, 10), f.RTTUs)
+			extra = fmt.Sprintf(" %6d %5d KiB %5d us", *f.Retransmits, f.CwndBytes>>10, f.RTTUs)
 		case f.Retransmits != nil:
-			extra = fmt.Sprintf("%5d", *f.Retransmits)
+			extra = fmt.Sprintf(" %6d", *f.Retransmits)
 		case f.Lost != nil:
-			extra = fmt.Sprintf("%9d %5d %6.3f ms", *f.Packets, *f.Lost, *f.JitterMs)
+			extra = fmt.Sprintf(" %10d %6d %6.3f ms", *f.Packets, *f.Lost, *f.JitterMs)
 		case f.Packets != nil:
-			extra = fmt.Sprintf("%9d", *f.Packets)
+			extra = fmt.Sprintf(" %10d", *f.Packets)
 		}
-		tail := ""
 		if iv.Omitted {
-			tail = "  (omitted)"
+			extra += "  (omitted)"
 		}
-		ew.printf("[%3s] %-4s %s %9s MiB  %s  %s%s\n", id, f.Direction, interval, mibs(f.Bytes), rate, extra, tail)
+		ew.printf("[%3s] %-4s %-16s %10s MiB %s%s\n", id, f.Direction, interval, mibs(f.Bytes), rate, extra)
 	}
 	for _, f := range iv.Streams {
 		line(strconv.FormatInt(f.ID, 10), f)

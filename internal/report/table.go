@@ -55,6 +55,10 @@ func (t table) text(w io.Writer) error {
 		line(r)
 	}
 	for _, n := range t.Notes {
+		if n.Mark == "" {
+			ew.printf("  %s\n", n.Text)
+			continue
+		}
 		ew.printf("  %s %s\n", n.Mark, n.Text)
 	}
 	return ew.err
@@ -84,6 +88,10 @@ func (t table) markdown(w io.Writer) error {
 	if len(t.Notes) > 0 {
 		ew.printf("\n")
 		for _, n := range t.Notes {
+			if n.Mark == "" {
+				ew.printf("- %s\n", n.Text)
+				continue
+			}
 			ew.printf("- `%s` %s\n", n.Mark, n.Text)
 		}
 	}
