@@ -149,6 +149,7 @@ func (a *app) runDisk(cmd *cobra.Command, method string, dirs []string, format s
 		return runErr
 	}
 	finish(doc, runErr)
+	addContext(doc)
 	if err := a.emit(doc, format); err != nil {
 		return errors.Join(runErr, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,7 +30,7 @@ func newNetCmd(a *app) *cobra.Command {
   thruput net client 192.168.1.10 -R
   thruput net client iperf.example.net -u -b 40M`,
 	}
-	c.AddCommand(newNetClientCmd(a), newNetServerCmd(a))
+	c.AddCommand(newNetClientCmd(a), newNetServerCmd(a), newNetHTTPCmd(a), newNetHTTPServeCmd(a))
 	return c
 }
 
@@ -102,6 +103,16 @@ read it; --json prints thruput's result document.`,
 	return c
 }
 
+// congestionAvailable checks -C against the kernel's list; the server end
+// checks its own.
+func congestionAvailable(name string) bool {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/tcp_available_congestion_control")
+	if err != nil {
+		return true // cannot tell here: let the kernel refuse it at connect
+	}
+	return slices.Contains(strings.Fields(string(b)), name)
+}
+
 // netUnits settles --units for the tables.
 func (a *app) netUnits(u string) error {
 	switch u {
@@ -163,6 +174,13 @@ func clientParams(cmd *cobra.Command, f clientFlags) (iperf3.Params, error) {
 		if p.Bitrate, err = units.ParseBitrate(f.bitrate); err != nil {
 			return p, usage.Errorf("-b: %w", err)
 		}
+	} else if f.udp {
+		p.Bitrate = iperf3.DefaultUDPBitrate // iperf3's default; -b 0 is unlimited
+	}
+	if c := f.congestion; c != "" {
+		if len(c) > 15 || !congestionAvailable(c) {
+			return p, usage.Errorf("-C %q: not a congestion control this kernel has (see /proc/sys/net/ipv4/tcp_available_congestion_control)", c)
+		}
 	}
 	if f.length != "" {
 		n, err := units.ParseSize(f.length)
@@ -218,6 +236,9 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, host string) error 
 	if interval > 0 && interval < 100*time.Millisecond {
 		return usage.Errorf("-i %s: at least 0.1 s, or 0 for none", f.interval)
 	}
+	if f.connectTimeout <= 0 {
+		return usage.Errorf("--connect-timeout %v: more than 0", f.connectTimeout)
+	}
 	secret, out, closeOut, err := a.netSetup(f.secretFile)
 	if err != nil {
 		return err
@@ -260,6 +281,7 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, host string) error 
 	line.Clear()
 	doc.Net = n
 	finish(doc, runErr)
+	addContext(doc)
 	switch {
 	case f.compat:
 		err = iperf3.WriteCompat(out, doc)
@@ -362,8 +384,11 @@ func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 	if err != nil {
 		return usage.Errorf("-i: %w", err)
 	}
-	if f.maxDuration < 0 || f.maxStreams < 0 || f.idle <= 0 {
-		return usage.Errorf("--max-duration, --max-streams: 0 or more; --idle-timeout: more than 0")
+	if interval > 0 && interval < 100*time.Millisecond {
+		return usage.Errorf("-i %s: at least 0.1 s, or 0 for none", f.interval)
+	}
+	if f.maxDuration < 0 || f.maxStreams < 0 || f.idle < time.Second {
+		return usage.Errorf("--max-duration, --max-streams: 0 or more; --idle-timeout: at least 1s")
 	}
 	limits := iperf3.Limits{MaxDuration: f.maxDuration, MaxStreams: f.maxStreams}
 	if f.maxBitrate != "" {
@@ -410,8 +435,10 @@ func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 			n.Parameters.Role, n.Parameters.Client, n.Parameters.PeerVersion = "server", client, p.ClientVersion
 			n.Parameters.Server = net.JoinHostPort(f.bind, strconv.Itoa(f.port))
 			n.Parameters.ZeroCopy = f.zero && !p.UDP
+			n.Parameters.Interface = iperf3.LocalInterface(n)
 			doc.Net = n
 			finish(doc, err)
+			addContext(doc)
 			if err != nil {
 				logf("test from %s failed: %v", client, err)
 			}

@@ -70,7 +70,8 @@ interrupted (the figures gathered so far are still printed), 2 for bad usage
 	f.StringVarP(&a.output, "output", "o", "", "write the output to `FILE` instead of standard output")
 	f.BoolVarP(&a.quiet, "quiet", "q", false, "no progress line on stderr")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage.Wrap(err) })
-	root.AddCommand(newVersionCmd(a), newDiskCmd(a), newNetCmd(a))
+	root.AddCommand(newVersionCmd(a), newDiskCmd(a), newNetCmd(a),
+		newSysinfoCmd(a))
 	markUsageErrors(root)
 	return root
 }

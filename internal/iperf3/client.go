@@ -73,6 +73,7 @@ func Run(ctx context.Context, cfg ClientConfig) (*result.Net, error) {
 	n.Parameters = Describe(c.p)
 	n.Parameters.Role, n.Parameters.Server = "client", addr
 	n.Parameters.ZeroCopy = cfg.ZeroCopy && !p.UDP
+	n.Parameters.Interface = LocalInterface(n)
 	if ctx.Err() != nil {
 		// Tell the server, as iperf3 does on Ctrl-C, so it is free at once.
 		_ = ctrl.SetDeadline(time.Now().Add(time.Second))
@@ -150,9 +151,6 @@ func (c *client) run(ctx context.Context) (*result.Net, error) {
 	}
 	if c.p.Len == 0 {
 		c.p.Len = defaultTCPBlockSize
-	}
-	if c.p.UDP && c.p.Bitrate == 0 {
-		c.p.Bitrate = defaultUDPBitrate
 	}
 	if err := c.ctrl.SetWriteDeadline(time.Now().Add(ctrlTimeout)); err != nil {
 		return nil, err

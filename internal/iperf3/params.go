@@ -2,6 +2,7 @@ package iperf3
 
 import (
 	"fmt"
+	"net"
 	"time"
 
 	"github.com/thruput/thruput/internal/result"
@@ -170,9 +171,8 @@ func ParseParams(b []byte) (*Params, error) {
 	if p.UDP && (p.Len < minBlockSizeUDP || p.Len > maxBlockSizeUDP) {
 		return nil, refuse(ieUDPBlockSize, "parameters: UDP block size %d outside %d..%d", p.Len, minBlockSizeUDP, maxBlockSizeUDP)
 	}
-	if p.UDP && p.Bitrate == 0 {
-		p.Bitrate = defaultUDPBitrate
-	}
+	// A missing or zero bandwidth is unlimited, UDP too: an iperf3 client
+	// leaves the key out for -b 0 and sends its 1 Mbit/s default itself.
 	if p.Time == 0 && p.Bytes == 0 && p.Blocks == 0 {
 		return nil, refuse(ieDuration, "parameters: no time, bytes or blocks limit")
 	}
@@ -238,4 +238,30 @@ func Describe(p *Params) result.NetParameters {
 		np.Direction = result.DirDown
 	}
 	return np
+}
+
+// LocalInterface names this end's network interface that n's data
+// connections used, found from their local address; "" if unknown.
+func LocalInterface(n *result.Net) string {
+	if n == nil || len(n.Streams) == 0 {
+		return ""
+	}
+	host, _, err := net.SplitHostPort(n.Streams[0].LocalAddr)
+	ip := net.ParseIP(host)
+	if err != nil || ip == nil {
+		return ""
+	}
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return ""
+	}
+	for _, ifc := range ifs {
+		addrs, _ := ifc.Addrs()
+		for _, a := range addrs {
+			if ipn, ok := a.(*net.IPNet); ok && ipn.IP.Equal(ip) {
+				return ifc.Name
+			}
+		}
+	}
+	return ""
 }

@@ -64,8 +64,9 @@ const (
 	maxDurationSeconds  = 86400
 	defaultTCPBlockSize = 128 << 10
 	defaultUDPBlockSize = 1460
-	defaultUDPBitrate   = 1000000
-	defaultPacingTimer  = 1000
+	// DefaultUDPBitrate is iperf3's cap for UDP when -b is not given.
+	DefaultUDPBitrate  = 1000000
+	defaultPacingTimer = 1000
 )
 
 // iperf3's error numbers (i_errno) that a server sends with SERVER_ERROR

@@ -23,7 +23,7 @@ func TestParseParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.UDP || !p.Counters64 || p.Len != defaultUDPBlockSize || p.Bitrate != defaultUDPBitrate || p.Parallel != 1 {
+	if !p.UDP || !p.Counters64 || p.Len != defaultUDPBlockSize || p.Bitrate != 0 || p.Parallel != 1 {
 		t.Fatalf("UDP defaults: %+v", p)
 	}
 	// Our own encoding reads back the same.

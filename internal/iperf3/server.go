@@ -88,33 +88,33 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 func (s *Server) Serve(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var once sync.Once
 	var onceErr error
-	var onceMu sync.Mutex
-	done := make(chan struct{})
+	onceDone := false
 	stop := context.AfterFunc(ctx, func() { s.ln.Close() })
 	defer stop()
 	for {
 		conn, err := s.ln.Accept()
 		if err != nil {
-			s.wg.Wait()
-			if ctx.Err() != nil {
-				select {
-				case <-done:
-					onceMu.Lock()
-					defer onceMu.Unlock()
-					return onceErr
-				default:
-				}
-				return nil
-			}
-			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			// A full descriptor table is passing: keep serving the test
+			// that runs (it may be accepting its streams).
+			if ne, ok := err.(net.Error); ctx.Err() == nil && ok && ne.Timeout() {
 				continue
 			}
-			if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
+			if ctx.Err() == nil && (errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)) {
 				time.Sleep(100 * time.Millisecond)
 				continue
 			}
-			return err
+			s.wg.Wait()
+			if ctx.Err() == nil {
+				return err
+			}
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if onceDone {
+				return onceErr
+			}
+			return nil
 		}
 		s.mu.Lock()
 		switch {
@@ -138,15 +138,13 @@ func (s *Server) Serve(ctx context.Context) error {
 				defer s.wg.Done()
 				tested, err := s.handle(ctx, conn)
 				s.mu.Lock()
-				s.busy, s.streams = false, nil
-				s.mu.Unlock()
 				if tested && s.cfg.Once {
-					onceMu.Lock()
-					onceErr = err
-					onceMu.Unlock()
-					close(done)
+					// Stop before going idle, so no second test can start.
+					once.Do(func() { onceErr, onceDone = err, true })
 					cancel()
 				}
+				s.busy, s.streams = false, nil
+				s.mu.Unlock()
 			}()
 		}
 	}
@@ -320,20 +318,33 @@ func (s *Server) loop(ctx context.Context, sess *session, states <-chan stateOrE
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	lastMoved, moved := time.Now(), int64(-1)
+	// The senders' caps are what the client declared; the client's own
+	// senders are held to the operator's limit by measuring them.
+	rateFrom, rateBytes := time.Now(), int64(0)
 	for {
 		now := time.Now()
 		sess.tick(now)
 		if !hard.IsZero() && now.After(hard) {
 			return refuse(ieServerTimeout, "test ran past its time (or this server's --max-duration) without the client ending it")
 		}
-		var total int64
+		var total, received int64
 		for _, st := range sess.streams {
 			total += st.bytes.Load()
+			if !st.send {
+				received += st.bytes.Load()
+			}
 		}
 		if total != moved {
 			moved, lastMoved = total, now
 		} else if now.Sub(lastMoved) > s.cfg.IdleTimeout {
 			return refuse(ieNoData, "no data moved for %v", s.cfg.IdleTimeout)
+		}
+		if max := s.cfg.Limits.MaxBitrate; max > 0 && now.Sub(rateFrom) >= time.Second {
+			// 10 % over, for bursts the pacing allows.
+			if bps := float64(received-rateBytes) * 8 / now.Sub(rateFrom).Seconds(); bps > 1.1*float64(max) {
+				return refuse(ieTotalRate, "the client sent %.0f bit/s, over this server's --max-bitrate %d bit/s", bps, max)
+			}
+			rateFrom, rateBytes = now, received
 		}
 		for _, st := range sess.streams {
 			if err := st.failed(); err != nil {
@@ -415,6 +426,13 @@ func (s *Server) acceptStreams(ctx context.Context, ctrl net.Conn, cookie []byte
 			if p.Window > 0 {
 				_ = tc.SetReadBuffer(p.Window)
 				_ = tc.SetWriteBuffer(p.Window)
+			}
+			if p.Congestion != "" {
+				if err := setCongestion(tc, p.Congestion); err != nil {
+					c.Close()
+					closeAll(streams)
+					return nil, refuse(ieMessage, "congestion control %q: %v", p.Congestion, err)
+				}
 			}
 			up := role(len(streams))
 			st, err := newTCPStream(c, streamID(len(streams)), up, !up)
@@ -536,4 +554,18 @@ func connectUDP(uc *net.UDPConn, peer *net.UDPAddr) error {
 		cerr = unix.Connect(int(fd), sa)
 	})
 	return firstErr(err, os.NewSyscallError("connect", cerr))
+}
+
+func setCongestion(c *net.TCPConn, name string) error {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	if err := raw.Control(func(fd uintptr) {
+		serr = unix.SetsockoptString(int(fd), unix.IPPROTO_TCP, unix.TCP_CONGESTION, name)
+	}); err != nil {
+		return err
+	}
+	return serr
 }

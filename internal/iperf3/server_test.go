@@ -319,6 +319,10 @@ func TestClientServer(t *testing.T) {
 	}{
 		{"tcp bytes", Params{Bytes: 32 << 20, Parallel: 2}},
 		{"tcp reverse", Params{Bytes: 16 << 20, Reverse: true}},
+		// What is sent during -O does not count towards -n, and the test
+		// still ends (it once ran for ever).
+		{"tcp bytes after omit", Params{Bytes: 8 << 20, Omit: time.Second, Bitrate: 100e6}},
+		{"tcp reverse bytes after omit", Params{Bytes: 8 << 20, Omit: time.Second, Bitrate: 100e6, Reverse: true}},
 		{"tcp bidir", Params{Time: time.Second, Parallel: 2, Bidir: true, Bitrate: 200e6}},
 		{"tcp paced", Params{Time: time.Second, Bitrate: 80e6}},
 		{"udp", Params{UDP: true, Time: time.Second, Bitrate: 20e6, Len: 1400}},
@@ -357,6 +361,13 @@ func TestClientServer(t *testing.T) {
 				}
 				if c.p.UDP && (rcv.Lost == nil || rcv.JitterMs == nil || rcv.Packets == nil || *rcv.Packets == 0) {
 					t.Errorf("UDP receiver figures missing: %+v", rcv)
+				}
+			}
+			if c.p.Bytes > 0 {
+				for _, s := range n.Sums {
+					if s.Sender.Bytes < c.p.Bytes {
+						t.Errorf("%s: -n %d but %d sent after the omitted start", s.Direction, c.p.Bytes, s.Sender.Bytes)
+					}
 				}
 			}
 			if n.CPU.RemoteTotal == nil {

@@ -63,12 +63,13 @@ func (s *session) begin() {
 	// The first snapshot comes before the first byte moves, so that
 	// neither end misses a block the other counted.
 	s.last = s.snapshot()
+	s.omitting = s.p.Omit > 0
+	s.data.omitting.Store(s.omitting)
 	s.started = time.Now()
 	for _, st := range s.streams {
 		s.data.start(st)
 	}
 	s.lastAt = s.started
-	s.omitting = s.p.Omit > 0
 	if !s.omitting {
 		s.measured = s.started
 		s.base = s.last
@@ -104,6 +105,7 @@ func (s *session) tick(now time.Time) {
 		s.omitting = false
 		s.measured = now
 		s.base = s.last
+		s.data.endOmit()
 	}
 }
 

@@ -88,6 +88,10 @@ type dataPath struct {
 	closing     atomic.Bool
 	totalBytes  atomic.Int64
 	totalBlocks atomic.Int64
+	// omitting is true during the omitted start; base* are the totals
+	// when it ended.
+	omitting              atomic.Bool
+	baseBytes, baseBlocks atomic.Int64
 	// epoch is the origin of UDP timestamps.
 	epoch time.Time
 	// wg counts all data goroutines, senders only the sending ones.
@@ -128,10 +132,22 @@ func (d *dataPath) close() {
 	}
 }
 
-// limitReached is true once the senders together moved -n bytes or -k blocks.
+// limitReached is true once the senders together moved -n bytes or -k
+// blocks since the omitted start ended (never during it: what is sent then
+// does not count).
 func (d *dataPath) limitReached() bool {
-	return (d.p.Bytes > 0 && d.totalBytes.Load() >= d.p.Bytes) ||
-		(d.p.Blocks > 0 && d.totalBlocks.Load() >= d.p.Blocks)
+	if d.omitting.Load() {
+		return false
+	}
+	return (d.p.Bytes > 0 && d.totalBytes.Load()-d.baseBytes.Load() >= d.p.Bytes) ||
+		(d.p.Blocks > 0 && d.totalBlocks.Load()-d.baseBlocks.Load() >= d.p.Blocks)
+}
+
+// endOmit starts counting towards the limits from here.
+func (d *dataPath) endOmit() {
+	d.baseBytes.Store(d.totalBytes.Load())
+	d.baseBlocks.Store(d.totalBlocks.Load())
+	d.omitting.Store(false)
 }
 
 func (d *dataPath) start(s *stream) {
@@ -172,7 +188,17 @@ func (d *dataPath) start(s *stream) {
 // they handed to the kernel.
 func (d *dataPath) halt() {
 	d.stop.Store(true)
-	d.senders.Wait()
+	done := make(chan struct{})
+	go func() {
+		d.senders.Wait()
+		close(done)
+	}()
+	// A peer that stopped reading holds a sender in its last block; the
+	// figures go on without it, and shutdown ends it.
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+	}
 }
 
 // shutdown ends every data goroutine, then closes the streams.
@@ -224,9 +250,17 @@ func (p *pacer) wait(total int64, stop *atomic.Bool) {
 // senderLimit stops a sender once the test's byte or block limit is
 // reached by all streams together.
 func (d *dataPath) sent(s *stream, n int) {
+	d.sentBytes(s, n)
+	d.sentBlock(s)
+}
+
+func (d *dataPath) sentBytes(s *stream, n int) {
 	s.bytes.Add(int64(n))
-	s.blocks.Add(1)
 	d.totalBytes.Add(int64(n))
+}
+
+func (d *dataPath) sentBlock(s *stream) {
+	s.blocks.Add(1)
 	d.totalBlocks.Add(1)
 }
 
@@ -320,27 +354,39 @@ func procs(n int) func() {
 // stop flags and carry on.
 func again(e syscall.Errno) bool { return e == unix.EAGAIN || e == unix.EINTR }
 
+// sendTCP writes whole blocks, as iperf3 does: a write cut short by the
+// send timeout is finished before the stop is looked at, because an iperf3
+// client reads its data streams in whole blocks after the end and would
+// wait for ever for the rest of one.
 func (d *dataPath) sendTCP(s *stream) error {
 	fd := s.fd
 	pace := newPacer(d.p.Bitrate, d.p.PacingTimer)
-	for !d.stop.Load() && !d.limitReached() {
+	off := 0
+	for !d.closing.Load() {
+		if off == 0 && (d.stop.Load() || d.limitReached()) {
+			return nil
+		}
 		var n int
 		var e syscall.Errno
 		if d.memfd >= 0 {
-			off := int64(0)
+			o := int64(off)
 			var serr error
-			n, serr = unix.Sendfile(fd, d.memfd, &off, len(d.payload))
+			n, serr = unix.Sendfile(fd, d.memfd, &o, len(d.payload)-off)
 			e, _ = serr.(syscall.Errno)
 		} else {
-			n, e = rawIO(unix.SYS_WRITE, fd, d.payload)
+			n, e = rawIO(unix.SYS_WRITE, fd, d.payload[off:])
 		}
 		if n > 0 {
-			d.sent(s, n)
+			d.sentBytes(s, n)
+			if off += n; off == len(d.payload) {
+				off = 0
+				d.sentBlock(s)
+				pace.wait(s.bytes.Load(), &d.stop)
+			}
 		}
 		if e != 0 && !again(e) {
 			return os.NewSyscallError("write", e)
 		}
-		pace.wait(s.bytes.Load(), &d.stop)
 	}
 	return nil
 }

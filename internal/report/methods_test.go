@@ -33,6 +33,13 @@ func methodDocs() map[string]*result.Document {
 		Threads:  []result.ThreadStats{{Requests: 23300, ElapsedNs: 299e9}, {Requests: 23235, ElapsedNs: 299e9}},
 		Fairness: result.Fairness{Requests: result.Spread{N: 2, Mean: 23267.5, Stddev: 46, Min: 23235, Max: 23300}, ElapsedNs: result.Spread{N: 2, Mean: 299e9, Min: 299e9, Max: 299e9}},
 	}
+	r.Bottlenecks = []result.Bottleneck{{Figure: "read+write /mnt/ssd", BytesPerSec: 2.4e6, Limit: 0, Share: 0.057,
+		Hops: []result.Hop{
+			{Name: "sda", Link: "USB 2.0 mass storage (Bulk-Only)", CeilingBytesPerSec: 42e6, Basis: "usb-storage at 480M"},
+			{Name: "USB root hub usb1 (dwc_otg, hub)", Link: "USB 2.0 high speed", CeilingBytesPerSec: 53.248e6, Basis: "480M negotiated"},
+		},
+		SharedWith: []string{"eth0 (smsc95xx) behind USB root hub usb1 (dwc_otg, hub)"},
+		Verdict:    "2.3 MiB/s is only 6 % of the USB 2.0 mass storage (Bulk-Only) ceiling of 40.1 MiB/s at sda, the lowest on the way: the device itself or the CPU is the limit, not a link."}}
 	io := baseDoc("disk.io")
 	run := func(iops float64) result.IORun {
 		return result.IORun{ElapsedNs: 5e9, Read: &result.IODirection{IOs: int64(iops * 5), Bytes: int64(iops*5) << 12, IOPS: iops, MiBPerSec: iops / 256, Latency: lat(300e3)}}

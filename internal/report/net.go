@@ -203,6 +203,7 @@ func NetSummary(w io.Writer, doc *result.Document, o Options, md bool) error {
 			ew.err = t.text(ew)
 		}
 	}
+	bottlenecks(ew, doc, md)
 	status(ew, doc)
 	return ew.err
 }

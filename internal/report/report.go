@@ -75,6 +75,10 @@ func Write(w io.Writer, doc *result.Document, o Options) error {
 		return netCSV(w, doc)
 	case doc.Net != nil:
 		return netText(w, doc, o, format == "markdown")
+	case doc.HTTP != nil && format == "csv":
+		return httpCSV(w, doc)
+	case doc.HTTP != nil:
+		return httpText(w, doc, format == "markdown")
 	}
 	return fmt.Errorf("no %s view of a %s result; use --format json", format, doc.Method)
 }
@@ -94,6 +98,7 @@ func tables(w io.Writer, doc *result.Document, ts []table, md bool) error {
 			ew.err = t.text(ew)
 		}
 	}
+	bottlenecks(ew, doc, md)
 	status(ew, doc)
 	return ew.err
 }

@@ -29,6 +29,9 @@ type NetParameters struct {
 	// Server is the server's host and port as the client dialled it, or
 	// the address the server listened on.
 	Server string `json:"server"`
+	// Interface is this end's network interface the data crossed (eth0,
+	// wlan0, lo), found from the data connections' local address.
+	Interface string `json:"interface,omitempty"`
 	// Client is the client's address as the server saw it (server role).
 	Client string `json:"client,omitempty"`
 	// PeerVersion is the other end's version as it said it ("3.12"), when

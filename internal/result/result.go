@@ -63,6 +63,14 @@ type Document struct {
 	Mark *Mark `json:"mark,omitempty"`
 	// Net holds the network test of "net.client" and "net.server".
 	Net *Net `json:"net,omitempty"`
+	// HTTP holds the download of "net.http".
+	HTTP *HTTP `json:"http,omitempty"`
+	// System is the hardware the data crossed: buses, hubs, disks,
+	// interfaces, as thruput sysinfo reads them.
+	System *System `json:"system,omitempty"`
+	// Bottlenecks explain the run's main figures against the ceilings of
+	// the links they crossed.
+	Bottlenecks []Bottleneck `json:"bottlenecks,omitempty"`
 }
 
 // Tool names the program and build that produced a document.

@@ -1,0 +1,255 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/thruput/thruput/internal/nettest"
+	"github.com/thruput/thruput/internal/result"
+)
+
+// httpDoc runs `thruput net http` with --json and returns its outcome and
+// document.
+func httpDoc(t *testing.T, args ...string) (outcome, *result.Document) {
+	t.Helper()
+	o := thruput(t, append([]string{"net", "http", "--json", "-q"}, args...)...)
+	doc, err := result.Read(strings.NewReader(o.stdout))
+	if err != nil || doc.HTTP == nil || doc.Method != "net.http" {
+		t.Fatalf("thruput net http %v: exit %d, no net.http document: %v\n%s\n%s", args, o.code, err, o.stdout, o.stderr)
+	}
+	return o, doc
+}
+
+// startServe runs http-serve on a free loopback port and returns its URL.
+func startServe(t *testing.T, size string) (string, *background) {
+	t.Helper()
+	port := freePort(t)
+	b := startBackground(t, exec.Command(thruputBin, "net", "http-serve", "--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--size", size, "-q"))
+	waitListening(t, port)
+	return "http://127.0.0.1:" + strconv.Itoa(port) + "/", b
+}
+
+func TestHTTPAgainstServe(t *testing.T) {
+	u, srv := startServe(t, "32M")
+	o, doc := httpDoc(t, u+"some/file.bin", "--repeat", "3", "--window", "200ms")
+	if o.code != 0 || doc.Status != result.StatusOK {
+		t.Fatalf("exit %d, status %s: %s", o.code, doc.Status, o.stderr)
+	}
+	h := doc.HTTP
+	if len(h.Runs) != 3 || h.Summary == nil || h.Summary.MiBPerSec.N != 3 {
+		t.Fatalf("--repeat 3: %d runs, summary %+v", len(h.Runs), h.Summary)
+	}
+	for i, r := range h.Runs {
+		if r.Bytes != 32<<20 || r.ContentLength == nil || *r.ContentLength != 32<<20 || r.StatusCode != 200 {
+			t.Errorf("run %d: %d bytes, length %v, status %d", i+1, r.Bytes, r.ContentLength, r.StatusCode)
+		}
+		if r.MiBPerSec <= 0 || r.PeakMiBPerSec <= 0 || r.BitsPerSecond <= 0 || r.TTFBNs <= 0 || r.TotalNs <= r.TransferNs || len(r.Windows) == 0 {
+			t.Errorf("run %d: figures missing: %+v", i+1, r)
+		}
+		if r.FinalURL != u+"some/file.bin" || r.Protocol != "HTTP/1.1" {
+			t.Errorf("run %d: final URL %q, protocol %q", i+1, r.FinalURL, r.Protocol)
+		}
+	}
+	for _, f := range []struct{ format, want string }{
+		{"table", "Over 2 runs"}, {"csv", "run_id,run,url"}, {"markdown", "| avg MiB/s |"},
+	} {
+		o := thruput(t, "net", "http", u, "--repeat", "2", "--format", f.format, "-q")
+		if o.code != 0 || !strings.Contains(o.stdout, f.want) {
+			t.Errorf("--format %s: exit %d, no %q:\n%s", f.format, o.code, f.want, o.stdout)
+		}
+	}
+	// -o with the extension choosing the format.
+	out := filepath.Join(t.TempDir(), "get.json")
+	if o := thruput(t, "net", "http", u, "-q", "-o", out); o.code != 0 {
+		t.Errorf("-o: exit %d %s", o.code, o.stderr)
+	} else if f, err := os.Open(out); err != nil {
+		t.Error(err)
+	} else if _, err := result.Read(f); err != nil {
+		t.Errorf("-o %s: %v", out, err)
+	}
+	// Ranges and HEAD, from a plain client.
+	req, _ := http.NewRequest("GET", u, nil)
+	req.Header.Set("Range", "bytes=100-199")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 206 || len(b) != 100 || resp.Header.Get("Content-Range") != "bytes 100-199/33554432" {
+		t.Errorf("Range: %d, %d bytes, Content-Range %q", resp.StatusCode, len(b), resp.Header.Get("Content-Range"))
+	}
+	resp, err = http.Head(u)
+	if err != nil || resp.StatusCode != 200 || resp.ContentLength != 32<<20 || resp.Header.Get("Accept-Ranges") != "bytes" {
+		t.Errorf("HEAD: %v %+v", err, resp)
+	}
+	resp, err = http.Post(u, "text/plain", strings.NewReader("x"))
+	if err != nil || resp.StatusCode != 405 {
+		t.Errorf("POST: %v %+v", err, resp)
+	}
+	if srv.cmd.ProcessState != nil {
+		t.Errorf("http-serve ended: %s", srv.stderr.String())
+	}
+}
+
+func TestHTTPFailures(t *testing.T) {
+	// Content-Length 10 MiB, then the connection dies after 3.
+	short := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(10<<20))
+		_, _ = w.Write(make([]byte, 3<<20))
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler)
+	}))
+	defer short.Close()
+	short.Config.ErrorLog = nil
+	o, doc := httpDoc(t, short.URL)
+	if o.code != 1 || doc.Status != result.StatusFailed || !strings.Contains(o.stderr, "after 3145728 of 10485760 bytes") {
+		t.Errorf("cut short: exit %d, status %s, %q", o.code, doc.Status, o.stderr)
+	}
+	if r := doc.HTTP.Runs; len(r) != 1 || r[0].Bytes != 3<<20 || r[0].MiBPerSec <= 0 || r[0].Error == "" {
+		t.Errorf("cut short: partial figures not kept: %+v", r)
+	}
+	// 404.
+	missing := httptest.NewServer(http.NotFoundHandler())
+	defer missing.Close()
+	o, doc = httpDoc(t, missing.URL+"/nope")
+	if o.code != 1 || !strings.Contains(o.stderr, "404") || doc.HTTP.Runs[0].StatusCode != 404 {
+		t.Errorf("404: exit %d, %q", o.code, o.stderr)
+	}
+	// 503, and a table naming it.
+	busy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "busy", http.StatusServiceUnavailable) }))
+	defer busy.Close()
+	if o := thruput(t, "net", "http", busy.URL, "-q"); o.code != 1 || !strings.Contains(o.stderr, "503 Service Unavailable") || !strings.Contains(o.stdout, "503 failed") {
+		t.Errorf("503: exit %d, %q\n%s", o.code, o.stderr, o.stdout)
+	}
+	// Nobody listening.
+	port := freePort(t)
+	o, doc = httpDoc(t, "http://127.0.0.1:"+strconv.Itoa(port)+"/")
+	if o.code != 1 || !strings.Contains(o.stderr, "connection refused") || doc.Status != result.StatusFailed {
+		t.Errorf("refused: exit %d, %q", o.code, o.stderr)
+	}
+	// A server that sends headers, then nothing: --timeout ends it.
+	stall := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "1000")
+		_, _ = w.Write([]byte("x"))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer stall.Close()
+	start := time.Now()
+	o, _ = httpDoc(t, stall.URL, "--timeout", "1s")
+	if o.code != 1 || !strings.Contains(o.stderr, "--timeout") || time.Since(start) > 10*time.Second {
+		t.Errorf("stall: exit %d after %v, %q", o.code, time.Since(start), o.stderr)
+	}
+}
+
+func TestHTTPBadInput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.json")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"http", "ftp://example.com/x"}, "http:// or https://"},
+		{[]string{"http", "example.com/x"}, "http:// or https://"},
+		{[]string{"http", "http://"}, "no host"},
+		{[]string{"http", "http://[::1"}, "URL"},
+		{[]string{"http", "http://127.0.0.1/", "--window", "10ms"}, "--window"},
+		{[]string{"http", "http://127.0.0.1/", "--window", "soon"}, "--window"},
+		{[]string{"http", "http://127.0.0.1/", "--timeout", "0s"}, "--timeout"},
+		{[]string{"http", "http://127.0.0.1/", "--repeat", "0"}, "--repeat"},
+		{[]string{"http", "http://127.0.0.1/", "--format", "yaml"}, "--format"},
+		{[]string{"http"}, "accepts 1 arg"},
+		{[]string{"http-serve", "--port", "0"}, "--port 0"},
+		{[]string{"http-serve", "--bind", "nowhere"}, "--bind"},
+		{[]string{"http-serve", "--size", "1Q"}, "--size"},
+		{[]string{"http-serve", "--size", "100T"}, "--size 100T"},
+		{[]string{"http-serve", "extra"}, "unknown command"},
+		{[]string{"http-serve", "--port", "1"}, "-o do not apply"},
+	} {
+		o := thruput(t, append(append([]string{"net"}, c.args...), "-o", out)...)
+		if o.code != 2 || !strings.Contains(o.stderr, c.want) {
+			t.Errorf("thruput net %v: exit %d, stderr %q; want exit 2 naming %q", c.args, o.code, o.stderr, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("thruput net %v left %s behind", c.args, out)
+			os.Remove(out)
+		}
+	}
+}
+
+// TestHTTPShapedLink downloads from http-serve across a 100 Mbit/s link
+// between two namespaces: TCP goodput over it is 94-95.6 Mbit/s, so the
+// average must come out at 11.2-11.4 MiB/s, give or take slow start.
+func TestHTTPShapedLink(t *testing.T) {
+	l := nettest.NewLink(t, 100)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	startBackground(t, l.Command(ctx, l.B, thruputBin, "net", "http-serve", "--port", "8080", "--size", "48M", "-q"))
+	u := "http://" + l.AddrB + ":8080/"
+	var out []byte
+	var err error
+	for try := 0; try < 50; try++ {
+		var stdout, stderr bytes.Buffer
+		cmd := l.Command(ctx, l.A, thruputBin, "net", "http", u, "--json", "-q")
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err = cmd.Run(); err == nil || !strings.Contains(stderr.String(), "connection refused") {
+			out = stdout.Bytes()
+			if err != nil {
+				t.Fatalf("%v: %s", err, stderr.String())
+			}
+			break
+		}
+		time.Sleep(100 * time.Millisecond) // http-serve was still generating its data
+	}
+	if err != nil {
+		t.Fatalf("http-serve never listened: %v", err)
+	}
+	doc, err := result.Read(bytes.NewReader(out))
+	if err != nil || doc.HTTP == nil || len(doc.HTTP.Runs) != 1 {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	r := doc.HTTP.Runs[0]
+	if r.Bytes != 48<<20 {
+		t.Errorf("%d bytes, want %d", r.Bytes, 48<<20)
+	}
+	if r.MiBPerSec < 10.5 || r.MiBPerSec > 11.5 {
+		t.Errorf("average %.2f MiB/s over a 100 Mbit/s link, want 10.5 to 11.5", r.MiBPerSec)
+	}
+	if r.PeakMiBPerSec < r.MiBPerSec || r.PeakMiBPerSec > 12 || len(r.Windows) < 4 {
+		t.Errorf("peak %.2f MiB/s over %d windows, average %.2f", r.PeakMiBPerSec, len(r.Windows), r.MiBPerSec)
+	}
+	t.Logf("100 Mbit/s link: average %.2f MiB/s (%.2f Mbit/s), peak %.2f MiB/s, TTFB %.2f ms",
+		r.MiBPerSec, r.BitsPerSecond/1e6, r.PeakMiBPerSec, float64(r.TTFBNs)/1e6)
+}
+
+// TestHTTPUnreachable runs the client inside a namespace with no route out:
+// a name that cannot be resolved and an address off the link fail at once,
+// and nothing leaves the machine.
+func TestHTTPUnreachable(t *testing.T) {
+	l := nettest.NewLink(t, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, c := range []struct{ url, want string }{
+		{"http://no-such-host.invalid/", "cannot resolve"},
+		{"http://192.0.2.1/", "unreachable"},
+	} {
+		cmd := l.Command(ctx, l.A, thruputBin, "net", "http", c.url, "-q", "--timeout", "5s")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		if code := cmd.ProcessState.ExitCode(); err == nil || code != 1 || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("GET %s: exit %d, %q; want exit 1 saying %q", c.url, code, stderr.String(), c.want)
+		}
+	}
+}

@@ -1,0 +1,343 @@
+// Package httpget is the seed's wget method: download one URL into nothing
+// and time it, the average over the transfer and the peak over windows of
+// it. It also serves a generated file from memory for it to download, so a
+// LAN server's disk plays no part.
+package httpget
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/thruput/thruput/internal/progress"
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/stats"
+	"github.com/thruput/thruput/internal/usage"
+)
+
+// BufferSize is the one buffer every read of a body goes into. Reads of a
+// quarter MiB let a fast loopback transfer make few system calls, while
+// on a slow link each read returns what arrived anyway.
+const BufferSize = 256 << 10
+
+// maxRedirects is what curl and Go's own client stop at.
+const maxRedirects = 10
+
+// Config is one download, perhaps repeated.
+type Config struct {
+	URL string
+	// Window is the span the peak rate is taken over.
+	Window time.Duration
+	// Timeout bounds connecting, the wait for the response headers and any
+	// stall of the body, as wget's --timeout does.
+	Timeout time.Duration
+	Repeat  int
+	// Insecure skips checking the server's TLS certificate.
+	Insecure  bool
+	UserAgent string
+}
+
+// Validate checks the config, naming the flag at fault.
+func (c Config) Validate() error {
+	u, err := url.Parse(c.URL)
+	if err != nil {
+		return usage.Errorf("URL %q: %v", c.URL, errors.Unwrap(err))
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return usage.Errorf("URL %q: give an http:// or https:// URL", c.URL)
+	}
+	if u.Hostname() == "" {
+		return usage.Errorf("URL %q: no host", c.URL)
+	}
+	if c.Window < 100*time.Millisecond || c.Window > time.Hour {
+		return usage.Errorf("--window %v: from 100ms to 1h", c.Window)
+	}
+	if c.Timeout < 100*time.Millisecond {
+		return usage.Errorf("--timeout %v: at least 100ms", c.Timeout)
+	}
+	if c.Repeat < 1 || c.Repeat > 1000 {
+		return usage.Errorf("--repeat %d: from 1 to 1000", c.Repeat)
+	}
+	return nil
+}
+
+// Hooks report on a download while it runs.
+type Hooks struct {
+	// Progress is called about every progress.Interval while a body
+	// arrives, from another goroutine, with the run's number (from 1), the
+	// bytes so far, the declared length (-1 unknown) and the time since the
+	// first byte.
+	Progress func(run int, bytes, length int64, elapsed time.Duration)
+}
+
+// Get downloads c.URL c.Repeat times into out, appending each run as it
+// ends, and stops at the first that fails, keeping what it measured.
+func Get(ctx context.Context, c Config, out *result.HTTP, h Hooks) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	out.Parameters = result.HTTPParameters{URL: c.URL, WindowNs: int64(c.Window), TimeoutNs: int64(c.Timeout),
+		Repeat: c.Repeat, BufferSize: BufferSize, Insecure: c.Insecure}
+	out.Runs = []result.HTTPRun{}
+	buf := make([]byte, BufferSize)
+	var err error
+	for i := 1; i <= c.Repeat && err == nil; i++ {
+		var run result.HTTPRun
+		run, err = c.once(ctx, i, buf, h)
+		if err != nil {
+			run.Error = err.Error()
+		}
+		out.Runs = append(out.Runs, run)
+	}
+	out.Summary = summarize(out.Runs)
+	return err
+}
+
+// errStalled ends a body that stopped arriving for Timeout.
+var errStalled = errors.New("stalled")
+
+func (c Config) once(parent context.Context, n int, buf []byte, h Hooks) (run result.HTTPRun, err error) {
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	// A fresh transport per run: each run connects anew, as separate wget
+	// runs do, so every TTFB includes the connect.
+	tr := &http.Transport{
+		// Straight to the server: through a proxy, the proxy would be what
+		// is measured (and tests must never leave their namespaces).
+		Proxy: nil,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			conn, err := (&net.Dialer{Timeout: c.Timeout}).DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return newPollConn(conn), nil
+		},
+		TLSHandshakeTimeout:   c.Timeout,
+		ResponseHeaderTimeout: c.Timeout,
+		// Go would otherwise ask for gzip and count the inflated bytes.
+		DisableCompression: true,
+		TLSClientConfig:    &tls.Config{InsecureSkipVerify: c.Insecure},
+		// HTTP/1.1 only, as wget: one TCP stream and no framing, so the
+		// figure is the link's and not HTTP/2's flow control's.
+		Protocols: new(http.Protocols),
+	}
+	tr.Protocols.SetHTTP1(true)
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if len(via) >= maxRedirects {
+			return fmt.Errorf("stopped after %d redirects", maxRedirects)
+		}
+		run.Redirects = len(via)
+		return nil
+	}}
+	// The trace runs on the transport's goroutines; the mutex orders its
+	// writes before the reads below for the race detector's sake too.
+	var mu sync.Mutex
+	var first time.Time
+	var remote string
+	trace := &httptrace.ClientTrace{
+		GotConn: func(i httptrace.GotConnInfo) {
+			mu.Lock()
+			remote = i.Conn.RemoteAddr().String()
+			mu.Unlock()
+		},
+		GotFirstResponseByte: func() {
+			mu.Lock()
+			first = time.Now()
+			mu.Unlock()
+		},
+	}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodGet, c.URL, nil)
+	if err != nil {
+		return run, usage.Errorf("URL %q: %v", c.URL, err)
+	}
+	req.Header.Set("User-Agent", c.UserAgent)
+	req.Header.Set("Accept-Encoding", "identity")
+	start := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		if resp != nil {
+			resp.Body.Close()
+		}
+		run.TotalNs = int64(time.Since(start))
+		return run, c.requestError(parent, err)
+	}
+	defer resp.Body.Close()
+	mu.Lock()
+	origin := first
+	run.RemoteAddr = remote
+	mu.Unlock()
+	if origin.IsZero() {
+		origin = time.Now()
+	}
+	run.TTFBNs = int64(origin.Sub(start))
+	run.StatusCode, run.Protocol, run.FinalURL = resp.StatusCode, resp.Proto, resp.Request.URL.String()
+	if resp.ContentLength >= 0 {
+		run.ContentLength = &resp.ContentLength
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		run.TotalNs = int64(time.Since(start))
+		return run, fmt.Errorf("GET %s: HTTP %s", run.FinalURL, resp.Status)
+	}
+
+	var count atomic.Int64
+	m := startMeter(origin, c.Window, c.Timeout, &count, func(b int64, el time.Duration) {
+		if h.Progress != nil {
+			h.Progress(n, b, resp.ContentLength, el)
+		}
+	}, func() { cancel(errStalled) })
+	var readErr error
+	for {
+		k, err := resp.Body.Read(buf)
+		count.Add(int64(k))
+		if err != nil {
+			if err != io.EOF {
+				readErr = err
+			}
+			break
+		}
+	}
+	end := time.Now()
+	samples := m.stop(end)
+	run.Bytes = count.Load()
+	run.TransferNs, run.TotalNs = int64(end.Sub(origin)), int64(end.Sub(start))
+	run.MiBPerSec = result.MiBPerSec(run.Bytes, run.TransferNs)
+	run.BitsPerSecond = mibToBits(run.MiBPerSec)
+	run.Windows, run.PeakMiBPerSec = windows(samples, c.Window)
+	run.PeakBitsPerSecond = mibToBits(run.PeakMiBPerSec)
+	if readErr != nil {
+		return run, c.bodyError(parent, ctx, readErr, run.Bytes, resp.ContentLength)
+	}
+	return run, nil
+}
+
+// requestError says what kept a response from coming, in the words people
+// search for.
+func (c Config) requestError(parent context.Context, err error) error {
+	if parent.Err() != nil {
+		return fmt.Errorf("%w before a response", context.Canceled)
+	}
+	host := c.URL
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		if u, perr := url.Parse(ue.URL); perr == nil {
+			host = u.Host
+		}
+	}
+	var dns *net.DNSError
+	var cert *tls.CertificateVerificationError
+	var ne net.Error
+	switch {
+	case errors.As(err, &dns):
+		return fmt.Errorf("cannot resolve %s: %v", dns.Name, dns.Err)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Errorf("connect to %s: connection refused (no server on that port?)", host)
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return fmt.Errorf("connect to %s: host unreachable", host)
+	case errors.As(err, &cert):
+		return fmt.Errorf("%s: the server's certificate: %v (--insecure skips the check)", host, cert.Err)
+	case errors.As(err, &ne) && ne.Timeout():
+		return fmt.Errorf("%s: no response within %v (--timeout)", host, c.Timeout)
+	case ue != nil:
+		return fmt.Errorf("GET %s: %w", ue.URL, ue.Err)
+	}
+	return err
+}
+
+// bodyError says why a body ended early; the run keeps its figures.
+func (c Config) bodyError(parent, ctx context.Context, err error, got, length int64) error {
+	switch {
+	case parent.Err() != nil:
+		return fmt.Errorf("%w after %d bytes", context.Canceled, got)
+	case errors.Is(context.Cause(ctx), errStalled):
+		return fmt.Errorf("no data for %v after %d bytes (--timeout)", c.Timeout, got)
+	case errors.Is(err, io.ErrUnexpectedEOF) && length >= 0:
+		return fmt.Errorf("connection closed after %d of %d bytes (Content-Length)", got, length)
+	}
+	return fmt.Errorf("reading the body after %d bytes: %w", got, err)
+}
+
+// meter samples the byte count once per window and watches for stalls,
+// on a goroutine of its own, so the read loop does nothing but read and
+// add.
+type meter struct {
+	origin  time.Time
+	count   *atomic.Int64
+	samples []sample
+	done    chan struct{}
+	exited  chan struct{}
+}
+
+func startMeter(origin time.Time, window, timeout time.Duration, count *atomic.Int64, progress func(int64, time.Duration), stalled func()) *meter {
+	m := &meter{origin: origin, count: count, done: make(chan struct{}), exited: make(chan struct{})}
+	go m.run(window, timeout, progress, stalled)
+	return m
+}
+
+func (m *meter) run(window, timeout time.Duration, report func(int64, time.Duration), stalled func()) {
+	defer close(m.exited)
+	wt := time.NewTicker(window)
+	defer wt.Stop()
+	pt := time.NewTicker(min(progress.Interval, timeout/4))
+	defer pt.Stop()
+	last, moved := int64(0), time.Now()
+	for {
+		select {
+		case <-m.done:
+			return
+		case <-wt.C:
+			// The clock is read on receipt, not taken from the tick: a
+			// late goroutine must not credit a window with bytes that
+			// came after its end.
+			b := m.count.Load()
+			m.samples = append(m.samples, sample{time.Since(m.origin), b})
+		case <-pt.C:
+			b, now := m.count.Load(), time.Now()
+			if b != last {
+				last, moved = b, now
+			} else if now.Sub(moved) >= timeout {
+				stalled()
+			}
+			report(b, now.Sub(m.origin))
+		}
+	}
+}
+
+// stop ends the sampling and returns the samples, the last at end.
+func (m *meter) stop(end time.Time) []sample {
+	close(m.done)
+	<-m.exited
+	at := end.Sub(m.origin)
+	// A tick that raced with the end of the body must not stretch the
+	// last window past it.
+	for len(m.samples) > 0 && m.samples[len(m.samples)-1].at >= at {
+		m.samples = m.samples[:len(m.samples)-1]
+	}
+	return append(m.samples, sample{at, m.count.Load()})
+}
+
+// summarize gives the spread of each figure over the runs that ended well.
+func summarize(runs []result.HTTPRun) *result.HTTPSummary {
+	var mib, peak, ttfb, total []float64
+	for _, r := range runs {
+		if r.Error == "" {
+			mib, peak = append(mib, r.MiBPerSec), append(peak, r.PeakMiBPerSec)
+			ttfb, total = append(ttfb, float64(r.TTFBNs)), append(total, float64(r.TotalNs))
+		}
+	}
+	if len(mib) < 2 {
+		return nil
+	}
+	return &result.HTTPSummary{MiBPerSec: stats.Summarize(mib), PeakMiBPerSec: stats.Summarize(peak),
+		TTFBNs: stats.Summarize(ttfb), TotalNs: stats.Summarize(total)}
+}

@@ -1,0 +1,172 @@
+package result
+
+// System is the hardware a run's data crosses, as `thruput sysinfo` shows
+// it: what the seed posts record by hand with lsusb -t, ethtool, iw and
+// /proc/interrupts before they explain a figure. Every field read from the
+// machine; absent means it could not be read.
+type System struct {
+	CPU CPU `json:"cpu"`
+	// BlockDevices are the whole disks (no partitions, loop or ram devices
+	// unless a target sits on one).
+	BlockDevices []BlockDevice `json:"block_devices,omitempty"`
+	// USB is every device on every USB bus, root hubs included, in the
+	// order lsusb -t prints them (depth first).
+	USB []USBDevice `json:"usb,omitempty"`
+	// NetInterfaces are the network interfaces except loopback.
+	NetInterfaces []NetInterface `json:"net_interfaces,omitempty"`
+	// Interrupts are the lines of /proc/interrupts that belong to the
+	// devices above (USB controllers, mmc, NICs, disks).
+	Interrupts []Interrupt `json:"interrupts,omitempty"`
+}
+
+// CPU is the processor's clock and throttling state.
+type CPU struct {
+	// Frequencies of CPU 0 in kHz: now, and the bounds the governor keeps.
+	CurKHz int64 `json:"cur_khz,omitempty"`
+	MinKHz int64 `json:"min_khz,omitempty"`
+	MaxKHz int64 `json:"max_khz,omitempty"`
+	// Governor is CPU 0's cpufreq governor.
+	Governor string `json:"governor,omitempty"`
+	// Throttled is the Raspberry Pi firmware's get_throttled bit field as
+	// it reads it ("0x50005"), where the platform exposes it.
+	Throttled string `json:"throttled,omitempty"`
+	// ThrottledNow is true when the firmware says the clock is capped or
+	// under-voltage right now (bits 0-3 of Throttled).
+	ThrottledNow *bool `json:"throttled_now,omitempty"`
+}
+
+// BlockDevice is one disk and the bus it hangs off.
+type BlockDevice struct {
+	Name              string `json:"name"`
+	Model             string `json:"model,omitempty"`
+	Vendor            string `json:"vendor,omitempty"`
+	SizeBytes         int64  `json:"size_bytes,omitempty"`
+	Rotational        *bool  `json:"rotational,omitempty"`
+	Scheduler         string `json:"scheduler,omitempty"`
+	LogicalBlockSize  int    `json:"logical_block_size,omitempty"`
+	PhysicalBlockSize int    `json:"physical_block_size,omitempty"`
+	// Bus is mmc, usb, sata, nvme, virtio, scsi or loop.
+	Bus string `json:"bus,omitempty"`
+	// Driver is the driver closest to the device: usb-storage or uas on
+	// USB, ahci, nvme, mmcblk, virtio_blk.
+	Driver string `json:"driver,omitempty"`
+	// USBPath is the USB device's sysfs name (1-1.2) when Bus is usb.
+	USBPath string `json:"usb_path,omitempty"`
+	// PCISlot is the PCI address of the controller or the NVMe device.
+	PCISlot string `json:"pci_slot,omitempty"`
+	// PCIeLinkGTs and PCIeLinkWidth are the negotiated PCIe link speed
+	// (GT/s per lane) and lanes of that PCI device.
+	PCIeLinkGTs   float64 `json:"pcie_link_gts,omitempty"`
+	PCIeLinkWidth int     `json:"pcie_link_width,omitempty"`
+	// SATALinkGbps is the negotiated SATA link speed (1.5, 3, 6).
+	SATALinkGbps float64 `json:"sata_link_gbps,omitempty"`
+	// MMCTiming is the SD or eMMC bus mode from debugfs or the card's
+	// ios ("sd high-speed", "uhs sdr50", "mmc hs200"); MMCClockHz the clock.
+	MMCTiming   string `json:"mmc_timing,omitempty"`
+	MMCClockHz  int64  `json:"mmc_clock_hz,omitempty"`
+	MMCBusWidth int    `json:"mmc_bus_width,omitempty"`
+	// MMCCardType is the card's own "type" (SD, MMC, SDIO): an eMMC chip
+	// and an SD card on the same host differ in the modes they can reach.
+	MMCCardType string `json:"mmc_card_type,omitempty"`
+}
+
+// USBDevice is one node of the USB tree.
+type USBDevice struct {
+	// Path is the sysfs name: usb1 for a root hub, 1-1, 1-1.3 below it.
+	Path string `json:"path"`
+	// Parent is the Path of the hub it is plugged into; empty for a root hub.
+	Parent string `json:"parent,omitempty"`
+	Bus    int    `json:"bus"`
+	// Port on the parent hub; 0 for a root hub.
+	Port int `json:"port,omitempty"`
+	// DevNum is the device's address on its bus, lsusb's "Dev".
+	DevNum int `json:"devnum,omitempty"`
+	// Ports is a hub's number of downstream ports (lsusb -t's "hub/3p"):
+	// a device behind a hub shares the hub's upstream link with the rest.
+	Ports int `json:"ports,omitempty"`
+	// SpeedMbps is the negotiated speed: 1.5, 12, 480, 5000, 10000, 20000.
+	SpeedMbps float64 `json:"speed_mbps,omitempty"`
+	VendorID  string  `json:"vendor_id,omitempty"`
+	ProductID string  `json:"product_id,omitempty"`
+	Product   string  `json:"product,omitempty"`
+	// Class is the device class, or of its first interface when the
+	// device defers to them, as lsusb -t names it: Hub, Mass Storage,
+	// Vendor Specific Class, Communications ...
+	Class string `json:"class,omitempty"`
+	// Drivers bound to its interfaces (hub, usb-storage, uas, smsc95xx,
+	// r8152 ...); for a root hub, the host controller's driver first
+	// (dwc_otg, xhci_hcd, ehci-pci).
+	Drivers []string `json:"drivers,omitempty"`
+}
+
+// NetInterface is a network interface and what it hangs off.
+type NetInterface struct {
+	Name   string `json:"name"`
+	Driver string `json:"driver,omitempty"`
+	// SpeedMbps and Duplex are the negotiated link (ethtool's figures);
+	// absent without carrier or for virtual interfaces.
+	SpeedMbps int    `json:"speed_mbps,omitempty"`
+	Duplex    string `json:"duplex,omitempty"`
+	MTU       int    `json:"mtu,omitempty"`
+	Carrier   *bool  `json:"carrier,omitempty"`
+	// Bus is usb, pci, platform (an SoC's own MAC), virtual, or sdio (the
+	// WiFi chip of a Raspberry Pi 3, 4 and Zero W hangs off an SD host).
+	Bus     string `json:"bus,omitempty"`
+	USBPath string `json:"usb_path,omitempty"`
+	PCISlot string `json:"pci_slot,omitempty"`
+	// WiFi is the wireless link, for a wireless interface.
+	WiFi *WiFiLink `json:"wifi,omitempty"`
+}
+
+// WiFiLink is the state of a wireless link.
+type WiFiLink struct {
+	// TxBitrateMbps is the PHY rate the last frames were sent at.
+	TxBitrateMbps float64 `json:"tx_bitrate_mbps,omitempty"`
+	FreqMHz       int     `json:"freq_mhz,omitempty"`
+	Channel       int     `json:"channel,omitempty"`
+	SignalDBm     int     `json:"signal_dbm,omitempty"`
+	// LinkQuality is /proc/net/wireless's link value, where that is all
+	// there is.
+	LinkQuality int `json:"link_quality,omitempty"`
+}
+
+// Interrupt is one line of /proc/interrupts.
+type Interrupt struct {
+	IRQ string `json:"irq"`
+	// Name is the last column: the device or driver ("dwc_otg", "mmc0",
+	// "eth0", "xhci_hcd").
+	Name   string  `json:"name"`
+	PerCPU []int64 `json:"per_cpu"`
+}
+
+// Bottleneck explains one figure against the links its data crossed.
+type Bottleneck struct {
+	// Figure says what was measured: "read /mnt/usb", "net up via eth0".
+	Figure string `json:"figure"`
+	// BytesPerSec is the figure explained.
+	BytesPerSec float64 `json:"bytes_per_sec"`
+	// Hops are the links from the device up to the root, each with its
+	// practical ceiling where one is known.
+	Hops []Hop `json:"hops"`
+	// Limit is the index in Hops of the lowest known ceiling, -1 if none.
+	Limit int `json:"limit"`
+	// Share is BytesPerSec over that ceiling.
+	Share float64 `json:"share,omitempty"`
+	// SharedWith names other disks and network interfaces behind a hop of
+	// this chain: they compete for it when busy.
+	SharedWith []string `json:"shared_with,omitempty"`
+	// Verdict is the one-line explanation.
+	Verdict string `json:"verdict"`
+}
+
+// Hop is one link on the way from a device to the root of its bus.
+type Hop struct {
+	// Name is the hop: "sda", "USB hub 1-1", "USB root hub usb1 (dwc_otg)".
+	Name string `json:"name"`
+	// Link is the kind of link, named with its speed ("USB 2.0 high speed").
+	Link string `json:"link,omitempty"`
+	// CeilingBytesPerSec is the practical bulk ceiling; absent if unknown.
+	CeilingBytesPerSec float64 `json:"ceiling_bytes_per_sec,omitempty"`
+	// Basis is why: the fact read and the arithmetic.
+	Basis string `json:"basis,omitempty"`
+}

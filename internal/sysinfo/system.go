@@ -1,0 +1,155 @@
+package sysinfo
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/thruput/thruput/internal/result"
+)
+
+// System reads the hardware a run's data crosses: the CPU's clock and
+// throttling, the disks, the USB tree, the network interfaces and their
+// interrupts. The disks include virtual ones (loop, dm, zram) only when one
+// of paths lives on them. Like Host it has no error: each fact that cannot
+// be read is left out, and the rest is still worth reporting.
+func (fs FS) System(paths ...string) result.System {
+	var s result.System
+	s.CPU = fs.cpu()
+	var backing []string
+	for _, p := range paths {
+		if t, err := fs.Target(p); err == nil && t.Device != "" {
+			backing = append(backing, t.Device)
+		}
+	}
+	s.BlockDevices = fs.blockDevices(backing)
+	s.USB = fs.usbTree()
+	s.NetInterfaces = fs.netInterfaces()
+	s.Interrupts = fs.interrupts(irqKeys(fs, s))
+	return s
+}
+
+// cpu reads CPU 0's cpufreq state. CPU 0 stands for all: on the boards this
+// is for, every core shares one clock, and a PC's governor is set for all.
+func (fs FS) cpu() result.CPU {
+	dir := filepath.Join(fs.Sys, "devices/system/cpu/cpu0/cpufreq")
+	c := result.CPU{
+		CurKHz:   readPositive(filepath.Join(dir, "scaling_cur_freq")),
+		MinKHz:   readPositive(filepath.Join(dir, "scaling_min_freq")),
+		MaxKHz:   readPositive(filepath.Join(dir, "scaling_max_freq")),
+		Governor: readValue(filepath.Join(dir, "scaling_governor")),
+	}
+	// The Raspberry Pi firmware driver prints the bit field in hex without
+	// a prefix ("50005"); vcgencmd, which people quote, prints 0x50005.
+	raw := readValue(filepath.Join(fs.Sys, "devices/platform/soc/soc:firmware/get_throttled"))
+	digits := strings.TrimPrefix(strings.TrimPrefix(raw, "0x"), "0X")
+	if v, err := strconv.ParseUint(digits, 16, 32); err == nil && digits != "" {
+		c.Throttled = "0x" + strconv.FormatUint(v, 16)
+		now := v&0xf != 0
+		c.ThrottledNow = &now
+	}
+	return c
+}
+
+// readPositive reads a decimal count, giving 0 (absent) for anything that
+// is not a positive number: sysfs writes -1 or fails with EINVAL for a
+// figure it does not know, and neither is a value.
+func readPositive(path string) int64 {
+	v, err := strconv.ParseInt(readValue(path), 10, 64)
+	if err != nil || v <= 0 {
+		return 0
+	}
+	return v
+}
+
+// readBool reads a sysfs flag ("0" or "1"), nil when it cannot be read.
+func readBool(path string) *bool {
+	switch readValue(path) {
+	case "0":
+		return new(false)
+	case "1":
+		return new(true)
+	}
+	return nil
+}
+
+// linkBase is the last element of a symlink's target: the name of the
+// driver a device's "driver" link points at. The target need not exist.
+func linkBase(link string) string {
+	t, err := os.Readlink(link)
+	if err != nil {
+		return ""
+	}
+	return filepath.Base(t)
+}
+
+var (
+	pciAddr = regexp.MustCompile(`^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$`)
+	// usbDev is a USB device's sysfs name: a root hub (usb1) or a port
+	// chain (1-1.2); interfaces add ":config.interface".
+	usbDev   = regexp.MustCompile(`^(usb[0-9]+|[0-9]+-[0-9]+(\.[0-9]+)*)$`)
+	usbIface = regexp.MustCompile(`^[0-9]+-[0-9]+(\.[0-9]+)*:[0-9]+\.[0-9]+$`)
+)
+
+// ancestry is where a device hangs in the sysfs tree, read from the
+// directory its links resolve to.
+type ancestry struct {
+	// dirs are the resolved directory and each of its parents up to
+	// the sysfs root, nearest first.
+	dirs []string
+}
+
+func (fs FS) ancestry(dir string) ancestry {
+	var a ancestry
+	root := filepath.Clean(fs.Sys)
+	for d := filepath.Clean(dir); d != root && len(d) > len(root); d = filepath.Dir(d) {
+		a.dirs = append(a.dirs, d)
+	}
+	return a
+}
+
+// nearest returns the nearest directory whose name matches re, or "".
+func (a ancestry) nearest(re *regexp.Regexp) string {
+	for _, d := range a.dirs {
+		if re.MatchString(filepath.Base(d)) {
+			return d
+		}
+	}
+	return ""
+}
+
+// has reports whether a directory of that exact name is in the chain.
+func (a ancestry) has(name string) bool {
+	for _, d := range a.dirs {
+		if filepath.Base(d) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// under reports whether the chain passes through devices/<top>.
+func (fs FS) under(a ancestry, top string) bool {
+	return len(a.dirs) > 0 && strings.HasPrefix(a.dirs[0], filepath.Join(fs.Sys, "devices", top)+"/")
+}
+
+// pciLink fills the PCI slot and the negotiated link of the nearest PCI
+// device: for a USB or SATA disk that is its controller, whose link the
+// whole bus shares (a Pi 4's VL805 has one PCIe 2 lane for all four ports).
+func pciLink(a ancestry) (slot string, gts float64, width int) {
+	d := a.nearest(pciAddr)
+	if d == "" {
+		return "", 0, 0
+	}
+	slot = filepath.Base(d)
+	// "8.0 GT/s PCIe" on current kernels, "8 GT/s" on older ones.
+	if f := strings.Fields(readValue(filepath.Join(d, "current_link_speed"))); len(f) > 0 {
+		if v, err := strconv.ParseFloat(f[0], 64); err == nil && v > 0 {
+			gts = v
+		}
+	}
+	width = int(readPositive(filepath.Join(d, "current_link_width")))
+	return slot, gts, width
+}
