@@ -485,3 +485,24 @@ func TestTargetDescribed(t *testing.T) {
 		t.Errorf("target %+v; sysinfo says %+v", got, want)
 	}
 }
+
+// TestContextInResults: every result carries the machine's hardware and a
+// verdict on its main figures.
+func TestContextInResults(t *testing.T) {
+	doc := sweepJSON(t, "--sizes", "64k", "--file-size", "1M", t.TempDir())
+	if doc.System == nil || len(doc.System.BlockDevices) == 0 {
+		t.Fatalf("no system facts in the result: %+v", doc.System)
+	}
+	if len(doc.Bottlenecks) != 2 {
+		t.Fatalf("%d bottleneck verdicts, want one per phase", len(doc.Bottlenecks))
+	}
+	for _, b := range doc.Bottlenecks {
+		if b.Verdict == "" || len(b.Hops) == 0 || b.BytesPerSec <= 0 {
+			t.Errorf("verdict %+v", b)
+		}
+	}
+	o := thruput(t, "disk", "sweep", "--sizes", "64k", "--file-size", "1M", "-q", t.TempDir())
+	if !strings.Contains(o.stdout, "Bottlenecks:") {
+		t.Errorf("table output has no bottleneck section:\n%s", o.stdout)
+	}
+}

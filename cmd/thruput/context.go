@@ -6,14 +6,17 @@ import (
 	"github.com/thruput/thruput/internal/sysinfo"
 )
 
-// addContext records the hardware the run's data crossed and explains its
-// figures against the ceilings of those links.
-func addContext(doc *result.Document) {
+// addContext records the hardware the run's data crossed, what the other
+// disks and interfaces moved meanwhile (before is sysinfo's Counters at
+// the start), and explains the figures against the ceilings of the links.
+func addContext(doc *result.Document, before map[string]int64) {
 	paths := make([]string, len(doc.Targets))
 	for i, t := range doc.Targets {
 		paths[i] = t.Path
 	}
-	sys := sysinfo.Default().System(paths...)
+	fs := sysinfo.Default()
+	sys := fs.System(paths...)
+	sys.Activity = sysinfo.Activity(before, fs.Counters(), doc.EndedAt.Sub(doc.StartedAt).Seconds())
 	doc.System = &sys
 	ceiling.Explain(doc)
 }

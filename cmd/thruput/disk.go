@@ -11,6 +11,7 @@ import (
 
 	"github.com/thruput/thruput/internal/disk"
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/sysinfo"
 	"github.com/thruput/thruput/internal/units"
 	"github.com/thruput/thruput/internal/usage"
 )
@@ -115,6 +116,7 @@ func (a *app) runDisk(cmd *cobra.Command, method string, dirs []string, format s
 		dirs = []string{"."}
 	}
 	doc := a.newDocument(method)
+	counters := sysinfo.Default().Counters()
 	seen := map[string]bool{}
 	for _, d := range dirs {
 		t, err := disk.Target(d)
@@ -149,7 +151,7 @@ func (a *app) runDisk(cmd *cobra.Command, method string, dirs []string, format s
 		return runErr
 	}
 	finish(doc, runErr)
-	addContext(doc)
+	addContext(doc, counters)
 	if err := a.emit(doc, format); err != nil {
 		return errors.Join(runErr, err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/thruput/thruput/internal/iperf3"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/sysinfo"
 	"github.com/thruput/thruput/internal/units"
 	"github.com/thruput/thruput/internal/usage"
 )
@@ -111,6 +112,14 @@ func congestionAvailable(name string) bool {
 		return true // cannot tell here: let the kernel refuse it at connect
 	}
 	return slices.Contains(strings.Fields(string(b)), name)
+}
+
+// netInterface names the interface the test's data crossed here.
+func netInterface(n *result.Net) string {
+	if len(n.Streams) == 0 {
+		return ""
+	}
+	return sysinfo.InterfaceOf(n.Streams[0].LocalAddr)
 }
 
 // netUnits settles --units for the tables.
@@ -246,6 +255,7 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, host string) error 
 	defer closeOut()
 	doc := a.newDocument("net.client")
 	doc.Targets = []result.Target{}
+	counters := sysinfo.Default().Counters()
 	// Live lines go where the table goes; with other formats a terminal
 	// gets a progress line instead.
 	live := format == "table" && !f.compat
@@ -279,9 +289,10 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, host string) error 
 	}
 	n, runErr := iperf3.Run(cmd.Context(), cfg)
 	line.Clear()
+	n.Parameters.Interface = netInterface(n)
 	doc.Net = n
 	finish(doc, runErr)
-	addContext(doc)
+	addContext(doc, counters)
 	switch {
 	case f.compat:
 		err = iperf3.WriteCompat(out, doc)
@@ -413,12 +424,14 @@ func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 	live := format == "table"
 	var lines *report.NetIntervals
 	var doc *result.Document
+	var counters map[string]int64
 	srv, err := iperf3.Listen(iperf3.ServerConfig{
 		Addr: net.JoinHostPort(f.bind, strconv.Itoa(f.port)), Limits: limits, Secret: secret,
 		Once: f.once, Interval: interval, ZeroCopy: f.zero, IdleTimeout: f.idle,
 		OnTest: func(client string, p *iperf3.Params) {
 			doc = a.newDocument("net.server")
 			doc.Targets = []result.Target{}
+			counters = sysinfo.Default().Counters()
 			logf("test from %s (%s)", client, orVersion(p.ClientVersion))
 			lines = &report.NetIntervals{W: out, MiB: a.mib, UDP: p.UDP}
 		},
@@ -435,10 +448,10 @@ func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 			n.Parameters.Role, n.Parameters.Client, n.Parameters.PeerVersion = "server", client, p.ClientVersion
 			n.Parameters.Server = net.JoinHostPort(f.bind, strconv.Itoa(f.port))
 			n.Parameters.ZeroCopy = f.zero && !p.UDP
-			n.Parameters.Interface = iperf3.LocalInterface(n)
+			n.Parameters.Interface = netInterface(n)
 			doc.Net = n
 			finish(doc, err)
-			addContext(doc)
+			addContext(doc, counters)
 			if err != nil {
 				logf("test from %s failed: %v", client, err)
 			}

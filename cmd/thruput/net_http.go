@@ -71,6 +71,7 @@ func runNetHTTP(cmd *cobra.Command, a *app, c httpget.Config, rawURL string) err
 	defer closeOut()
 	doc := a.newDocument("net.http")
 	doc.Targets = []result.Target{}
+	counters := sysinfo.Default().Counters()
 	doc.HTTP = &result.HTTP{}
 	line := a.progress()
 	h := httpget.Hooks{Progress: func(run int, b, length int64, el time.Duration) {
@@ -86,6 +87,10 @@ func runNetHTTP(cmd *cobra.Command, a *app, c httpget.Config, rawURL string) err
 		return runErr
 	}
 	finish(doc, runErr)
+	if runs := doc.HTTP.Runs; len(runs) > 0 {
+		doc.HTTP.Interface = sysinfo.InterfaceOf(runs[0].LocalAddr)
+	}
+	addContext(doc, counters)
 	return errors.Join(runErr, report.Write(out, doc, report.Options{Format: format}))
 }
 

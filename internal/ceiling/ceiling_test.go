@@ -29,6 +29,7 @@ func pi1() result.System {
 
 func TestPi1USBDiskNamesSharedBus(t *testing.T) {
 	sys := pi1()
+	sys.Activity = []result.DeviceActivity{{Device: "eth0", BytesPerSec: 11e6}, {Device: "sda", BytesPerSec: 23e6}}
 	hops, shared := Storage(sys, result.Target{Path: "/media/usb", Device: "sda"})
 	// 22.5 MiB/s, the seed's ext4 read.
 	b := Judge("read /media/usb", 22.5*(1<<20), hops, shared, false)
@@ -38,7 +39,7 @@ func TestPi1USBDiskNamesSharedBus(t *testing.T) {
 	if math.Abs(b.Share-0.56) > 0.01 {
 		t.Errorf("share %.3f, want 0.56 (22.5 MiB/s of 42 MB/s)", b.Share)
 	}
-	for _, want := range []string{"56 %", "USB 2.0", "eth0 (smsc95xx) behind USB hub 1-1", "shared"} {
+	for _, want := range []string{"56 %", "USB 2.0", "eth0 (smsc95xx) behind USB hub 1-1 (hub), busy at 11.0 MB/s during the run", "shared"} {
 		if !strings.Contains(b.Verdict, want) {
 			t.Errorf("verdict lacks %q: %s", want, b.Verdict)
 		}

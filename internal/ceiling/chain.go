@@ -12,6 +12,9 @@ import (
 // Storage is the chain of links under a filesystem target: its block
 // device, then the bus up to the root, and the other devices sharing a hop.
 func Storage(sys result.System, t result.Target) (hops []result.Hop, shared []string) {
+	if t.FSType == "tmpfs" || t.FSType == "ramfs" {
+		return []result.Hop{{Name: t.FSType + " " + t.Path, Link: "memory", Basis: "files in RAM cross no link"}}, nil
+	}
 	i := slices.IndexFunc(sys.BlockDevices, func(d result.BlockDevice) bool { return d.Name == t.Device })
 	if t.Device == "" || i < 0 {
 		return []result.Hop{{Name: orUnknown(t.Device, "the device under "+t.Path), Basis: "the block device and its bus could not be read"}}, nil
@@ -174,7 +177,7 @@ func usbShared(sys result.System, path, self string) []string {
 		for p, n := other, 0; p != "" && n < 16; n++ {
 			if ancestors[p] {
 				u := usbNode(sys, p)
-				out = append(out, fmt.Sprintf("%s (%s) behind %s", name, kind, usbName(*u)))
+				out = append(out, fmt.Sprintf("%s (%s) behind %s%s", name, kind, usbName(*u), busy(sys, name)))
 				return
 			}
 			u := usbNode(sys, p)
@@ -232,7 +235,7 @@ func Judge(figure string, bytesPerSec float64, hops []result.Hop, shared []strin
 		b.Verdict = fmt.Sprintf("%s is only %s of %s, the lowest on the way: the device itself or the CPU is the limit, not a link.", rate(bytesPerSec), pct, what)
 	}
 	if len(shared) > 0 {
-		b.Verdict += " The bus is shared with " + strings.Join(shared, ", ") + ": traffic there takes from this figure."
+		b.Verdict += " The bus is shared with " + strings.Join(shared, "; ") + ": traffic there takes from this figure."
 	}
 	return b
 }
@@ -242,4 +245,21 @@ func orUnknown(s, alt string) string {
 		return alt
 	}
 	return s
+}
+
+// busyFloor is the traffic above which a device counts as busy during a
+// run: more than a shell session or a log, enough to take from a bus.
+const busyFloor = 100e3
+
+// busy says what a device sharing the bus did while the run lasted, when
+// that was measured.
+func busy(sys result.System, name string) string {
+	i := slices.IndexFunc(sys.Activity, func(a result.DeviceActivity) bool { return a.Device == name })
+	switch {
+	case i < 0:
+		return ""
+	case sys.Activity[i].BytesPerSec >= busyFloor:
+		return fmt.Sprintf(", busy at %.1f MB/s during the run", sys.Activity[i].BytesPerSec/1e6)
+	}
+	return ", idle during the run"
 }

@@ -61,6 +61,15 @@ func Explain(doc *result.Document) {
 			}
 			storage(0, phase, best*mib)
 		}
+	case doc.HTTP != nil && doc.HTTP.Interface != "" && doc.HTTP.Interface != "lo":
+		best := 0.0
+		for _, r := range doc.HTTP.Runs {
+			best = max(best, r.MiBPerSec*mib)
+		}
+		if best > 0 {
+			hops, shared := Network(sys, doc.HTTP.Interface)
+			doc.Bottlenecks = append(doc.Bottlenecks, Judge("http download via "+doc.HTTP.Interface, best, hops, shared, true))
+		}
 	case doc.Net != nil && doc.Net.Parameters.Interface != "" && doc.Net.Parameters.Interface != "lo":
 		// Loopback crosses no link: there is no ceiling to explain it by.
 		ifname := doc.Net.Parameters.Interface

@@ -144,11 +144,11 @@ func (c Config) once(parent context.Context, n int, buf []byte, h Hooks) (run re
 	// writes before the reads below for the race detector's sake too.
 	var mu sync.Mutex
 	var first time.Time
-	var remote string
+	var remote, local string
 	trace := &httptrace.ClientTrace{
 		GotConn: func(i httptrace.GotConnInfo) {
 			mu.Lock()
-			remote = i.Conn.RemoteAddr().String()
+			remote, local = i.Conn.RemoteAddr().String(), i.Conn.LocalAddr().String()
 			mu.Unlock()
 		},
 		GotFirstResponseByte: func() {
@@ -175,7 +175,7 @@ func (c Config) once(parent context.Context, n int, buf []byte, h Hooks) (run re
 	defer resp.Body.Close()
 	mu.Lock()
 	origin := first
-	run.RemoteAddr = remote
+	run.RemoteAddr, run.LocalAddr = remote, local
 	mu.Unlock()
 	if origin.IsZero() {
 		origin = time.Now()

@@ -73,7 +73,6 @@ func Run(ctx context.Context, cfg ClientConfig) (*result.Net, error) {
 	n.Parameters = Describe(c.p)
 	n.Parameters.Role, n.Parameters.Server = "client", addr
 	n.Parameters.ZeroCopy = cfg.ZeroCopy && !p.UDP
-	n.Parameters.Interface = LocalInterface(n)
 	if ctx.Err() != nil {
 		// Tell the server, as iperf3 does on Ctrl-C, so it is free at once.
 		_ = ctrl.SetDeadline(time.Now().Add(time.Second))

@@ -2,7 +2,6 @@ package iperf3
 
 import (
 	"fmt"
-	"net"
 	"time"
 
 	"github.com/thruput/thruput/internal/result"
@@ -238,30 +237,4 @@ func Describe(p *Params) result.NetParameters {
 		np.Direction = result.DirDown
 	}
 	return np
-}
-
-// LocalInterface names this end's network interface that n's data
-// connections used, found from their local address; "" if unknown.
-func LocalInterface(n *result.Net) string {
-	if n == nil || len(n.Streams) == 0 {
-		return ""
-	}
-	host, _, err := net.SplitHostPort(n.Streams[0].LocalAddr)
-	ip := net.ParseIP(host)
-	if err != nil || ip == nil {
-		return ""
-	}
-	ifs, err := net.Interfaces()
-	if err != nil {
-		return ""
-	}
-	for _, ifc := range ifs {
-		addrs, _ := ifc.Addrs()
-		for _, a := range addrs {
-			if ipn, ok := a.(*net.IPNet); ok && ipn.IP.Equal(ip) {
-				return ifc.Name
-			}
-		}
-	}
-	return ""
 }

@@ -78,17 +78,7 @@ func httpTables(doc *result.Document) []table {
 func httpText(w io.Writer, doc *result.Document, md bool) error {
 	ew := &errWriter{w: w}
 	ew.printf("%s\n\n", heading(doc))
-	for i, t := range httpTables(doc) {
-		if i > 0 {
-			ew.printf("\n")
-		}
-		if md {
-			ew.err = t.markdown(ew)
-		} else {
-			ew.err = t.text(ew)
-		}
-	}
-	status(ew, doc)
+	body(ew, doc, httpTables(doc), md)
 	return ew.err
 }
 

@@ -196,15 +196,7 @@ func netText(w io.Writer, doc *result.Document, o Options, md bool) error {
 // that follows the live interval lines.
 func NetSummary(w io.Writer, doc *result.Document, o Options, md bool) error {
 	ew := &errWriter{w: w}
-	for _, t := range netTables(doc, o.MiB) {
-		if md {
-			ew.err = t.markdown(ew)
-		} else {
-			ew.err = t.text(ew)
-		}
-	}
-	bottlenecks(ew, doc, md)
-	status(ew, doc)
+	body(ew, doc, netTables(doc, o.MiB), md)
 	return ew.err
 }
 

@@ -88,6 +88,13 @@ func Write(w io.Writer, doc *result.Document, o Options) error {
 func tables(w io.Writer, doc *result.Document, ts []table, md bool) error {
 	ew := &errWriter{w: w}
 	preamble(ew, doc, md)
+	body(ew, doc, ts, md)
+	return ew.err
+}
+
+// body prints the tables, the bottleneck verdicts and the run's status:
+// what follows the heading in every method's view.
+func body(ew *errWriter, doc *result.Document, ts []table, md bool) {
 	for i, t := range ts {
 		if i > 0 {
 			ew.printf("\n")
@@ -100,7 +107,6 @@ func tables(w io.Writer, doc *result.Document, ts []table, md bool) error {
 	}
 	bottlenecks(ew, doc, md)
 	status(ew, doc)
-	return ew.err
 }
 
 func sweepTables(w io.Writer, doc *result.Document, md bool) error {

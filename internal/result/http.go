@@ -9,6 +9,8 @@ type HTTP struct {
 	// Summary is the spread over the runs that ended well, when there are
 	// two or more.
 	Summary *HTTPSummary `json:"summary,omitempty"`
+	// Interface is this end's network interface the body came in on.
+	Interface string `json:"interface,omitempty"`
 }
 
 // HTTPParameters are the effective parameters of an HTTP download.
@@ -36,8 +38,10 @@ type HTTPRun struct {
 	// FinalURL is the URL the body came from, after Redirects redirects.
 	FinalURL  string `json:"final_url,omitempty"`
 	Redirects int    `json:"redirects,omitempty"`
-	// RemoteAddr is the server's address the final response came from.
+	// RemoteAddr is the server's address the final response came from,
+	// LocalAddr this end of that connection.
 	RemoteAddr string `json:"remote_addr,omitempty"`
+	LocalAddr  string `json:"local_addr,omitempty"`
 	// ContentLength the server declared; absent when it declared none
 	// (chunked or close-delimited bodies).
 	ContentLength *int64 `json:"content_length,omitempty"`

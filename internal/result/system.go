@@ -17,6 +17,16 @@ type System struct {
 	// Interrupts are the lines of /proc/interrupts that belong to the
 	// devices above (USB controllers, mmc, NICs, disks).
 	Interrupts []Interrupt `json:"interrupts,omitempty"`
+	// Activity is what each disk and network interface moved while the
+	// run lasted; absent outside a run (thruput sysinfo).
+	Activity []DeviceActivity `json:"activity,omitempty"`
+}
+
+// DeviceActivity is one device's traffic over a run: bytes read plus
+// written, or received plus sent, per second.
+type DeviceActivity struct {
+	Device      string  `json:"device"`
+	BytesPerSec float64 `json:"bytes_per_sec"`
 }
 
 // CPU is the processor's clock and throttling state.
