@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/thruput/thruput/internal/result"
@@ -93,5 +97,48 @@ func TestSysinfoTable(t *testing.T) {
 	}
 	if testing.Verbose() {
 		os.Stdout.WriteString(out)
+	}
+}
+
+// TestSysinfoWithoutRoot runs sysinfo as an unprivileged user, as most
+// people will: it must work, with every fact either read or absent.
+func TestSysinfoWithoutRoot(t *testing.T) {
+	if os.Geteuid() != 0 {
+		o := thruput(t, "sysinfo", "--json")
+		if o.code != 0 {
+			t.Fatalf("sysinfo as %d: exit %d\n%s", os.Geteuid(), o.code, o.stderr)
+		}
+		return
+	}
+	// Root drops to nobody; the binary must be where nobody can run it.
+	dir, err := os.MkdirTemp("", "thruput-nobody-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "thruput")
+	data, err := os.ReadFile(thruputBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "sysinfo", "--json")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("sysinfo as nobody: %v\n%s", err, stderr.String())
+	}
+	var doc struct {
+		Host   result.Host   `json:"host"`
+		System result.System `json:"system"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil || doc.Host.Kernel == "" || len(doc.System.BlockDevices) == 0 {
+		t.Errorf("sysinfo as nobody: %v\n%s", err, stdout.String())
 	}
 }

@@ -120,7 +120,7 @@ func (c Config) once(parent context.Context, n int, buf []byte, h Hooks) (run re
 			if err != nil {
 				return nil, err
 			}
-			return newPollConn(conn), nil
+			return newRawConn(conn)
 		},
 		TLSHandshakeTimeout:   c.Timeout,
 		ResponseHeaderTimeout: c.Timeout,

@@ -11,9 +11,10 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/thruput/thruput/internal/sockio"
 )
 
 // stream is one data connection. Its goroutine only adds to counters; the
@@ -116,7 +117,7 @@ func newDataPath(p *Params, zeroCopy bool) (*dataPath, error) {
 		d.memfd = fd
 	}
 	if !p.UDP {
-		d.unprocs = procs(p.streams())
+		d.unprocs = sockio.Procs(p.streams())
 	}
 	return d, nil
 }
@@ -184,7 +185,7 @@ func (d *dataPath) start(s *stream) {
 }
 
 // halt ends the senders and waits for them to return (a blocked write
-// gives up within tcpTimeout), so that their counts include every byte
+// gives up within sockio.Timeout), so that their counts include every byte
 // they handed to the kernel.
 func (d *dataPath) halt() {
 	d.stop.Store(true)
@@ -264,41 +265,14 @@ func (d *dataPath) sentBlock(s *stream) {
 	d.totalBlocks.Add(1)
 }
 
-// tcpTimeout bounds each blocking read or write of a TCP data stream, so
-// its goroutine sees the end of the test within this time.
-const tcpTimeout = 100 * time.Millisecond
-
-// newTCPStream takes a connected TCP socket away from the runtime: a
-// duplicate descriptor in blocking mode with bounded waits, the original
-// closed, which removes it from the netpoller's epoll set. The data path
-// then sleeps in the kernel until the socket is ready, as iperf3 does.
-// Left in the epoll set, every read woke the netpoller once (30000
-// times in 3 s on loopback), and non-blocking I/O added a round of EAGAIN,
-// epoll and goroutine wake-up each time a socket buffer ran full or dry.
+// newTCPStream takes a connected TCP socket away from the runtime (see
+// sockio): the data path then sleeps in the kernel until the socket is
+// ready, as iperf3 does.
 func newTCPStream(c net.Conn, id int64, up, send bool) (*stream, error) {
-	s := &stream{id: id, up: up, send: send, fd: -1, local: c.LocalAddr().String(), peer: c.RemoteAddr().String()}
-	defer c.Close()
-	sc, ok := c.(syscall.Conn)
-	if !ok {
-		return nil, syscall.EINVAL
-	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
+	s := &stream{id: id, up: up, send: send, local: c.LocalAddr().String(), peer: c.RemoteAddr().String()}
+	var err error
+	if s.fd, err = sockio.Detach(c); err != nil {
 		return nil, err
-	}
-	var derr error
-	err = raw.Control(func(f uintptr) {
-		s.fd, derr = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0)
-	})
-	if err = firstErr(err, os.NewSyscallError("dup", derr)); err != nil {
-		return nil, err
-	}
-	tv := unix.NsecToTimeval(tcpTimeout.Nanoseconds())
-	if err := firstErr(unix.SetNonblock(s.fd, false),
-		unix.SetsockoptTimeval(s.fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv),
-		unix.SetsockoptTimeval(s.fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)); err != nil {
-		unix.Close(s.fd)
-		return nil, os.NewSyscallError("setsockopt", err)
 	}
 	return s, nil
 }
@@ -312,47 +286,6 @@ func (s *stream) close() {
 		s.fd = -1
 	}
 }
-
-// rawIO is read(2) or write(2) without telling the scheduler: the thread
-// keeps its P while the call sleeps. Announced system calls that block a
-// few microseconds each keep the runtime's monitor waking every 20 us to
-// hand the P on, which on a 2-core machine took a third of the single
-// stream's throughput. Each stream's goroutine therefore needs a P of its
-// own (see procs), and a call never blocks longer than tcpTimeout.
-func rawIO(trap uintptr, fd int, b []byte) (int, syscall.Errno) {
-	n, _, e := unix.RawSyscall(trap, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-	return int(n), e
-}
-
-// pollReads is how many times a busy stream's reader polls its socket
-// before it blocks, about 30 us of system calls; pollWindow is the wait
-// of a blocking read short enough that polling would have found the data.
-const (
-	pollReads  = 32
-	pollWindow = 30 * time.Microsecond
-)
-
-// recvNow reads without waiting (MSG_DONTWAIT).
-func recvNow(fd int, b []byte) (int, syscall.Errno) {
-	n, _, e := unix.RawSyscall6(unix.SYS_RECVFROM, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), unix.MSG_DONTWAIT, 0, 0)
-	return int(n), e
-}
-
-// procs gives each of n data goroutines a P of its own beside the one the
-// control loop and the netpoller need; the returned function restores the
-// setting.
-func procs(n int) func() {
-	prev := runtime.GOMAXPROCS(0)
-	if n+1 <= prev {
-		return func() {}
-	}
-	runtime.GOMAXPROCS(n + 1)
-	return func() { runtime.GOMAXPROCS(prev) }
-}
-
-// again is a blocking call that timed out or was interrupted: look at the
-// stop flags and carry on.
-func again(e syscall.Errno) bool { return e == unix.EAGAIN || e == unix.EINTR }
 
 // sendTCP writes whole blocks, as iperf3 does: a write cut short by the
 // send timeout is finished before the stop is looked at, because an iperf3
@@ -374,7 +307,7 @@ func (d *dataPath) sendTCP(s *stream) error {
 			n, serr = unix.Sendfile(fd, d.memfd, &o, len(d.payload)-off)
 			e, _ = serr.(syscall.Errno)
 		} else {
-			n, e = rawIO(unix.SYS_WRITE, fd, d.payload[off:])
+			n, e = sockio.Raw(unix.SYS_WRITE, fd, d.payload[off:])
 		}
 		if n > 0 {
 			d.sentBytes(s, n)
@@ -384,7 +317,7 @@ func (d *dataPath) sendTCP(s *stream) error {
 				pace.wait(s.bytes.Load(), &d.stop)
 			}
 		}
-		if e != 0 && !again(e) {
+		if e != 0 && !sockio.Again(e) {
 			return os.NewSyscallError("write", e)
 		}
 	}
@@ -396,33 +329,16 @@ func (d *dataPath) sendTCP(s *stream) error {
 func (d *dataPath) recvTCP(s *stream) error {
 	fd := s.fd
 	buf := make([]byte, max(d.p.Len, defaultTCPBlockSize))
-	// poll says the last blocking read hardly waited: data arrives faster
-	// than a sleeping reader wakes, so the next read is polled a few times
-	// before it may sleep. Waking a reader costs an interrupt to an idle
-	// CPU (on a VM, an exit to the host), which held loopback TCP to half
-	// of what a polling reader gets (30 against 60 Gbit/s here, with less
-	// CPU per byte). A slower stream, a Pi's 100 Mbit/s Ethernet, makes
-	// every read wait longer than that and never polls.
-	poll := false
+	r := sockio.Reader{FD: fd, Block: sockio.RawRead}
 	for !d.closing.Load() {
-		n, e := 0, unix.EAGAIN
-		if poll {
-			for i := 0; i < pollReads && e == unix.EAGAIN; i++ {
-				n, e = recvNow(fd, buf)
-			}
-		}
-		if e == unix.EAGAIN {
-			start := time.Now()
-			n, e = rawIO(unix.SYS_READ, fd, buf)
-			poll = time.Since(start) < pollWindow
-		}
+		n, e := r.Read(buf)
 		switch {
 		case e == 0 && n > 0:
 			s.bytes.Add(int64(n))
 			s.blocks.Add(1)
 		case e == 0:
 			return nil // the sender closed the stream
-		case !again(e):
+		case !sockio.Again(e):
 			return os.NewSyscallError("read", e)
 		}
 	}

@@ -1,0 +1,88 @@
+package sockio
+
+import (
+	"net"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestReader reads a detached socket: data, then a timed-out wait, then
+// the end of the stream, and the descriptor is out of the runtime's hands.
+func TestReader(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		accepted <- c
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer := <-accepted
+	defer peer.Close()
+	fd, err := Detach(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	if _, err := c.Write([]byte("x")); err == nil {
+		t.Error("the original connection still writes after Detach")
+	}
+	// Sys: a goroutine in RawRead is preempted every 10 ms, and each EINTR
+	// restarts the timeout.
+	r := Reader{FD: fd, Block: Sys}
+	buf := make([]byte, 64<<10)
+	payload := make([]byte, 1<<20)
+	go func() { _, _ = peer.Write(payload) }()
+	got := 0
+	for got < len(payload) {
+		n, e := r.Read(buf)
+		if e != 0 && !Again(e) {
+			t.Fatalf("read: %v", e)
+		}
+		got += n
+	}
+	// A signal (the runtime's preemption) may cut a wait short: EINTR.
+	start := time.Now()
+	for {
+		n, e := r.Read(buf)
+		if n != 0 || !Again(e) {
+			t.Fatalf("idle socket: %d bytes, %v; want a timeout", n, e)
+		}
+		if e == unix.EAGAIN {
+			break
+		}
+	}
+	if d := time.Since(start); d < Timeout/2 || d > 10*Timeout {
+		t.Errorf("idle read returned after %v, want about %v", d, Timeout)
+	}
+	peer.Close()
+	for {
+		n, e := r.Read(buf)
+		if e == 0 && n == 0 {
+			break // the end of the stream
+		}
+		if e != 0 && !Again(e) {
+			t.Fatalf("read at the end: %v", e)
+		}
+	}
+	if n, e := Raw(unix.SYS_WRITE, fd, []byte("y")); n > 0 && e == 0 {
+		// The peer is gone: a write may still be accepted once; the next
+		// must fail (EPIPE or ECONNRESET), never hang.
+		if _, e = Raw(unix.SYS_WRITE, fd, []byte("z")); e == 0 {
+			t.Log("second write to a closed peer accepted too")
+		}
+	}
+}
+
+func TestProcs(t *testing.T) {
+	restore := Procs(64)
+	restore()
+}
