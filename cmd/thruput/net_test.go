@@ -350,14 +350,7 @@ func TestNetBadInput(t *testing.T) {
 		{[]string{"client", "127.0.0.1", "-C", "no-such-algorithm"}, "-C"},
 		{[]string{"client", "127.0.0.1", "--connect-timeout", "-1s"}, "--connect-timeout"},
 	} {
-		o := thruput(t, append(append([]string{"net"}, c.args...), "-o", out)...)
-		if o.code != 2 || !strings.Contains(o.stderr, c.want) {
-			t.Errorf("thruput net %v: exit %d, stderr %q; want exit 2 naming %q", c.args, o.code, o.stderr, c.want)
-		}
-		if _, err := os.Stat(out); err == nil {
-			t.Errorf("thruput net %v left %s behind", c.args, out)
-			os.Remove(out)
-		}
+		expectUsage(t, out, append([]string{"net"}, c.args...), c.want)
 	}
 }
 
@@ -469,5 +462,19 @@ func TestNetUnreachable(t *testing.T) {
 		if code := cmd.ProcessState.ExitCode(); err == nil || code != 1 || !strings.Contains(stderr.String(), c.want) {
 			t.Errorf("client to %s: exit %d, %q; want exit 1 saying %q", c.host, code, stderr.String(), c.want)
 		}
+	}
+}
+
+// expectUsage runs thruput with args and -o out, and wants a usage error
+// (exit 2) naming want, with no output file left behind.
+func expectUsage(t *testing.T, out string, args []string, want string) {
+	t.Helper()
+	o := thruput(t, append(args, "-o", out)...)
+	if o.code != 2 || !strings.Contains(o.stderr, want) {
+		t.Errorf("thruput %v: exit %d, stderr %q; want exit 2 naming %q", args, o.code, o.stderr, want)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("thruput %v left %s behind", args, out)
+		os.Remove(out)
 	}
 }
