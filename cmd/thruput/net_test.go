@@ -444,23 +444,29 @@ func TestNetOutputs(t *testing.T) {
 	}
 }
 
-// TestNetUnreachable runs the client inside a namespace with no route out,
-// so that nothing it tries leaves the machine: an address off the link and
-// a name that cannot be resolved fail at once with a clear message.
+// TestNetUnreachable runs the network clients inside a namespace with no
+// route out, so that nothing they try leaves the machine: an address off
+// the link and a name that cannot be resolved fail at once, exit 1, with a
+// clear message.
 func TestNetUnreachable(t *testing.T) {
 	l := nettest.NewLink(t, 0)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	for _, c := range []struct{ host, want string }{
-		{"192.0.2.1", "unreachable"},
-		{"no-such-host.invalid", "cannot resolve"},
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"client", "192.0.2.1", "--connect-timeout", "5s"}, "unreachable"},
+		{[]string{"client", "no-such-host.invalid"}, "cannot resolve"},
+		{[]string{"http", "http://192.0.2.1/", "--timeout", "5s"}, "unreachable"},
+		{[]string{"http", "http://no-such-host.invalid/"}, "cannot resolve"},
 	} {
-		cmd := l.Command(ctx, l.A, thruputBin, "net", "client", c.host, "-q", "--connect-timeout", "5s")
+		cmd := l.Command(ctx, l.A, thruputBin, append([]string{"net", "-q"}, c.args...)...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		err := cmd.Run()
 		if code := cmd.ProcessState.ExitCode(); err == nil || code != 1 || !strings.Contains(stderr.String(), c.want) {
-			t.Errorf("client to %s: exit %d, %q; want exit 1 saying %q", c.host, code, stderr.String(), c.want)
+			t.Errorf("thruput net %v: exit %d, %q; want exit 1 saying %q", c.args, code, stderr.String(), c.want)
 		}
 	}
 }
