@@ -320,6 +320,10 @@ func TestShapedLink(t *testing.T) {
 func TestNetBadInput(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.json")
+	short := filepath.Join(dir, "short")
+	if err := os.WriteFile(short, []byte("abc\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -340,6 +344,10 @@ func TestNetBadInput(t *testing.T) {
 		{[]string{"client", "127.0.0.1", "-i", "0.01"}, "-i 0.01"},
 		{[]string{"client", "127.0.0.1", "-O", "700"}, "-O 700"},
 		{[]string{"client", "127.0.0.1", "--secret-file", filepath.Join(dir, "missing")}, "--secret-file"},
+		{[]string{"client", "127.0.0.1", "--secret-file", short}, "at least 8 characters"},
+		{[]string{"client", "127.0.0.1", "-k", "-1"}, "-k -1"},
+		{[]string{"server", "--max-streams", "-1"}, "--max-streams"},
+		{[]string{"server", "--max-duration", "-5s"}, "--max-duration"},
 		{[]string{"client"}, "accepts 1 arg"},
 		{[]string{"client", "127.0.0.1", "--units", "gbit"}, "--units"},
 		{[]string{"server", "-p", "70000"}, "-p 70000"},

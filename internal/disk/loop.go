@@ -2,11 +2,12 @@ package disk
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/thruput/thruput/internal/payload"
 )
 
 // rawLimit is the largest block moved with a raw system call. Go's ordinary
@@ -32,23 +33,8 @@ func newBuffer(size int) (buffer, error) {
 
 func (b buffer) free() { _ = unix.Munmap(b) }
 
-// fillRandom writes incompressible bytes; ChaCha8 seeded from the OS fills
-// megabytes in milliseconds, before any timing starts.
-func (b buffer) fillRandom() {
-	r := rand.NewChaCha8([32]byte(randomSeed()))
-	_, _ = r.Read(b)
-}
-
-func randomSeed() []byte {
-	seed := make([]byte, 32)
-	for i := range 4 {
-		v := rand.Uint64()
-		for j := range 8 {
-			seed[i*8+j] = byte(v >> (8 * j))
-		}
-	}
-	return seed
-}
+// fillRandom writes incompressible bytes (see payload).
+func (b buffer) fillRandom() { payload.Fill(b) }
 
 // ioResult is what one run of blocks through the kernel did.
 type ioResult struct {

@@ -3,24 +3,22 @@ package httpget
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"errors"
 	"io"
 	"log"
-	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/thruput/thruput/internal/payload"
 )
 
 // Content returns size bytes of incompressible data: a compressing link
 // or proxy must not make the download look faster than the wire.
 func Content(size int) []byte {
-	var seed [32]byte
-	_, _ = rand.Read(seed[:])
 	b := make([]byte, size)
-	_, _ = mrand.NewChaCha8(seed).Read(b)
+	payload.Fill(b)
 	return b
 }
 

@@ -259,9 +259,9 @@ func (c *client) loop(ctx context.Context, s *session, states <-chan stateOrErr)
 		if byLimit && !s.omitting && c.limitDone(s) {
 			return nil
 		}
-		wait := time.Until(s.due(end))
-		if s.due(end).IsZero() {
-			wait = time.Hour
+		wait := time.Hour
+		if due := s.due(end); !due.IsZero() {
+			wait = time.Until(due)
 		}
 		if byLimit {
 			wait = min(wait, 5*time.Millisecond)

@@ -37,8 +37,8 @@ type session struct {
 
 // counters is one stream's running totals at one instant.
 type counters struct {
-	bytes, blocks, sent int64
-	udp                 udpCounters
+	bytes, sent int64
+	udp         udpCounters
 	// TCP sender: total retransmits, congestion window (bytes) and RTT
 	// (us) from TCP_INFO; tcpOK is false when it could not be read.
 	retrans, cwnd, rtt int64
@@ -128,7 +128,7 @@ func (s *session) snapshot() []counters {
 	cs := make([]counters, len(s.streams))
 	for i, st := range s.streams {
 		c := &cs[i]
-		c.bytes, c.blocks, c.sent = st.bytes.Load(), st.blocks.Load(), st.sent.Load()
+		c.bytes, c.sent = st.bytes.Load(), st.sent.Load()
 		switch {
 		case st.udp && !st.send:
 			st.mu.Lock()

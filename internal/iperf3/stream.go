@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/thruput/thruput/internal/payload"
 	"github.com/thruput/thruput/internal/sockio"
 )
 
@@ -34,9 +35,8 @@ type stream struct {
 	fd   int
 	// local and peer are the two ends' addresses.
 	local, peer string
-	// bytes and blocks moved since the goroutine started.
-	bytes  atomic.Int64
-	blocks atomic.Int64
+	// bytes moved since the goroutine started.
+	bytes atomic.Int64
 	// err is why the data path stopped early, if it did.
 	err atomic.Pointer[error]
 
@@ -104,7 +104,7 @@ type dataPath struct {
 func newDataPath(p *Params, zeroCopy bool) (*dataPath, error) {
 	d := &dataPath{p: p, memfd: -1, epoch: time.Now()}
 	d.payload = make([]byte, p.Len)
-	fillRandom(d.payload)
+	payload.Fill(d.payload)
 	if zeroCopy && !p.UDP {
 		fd, err := unix.MemfdCreate("thruput-payload", unix.MFD_CLOEXEC)
 		if err != nil {
@@ -252,7 +252,7 @@ func (p *pacer) wait(total int64, stop *atomic.Bool) {
 // reached by all streams together.
 func (d *dataPath) sent(s *stream, n int) {
 	d.sentBytes(s, n)
-	d.sentBlock(s)
+	d.sentBlock()
 }
 
 func (d *dataPath) sentBytes(s *stream, n int) {
@@ -260,10 +260,7 @@ func (d *dataPath) sentBytes(s *stream, n int) {
 	d.totalBytes.Add(int64(n))
 }
 
-func (d *dataPath) sentBlock(s *stream) {
-	s.blocks.Add(1)
-	d.totalBlocks.Add(1)
-}
+func (d *dataPath) sentBlock() { d.totalBlocks.Add(1) }
 
 // newTCPStream takes a connected TCP socket away from the runtime (see
 // sockio): the data path then sleeps in the kernel until the socket is
@@ -313,7 +310,7 @@ func (d *dataPath) sendTCP(s *stream) error {
 			d.sentBytes(s, n)
 			if off += n; off == len(d.payload) {
 				off = 0
-				d.sentBlock(s)
+				d.sentBlock()
 				pace.wait(s.bytes.Load(), &d.stop)
 			}
 		}
@@ -335,7 +332,6 @@ func (d *dataPath) recvTCP(s *stream) error {
 		switch {
 		case e == 0 && n > 0:
 			s.bytes.Add(int64(n))
-			s.blocks.Add(1)
 		case e == 0:
 			return nil // the sender closed the stream
 		case !sockio.Again(e):
@@ -411,7 +407,6 @@ func (d *dataPath) recvUDP(s *stream) error {
 		}
 		arrived := time.Since(d.epoch).Seconds()
 		s.bytes.Add(int64(n))
-		s.blocks.Add(1)
 		s.mu.Lock()
 		s.rcv.add(seq, arrived-sent)
 		s.mu.Unlock()
@@ -435,16 +430,4 @@ func (u *udpCounters) add(seq int64, transit float64) {
 		u.jitter += (d - u.jitter) / 16
 	}
 	u.transit, u.seen = transit, true
-}
-
-// fillRandom fills b with incompressible bytes: a compressing link (PPP,
-// some VPNs) must not make the figure.
-func fillRandom(b []byte) {
-	var x uint64 = 0x9E3779B97F4A7C15 ^ uint64(time.Now().UnixNano())
-	for i := 0; i+8 <= len(b); i += 8 {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-		binary.LittleEndian.PutUint64(b[i:], x)
-	}
 }
