@@ -71,6 +71,23 @@ type Document struct {
 	// Bottlenecks explain the run's main figures against the ceilings of
 	// the links they crossed.
 	Bottlenecks []Bottleneck `json:"bottlenecks,omitempty"`
+	// Labels are the user's key=value tags (device, fs, channel, site ...)
+	// from --label, which the store filters on and compare groups by.
+	Labels map[string]string `json:"labels,omitempty"`
+	// Imported is set on a document converted from another tool's output
+	// (fio, iperf3, sysbench) by thruput results import; absent on
+	// thruput's own runs.
+	Imported *Imported `json:"imported,omitempty"`
+}
+
+// Imported says where a converted document came from.
+type Imported struct {
+	// Tool is "fio", "iperf3" or "sysbench"; Version is the version its
+	// output names, when it names one.
+	Tool    string `json:"tool"`
+	Version string `json:"version,omitempty"`
+	// File is the path given to import, as given.
+	File string `json:"file,omitempty"`
 }
 
 // Tool names the program and build that produced a document.

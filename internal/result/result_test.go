@@ -52,3 +52,33 @@ func TestStacked(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParseLabel(f *testing.F) {
+	for _, s := range []string{"device=sandisk", "fs=ext4", "=x", "k", "a b=c", "site=lan=2", "k=\x01"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		k, v, err := ParseLabel(in)
+		if err != nil {
+			return
+		}
+		if k+"="+v != in {
+			t.Fatalf("ParseLabel(%q) = %q, %q: does not rebuild the input", in, k, v)
+		}
+		if _, _, err := ParseLabel(k + "=" + v); err != nil {
+			t.Fatalf("accepted label %q fails when parsed again: %v", in, err)
+		}
+	})
+}
+
+func TestParseLabels(t *testing.T) {
+	m, err := ParseLabels([]string{"device=sandisk-extreme", "fs=ext4", "note=a b=c"})
+	if err != nil || m["device"] != "sandisk-extreme" || m["fs"] != "ext4" || m["note"] != "a b=c" {
+		t.Fatalf("got %v, %v", m, err)
+	}
+	for _, bad := range [][]string{{"nokey"}, {"=v"}, {"a b=c"}, {"k=1", "k=2"}, {"k=\n"}} {
+		if _, err := ParseLabels(bad); err == nil {
+			t.Errorf("ParseLabels(%q) accepted", bad)
+		}
+	}
+}
