@@ -54,7 +54,14 @@ func randomTables(doc *result.Document) []table {
 var latencyHeader = []string{"", "count", "min", "avg", "p50", "p95", "p99", "p99.9", "max"}
 
 func latencyRow(name string, l *result.Latency) []string {
-	ms := func(ns float64) string { return strconv.FormatFloat(ns/1e6, 'f', 3, 64) }
+	// A percentile the source did not give (an imported sysbench run has
+	// only its p95) is 0, which no measured latency is.
+	ms := func(ns float64) string {
+		if ns == 0 {
+			return "-"
+		}
+		return strconv.FormatFloat(ns/1e6, 'f', 3, 64)
+	}
 	return []string{name, itoa(l.Count), ms(float64(l.MinNs)), ms(l.MeanNs), ms(float64(l.P50Ns)), ms(float64(l.P95Ns)),
 		ms(float64(l.P99Ns)), ms(float64(l.P999Ns)), ms(float64(l.MaxNs))}
 }
@@ -78,7 +85,11 @@ func randomCSV(w io.Writer, doc *result.Document) error {
 	_ = cw.Write([]string{"path", "fs_type", "mode", "block_size", "threads", "elapsed_ns", "reads", "writes", "fsyncs",
 		"reads_per_s", "writes_per_s", "fsyncs_per_s", "read_mib_per_s", "write_mib_per_s",
 		"latency_min_ns", "latency_mean_ns", "latency_p50_ns", "latency_p95_ns", "latency_p99_ns", "latency_p99_9_ns"})
-	t := doc.Targets[0]
+	// An imported sysbench run names no directory.
+	var t result.Target
+	if len(doc.Targets) > 0 {
+		t = doc.Targets[0]
+	}
 	_ = cw.Write(append([]string{t.Path, t.FSType, p.Mode, itoa(p.BlockSize), strconv.Itoa(p.Threads), itoa(r.ElapsedNs),
 		itoa(r.Reads), itoa(r.Writes), itoa(r.Fsyncs), f3(r.ReadsPerSec), f3(r.WritesPerSec), f3(r.FsyncsPerSec),
 		f3(r.ReadMiBPerSec), f3(r.WriteMiBPerSec)}, latNs(r.Latency)...))

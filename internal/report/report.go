@@ -127,7 +127,7 @@ func preamble(ew *errWriter, doc *result.Document, md bool) {
 	} else {
 		ew.printf("Targets:\n")
 	}
-	labels := columnLabels(doc.Targets)
+	labels := result.TargetLabels(doc.Targets)
 	width := 0
 	for _, l := range labels {
 		width = max(width, len(l))
@@ -179,24 +179,6 @@ func heading(doc *result.Document) string {
 		s += " (" + strings.Join(ctx, ", ") + ")"
 	}
 	return s + ", " + doc.StartedAt.UTC().Format(time.DateTime) + " UTC"
-}
-
-// columnLabels names each target by its filesystem type, as the seed tables
-// do (a FUSE mount by its daemon: fusefat), numbering repeats (ext4, ext4#2).
-func columnLabels(targets []result.Target) []string {
-	labels := make([]string, len(targets))
-	count := map[string]int{}
-	for i, t := range targets {
-		l := strings.TrimPrefix(t.FSType, "fuse.")
-		if l == "" {
-			l = "target"
-		}
-		if count[l]++; count[l] > 1 {
-			l += "#" + strconv.Itoa(count[l])
-		}
-		labels[i] = l
-	}
-	return labels
 }
 
 // describe says where a target is and what is under it.
@@ -258,7 +240,7 @@ func sweepTable(doc *result.Document, phase string) *table {
 	}
 	title += fmt.Sprintf(" (%s per step or %s, %s data, %s)", units.IEC(p.FileSize), time.Duration(p.MaxTimeNs), p.Data, io)
 
-	t := &table{Title: title, Header: append([]string{"block"}, columnLabels(doc.Targets)...)}
+	t := &table{Title: title, Header: append([]string{"block"}, result.TargetLabels(doc.Targets)...)}
 	used := map[string]bool{}
 	for _, bs := range p.BlockSizes {
 		row := []string{units.BlockLabel(bs)}

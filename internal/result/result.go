@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -165,6 +166,25 @@ func (t Target) Label() string {
 	return t.FSType + " " + t.Path
 }
 
+// TargetLabels names each target by its filesystem type, as the seed
+// tables head their columns (a FUSE mount by its daemon: fusefat),
+// numbering repeats (ext4, ext4#2).
+func TargetLabels(targets []Target) []string {
+	labels := make([]string, len(targets))
+	count := map[string]int{}
+	for i, t := range targets {
+		l := strings.TrimPrefix(t.FSType, "fuse.")
+		if l == "" {
+			l = "target"
+		}
+		if count[l]++; count[l] > 1 {
+			l += "#" + strconv.Itoa(count[l])
+		}
+		labels[i] = l
+	}
+	return labels
+}
+
 // Stacked is true when the filesystem reads through a second page cache
 // that evicting a file does not reach: a loop device's backing file, or a
 // FUSE daemon's reads of its device or image.
@@ -279,7 +299,40 @@ func Read(r io.Reader) (*Document, error) {
 	if d.FormatVersion < 1 || d.FormatVersion > FormatVersion {
 		return nil, fmt.Errorf("result format version %d is not supported (this thruput reads 1 to %d)", d.FormatVersion, FormatVersion)
 	}
+	if err := d.check(); err != nil {
+		return nil, fmt.Errorf("not a valid thruput result document: %w", err)
+	}
 	return &d, nil
+}
+
+// check refuses what a document from elsewhere (an import, a file edited
+// by hand) could hold that thruput's own never do and its readers rely
+// on: an id that is no file name, steps naming targets that are not there.
+func (d *Document) check() error {
+	if d.ID == "" || len(d.ID) > 64 {
+		return fmt.Errorf("id %q: 1 to 64 characters", d.ID)
+	}
+	for _, r := range d.ID {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return fmt.Errorf("id %q: only letters, digits, '-', '_' and '.'", d.ID)
+		}
+	}
+	if d.Method == "" {
+		return fmt.Errorf("no method")
+	}
+	if d.Sweep != nil {
+		for i, s := range d.Sweep.Steps {
+			if s.Target < 0 || s.Target >= len(d.Targets) {
+				return fmt.Errorf("sweep step %d names target %d of %d", i, s.Target, len(d.Targets))
+			}
+		}
+	}
+	for k, v := range d.Labels {
+		if _, _, err := ParseLabel(k + "=" + v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Latency summarises per-request latencies, in nanoseconds, from an HDR

@@ -137,6 +137,22 @@ func BlockLabel(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
+// SizeLabel prints a block size for people, as axis labels and summaries
+// show it: 8 B, 4 KiB, 1 MiB; a size that is no whole unit in IEC form.
+func SizeLabel(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return strconv.FormatInt(n>>30, 10) + " GiB"
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + " KiB"
+	case n < 1<<10:
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	return IEC(n)
+}
+
 // IEC prints a byte count with a binary unit and one decimal: "1.0 GiB".
 func IEC(n int64) string {
 	const unit = 1024

@@ -100,3 +100,11 @@ func FuzzParseSizeList(f *testing.F) {
 		}
 	})
 }
+
+func TestSizeLabel(t *testing.T) {
+	for n, want := range map[int64]string{8: "8 B", 512: "512 B", 4096: "4 KiB", 1 << 20: "1 MiB", 2 << 30: "2 GiB", 1536: "1.5 KiB"} {
+		if got := SizeLabel(n); got != want {
+			t.Errorf("SizeLabel(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
