@@ -1,0 +1,603 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/thruput/thruput/internal/result"
+)
+
+// minPrefix is the shortest id prefix accepted: shorter ones match by
+// accident more often than on purpose.
+const minPrefix = 4
+
+// row is what Save writes: the columns derived from a document and the
+// document's JSON.
+type row struct {
+	id, method, host, status string
+	startedAt                int64
+	target, fsType           string
+	summary, imported        string
+	labels                   [][2]string
+	json                     []byte
+}
+
+// derive computes the query columns of a document.
+func derive(doc *result.Document) row {
+	r := row{
+		id:        doc.ID,
+		method:    doc.Method,
+		host:      doc.Host.Hostname,
+		status:    doc.Status,
+		startedAt: unixNano(doc.StartedAt),
+		summary:   Summary(doc),
+	}
+	switch {
+	case len(doc.Targets) > 0:
+		r.target, r.fsType = doc.Targets[0].Path, doc.Targets[0].FSType
+	case doc.Net != nil:
+		r.target = doc.Net.Parameters.Server
+	case doc.HTTP != nil:
+		r.target = doc.HTTP.Parameters.URL
+	}
+	if doc.Imported != nil {
+		r.imported = doc.Imported.Tool
+	}
+	for k, v := range doc.Labels {
+		r.labels = append(r.labels, [2]string{k, v})
+	}
+	return r
+}
+
+// unixNano stores the zero time as 0 so that a document without a start
+// survives the round trip as one without a start.
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromUnixNano(ns int64) time.Time {
+	if ns == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, ns).UTC()
+}
+
+// prepare checks and encodes a document for saving, outside any
+// transaction so that the write lock is held only for the inserts.
+func prepare(doc *result.Document) (row, error) {
+	if doc == nil {
+		return row{}, errors.New("save: nil document")
+	}
+	if doc.ID == "" {
+		return row{}, errors.New("save: the document has no id")
+	}
+	if doc.Method == "" {
+		return row{}, fmt.Errorf("save run %s: the document has no method", doc.ID)
+	}
+	// Nanoseconds since 1970 in an int64 reach from 1678 to 2262.
+	if y := doc.StartedAt.Year(); !doc.StartedAt.IsZero() && (y < 1678 || y > 2261) {
+		return row{}, fmt.Errorf("save run %s: start time %s is out of range", doc.ID, doc.StartedAt.Format(time.RFC3339))
+	}
+	for k, v := range doc.Labels {
+		// The rules of --label; List relies on there being no control
+		// characters.
+		if k2, v2, err := result.ParseLabel(k + "=" + v); err != nil || k2 != k || v2 != v {
+			if err == nil {
+				err = fmt.Errorf("label key %q holds '='", k)
+			}
+			return row{}, fmt.Errorf("save run %s: %w", doc.ID, err)
+		}
+	}
+	js, err := json.Marshal(doc)
+	if err != nil {
+		return row{}, fmt.Errorf("save run %s: %w", doc.ID, err)
+	}
+	r := derive(doc)
+	r.json = js
+	return r, nil
+}
+
+// inserter holds the statements of one save transaction.
+type inserter struct {
+	run, doc, label *sql.Stmt
+}
+
+func newInserter(ctx context.Context, tx *sql.Tx) (*inserter, error) {
+	var in inserter
+	var err error
+	if in.run, err = tx.PrepareContext(ctx, `INSERT INTO runs (id, method, host, started_at, status, target, fs_type, summary, imported)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`); err != nil {
+		return nil, err
+	}
+	if in.doc, err = tx.PrepareContext(ctx, `INSERT INTO documents (run_id, json) VALUES (?, ?)`); err != nil {
+		in.close()
+		return nil, err
+	}
+	if in.label, err = tx.PrepareContext(ctx, `INSERT INTO labels (run_id, key, value) VALUES (?, ?, ?)`); err != nil {
+		in.close()
+		return nil, err
+	}
+	return &in, nil
+}
+
+func (in *inserter) close() {
+	for _, st := range []*sql.Stmt{in.run, in.doc, in.label} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// insert writes one run; false when its id is already stored.
+func (in *inserter) insert(ctx context.Context, r *row) (bool, error) {
+	res, err := in.run.ExecContext(ctx, r.id, r.method, r.host, r.startedAt, r.status, r.target, r.fsType, r.summary, r.imported)
+	if err != nil {
+		return false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return false, err
+	}
+	// The JSON goes in as text so that sqlite3's json functions read it.
+	if _, err := in.doc.ExecContext(ctx, r.id, string(r.json)); err != nil {
+		return false, err
+	}
+	for _, l := range r.labels {
+		if _, err := in.label.ExecContext(ctx, r.id, l[0], l[1]); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// Save stores one document. An id already stored is ErrExists, wrapped
+// with the id.
+func (s *Store) Save(doc *result.Document) error {
+	r, err := prepare(doc)
+	if err != nil {
+		return err
+	}
+	saved, _, err := s.save(context.Background(), []row{r})
+	if err != nil {
+		return err
+	}
+	if saved == 0 {
+		return fmt.Errorf("run %s: %w", doc.ID, ErrExists)
+	}
+	return nil
+}
+
+// SaveAll stores many documents in one transaction (an import of thousands
+// takes one commit, not thousands). Documents whose id is already stored,
+// or repeated in docs, are skipped and counted; any other failure saves
+// nothing.
+func (s *Store) SaveAll(docs []*result.Document) (saved, skipped int, err error) {
+	rows := make([]row, len(docs))
+	for i, d := range docs {
+		if rows[i], err = prepare(d); err != nil {
+			return 0, 0, err
+		}
+	}
+	return s.save(context.Background(), rows)
+}
+
+func (s *Store) save(ctx context.Context, rows []row) (saved, skipped int, err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, 0, fmt.Errorf("save: %w", err)
+	}
+	defer tx.Rollback()
+	in, err := newInserter(ctx, tx)
+	if err != nil {
+		return 0, 0, fmt.Errorf("save: %w", err)
+	}
+	defer in.close()
+	for i := range rows {
+		ok, err := in.insert(ctx, &rows[i])
+		if err != nil {
+			return 0, 0, fmt.Errorf("save run %s: %w", rows[i].id, err)
+		}
+		if ok {
+			saved++
+		} else {
+			skipped++
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, 0, fmt.Errorf("save: %w", err)
+	}
+	return saved, skipped, nil
+}
+
+// querier is a *sql.DB or a *sql.Tx: the store has one connection, so code
+// running inside a transaction must query through it.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// Resolve turns a full id, or a prefix of at least four characters that
+// only one run has, into the stored id.
+func (s *Store) Resolve(idOrPrefix string) (string, error) {
+	return resolve(context.Background(), s.db, idOrPrefix)
+}
+
+func resolve(ctx context.Context, q querier, p string) (string, error) {
+	if p == "" {
+		return "", errors.New("empty run id")
+	}
+	var id string
+	err := q.QueryRowContext(ctx, `SELECT id FROM runs WHERE id = ?`, p).Scan(&id)
+	if err == nil {
+		return id, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return "", err
+	}
+	if len(p) < minPrefix {
+		return "", fmt.Errorf("run %q: %w (give the full id or at least %d characters of it)", p, ErrNotFound, minPrefix)
+	}
+	where, args := prefixCond("id", p)
+	rows, err := q.QueryContext(ctx, `SELECT id FROM runs WHERE `+where+` ORDER BY id LIMIT 6`, args...)
+	if err != nil {
+		return "", err
+	}
+	var ids []string
+	for rows.Next() {
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return "", err
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Close(); err != nil {
+		return "", err
+	}
+	switch len(ids) {
+	case 0:
+		return "", fmt.Errorf("run %q: %w", p, ErrNotFound)
+	case 1:
+		return ids[0], nil
+	}
+	list := strings.Join(ids[:min(len(ids), 5)], ", ")
+	if len(ids) > 5 {
+		var n int
+		if err := q.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE `+where, args...).Scan(&n); err != nil {
+			return "", err
+		}
+		list += fmt.Sprintf(" and %d more", n-5)
+	}
+	return "", fmt.Errorf("%w %q: it matches %s", ErrAmbiguous, p, list)
+}
+
+// prefixCond matches values of col starting with p as a range, which an
+// index answers directly (LIKE would take '_' for a wildcard and ignore
+// case).
+func prefixCond(col, p string) (string, []any) {
+	if end, ok := prefixEnd(p); ok {
+		return "(" + col + " >= ? AND " + col + " < ?)", []any{p, end}
+	}
+	return col + " >= ?", []any{p}
+}
+
+// prefixEnd is the least string greater than every string starting with
+// p; false when there is none (p is all 0xff bytes).
+func prefixEnd(p string) (string, bool) {
+	b := []byte(p)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xff {
+			b[i]++
+			return string(b[:i+1]), true
+		}
+	}
+	return "", false
+}
+
+// Get returns the stored document with this id or unique prefix.
+func (s *Store) Get(idOrPrefix string) (*result.Document, error) {
+	ctx := context.Background()
+	id, err := resolve(ctx, s.db, idOrPrefix)
+	if err != nil {
+		return nil, err
+	}
+	var js []byte
+	err = s.db.QueryRowContext(ctx, `SELECT json FROM documents WHERE run_id = ?`, id).Scan(&js)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("run %q: %w", idOrPrefix, ErrNotFound) // deleted meanwhile
+	}
+	if err != nil {
+		return nil, err
+	}
+	return decode(id, js)
+}
+
+func decode(id string, js []byte) (*result.Document, error) {
+	var d result.Document
+	if err := json.Unmarshal(js, &d); err != nil {
+		return nil, fmt.Errorf("run %s: stored document does not decode: %w", id, err)
+	}
+	return &d, nil
+}
+
+// Delete removes runs by id or unique prefix, all or none: an id that
+// matches nothing, or a prefix that matches several, deletes nothing. It
+// returns how many runs were deleted.
+func (s *Store) Delete(ids ...string) (int, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	ctx := context.Background()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	seen := make(map[string]bool, len(ids))
+	for _, p := range ids {
+		id, err := resolve(ctx, tx, p)
+		if err != nil {
+			return 0, err
+		}
+		seen[id] = true
+	}
+	n := 0
+	for id := range seen {
+		// Labels and the document go with the run (ON DELETE CASCADE).
+		res, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE id = ?`, id)
+		if err != nil {
+			return 0, err
+		}
+		k, err := res.RowsAffected()
+		if err != nil {
+			return 0, err
+		}
+		n += int(k)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// Filter selects runs; every field set must match.
+type Filter struct {
+	// Method is exact ("disk.sweep") or, ending in ".", a prefix ("disk.").
+	Method string
+	// Host is the exact hostname.
+	Host string
+	// Labels must all match.
+	Labels []LabelQuery
+	// Since (inclusive) and Until (exclusive) bound StartedAt; zero is
+	// unbounded.
+	Since, Until time.Time
+	// Status is "ok", "failed" or "interrupted"; "" is any.
+	Status string
+	// IDs are full ids or prefixes (a run matches any of them); strings
+	// shorter than four characters match only a full id. Empty is any.
+	IDs []string
+	// Limit keeps the newest Limit runs; 0 is no limit.
+	Limit int
+}
+
+// LabelQuery matches a run's label: Key=Value, or with Any the key
+// whatever its value.
+type LabelQuery struct {
+	Key, Value string
+	Any        bool
+}
+
+// ParseLabelQuery reads a --label filter: "key=value", or "key" for runs
+// that have the key at all.
+func ParseLabelQuery(s string) (LabelQuery, error) {
+	if !strings.Contains(s, "=") {
+		// Validate the key as ParseLabel would, with a placeholder value.
+		if _, _, err := result.ParseLabel(s + "="); err != nil {
+			return LabelQuery{}, fmt.Errorf("label filter %q: want key or key=value, with a key of 1 to 64 letters, digits, '_', '-' and '.'", s)
+		}
+		return LabelQuery{Key: s, Any: true}, nil
+	}
+	k, v, err := result.ParseLabel(s)
+	if err != nil {
+		return LabelQuery{}, err
+	}
+	return LabelQuery{Key: k, Value: v}, nil
+}
+
+// where renders the filter as SQL over the runs table.
+func (f *Filter) where() (string, []any, error) {
+	var conds []string
+	var args []any
+	if m := f.Method; m != "" {
+		if strings.HasSuffix(m, ".") {
+			c, a := prefixCond("method", m)
+			conds = append(conds, c)
+			args = append(args, a...)
+		} else {
+			conds = append(conds, `method = ?`)
+			args = append(args, m)
+		}
+	}
+	if f.Host != "" {
+		conds = append(conds, `host = ?`)
+		args = append(args, f.Host)
+	}
+	for _, l := range f.Labels {
+		if l.Key == "" {
+			return "", nil, errors.New("label filter with an empty key")
+		}
+		if l.Any {
+			conds = append(conds, `id IN (SELECT run_id FROM labels WHERE key = ?)`)
+			args = append(args, l.Key)
+		} else {
+			conds = append(conds, `id IN (SELECT run_id FROM labels WHERE key = ? AND value = ?)`)
+			args = append(args, l.Key, l.Value)
+		}
+	}
+	if !f.Since.IsZero() {
+		conds = append(conds, `started_at >= ?`)
+		args = append(args, f.Since.UnixNano())
+	}
+	if !f.Until.IsZero() {
+		conds = append(conds, `started_at < ?`)
+		args = append(args, f.Until.UnixNano())
+	}
+	if f.Status != "" {
+		conds = append(conds, `status = ?`)
+		args = append(args, f.Status)
+	}
+	if len(f.IDs) > 0 {
+		var or []string
+		for _, p := range f.IDs {
+			if len(p) < minPrefix {
+				or = append(or, `id = ?`)
+				args = append(args, p)
+				continue
+			}
+			c, a := prefixCond("id", p)
+			or = append(or, c)
+			args = append(args, a...)
+		}
+		conds = append(conds, "("+strings.Join(or, " OR ")+")")
+	}
+	if f.Limit < 0 {
+		return "", nil, fmt.Errorf("negative limit %d", f.Limit)
+	}
+	if len(conds) == 0 {
+		return "1", nil, nil
+	}
+	return strings.Join(conds, " AND "), args, nil
+}
+
+// selectIDs is the subquery of the runs a filter selects, newest first
+// and limited when it is.
+func (f *Filter) selectIDs() (string, []any, error) {
+	w, args, err := f.where()
+	if err != nil {
+		return "", nil, err
+	}
+	q := `SELECT id FROM runs WHERE ` + w
+	if f.Limit > 0 {
+		q += fmt.Sprintf(` ORDER BY started_at DESC, id DESC LIMIT %d`, f.Limit)
+	}
+	return q, args, nil
+}
+
+// Entry is one run as a list shows it, read from the columns alone.
+type Entry struct {
+	ID, Method, Host, Status string
+	StartedAt                time.Time
+	// Target is the first target's path, else the network server or the
+	// HTTP URL.
+	Target string
+	// FSType is the first target's filesystem type.
+	FSType string
+	Labels map[string]string
+	// Summary is the headline figure(s), "" when the run has none.
+	Summary string
+	// Imported is the tool a converted document came from; "" for
+	// thruput's own runs.
+	Imported string
+}
+
+// List returns the runs the filter selects, newest first, without decoding
+// a single document.
+func (s *Store) List(f Filter) ([]Entry, error) {
+	w, args, err := f.where()
+	if err != nil {
+		return nil, err
+	}
+	// Each run's labels come as one column, pairs joined by control
+	// characters that labels cannot hold (prepare checks): a second query
+	// or a join would cost a row per label, and rows are what a list of
+	// thousands pays for.
+	q := `SELECT id, method, host, status, started_at, target, fs_type, summary, imported,
+		(SELECT group_concat(key || char(31) || value, char(30)) FROM labels WHERE run_id = runs.id)
+		FROM runs WHERE ` + w + ` ORDER BY started_at DESC, id DESC`
+	if f.Limit > 0 {
+		q += fmt.Sprintf(` LIMIT %d`, f.Limit)
+	}
+	rows, err := s.db.QueryContext(context.Background(), q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Entry
+	for rows.Next() {
+		var e Entry
+		var ns int64
+		var labels sql.NullString
+		if err := rows.Scan(&e.ID, &e.Method, &e.Host, &e.Status, &ns, &e.Target, &e.FSType, &e.Summary, &e.Imported, &labels); err != nil {
+			return nil, err
+		}
+		e.StartedAt = fromUnixNano(ns)
+		if labels.Valid {
+			e.Labels = make(map[string]string)
+			for pair := range strings.SplitSeq(labels.String, "\x1e") {
+				k, v, _ := strings.Cut(pair, "\x1f")
+				e.Labels[k] = v
+			}
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// Documents returns the full documents the filter selects, oldest first
+// (the newest Limit of them when limited).
+func (s *Store) Documents(f Filter) ([]*result.Document, error) {
+	ctx := context.Background()
+	sub, args, err := f.selectIDs()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT r.id, d.json FROM runs r JOIN documents d ON d.run_id = r.id
+		WHERE r.id IN (`+sub+`) ORDER BY r.started_at, r.id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	type raw struct {
+		id string
+		js []byte
+	}
+	var all []raw
+	for rows.Next() {
+		var r raw
+		if err := rows.Scan(&r.id, &r.js); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		all = append(all, r)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	// Decoding dominates (SQLite hands over the bytes in a fraction of the
+	// time), so it is spread over the CPUs.
+	docs := make([]*result.Document, len(all))
+	errs := make([]error, len(all))
+	workers := min(runtime.GOMAXPROCS(0), (len(all)+63)/64)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(all); i += workers {
+				docs[i], errs[i] = decode(all[i].id, all[i].js)
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return docs, nil
+}

@@ -1,0 +1,196 @@
+package store
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/units"
+)
+
+// summarizers make the one-line headline of each method. The line is
+// stored with the run, so a list of thousands computes nothing; a change
+// here applies to runs saved afterwards.
+var summarizers = map[string]func(*result.Document) string{
+	"disk.sweep":  sweepSummary,
+	"disk.random": randomSummary,
+	"disk.io":     ioSummary,
+	"disk.mark":   markSummary,
+	"net.client":  netSummary,
+	"net.server":  netSummary,
+	"net.http":    httpSummary,
+}
+
+// Summary is the headline figure(s) of a run, as a list shows them: "read
+// 23.7 MiB/s, write 20.9 MiB/s (max)", "up 941.2 Mbit/s"; "" for a method
+// without one or a run that measured nothing.
+func Summary(doc *result.Document) string {
+	if f := summarizers[doc.Method]; f != nil {
+		return f(doc)
+	}
+	return ""
+}
+
+// sweepSummary is the best block size of each phase: what the device can
+// do when the block size is not what holds it back.
+func sweepSummary(doc *result.Document) string {
+	if doc.Sweep == nil {
+		return ""
+	}
+	var best [2]*result.SweepStep // read, write
+	for i := range doc.Sweep.Steps {
+		st := &doc.Sweep.Steps[i]
+		k := -1
+		switch st.Phase {
+		case result.PhaseRead:
+			k = 0
+		case result.PhaseWrite:
+			k = 1
+		}
+		if k >= 0 && st.MiBPerSec > 0 && (best[k] == nil || st.MiBPerSec > best[k].MiBPerSec) {
+			best[k] = st
+		}
+	}
+	var parts []string
+	if st := best[0]; st != nil {
+		p := fmt.Sprintf("read %.1f MiB/s", st.MiBPerSec)
+		// A read served from the page cache measures memory, and the list
+		// must not pass it off as the device.
+		if st.Cache == result.CacheCached {
+			p += " cached"
+		}
+		parts = append(parts, p)
+	}
+	if st := best[1]; st != nil {
+		parts = append(parts, fmt.Sprintf("write %.1f MiB/s", st.MiBPerSec))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, ", ") + " (max)"
+}
+
+func randomSummary(doc *result.Document) string {
+	r := doc.Random
+	if r == nil || r.Reads+r.Writes == 0 {
+		return ""
+	}
+	parts := []string{fmt.Sprintf("%s %s %s req/s", units.SizeLabel(r.Parameters.BlockSize), r.Parameters.Mode, count(r.RequestsPerSec))}
+	if r.Reads > 0 {
+		parts = append(parts, fmt.Sprintf("read %.1f MiB/s", r.ReadMiBPerSec))
+	}
+	if r.Writes > 0 {
+		parts = append(parts, fmt.Sprintf("write %.1f MiB/s", r.WriteMiBPerSec))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ioSummary is the mean over the repeats, per direction.
+func ioSummary(doc *result.Document) string {
+	io := doc.IO
+	if io == nil || len(io.Runs) == 0 {
+		return ""
+	}
+	var iops, mibs [2]float64
+	var n [2]int
+	for _, r := range io.Runs {
+		for k, d := range []*result.IODirection{r.Read, r.Write} {
+			if d != nil {
+				iops[k] += d.IOPS
+				mibs[k] += d.MiBPerSec
+				n[k]++
+			}
+		}
+	}
+	var figs, names []string
+	for k, name := range []string{"read", "write"} {
+		if n[k] > 0 {
+			figs = append(figs, fmt.Sprintf("%s IOPS, %.1f MiB/s", count(iops[k]/float64(n[k])), mibs[k]/float64(n[k])))
+			names = append(names, name)
+		}
+	}
+	p := io.Parameters
+	s := fmt.Sprintf("%s %s Q%dT%d ", units.SizeLabel(p.BlockSize), p.RW, p.IODepth, p.Jobs)
+	switch len(figs) {
+	case 0:
+		return ""
+	case 1:
+		s += figs[0] // the rw mode already says the direction
+	default:
+		s += names[0] + " " + figs[0] + "; " + names[1] + " " + figs[1]
+	}
+	if len(io.Runs) > 1 {
+		s += fmt.Sprintf(" (mean of %d)", len(io.Runs))
+	}
+	return s
+}
+
+// markSummary is the first preset, the sequential one people quote.
+func markSummary(doc *result.Document) string {
+	if doc.Mark == nil {
+		return ""
+	}
+	const preset = "SEQ1M Q8T1"
+	var parts []string
+	for _, phase := range []string{result.PhaseRead, result.PhaseWrite} {
+		for _, r := range doc.Mark.Results {
+			if r.Preset == preset && r.Phase == phase {
+				parts = append(parts, fmt.Sprintf("%s %.1f MB/s", phase, r.MBPerSec))
+				break
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return preset + " " + strings.Join(parts, ", ")
+}
+
+// netSummary is the receiver's rate per direction: what arrived, not what
+// was pushed into the socket.
+func netSummary(doc *result.Document) string {
+	if doc.Net == nil {
+		return ""
+	}
+	var parts []string
+	for _, dir := range []string{result.DirUp, result.DirDown} {
+		for _, s := range doc.Net.Sums {
+			if s.Direction == dir && (s.Receiver.Bytes > 0 || s.Receiver.BitsPerSecond > 0) {
+				parts = append(parts, fmt.Sprintf("%s %.1f Mbit/s", dir, s.Receiver.BitsPerSecond/1e6))
+				break
+			}
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// httpSummary is the mean average rate of the downloads that ended well.
+func httpSummary(doc *result.Document) string {
+	if doc.HTTP == nil {
+		return ""
+	}
+	var sum float64
+	n := 0
+	for _, r := range doc.HTTP.Runs {
+		if r.Error == "" && r.TransferNs > 0 {
+			sum += r.MiBPerSec
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("%.1f MiB/s", sum)
+	}
+	return fmt.Sprintf("%.1f MiB/s (mean of %d)", sum/float64(n), n)
+}
+
+// count prints a rate of operations: whole numbers once they are large
+// enough that decimals are noise.
+func count(x float64) string {
+	if x >= 100 {
+		return fmt.Sprintf("%.0f", x)
+	}
+	return fmt.Sprintf("%.1f", x)
+}
