@@ -1,0 +1,121 @@
+package importer
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+const sbHead = `sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)
+
+Running the test with following options:
+Number of threads: 1
+
+Extra file open flags: (none)
+4 files, 4MiB each
+16MiB total file size
+Block size 16KiB
+Using synchronous I/O mode
+Doing random r/w test
+Threads started!
+`
+
+func TestBadInput(t *testing.T) {
+	garbage := make([]byte, 64<<10)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range garbage {
+		garbage[i] = byte(rng.Uint32())
+	}
+	long := strings.Repeat("x", 10<<20)
+	digits := strings.Repeat("9", 10<<20)
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{"empty", "", "empty input"},
+		{"blank", " \n\t\n", "empty input"},
+		{"truncated fio", `{"fio version": "fio-3.33", "jobs": [{"jobname": "a", "read": {"iops": `, "fio JSON: truncated"},
+		{"truncated fio after warnings", "fio: some warning\n{\n  \"fio version\" : \"fio-3.33\",\n  \"jobs\" : [", "fio JSON: truncated"},
+		{"truncated iperf3", `{"start": {"version": "iperf 3.12"}, "intervals": [`, "iperf3 JSON: truncated"},
+		{"truncated iperf3 stream", "{\"event\":\"start\",\"data\":{}}\n{\"event\":\"interval\",\"data\":{\"sum\":", "line 2: truncated"},
+		{"truncated thruput", `{"format_version": 1, "id": "x", "method": "disk.io", "host": {`, "thruput document 1: truncated"},
+		{"truncated sysbench", sbHead, "sysbench fileio: reads/s: missing (truncated output?)"},
+		{"sysbench cut before fairness", sbHead + "\nFile operations:\n    reads/s: 1.00\n    writes/s: 1.00\n    fsyncs/s: 0.00\n\nThroughput:\n    read, MiB/s: 0.02\n    written, MiB/s: 0.02\n\nGeneral statistics:\n    total time: 1.0000s\n    total number of events: 2\n\nLatency (ms):\n         min: 0.01\n         avg: 0.01\n         max: 0.01\n",
+			"missing (truncated output?)"},
+		{"sysbench nan", sbHead + "\nFile operations:\n    reads/s: -nan\n", `reads/s: "-nan" is not a number`},
+		{"sysbench prepare", "sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta2)\n\n4 files, 4096Kb each, 16Mb total\nCreating files for the test...\n", "output of prepare"},
+		{"sysbench cpu", "sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta2)\n\nPrime numbers limit: 10000\n\nCPU speed:\n    events per second:  1000.00\n", "only fileio runs"},
+		{"sysbench fatal", "sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)\nFATAL: Cannot open file 'test_file.0' errno = 2\n", "failed before it started: Cannot open file"},
+		{"other JSON object", `{"foo": 1}`, "not a thruput result document, fio JSON"},
+		{"JSON array", `[1, 2, 3]`, "not a thruput result document, fio JSON"},
+		{"JSON string", `"fio version"`, "not a thruput result document, fio JSON"},
+		{"iperf3 start not an object", `{"start": 5}`, "iperf3 JSON: start: not an object"},
+		{"iperf3 bad count", `{"start": {}, "end": {"sum_sent": {"bytes": -5}}}`, "iperf3 JSON: end.sum_sent.bytes: -5 is negative"},
+		{"iperf3 unknown event", `{"event": "party"}`, `unknown event "party"`},
+		{"fio wrong type", `{"fio version": "fio-3.33", "jobs": [{}, {}, {"read": {"iops": "fast"}}]}`, "fio JSON: jobs[2].read.iops: not a number"},
+		{"fio jobs not an array", `{"fio version": "fio-3.33", "jobs": {}}`, "fio JSON: jobs: not an array"},
+		{"fio no jobs", `{"fio version": "fio-3.33", "jobs": []}`, "fio JSON: jobs: no job"},
+		{"fio jobs missing", `{"fio version": "fio-3.33"}`, "fio JSON: jobs: missing"},
+		{"fio bad options", `{"fio version": "fio-3.33", "jobs": [{"job options": [1]}]}`, `fio JSON: jobs[0]["job options"]: not an object`},
+		{"fio implausible time", `{"fio version": "fio-3.33", "timestamp": 99999999999999, "jobs": [{}]}`, "not a plausible time"},
+		{"thruput future format", `{"format_version": 99, "id": "x", "method": "disk.io"}`, "format version 99 is not supported"},
+		{"thruput without id", `{"format_version": 1}`, "id"},
+		{"thruput without method", `{"format_version": 1, "id": "20261121T053000Z-abcdef"}`, "no method"},
+		{"thruput id not a file name", `{"format_version": 1, "id": "../x", "method": "disk.sweep"}`, "only letters"},
+		{"thruput step without target", `{"format_version": 1, "id": "a", "method": "disk.sweep", "sweep": {"steps": [{"target": 0}]}}`, "names target 0 of 0"},
+		{"thruput second line bad", "{\"format_version\": 1, \"id\": \"a\", \"method\": \"disk.io\"}\n{\"format_version\": \"one\"}\n", "thruput document 2"},
+		{"binary garbage", string(garbage), "not a thruput result document"},
+		{"10 MB line", long, "not a thruput result document"},
+		{"10 MB line after sysbench banner", "sysbench 1.0.20\n" + long + "\n", "only fileio runs"},
+		{"10 MB fio string", `{"fio version": "` + long, "fio JSON: truncated"},
+		{"10 MB fio number", `{"fio version": "fio-3", "jobs": [{"read": {"iops": 1` + digits + `}}]}`, "jobs[0].read.iops: 19999999999999999999999999999999... is out of range"},
+		{"deep nesting", `{"start": ` + strings.Repeat("[", 100000), "iperf3 JSON"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			docs, err := Import([]byte(tc.in), "in")
+			if err == nil {
+				t.Fatalf("no error; %d documents", len(docs))
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "\n") || len(msg) > 300 {
+				t.Errorf("not one short line (%d bytes): %.300q", len(msg), msg)
+			}
+			if !strings.Contains(msg, tc.want) {
+				t.Errorf("error %q does not say %q", msg, tc.want)
+			}
+		})
+	}
+}
+
+// A run that reports an error is kept, with what it measured, as failed.
+func TestFailedRuns(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"iperf3 refused", `{"start": {"connected": [], "version": "iperf 3.12", "system_info": "Linux pi 6.1.21 #1 SMP armv6l"}, "intervals": [], "end": {}, "error": "unable to connect to server: Connection refused"}`,
+			"unable to connect to server: Connection refused"},
+		{"fio job error", `{"fio version": "fio-3.33", "timestamp": 1795254154, "jobs": [{"jobname": "x", "error": 5, "elapsed": 2, "job options": {"rw": "read"}, "read": {"total_ios": 10, "io_bytes": 40960, "iops": 100, "bw_bytes": 409600}}]}`,
+			`fio job "x" ended with error 5 (input/output error)`},
+		{"sysbench fatal mid-run", sbHead + "FATAL: Failed to write file! file: 3 pos: 0 errno = 28 (No space left on device)\n", "Failed to write file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			docs, err := Import([]byte(tc.in), "in")
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := docs[0]
+			if d.Status != "failed" || d.Error == "" || !strings.HasPrefix(d.Error, tc.want) {
+				t.Errorf("status %q, error %q; want failed with %q", d.Status, d.Error, tc.want)
+			}
+			var buf bytes.Buffer
+			if err := d.Write(&buf); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	docs, _ := Import([]byte(`{"fio version": "fio-3.33", "timestamp": 1795254154, "jobs": [{"jobname": "x", "error": 5, "elapsed": 2, "read": {"total_ios": 10, "io_bytes": 40960, "iops": 100}}]}`), "in")
+	if r := docs[0].IO.Runs[0].Read; r == nil || r.IOs != 10 || r.IOPS != 100 {
+		t.Errorf("the failed job's figures are lost: %+v", r)
+	}
+	if docs[0].StartedAt.Unix() != 1795254152 {
+		t.Errorf("started %v: want the stamp minus the elapsed 2 s", docs[0].StartedAt)
+	}
+}

@@ -1,0 +1,316 @@
+package importer
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/thruput/thruput/internal/result"
+)
+
+var (
+	sbVersion   = regexp.MustCompile(`^sysbench (\S+)`)
+	sbFiles     = regexp.MustCompile(`^(\d+) files, (\S+) each$`)
+	sbTotal     = regexp.MustCompile(`^(\S+) total file size$`)
+	sbBlock     = regexp.MustCompile(`^Block size (\S+)$`)
+	sbFsync     = regexp.MustCompile(`^Periodic FSYNC enabled, calling fsync\(\) each (\d+) requests\.$`)
+	sbIOMode    = regexp.MustCompile(`^Using (.+) I/O mode$`)
+	sbTestMode  = regexp.MustCompile(`^Doing (.+) test$`)
+	sbPercentil = regexp.MustCompile(`^(\d+)th percentile$`)
+)
+
+// sbModes maps the "Doing ... test" wording back to --file-test-mode.
+var sbModes = map[string]string{
+	"sequential write (creation)": "seqwr",
+	"sequential rewrite":          "seqrewr",
+	"sequential read":             "seqrd",
+	"random read":                 "rndrd",
+	"random write":                "rndwr",
+	"random r/w":                  "rndrw",
+}
+
+// sbIOModes maps "Using ... I/O mode" back to --file-io-mode.
+var sbIOModes = map[string]string{
+	"synchronous":  "sync",
+	"asynchronous": "async",
+	"fast mmaped":  "mmap",
+	"slow mmaped":  "mmap",
+}
+
+// sbRun is what the text of `sysbench fileio ... run` says, section by
+// section; figures it leaves out stay absent from the map.
+type sbRun struct {
+	version, mode, ioMode, flags, fatal string
+	files, threads                      int
+	fileSize, totalSize, blockSize      int64
+	requests                            int64
+	rwRatio                             float64
+	fsyncEvery                          int
+	fsyncEnd, fsyncAll, doing           bool
+	prepare, cleanup                    bool
+	// values holds "section/key" → value text ("File operations/reads/s").
+	values map[string]string
+}
+
+// importSysbench converts the text sysbench 1.0 prints for a fileio run.
+// The text names no time or host, and gives rates rather than counts; the
+// counts are worked back from the rates and the number of events.
+func importSysbench(data []byte, file string) ([]*result.Document, error) {
+	s := parseSysbench(data)
+	const what = "sysbench fileio"
+	if !s.doing {
+		switch {
+		case s.fatal != "":
+			return nil, fmt.Errorf("%s: the run failed before it started: %s", what, s.fatal)
+		case s.prepare:
+			return nil, fmt.Errorf("%s: this is the output of prepare, which measures nothing; import the output of `sysbench fileio ... run`", what)
+		case s.cleanup:
+			return nil, fmt.Errorf("%s: this is the output of cleanup, which measures nothing; import the output of `sysbench fileio ... run`", what)
+		}
+		return nil, fmt.Errorf("sysbench: not the output of `sysbench fileio ... run` (no \"Doing ... test\" line); only fileio runs can be imported")
+	}
+	p := result.RandomParameters{
+		Files: s.files, TotalSize: s.totalSize, FileSize: s.fileSize, Mode: s.mode, RWRatio: s.rwRatio,
+		BlockSize: s.blockSize, FsyncEvery: s.fsyncEvery, FsyncEnd: s.fsyncEnd, Threads: s.threads,
+		Requests: s.requests, Direct: strings.Contains(s.flags, "directio") || s.flags == "3",
+	}
+	switch {
+	case s.fsyncAll:
+		// --file-fsync-all flushes the file after every write, which is
+		// thruput's fsync of the file just written after each write.
+		p.FsyncEvery = 1
+	case s.fsyncEvery > 0:
+		// sysbench's periodic fsync goes round every file of the set.
+		p.FsyncAll = true
+	}
+	d := newDoc(Sysbench, s.version, file, "disk.random", time.Time{})
+	r := &result.Random{Parameters: p}
+	d.Random = r
+	setLabel(d, "sysbench.io_mode", s.ioMode)
+	switch s.flags {
+	case "", "(none)", "0", "directio", "3":
+	default:
+		setLabel(d, "sysbench.extra_flags", strings.TrimSpace(strings.ReplaceAll(s.flags, "directio", "")))
+	}
+	if s.fatal != "" {
+		d.Status, d.Error = result.StatusFailed, s.fatal
+	}
+
+	e := &errSink{what: what}
+	num := func(key string, required bool) float64 {
+		v, ok := s.values[key]
+		if !ok {
+			if required && s.fatal == "" {
+				e.failf(key[strings.IndexByte(key, '/')+1:], "missing (truncated output?)")
+			}
+			return 0
+		}
+		f, err := strconv.ParseFloat(strings.TrimSuffix(v, "s"), 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+			e.failf(key[strings.IndexByte(key, '/')+1:], "%q is not a number", short(v))
+			return 0
+		}
+		return f
+	}
+	pair := func(key string) (float64, float64) {
+		v, ok := s.values[key]
+		if !ok {
+			return 0, 0
+		}
+		a, b, _ := strings.Cut(v, "/")
+		fa, err1 := strconv.ParseFloat(a, 64)
+		fb, err2 := strconv.ParseFloat(b, 64)
+		if err1 != nil || err2 != nil || !finite(fa) || !finite(fb) || fa < 0 || fb < 0 {
+			e.failf(key[strings.IndexByte(key, '/')+1:], "%q is not avg/stddev", short(v))
+		}
+		return fa, fb
+	}
+	rr, wr, fr := num("File operations/reads/s", true), num("File operations/writes/s", true), num("File operations/fsyncs/s", true)
+	r.ReadMiBPerSec, r.WriteMiBPerSec = num("Throughput/read, MiB/s", true), num("Throughput/written, MiB/s", true)
+	// The last lines sysbench prints: without them the output was cut.
+	num("Latency (ms)/max", true)
+	if _, ok := s.values["Threads fairness/execution time (avg/stddev)"]; !ok && s.fatal == "" {
+		e.failf("execution time (avg/stddev)", "missing (truncated output?)")
+	}
+	total := num("General statistics/total time", true)
+	events := num("General statistics/total number of events", true)
+	if total > maxSeconds || events > 1e18 {
+		e.failf("General statistics", "total time %v s or %v events out of range", total, events)
+	}
+	if e.err != nil {
+		return nil, e.err
+	}
+	r.ElapsedNs = int64(math.Round(total * 1e9))
+	r.ReadsPerSec, r.WritesPerSec, r.RequestsPerSec = rr, wr, rr+wr
+
+	// sysbench divides its counters by one interval: reads, writes, and
+	// fsyncs including the end ones (one per file and thread), and
+	// every event is one read, write or periodic fsync. That interval is
+	// close to, but not, the total time; the events give it exactly.
+	var endFsyncs int64
+	if s.fsyncEnd && s.mode != "seqrd" && s.mode != "rndrd" {
+		endFsyncs = int64(s.files) * int64(max(s.threads, 1))
+	}
+	r.EndFsyncs = endFsyncs
+	span := total
+	if sum := rr + wr + fr; sum > 0 && events > 0 && !s.fsyncAll {
+		t := (events + float64(endFsyncs)) / sum
+		nr, nw, nf := math.Round(rr*t), math.Round(wr*t), math.Round(fr*t)-float64(endFsyncs)
+		if nf >= 0 && nr+nw+nf == events {
+			span = t
+		}
+	}
+	r.Reads, r.Writes = int64(math.Round(rr*span)), int64(math.Round(wr*span))
+	r.Fsyncs = max(int64(math.Round(fr*span))-endFsyncs, 0)
+	if span > 0 {
+		r.FsyncsPerSec = float64(r.Fsyncs) / span
+	}
+	if s.blockSize > 0 && s.fileSize%s.blockSize == 0 {
+		r.ReadBytes, r.WrittenBytes = r.Reads*s.blockSize, r.Writes*s.blockSize
+	} else {
+		// Sequential modes end each file with a short request.
+		r.ReadBytes = int64(math.Round(r.ReadMiBPerSec * (1 << 20) * span))
+		r.WrittenBytes = int64(math.Round(r.WriteMiBPerSec * (1 << 20) * span))
+	}
+
+	if _, ok := s.values["Latency (ms)/min"]; ok {
+		ns := func(key string) float64 { return num("Latency (ms)/"+key, true) * 1e6 }
+		l := &result.Latency{Count: int64(events), MinNs: int64(math.Round(ns("min"))), MeanNs: ns("avg"), MaxNs: int64(math.Round(ns("max")))}
+		for k, v := range s.values {
+			m := sbPercentil.FindStringSubmatch(strings.TrimPrefix(k, "Latency (ms)/"))
+			if m == nil || !strings.HasPrefix(k, "Latency (ms)/") {
+				continue
+			}
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || !finite(f) || f < 0 || f > maxSeconds*1e3 {
+				e.failf(m[0], "%q is not a number", short(v))
+				continue
+			}
+			q := int64(math.Round(f * 1e6))
+			switch m[1] {
+			case "50":
+				l.P50Ns = q
+			case "95":
+				l.P95Ns = q
+			case "99":
+				l.P99Ns = q
+			}
+		}
+		r.Latency = l
+	}
+
+	n := max(s.threads, 1)
+	evAvg, evDev := pair("Threads fairness/events (avg/stddev)")
+	tAvg, tDev := pair("Threads fairness/execution time (avg/stddev)")
+	if e.err != nil {
+		return nil, e.err
+	}
+	// sysbench's deviation is the population one; thruput's spreads are
+	// sample deviations. Minimum and maximum are known for one thread only.
+	r.Fairness = result.Fairness{
+		Requests:  spread(n, evAvg, evDev),
+		ElapsedNs: spread(n, tAvg*1e9, tDev*1e9),
+	}
+	if _, ok := s.values["Threads fairness/events (avg/stddev)"]; ok && n == 1 {
+		r.Threads = []result.ThreadStats{{Requests: int64(math.Round(evAvg)), ElapsedNs: int64(math.Round(tAvg * 1e9))}}
+	}
+	return []*result.Document{d}, nil
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+func spread(n int, mean, popDev float64) result.Spread {
+	s := result.Spread{N: n, Mean: mean}
+	if n > 1 {
+		s.Stddev = popDev * math.Sqrt(float64(n)/float64(n-1))
+	} else {
+		s.Min, s.Max = mean, mean
+	}
+	return s
+}
+
+func parseSysbench(data []byte) *sbRun {
+	s := &sbRun{values: map[string]string{}}
+	section := ""
+	eachLine(data, func(_ int, raw string) {
+		l := strings.TrimSpace(raw)
+		indented := len(raw) > 0 && (raw[0] == ' ' || raw[0] == '\t')
+		if m := sbVersion.FindStringSubmatch(l); m != nil && s.version == "" {
+			s.version = clip(m[1])
+			return
+		}
+		if strings.HasPrefix(l, "FATAL:") && s.fatal == "" {
+			s.fatal = clip(strings.TrimSpace(strings.TrimPrefix(l, "FATAL:")))
+			return
+		}
+		if !indented && strings.HasSuffix(l, ":") {
+			section = strings.TrimSuffix(l, ":")
+			return
+		}
+		if indented && section != "" {
+			if k, v, ok := strings.Cut(l, ":"); ok {
+				s.values[section+"/"+strings.TrimSpace(k)] = strings.TrimSpace(v)
+			}
+			return
+		}
+		if indented {
+			return
+		}
+		section = ""
+		s.header(l)
+	})
+	return s
+}
+
+// header reads one line of what sysbench prints before the run.
+func (s *sbRun) header(l string) {
+	if k, v, ok := strings.Cut(l, ": "); ok {
+		switch k {
+		case "Number of threads":
+			s.threads, _ = strconv.Atoi(v)
+		case "Extra file open flags":
+			s.flags = strings.TrimSpace(v)
+		case "Number of IO requests":
+			s.requests, _ = strconv.ParseInt(v, 10, 64)
+		case "Read/Write ratio for combined random IO test":
+			if f, err := strconv.ParseFloat(v, 64); err == nil && finite(f) {
+				s.rwRatio = f
+			}
+		}
+		return
+	}
+	switch {
+	case l == "Calling fsync() at the end of test, Enabled.":
+		s.fsyncEnd = true
+	case l == "Calling fsync() after each write operation.":
+		s.fsyncAll = true
+	case l == "Creating files for the test...":
+		s.prepare = true
+	case l == "Removing test files...":
+		s.cleanup = true
+	}
+	if m := sbFiles.FindStringSubmatch(l); m != nil {
+		s.files, _ = strconv.Atoi(m[1])
+		s.fileSize = humanSize(m[2])
+	} else if m := sbTotal.FindStringSubmatch(l); m != nil {
+		s.totalSize = humanSize(m[1])
+	} else if m := sbBlock.FindStringSubmatch(l); m != nil {
+		s.blockSize = humanSize(m[1])
+	} else if m := sbFsync.FindStringSubmatch(l); m != nil {
+		s.fsyncEvery, _ = strconv.Atoi(m[1])
+	} else if m := sbIOMode.FindStringSubmatch(l); m != nil {
+		s.ioMode = m[1]
+		if v, ok := sbIOModes[m[1]]; ok {
+			s.ioMode = v
+		}
+	} else if m := sbTestMode.FindStringSubmatch(l); m != nil {
+		s.doing = true
+		s.mode = m[1]
+		if v, ok := sbModes[m[1]]; ok {
+			s.mode = v
+		}
+	}
+}
