@@ -98,6 +98,14 @@ func (t table) markdown(w io.Writer) error {
 	return ew.err
 }
 
+// print writes the table as markdown when md is set, else as text.
+func (t table) print(w io.Writer, md bool) error {
+	if md {
+		return t.markdown(w)
+	}
+	return t.text(w)
+}
+
 // errWriter keeps the first write error so renderers can print freely and
 // check once.
 type errWriter struct {

@@ -1,0 +1,232 @@
+package compare
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/stats"
+)
+
+// Group is what the user named as one column: a run id (one doc) or a
+// label query (all runs it matched, which become repeats).
+type Group struct {
+	Name string
+	Docs []*result.Document
+}
+
+// New lines the groups up. All docs must share one method family;
+// net.client and net.server compare together, since both carry both ends'
+// figures. baseline indexes the resulting Columns.
+//
+// A group becomes one column, but a sweep measures several targets in one
+// run, and comparing them ("ext4 vs vfat per block size") is what it is
+// for: so a sweep group becomes one column per target index, named
+// "<group> <target path>", with the group's docs as the repeats of each.
+//
+// A column of one run takes that run's own repeats (disk io --repeat,
+// net http --repeat) as its samples. A column of several runs takes one
+// sample per run, the mean of its repeats: repeats within a run share the
+// conditions of the moment, so pooling them with whole runs would make
+// the spread look smaller than it is between runs.
+func New(groups []Group, baseline int) (*Comparison, error) {
+	method, err := family(groups)
+	if err != nil {
+		return nil, err
+	}
+	ranks := map[key]float64{}
+	var cols []column
+	for _, g := range groups {
+		cols = append(cols, split(g, ranks)...)
+	}
+	if baseline < 0 || baseline >= len(cols) {
+		return nil, fmt.Errorf("baseline %d is out of range: the comparison has %d column(s), numbered from 0", baseline, len(cols))
+	}
+	c := &Comparison{Method: method, Baseline: baseline, Columns: make([]Column, len(cols))}
+	for i, col := range cols {
+		c.Columns[i] = col.Column
+	}
+	for _, k := range order(ranks) {
+		r := Row{Section: k.section, Step: k.step, Metric: k.metric, HigherIsBetter: higherIsBetter(k.metric)}
+		for _, col := range cols {
+			r.Cells = append(r.Cells, newCell(col.samples(k)))
+		}
+		base := r.Cells[baseline]
+		for i := range r.Cells {
+			r.Cells[i].against(base, i == baseline)
+		}
+		c.Rows = append(c.Rows, r)
+	}
+	return c, nil
+}
+
+// family checks every doc can stand beside the first and names what they
+// measured: the one method, or the net methods joined with "+".
+func family(groups []Group) (string, error) {
+	if len(groups) == 0 {
+		return "", errors.New("nothing to compare: no runs given")
+	}
+	var first *result.Document
+	var methods []string
+	for _, g := range groups {
+		if len(g.Docs) == 0 {
+			return "", fmt.Errorf("%s: no runs to compare", g.Name)
+		}
+		for _, d := range g.Docs {
+			if d == nil {
+				return "", fmt.Errorf("%s: a run without a document", g.Name)
+			}
+			if first == nil {
+				first = d
+			}
+			if Kind(d.Method) != Kind(first.Method) {
+				return "", fmt.Errorf("cannot compare %s with %s", first.Method, d.Method)
+			}
+			if !slices.Contains(methods, d.Method) {
+				methods = append(methods, d.Method)
+			}
+		}
+	}
+	slices.Sort(methods)
+	return strings.Join(methods, "+"), nil
+}
+
+// Kind is what makes two methods comparable: the same method, or the two
+// ends of a network test.
+func Kind(method string) string {
+	if method == "net.client" || method == "net.server" {
+		return "net"
+	}
+	return method
+}
+
+// column is a Column with the figures of each of its runs.
+type column struct {
+	Column
+	runs []map[key][]float64
+}
+
+// split makes a group's columns, recording each row's step rank in ranks.
+func split(g Group, ranks map[key]float64) []column {
+	n := 1
+	for _, d := range g.Docs {
+		if d.Sweep != nil {
+			n = max(n, len(d.Targets))
+		}
+	}
+	labels := sharedLabels(g.Docs)
+	cols := make([]column, n)
+	for ti := range cols {
+		col := &cols[ti]
+		col.Name, col.Labels = g.Name, maps.Clone(labels)
+		var paths []string
+		for _, d := range g.Docs {
+			if n > 1 && ti >= len(d.Targets) {
+				continue // a run with fewer targets has nothing in this column
+			}
+			if ti < len(d.Targets) && !slices.Contains(paths, d.Targets[ti].Path) {
+				paths = append(paths, d.Targets[ti].Path)
+			}
+			figs := map[key][]float64{}
+			for _, f := range figures(d, ti) {
+				figs[f.key] = append(figs[f.key], f.samples...)
+				ranks[f.key] = f.stepRank
+			}
+			col.Runs = append(col.Runs, d.ID)
+			col.runs = append(col.runs, figs)
+		}
+		// A column's target is named when it is one: always for a split
+		// group, otherwise when every run measured the same path.
+		if len(paths) == 1 || n > 1 && len(paths) > 0 {
+			col.Target = paths[0]
+		}
+		if n > 1 {
+			col.Name += " " + col.Target
+		}
+	}
+	return cols
+}
+
+// sharedLabels are the labels every doc carries with the same value.
+func sharedLabels(docs []*result.Document) map[string]string {
+	out := maps.Clone(docs[0].Labels)
+	for _, d := range docs[1:] {
+		for k, v := range out {
+			if w, ok := d.Labels[k]; !ok || w != v {
+				delete(out, k)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// samples are the column's figures for row k; see New for why several
+// runs give one sample each.
+func (c column) samples(k key) []float64 {
+	var out []float64
+	for _, figs := range c.runs {
+		s := figs[k]
+		if len(c.runs) > 1 && len(s) > 1 {
+			s = []float64{stats.Summarize(s).Mean}
+		}
+		out = append(out, s...)
+	}
+	return out
+}
+
+// order sorts the rows: sections as the reports print them, steps by rank
+// (size, preset order) then name, metrics as listed in metrics.
+func order(ranks map[key]float64) []key {
+	keys := slices.Collect(maps.Keys(ranks))
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(
+			cmp.Compare(slices.Index(sections, a.section), slices.Index(sections, b.section)),
+			strings.Compare(a.section, b.section),
+			cmp.Compare(ranks[a], ranks[b]),
+			strings.Compare(a.step, b.step),
+			cmp.Compare(metricRank(a.metric), metricRank(b.metric)),
+			strings.Compare(a.metric, b.metric),
+		)
+	})
+	return keys
+}
+
+func higherIsBetter(m string) bool {
+	i := metricRank(m)
+	return i >= len(metrics) || metrics[i].higher
+}
+
+func newCell(samples []float64) Cell {
+	if len(samples) == 0 {
+		return Cell{}
+	}
+	s := stats.Summarize(samples)
+	c := Cell{Present: true, Value: s.Mean, Samples: samples}
+	if s.N >= 2 {
+		c.Spread = &s
+	}
+	return c
+}
+
+// against sets the cell's ratio and difference to the baseline's cell, and
+// whether the difference is inside the noise (see noise).
+func (c *Cell) against(base Cell, self bool) {
+	if !c.Present || !base.Present {
+		return
+	}
+	if base.Value != 0 {
+		r := c.Value / base.Value
+		d := r - 1
+		c.Ratio, c.Diff = &r, &d
+	}
+	if !self {
+		c.Noise = noise(base.Samples, c.Samples)
+	}
+}

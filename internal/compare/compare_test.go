@@ -1,0 +1,281 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/thruput/thruput/internal/result"
+)
+
+// sweep is a run over targets; mib[t] maps a block size to its write and
+// read MiB/s, a step left out where the map has no entry.
+func sweep(id string, paths []string, mib []map[int64][2]float64) *result.Document {
+	d := &result.Document{ID: id, Method: "disk.sweep", Sweep: &result.Sweep{}}
+	for ti, p := range paths {
+		d.Targets = append(d.Targets, result.Target{Path: p, FSType: "ext4"})
+		for bs, wr := range mib[ti] {
+			d.Sweep.Steps = append(d.Sweep.Steps,
+				result.SweepStep{Target: ti, Phase: result.PhaseWrite, BlockSize: bs, MiBPerSec: wr[0]},
+				result.SweepStep{Target: ti, Phase: result.PhaseRead, BlockSize: bs, MiBPerSec: wr[1]})
+		}
+	}
+	return d
+}
+
+// netRun is a TCP upload whose receiver got mbit Mbit/s.
+func netRun(id, method string, labels map[string]string, mbit float64) *result.Document {
+	fig := result.NetFigure{BitsPerSecond: mbit * 1e6}
+	return &result.Document{ID: id, Method: method, Labels: labels, Net: &result.Net{
+		Sums: []result.NetSum{{Direction: result.DirUp, Sender: fig, Receiver: fig}},
+	}}
+}
+
+// ioRun is a disk io job repeated once per figure in iops.
+func ioRun(id string, iops ...float64) *result.Document {
+	d := &result.Document{ID: id, Method: "disk.io", Targets: []result.Target{{Path: "/mnt"}}, IO: &result.IO{
+		Parameters: result.IOParameters{RW: "randread", BlockSize: 4096, IODepth: 32, Jobs: 1}}}
+	for _, x := range iops {
+		d.IO.Runs = append(d.IO.Runs, result.IORun{Read: &result.IODirection{IOPS: x, MiBPerSec: x / 256,
+			Latency: &result.Latency{P50Ns: 100e3, P99Ns: 900e3}}})
+	}
+	return d
+}
+
+func one(d *result.Document) Group { return Group{Name: d.ID, Docs: []*result.Document{d}} }
+
+func mustNew(t *testing.T, baseline int, groups ...Group) *Comparison {
+	t.Helper()
+	c, err := New(groups, baseline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// rowNames lists the rows as "section|step|metric".
+func rowNames(c *Comparison) string {
+	var s []string
+	for _, r := range c.Rows {
+		s = append(s, r.Section+"|"+r.Step+"|"+r.Metric)
+	}
+	return strings.Join(s, "\n")
+}
+
+func find(t *testing.T, c *Comparison, section, step, metric string) Row {
+	t.Helper()
+	for _, r := range c.Rows {
+		if r.Section == section && r.Step == step && r.Metric == metric {
+			return r
+		}
+	}
+	t.Fatalf("no row %s|%s|%s in\n%s", section, step, metric, rowNames(c))
+	return Row{}
+}
+
+func TestAlignsMissingSteps(t *testing.T) {
+	a := sweep("a", []string{"/sd"}, []map[int64][2]float64{{4096: {10, 20}, 1 << 20: {15, 22}}})
+	b := sweep("b", []string{"/usb"}, []map[int64][2]float64{{8: {0.5, 1}, 4096: {30, 40}}})
+	b.Sweep.Steps = slices.DeleteFunc(b.Sweep.Steps, func(s result.SweepStep) bool { // b's 4k read never ran
+		return s.Phase == result.PhaseRead && s.BlockSize == 4096
+	})
+	c := mustNew(t, 0, one(a), one(b))
+	want := strings.Join([]string{
+		"sweep write|8|MiB/s", "sweep write|4k|MiB/s", "sweep write|1M|MiB/s",
+		"sweep read|8|MiB/s", "sweep read|4k|MiB/s", "sweep read|1M|MiB/s",
+	}, "\n")
+	if got := rowNames(c); got != want {
+		t.Fatalf("rows:\n%s\nwant\n%s", got, want)
+	}
+	present := func(r Row) string { return fmt.Sprint(r.Cells[0].Present, r.Cells[1].Present) }
+	for _, x := range []struct {
+		section, step, want string
+	}{{"sweep write", "8", "false true"}, {"sweep write", "4k", "true true"}, {"sweep write", "1M", "true false"}, {"sweep read", "4k", "true false"}} {
+		if got := present(find(t, c, x.section, x.step, "MiB/s")); got != x.want {
+			t.Errorf("%s %s present %s; want %s", x.section, x.step, got, x.want)
+		}
+	}
+	r := find(t, c, "sweep write", "4k", "MiB/s")
+	if *r.Cells[0].Ratio != 1 || *r.Cells[1].Ratio != 3 || math.Abs(*r.Cells[1].Diff-2) > 1e-12 || r.Cells[1].Noise {
+		t.Errorf("4k write cells %+v", r.Cells)
+	}
+	if r := find(t, c, "sweep write", "8", "MiB/s"); r.Cells[1].Ratio != nil || r.Cells[1].Noise {
+		t.Errorf("a ratio against a missing baseline: %+v", r.Cells[1])
+	}
+	if c.Method != "disk.sweep" || c.Columns[0].Target != "/sd" || c.Columns[1].Name != "b" {
+		t.Errorf("columns %+v", c.Columns)
+	}
+}
+
+func TestSplitsTargets(t *testing.T) {
+	two := []string{"/media/fat32", "/media/ntfs"}
+	d := sweep("r1", two, []map[int64][2]float64{{4096: {27, 30}}, {4096: {20, 25}}})
+	c := mustNew(t, 1, one(d))
+	if len(c.Columns) != 2 || c.Columns[0].Name != "r1 /media/fat32" || c.Columns[1].Target != "/media/ntfs" || c.Baseline != 1 {
+		t.Fatalf("columns %+v", c.Columns)
+	}
+	if r := find(t, c, "sweep write", "4k", "MiB/s"); *r.Cells[0].Ratio != 27.0/20 {
+		t.Errorf("fat32 over ntfs %v", *r.Cells[0].Ratio)
+	}
+	// Several runs of two targets: still a column per target, the runs
+	// as its repeats.
+	e := sweep("r2", two, []map[int64][2]float64{{4096: {29, 31}}, {4096: {21, 26}}})
+	c = mustNew(t, 0, Group{Name: "fs=mixed", Docs: []*result.Document{d, e}})
+	r := find(t, c, "sweep write", "4k", "MiB/s")
+	if len(c.Columns) != 2 || c.Columns[1].Name != "fs=mixed /media/ntfs" || len(c.Columns[1].Runs) != 2 {
+		t.Fatalf("columns %+v", c.Columns)
+	}
+	if r.Cells[0].Value != 28 || r.Cells[1].Spread == nil || r.Cells[1].Spread.N != 2 {
+		t.Errorf("cells %+v", r.Cells)
+	}
+}
+
+func TestRepeats(t *testing.T) {
+	// One run: its --repeat runs are the samples.
+	c := mustNew(t, 0, one(ioRun("a", 1000, 1010, 990)), one(ioRun("b", 1500)))
+	r := find(t, c, "io read", "randread 4k Q32T1", "IOPS")
+	if len(r.Cells[0].Samples) != 3 || r.Cells[0].Spread.Stddev != 10 || r.Cells[1].Spread != nil || r.Cells[1].Noise {
+		t.Errorf("cells %+v", r.Cells)
+	}
+	if p99 := find(t, c, "io read", "randread 4k Q32T1", "p99 µs"); p99.HigherIsBetter || p99.Cells[0].Value != 900 {
+		t.Errorf("p99 row %+v", p99)
+	}
+	// Several runs: one sample per run, its mean.
+	c = mustNew(t, 0, Group{Name: "q", Docs: []*result.Document{ioRun("a", 1000, 1010, 990), ioRun("b", 1200)}})
+	if r := find(t, c, "io read", "randread 4k Q32T1", "IOPS"); fmt.Sprint(r.Cells[0].Samples) != "[1000 1200]" {
+		t.Errorf("samples %v", r.Cells[0].Samples)
+	}
+}
+
+func TestLabelsAndMethods(t *testing.T) {
+	g := Group{Name: "channel=6", Docs: []*result.Document{
+		netRun("a", "net.client", map[string]string{"channel": "6", "site": "attic", "time": "am"}, 50),
+		netRun("b", "net.server", map[string]string{"channel": "6", "site": "attic", "time": "pm"}, 52),
+	}}
+	c := mustNew(t, 0, g)
+	if fmt.Sprint(c.Columns[0].Labels) != "map[channel:6 site:attic]" || c.Method != "net.client+net.server" {
+		t.Errorf("labels %v, method %s", c.Columns[0].Labels, c.Method)
+	}
+	if r := find(t, c, "net up", "sum", "receiver Mbit/s"); r.Cells[0].Value != 51 {
+		t.Errorf("mean %v", r.Cells[0].Value)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	s := one(sweep("s", []string{"/a"}, []map[int64][2]float64{{4096: {1, 2}}}))
+	n := one(netRun("n", "net.client", nil, 10))
+	for _, x := range []struct {
+		groups   []Group
+		baseline int
+		want     string
+	}{
+		{[]Group{s, n}, 0, "cannot compare disk.sweep with net.client"},
+		{[]Group{s, s}, 2, "baseline 2 is out of range"},
+		{[]Group{s, s}, -1, "baseline -1 is out of range"},
+		{nil, 0, "nothing to compare"},
+		{[]Group{s, {Name: "fs=zfs"}}, 0, "fs=zfs: no runs"},
+	} {
+		if _, err := New(x.groups, x.baseline); err == nil || !strings.Contains(err.Error(), x.want) {
+			t.Errorf("New = %v; want an error containing %q", err, x.want)
+		}
+	}
+}
+
+func TestZeroBaseline(t *testing.T) {
+	c := mustNew(t, 0, one(netRun("a", "net.client", nil, 0)), one(netRun("b", "net.client", nil, 5)))
+	for _, cell := range find(t, c, "net up", "sum", "receiver Mbit/s").Cells {
+		if !cell.Present || cell.Ratio != nil || cell.Diff != nil {
+			t.Errorf("cell %+v: a ratio to zero", cell)
+		}
+	}
+}
+
+func TestNoiseRule(t *testing.T) {
+	c := mustNew(t, 0,
+		Group{Name: "base", Docs: []*result.Document{netRun("a1", "net.client", nil, 100), netRun("a2", "net.client", nil, 102), netRun("a3", "net.client", nil, 98)}},
+		Group{Name: "same", Docs: []*result.Document{netRun("b1", "net.client", nil, 101), netRun("b2", "net.client", nil, 97), netRun("b3", "net.client", nil, 103)}},
+		Group{Name: "worse", Docs: []*result.Document{netRun("c1", "net.client", nil, 80), netRun("c2", "net.client", nil, 82), netRun("c3", "net.client", nil, 79)}},
+		one(netRun("inside", "net.client", nil, 101)),
+		one(netRun("outside", "net.client", nil, 103)),
+	)
+	r := find(t, c, "net up", "sum", "receiver Mbit/s")
+	var got []string
+	for i, cell := range r.Cells {
+		got = append(got, fmt.Sprintf("%s:%v", c.Columns[i].Name, cell.Noise))
+	}
+	if s := strings.Join(got, " "); s != "base:false same:true worse:false inside:true outside:false" {
+		t.Errorf("noise %s", s)
+	}
+}
+
+func TestNoise(t *testing.T) {
+	for _, x := range []struct {
+		a, b []float64
+		want bool
+	}{
+		{[]float64{10}, []float64{10.1}, false},               // no repeats: nothing to judge by
+		{[]float64{10, 12}, []float64{11}, true},              // inside the repeats' range
+		{[]float64{11}, []float64{10, 12}, true},              // either side may hold the repeats
+		{[]float64{10, 12}, []float64{12.5}, false},           // outside it
+		{[]float64{10, 10}, []float64{10, 10}, true},          // no spread, no gap
+		{[]float64{10, 10}, []float64{11, 11}, false},         // no spread, a gap
+		{[]float64{10, 14}, []float64{15, 19}, true},          // t = 1.8, df 2: t95 is 4.303
+		{[]float64{10, 11, 12}, []float64{15, 16, 17}, false}, // t = 6.1, df 4: t95 is 2.776
+		{[]float64{10, 10, 10}, []float64{12, 13, 14}, false}, // one side steady: df 2, t = 5.2 > 4.303
+	} {
+		if got := noise(x.a, x.b); got != x.want {
+			t.Errorf("noise(%v, %v) = %v; want %v", x.a, x.b, got, x.want)
+		}
+	}
+	for df, want := range map[float64]float64{0.4: 12.706, 1: 12.706, 4.9: 2.776, 30: 2.042, 31: 1.96, 1e6: 1.96} {
+		if got := tCritical(df); got != want {
+			t.Errorf("tCritical(%v) = %v; want %v", df, got, want)
+		}
+	}
+}
+
+// TestRowsPerMethod pins the row order every method gives.
+func TestRowsPerMethod(t *testing.T) {
+	mark := &result.Document{ID: "m", Method: "disk.mark", Mark: &result.Mark{}}
+	for _, p := range []string{"RND4K Q1T1", "SEQ1M Q1T1", "RND4K Q32T1", "SEQ1M Q8T1"} {
+		for _, ph := range []string{"write", "read"} {
+			mark.Mark.Results = append(mark.Mark.Results, result.MarkResult{Preset: p, Phase: ph, MBPerSec: 10})
+		}
+	}
+	random := &result.Document{ID: "r", Method: "disk.random", Random: &result.Random{
+		Parameters: result.RandomParameters{Mode: "rndwr", BlockSize: 16 << 10, Threads: 2},
+		Writes:     10, WritesPerSec: 1, RequestsPerSec: 1, Latency: &result.Latency{P95Ns: 2e6}}}
+	retr, lost, packets, jitter := int64(3), int64(5), int64(1000), 0.2
+	net := &result.Document{ID: "n", Method: "net.server", Net: &result.Net{
+		Sums:    []result.NetSum{{Direction: "down", Sender: result.NetFigure{Retransmits: &retr}}, {Direction: "up", Receiver: result.NetFigure{Lost: &lost, Packets: &packets, JitterMs: &jitter}}},
+		Streams: []result.NetStream{{ID: 5, Direction: "up"}, {ID: 7, Direction: "up"}, {ID: 9, Direction: "down"}}}}
+	http := &result.Document{ID: "h", Method: "net.http", HTTP: &result.HTTP{Runs: []result.HTTPRun{
+		{MiBPerSec: 10, PeakMiBPerSec: 12, TTFBNs: 2e6}, {MiBPerSec: 11, PeakMiBPerSec: 13, TTFBNs: 3e6}, {MiBPerSec: 1, Error: "reset"}}}}
+	for _, x := range []struct {
+		doc  *result.Document
+		want string
+	}{
+		{mark, "mark|SEQ1M Q8T1 read|MB/s mark|SEQ1M Q8T1 write|MB/s mark|SEQ1M Q1T1 read|MB/s mark|SEQ1M Q1T1 write|MB/s " +
+			"mark|RND4K Q32T1 read|MB/s mark|RND4K Q32T1 write|MB/s mark|RND4K Q1T1 read|MB/s mark|RND4K Q1T1 write|MB/s"},
+		{ioRun("i", 1), "io read|randread 4k Q32T1|IOPS io read|randread 4k Q32T1|MiB/s io read|randread 4k Q32T1|p50 µs io read|randread 4k Q32T1|p99 µs"},
+		{random, "random|rndwr 16k, 2 threads|requests/s random|rndwr 16k, 2 threads|writes/s random|rndwr 16k, 2 threads|write MiB/s random|rndwr 16k, 2 threads|p95 ms"},
+		{net, "net up|sum|receiver Mbit/s net up|sum|sender Mbit/s net up|sum|jitter ms net up|sum|lost % " +
+			"net up|stream 1|receiver Mbit/s net up|stream 2|receiver Mbit/s " +
+			"net down|sum|receiver Mbit/s net down|sum|sender Mbit/s net down|sum|retransmits"},
+		{http, "http|download|MiB/s http|download|peak MiB/s http|download|TTFB ms"},
+	} {
+		c := mustNew(t, 0, one(x.doc))
+		if got := strings.ReplaceAll(rowNames(c), "\n", " "); got != x.want {
+			t.Errorf("%s rows:\n%s\nwant\n%s", x.doc.Method, got, x.want)
+		}
+	}
+	c := mustNew(t, 0, one(http))
+	if r := find(t, c, "http", "download", "MiB/s"); fmt.Sprint(r.Cells[0].Samples) != "[10 11]" {
+		t.Errorf("a failed download counted: %v", r.Cells[0].Samples)
+	}
+	if r := find(t, c, "http", "download", "TTFB ms"); r.HigherIsBetter || r.Cells[0].Value != 2.5 {
+		t.Errorf("TTFB row %+v", r)
+	}
+}

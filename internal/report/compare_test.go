@@ -1,0 +1,136 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/thruput/thruput/internal/compare"
+	"github.com/thruput/thruput/internal/result"
+)
+
+var compareBlocks = []int64{4 << 10, 64 << 10, 1 << 20}
+
+// sweepRun is a sweep on a Pi 4: mib[t] holds, per block size of
+// compareBlocks, target t's write then read MiB/s; a negative figure is a
+// step that never ran.
+func sweepRun(id string, targets []result.Target, mib [][]float64) *result.Document {
+	d := baseDoc("disk.sweep")
+	d.ID, d.Targets = id, targets
+	d.Sweep = &result.Sweep{Parameters: result.SweepParameters{BlockSizes: compareBlocks, FileSize: 256 << 20,
+		MaxTimeNs: int64(30 * time.Second), Write: true, Read: true, Data: "random"}}
+	for ti := range targets {
+		for i, bs := range compareBlocks {
+			for j, phase := range []string{result.PhaseWrite, result.PhaseRead} {
+				if v := mib[ti][2*i+j]; v >= 0 {
+					d.Sweep.Steps = append(d.Sweep.Steps, result.SweepStep{Target: ti, Phase: phase, BlockSize: bs,
+						Bytes: 256 << 20, ElapsedNs: int64(256 / v * 1e9), MiBPerSec: v})
+				}
+			}
+		}
+	}
+	return d
+}
+
+var (
+	usbFAT32 = result.Target{Path: "/media/pi/FAT32", FSType: "vfat", Device: "sda", Partition: "sda1", DeviceModel: "SanDisk Ultra"}
+	usbNTFS  = result.Target{Path: "/media/pi/NTFS", FSType: "fuseblk", Device: "sda", Partition: "sda2", DeviceModel: "SanDisk Ultra"}
+	sdEXT4   = result.Target{Path: "/home/pi", FSType: "ext4", Device: "mmcblk0", Partition: "mmcblk0p2"}
+	fat32MiB = []float64{9.8, 30.1, 27.5, 36.2, 28.4, 36.5}
+)
+
+// usbSweep is one run over a stick with a FAT32 and an NTFS partition.
+func usbSweep() *result.Document {
+	return sweepRun("20261121T060000Z-a1b2c3", []result.Target{usbFAT32, usbNTFS},
+		[][]float64{fat32MiB, {3.1, 28.7, 20.4, 33.9, 21.0, 35.8}})
+}
+
+// channelRun is a WiFi client's bidirectional test (netDoc's) on a
+// channel, each direction's figures scaled by up and down.
+func channelRun(id, channel string, up, down float64, upRetr, downRetr int64) *result.Document {
+	d := netDoc()
+	d.ID, d.Labels = id, map[string]string{"channel": channel, "band": "2.4GHz", "site": "attic"}
+	scale := func(dir string, figs ...*result.NetFigure) {
+		k := up
+		if dir == result.DirDown {
+			k = down
+		}
+		for _, f := range figs {
+			f.Bytes, f.BitsPerSecond = int64(float64(f.Bytes)*k), f.BitsPerSecond*k
+		}
+	}
+	for i := range d.Net.Sums {
+		s := &d.Net.Sums[i]
+		scale(s.Direction, &s.Sender, &s.Receiver)
+	}
+	for i := range d.Net.Streams {
+		s := &d.Net.Streams[i]
+		scale(s.Direction, &s.Sender, &s.Receiver)
+	}
+	d.Net.Sums[0].Sender.Retransmits, d.Net.Sums[1].Sender.Retransmits = i64(upRetr), i64(downRetr)
+	return d
+}
+
+// comparisons are the golden cases: a run's two targets against each
+// other, two single-target runs, and two WiFi channels of three runs
+// each, where the upload differs and the download is within the noise.
+func comparisons(t *testing.T) map[string]*compare.Comparison {
+	usb := usbSweep()
+	sd := sweepRun("20261120T210000Z-d4e5f6", []result.Target{sdEXT4}, [][]float64{{0.8, 12.3, 1.1, 21.5, 1.06, -1}})
+	sd.Status, sd.Error = result.StatusInterrupted, "interrupted"
+	fat := sweepRun("20261121T061500Z-0a0b0c", []result.Target{usbFAT32}, [][]float64{fat32MiB})
+	ch6 := compare.Group{Name: "channel=6", Docs: []*result.Document{
+		channelRun("20261121T070000Z-000006", "6", 0.50, 0.45, 12, 15),
+		channelRun("20261121T130000Z-000006", "6", 0.52, 0.47, 15, 18),
+		channelRun("20261121T190000Z-000006", "6", 0.49, 0.44, 9, 14),
+	}}
+	ch11 := compare.Group{Name: "channel=11", Docs: []*result.Document{
+		channelRun("20261121T071000Z-000011", "11", 0.34, 0.46, 40, 16),
+		channelRun("20261121T131000Z-000011", "11", 0.36, 0.44, 52, 13),
+		channelRun("20261121T191000Z-000011", "11", 0.33, 0.47, 47, 17),
+	}}
+	out := map[string]*compare.Comparison{}
+	for name, x := range map[string]struct {
+		groups   []compare.Group
+		baseline int
+	}{
+		"sweep-targets": {[]compare.Group{{Name: usb.ID, Docs: []*result.Document{usb}}}, 1},
+		"sweep-runs":    {[]compare.Group{{Name: sd.ID, Docs: []*result.Document{sd}}, {Name: fat.ID, Docs: []*result.Document{fat}}}, 0},
+		"net":           {[]compare.Group{ch6, ch11}, 0},
+	} {
+		c, err := compare.New(x.groups, x.baseline)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out[name] = c
+	}
+	return out
+}
+
+func TestComparisonGolden(t *testing.T) {
+	for name, c := range comparisons(t) {
+		for _, format := range Formats {
+			var buf bytes.Buffer
+			if err := WriteComparison(&buf, c, Options{Format: format}); err != nil {
+				t.Fatalf("%s %s: %v", name, format, err)
+			}
+			golden := filepath.Join("testdata", "compare-"+name+"."+format+".golden")
+			if *update {
+				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if want, err := os.ReadFile(golden); err != nil || !bytes.Equal(buf.Bytes(), want) {
+				t.Errorf("%s %s differs from %s (%v; go test -update to accept):\n%s", name, format, golden, err, buf.String())
+			}
+		}
+	}
+}
+
+func TestComparisonRejectsFormat(t *testing.T) {
+	if err := WriteComparison(&bytes.Buffer{}, comparisons(t)["net"], Options{Format: "yaml"}); err == nil {
+		t.Error("WriteComparison accepted format yaml")
+	}
+}
