@@ -1,0 +1,509 @@
+// Package chart draws the charts of result documents the way the blog posts
+// thruput comes from show them: throughput against block size for a sweep,
+// grouped bars for the disk presets and jobs, throughput over time for the
+// network and HTTP methods. A chart renders to SVG for a web page and to PNG
+// for everywhere else, with gonum/plot.
+//
+// Every data point is drawn as a marker, and in the SVG each marker is an
+// element of class "point" carrying a <title> with its figure, so a reader
+// hovering over it sees the number and a test can count them. The SVG
+// references nothing outside itself: no fonts, images or links.
+package chart
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"image/color"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// The size of a chart: it fits the text column of a page or a blog post,
+// 16:9 like the screenshots it sits between.
+const (
+	Width  = 16 * vg.Centimeter
+	Height = 9 * vg.Centimeter
+	// pngDPI makes the PNG about 950 pixels wide, sharp at the width it is
+	// shown and small enough to attach to a post.
+	pngDPI = 150
+)
+
+// Chart is one figure: a titled plot with one series per run and target.
+type Chart struct {
+	// Name is file-safe and unique among the charts For returns
+	// ("sweep-read", "mark-iops", "net"); it names the PNG file.
+	Name string
+	// Title is the heading drawn on the chart.
+	Title string
+
+	plot   *plot.Plot
+	legend *plot.Legend // nil when there is a single series
+	// marks describe the data points in the order they are drawn, which is
+	// the order their markers appear in the SVG.
+	marks []string
+}
+
+// PNG renders the chart as a PNG image.
+func (c *Chart) PNG() ([]byte, error) {
+	cv := vgimg.NewWith(vgimg.UseWH(Width, Height), vgimg.UseDPI(pngDPI))
+	if err := c.draw(cv); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: cv}).WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("chart %s: %w", c.Name, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// SVG renders the chart as a standalone <svg> element, without an XML
+// prolog, so the same bytes serve as an .svg file and inline in HTML.
+func (c *Chart) SVG() ([]byte, error) {
+	cv := vgsvg.NewWith(vgsvg.UseWH(Width, Height))
+	if err := c.draw(cv); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if _, err := cv.WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("chart %s: %w", c.Name, err)
+	}
+	return c.finishSVG(buf.Bytes())
+}
+
+// draw lays the plot out with the legend beside it rather than over the
+// data, where gonum/plot would put it.
+func (c *Chart) draw(cv vg.CanvasSizer) (err error) {
+	// gonum/plot panics on what it cannot draw (a log axis over zero);
+	// a report should say so and go on.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("chart %s: %v", c.Name, r)
+		}
+	}()
+	dc := draw.New(cv)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	dc = draw.Crop(dc, margin, -margin, margin, -margin)
+	if c.legend == nil {
+		c.plot.Draw(dc)
+		return nil
+	}
+	// Room for a wider font than Liberation Sans: a browser without it
+	// or its metric twins falls back to one like DejaVu Sans, a fifth
+	// wider, and text past the edge of an SVG is cut.
+	w := c.legend.Rectangle(dc).Size().X*6/5 + 2*margin
+	c.plot.Draw(draw.Crop(dc, 0, -w, 0, 0))
+	top := c.plot.Title.TextStyle.Rectangle(c.plot.Title.Text).Size().Y + c.plot.Title.Padding + margin
+	c.legend.Draw(draw.Crop(dc, dc.Size().X-w+2*margin, 0, 0, -top))
+	return nil
+}
+
+const margin = 2 * vg.Millimeter
+
+// markerAlpha tags the fill of every data marker: one step short of opaque,
+// which no eye can tell, it is the only thing that singles a marker's
+// <path> out in what vgsvg writes, so finishSVG can give it a class and a
+// title.
+const markerAlpha = 254
+
+var (
+	markerPath = regexp.MustCompile(`<path d="([^"]*)" style="fill:(#[0-9A-Fa-f]{6});fill-opacity:0\.99608"\s*/>`)
+	svgOpen    = regexp.MustCompile(`(?s)^.*?<svg\b[^>]*>`)
+	// The family vgsvg names: Liberation Sans is metric-compatible with
+	// Arial (and Arimo, its open twin), so text laid out for one fits in
+	// the others wherever Liberation is not installed.
+	fontFamily = regexp.MustCompile(`font-family:Liberation Sans;`)
+)
+
+const fontStack = `font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif;`
+
+// finishSVG makes vgsvg's document self-describing and self-contained:
+// the prolog goes, the root gets a title, the fonts fall back to metric
+// twins instead of being embedded (an embedded font is a data: URL a
+// strict page policy refuses, and half a megabyte per chart), and each
+// marker becomes <path class="point"><title>figure</title></path>.
+func (c *Chart) finishSVG(b []byte) ([]byte, error) {
+	open := svgOpen.Find(b)
+	if open == nil {
+		return nil, fmt.Errorf("chart %s: no <svg> element in the rendering", c.Name)
+	}
+	title := html.EscapeString(c.Title)
+	var out bytes.Buffer
+	fmt.Fprintf(&out, `<svg xmlns="http://www.w3.org/2000/svg" width="%.5gpt" height="%.5gpt" viewBox="0 0 %.5g %.5g" role="img" aria-label="%s" class="chart" data-chart="%s">`,
+		Width.Points(), Height.Points(), Width.Points(), Height.Points(), title, html.EscapeString(c.Name))
+	fmt.Fprintf(&out, "\n<title>%s</title>", title)
+	rest := fontFamily.ReplaceAll(b[len(open):], []byte(fontStack))
+	n := 0
+	rest = markerPath.ReplaceAllFunc(rest, func(m []byte) []byte {
+		sub := markerPath.FindSubmatch(m)
+		label := ""
+		if n < len(c.marks) {
+			label = c.marks[n]
+		}
+		n++
+		return fmt.Appendf(nil, `<path class="point" d="%s" style="fill:%s"><title>%s</title></path>`, sub[1], sub[2], html.EscapeString(label))
+	})
+	if n != len(c.marks) {
+		return nil, fmt.Errorf("chart %s: drew %d markers for %d data points", c.Name, n, len(c.marks))
+	}
+	out.Write(rest)
+	return out.Bytes(), nil
+}
+
+// Colours are Okabe and Ito's set for colour-blind readers, without its
+// yellow, which vanishes on white.
+var palette = []color.NRGBA{
+	{0x00, 0x72, 0xB2, 0xFF}, // blue
+	{0xD5, 0x5E, 0x00, 0xFF}, // vermillion
+	{0x00, 0x9E, 0x73, 0xFF}, // green
+	{0xE6, 0x9F, 0x00, 0xFF}, // orange
+	{0xCC, 0x79, 0xA7, 0xFF}, // reddish purple
+	{0x56, 0xB4, 0xE9, 0xFF}, // sky blue
+	{0x00, 0x00, 0x00, 0xFF}, // black
+}
+
+// Shapes tell series apart where colours do not (print, colour blindness):
+// all filled, so each is one marker path. Three shapes against seven
+// colours repeat together only after 21 series.
+var shapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}}
+
+func colorOf(i int) color.NRGBA { return palette[i%len(palette)] }
+
+func markerColor(c color.NRGBA) color.NRGBA {
+	c.A = markerAlpha
+	return c
+}
+
+var (
+	sansFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
+	// Weight 3 is x/image/font's WeightBold, named here by value so this
+	// package needs no import of that module of gonum/plot's.
+	boldFont = font.Font{Typeface: "Liberation", Variant: "Sans", Weight: 3}
+	gridLine = draw.LineStyle{Color: color.Gray{Y: 0xE0}, Width: vg.Points(0.5)}
+)
+
+// newPlot is a plot in the house style: sans-serif text, light grid.
+func newPlot(title, xLabel, yLabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font = font.From(boldFont, 11)
+	p.Title.Padding = 2 * vg.Millimeter
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = font.From(sansFont, 9)
+		a.Tick.Label.Font = font.From(sansFont, 8)
+		a.Color = color.Gray{Y: 0x60}
+		a.Tick.Color = color.Gray{Y: 0x60}
+	}
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
+	p.Y.Tick.Marker = plot.TickerFunc(niceTicks)
+	return p
+}
+
+// niceTicks labels a linear axis at 1, 2 or 5 times a power of ten, four
+// to eight labels, printed without trailing zeros: gonum's default ticker
+// can settle on two labels such as "0.00" and "2500.00".
+func niceTicks(lo, hi float64) []plot.Tick {
+	span := hi - lo
+	if !(span > 0) || math.IsInf(span, 0) {
+		return plot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	step := math.Pow(10, math.Floor(math.Log10(span/5)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if span/(m*step) <= 8 {
+			step *= m
+			break
+		}
+	}
+	// Printing at the step's precision keeps 0.30000000000000004 out of
+	// the labels.
+	decimals := max(0, int(-math.Floor(math.Log10(step))))
+	var ticks []plot.Tick
+	for i := math.Ceil(lo / step); i*step <= hi+step*1e-9; i++ {
+		v := i * step
+		label := strconv.FormatFloat(v, 'f', decimals, 64)
+		if strings.Contains(label, ".") {
+			label = strings.TrimRight(strings.TrimRight(label, "0"), ".")
+		}
+		ticks = append(ticks, plot.Tick{Value: v, Label: label})
+		for m := 1; m < 5; m++ {
+			if minor := v + float64(m)*step/5; minor <= hi {
+				ticks = append(ticks, plot.Tick{Value: minor})
+			}
+		}
+	}
+	return ticks
+}
+
+func newLegend() *plot.Legend {
+	l := plot.NewLegend()
+	l.TextStyle.Font = font.From(sansFont, 8)
+	l.Top, l.Left = true, true
+	l.ThumbnailWidth = vg.Points(18)
+	l.Padding = vg.Points(2)
+	return &l
+}
+
+// legendName keeps legend entries to a width that leaves the plot room;
+// the full name is in every point's title.
+func legendName(s string) string {
+	const most = 32
+	if r := []rune(s); len(r) > most {
+		return string(r[:most-1]) + "…"
+	}
+	return s
+}
+
+// build assembles a chart from plotters, a grid first so it lies under
+// the data; series and bars enter the legend when there are several.
+func build(name, title string, p *plot.Plot, grid *plotter.Grid, items ...marked) *Chart {
+	c := &Chart{Name: name, Title: title, plot: p}
+	p.Add(grid)
+	if len(items) > 1 {
+		c.legend = newLegend()
+	}
+	for _, it := range items {
+		p.Add(it)
+		c.marks = append(c.marks, it.labels()...)
+		if c.legend != nil {
+			c.legend.Add(legendName(it.name()), it)
+		}
+	}
+	return c
+}
+
+// marked is a plotter that draws one marker per data point.
+type marked interface {
+	plot.Plotter
+	plot.Thumbnailer
+	name() string
+	// labels describe the points in the order Plot draws their markers.
+	labels() []string
+}
+
+// point is a data point and what its tooltip says.
+type point struct {
+	X, Y  float64
+	Label string
+}
+
+// series is a line through points with a marker on each.
+type series struct {
+	Name   string
+	Points []point
+	Line   draw.LineStyle
+	Glyph  draw.GlyphStyle
+	color  color.NRGBA
+}
+
+func newSeries(name string, i int, width vg.Length) *series {
+	c := colorOf(i)
+	return &series{
+		Name:  name,
+		color: c,
+		Line:  draw.LineStyle{Color: c, Width: width},
+		Glyph: draw.GlyphStyle{Color: c, Radius: vg.Points(2.5), Shape: shapes[i%len(shapes)]},
+	}
+}
+
+// paint gives the series another colour and marker shape.
+func (s *series) paint(c color.NRGBA, shape draw.GlyphDrawer) {
+	s.color, s.Line.Color, s.Glyph.Color, s.Glyph.Shape = c, c, c, shape
+}
+
+func (s *series) name() string { return s.Name }
+
+func (s *series) labels() []string {
+	out := make([]string, len(s.Points))
+	for i, p := range s.Points {
+		out[i] = p.Label
+	}
+	return out
+}
+
+// DataRange makes room for every point.
+func (s *series) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xmin, ymin = math.Inf(1), math.Inf(1)
+	xmax, ymax = math.Inf(-1), math.Inf(-1)
+	for _, p := range s.Points {
+		xmin, xmax = math.Min(xmin, p.X), math.Max(xmax, p.X)
+		ymin, ymax = math.Min(ymin, p.Y), math.Max(ymax, p.Y)
+	}
+	return
+}
+
+// GlyphBoxes keeps markers at the edge from being cut by the axes.
+func (s *series) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
+	out := make([]plot.GlyphBox, len(s.Points))
+	for i, pt := range s.Points {
+		out[i] = plot.GlyphBox{X: p.X.Norm(pt.X), Y: p.Y.Norm(pt.Y), Rectangle: s.Glyph.Rectangle()}
+	}
+	return out
+}
+
+// Plot draws the line, then every marker, none skipped: finishSVG pairs
+// the n-th marker with the n-th label.
+func (s *series) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	pts := make([]vg.Point, len(s.Points))
+	for i, pt := range s.Points {
+		pts[i] = vg.Point{X: trX(pt.X), Y: trY(pt.Y)}
+	}
+	if s.Line.Width > 0 && len(pts) > 1 {
+		c.StrokeLines(s.Line, pts)
+	}
+	g := s.Glyph
+	g.Color = markerColor(s.color)
+	for _, pt := range pts {
+		c.DrawGlyphNoClip(g, pt)
+	}
+}
+
+// Thumbnail draws the legend's sample in the opaque colour, so it is no
+// data point.
+func (s *series) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	if s.Line.Width > 0 {
+		c.StrokeLine2(s.Line, c.Min.X, y, c.Max.X, y)
+	}
+	c.DrawGlyphNoClip(s.Glyph, c.Center())
+}
+
+// bars is one series of a grouped bar chart: a bar per category it has a
+// figure for, at its slot in the group.
+type bars struct {
+	Name string
+	// Values by category index; NaN where the series has none.
+	Values []float64
+	Labels []string
+	Color  color.NRGBA
+	// Slot and Slots place the bar within each group.
+	Slot, Slots int
+}
+
+// groupWidth is the share of a category's width its bars fill together:
+// most of it, but a lone bar stays a bar rather than a wall.
+func groupWidth(slots int) float64 { return min(0.8, 0.3*float64(slots)) }
+
+func (b *bars) name() string { return b.Name }
+
+func (b *bars) labels() []string {
+	var out []string
+	for i, v := range b.Values {
+		if !math.IsNaN(v) {
+			out = append(out, b.Labels[i])
+		}
+	}
+	return out
+}
+
+// DataRange spans the categories and starts the value axis at zero: bars
+// measured from anything else mislead.
+func (b *bars) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xmin, xmax = -0.5, float64(len(b.Values))-0.5
+	for _, v := range b.Values {
+		if !math.IsNaN(v) {
+			ymax = math.Max(ymax, v)
+		}
+	}
+	return xmin, xmax, 0, ymax
+}
+
+func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	gw := groupWidth(b.Slots)
+	w := gw / float64(b.Slots)
+	clr := markerColor(b.Color)
+	for i, v := range b.Values {
+		if math.IsNaN(v) {
+			continue
+		}
+		x0 := float64(i) - gw/2 + float64(b.Slot)*w
+		l, r := trX(x0+w*0.05), trX(x0+w*0.95)
+		bottom, top := trY(0), trY(v)
+		if top-bottom < vg.Points(0.5) {
+			// A bar too small to see is still a figure: keep a sliver.
+			top = bottom + vg.Points(0.5)
+		}
+		c.FillPolygon(clr, []vg.Point{{X: l, Y: bottom}, {X: r, Y: bottom}, {X: r, Y: top}, {X: l, Y: top}})
+	}
+}
+
+func (b *bars) Thumbnail(c *draw.Canvas) {
+	r := c.Rectangle
+	r.Min.Y += 1
+	r.Max.Y -= 1
+	c.FillPolygon(b.Color, []vg.Point{r.Min, {X: r.Max.X, Y: r.Min.Y}, r.Max, {X: r.Min.X, Y: r.Max.Y}})
+}
+
+// barChart draws categories along x with a group of bars each.
+func barChart(name, title, yLabel string, categories []string, items []*bars) *Chart {
+	p := newPlot(title, "", yLabel)
+	ticks := make(plot.ConstantTicks, len(categories))
+	for i, c := range categories {
+		ticks[i] = plot.Tick{Value: float64(i), Label: c}
+	}
+	p.X.Tick.Marker = ticks
+	p.X.Tick.Length = 0
+	p.Y.Min = 0
+	grid := &plotter.Grid{Horizontal: gridLine}
+	ms := make([]marked, len(items))
+	for i, b := range items {
+		b.Slot, b.Slots = i, len(items)
+		b.Color = colorOf(i)
+		ms[i] = b
+	}
+	c := build(name, title, p, grid, ms...)
+	// Headroom, so the tallest bar does not touch the title.
+	p.Y.Max *= 1.08
+	return c
+}
+
+// decadeTicks labels each power of ten on a log axis, with unlabelled
+// ticks between; gonum's LogTicks skips the decade below 1 when the axis
+// starts on it.
+func decadeTicks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		v := math.Pow(10, e)
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+		for m := 2.0; m < 10 && e < math.Ceil(math.Log10(hi)); m++ {
+			ticks = append(ticks, plot.Tick{Value: m * v})
+		}
+	}
+	return ticks
+}
+
+// slug makes a name safe in a file name: lower case letters, digits, dot,
+// dash and underscore.
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
+		switch {
+		case ok:
+			b.WriteRune(r)
+			dash = false
+		case !dash && b.Len() > 0:
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	out := strings.Trim(b.String(), "-.")
+	if out == "" {
+		return "run"
+	}
+	return out
+}

@@ -1,0 +1,621 @@
+package chart
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/units"
+)
+
+// For returns the charts of one or more documents of the same method, one
+// series per document and target; names label the documents' series (a
+// run id, or the name of a comparison's column) and default to the run
+// ids when nil. A document without figures (a run that failed before
+// measuring) is left out; documents of different methods are an error.
+//
+//   - disk sweep: MiB/s against block size on a log2 axis, a chart for
+//     writes and one for reads;
+//   - disk mark, io and random: grouped bars per preset or direction, a
+//     chart for MiB/s and one for IOPS;
+//   - net: Mbit/s per interval for each stream and direction and their
+//     sum, a chart per document, and with several documents one more
+//     with every document's sums;
+//   - net http: MiB/s per window, a line per download.
+func For(docs []*result.Document, names []string) ([]*Chart, error) {
+	if names == nil {
+		for _, d := range docs {
+			names = append(names, d.ID)
+		}
+	}
+	if len(names) != len(docs) {
+		return nil, fmt.Errorf("chart: %d names for %d documents", len(names), len(docs))
+	}
+	var runs []run
+	k := ""
+	for i, d := range docs {
+		dk := Kind(d)
+		if dk == "" {
+			continue
+		}
+		if k != "" && dk != k {
+			return nil, fmt.Errorf("chart: cannot draw %s and %s runs together", docs[0].Method, d.Method)
+		}
+		k = dk
+		runs = append(runs, run{doc: d, name: names[i]})
+	}
+	var charts []*Chart
+	switch k {
+	case "":
+		return nil, nil
+	case "sweep":
+		charts = sweepCharts(runs)
+	case "mark":
+		charts = markCharts(runs)
+	case "io":
+		charts = ioCharts(runs)
+	case "random":
+		charts = randomCharts(runs)
+	case "net":
+		charts = netCharts(runs)
+	case "http":
+		charts = httpCharts(runs)
+	}
+	seen := map[string]int{}
+	for _, c := range charts {
+		if seen[c.Name]++; seen[c.Name] > 1 {
+			c.Name += "-" + strconv.Itoa(seen[c.Name])
+		}
+	}
+	return charts, nil
+}
+
+// run is a document and the name its series go by.
+type run struct {
+	doc  *result.Document
+	name string
+}
+
+// Kind names the section a document has figures in, which decides its
+// charts: "sweep", "mark", "io", "random", "net" or "http"; "" when it has
+// none. Documents For draws together must share it.
+func Kind(d *result.Document) string {
+	switch {
+	case d.Sweep != nil:
+		return "sweep"
+	case d.Mark != nil:
+		return "mark"
+	case d.IO != nil:
+		return "io"
+	case d.Random != nil:
+		return "random"
+	case d.Net != nil:
+		return "net"
+	case d.HTTP != nil:
+		return "http"
+	}
+	return ""
+}
+
+// seriesName is a target's filesystem when one run is drawn, the run's
+// name when several are, and both when a run has several targets.
+func seriesName(runs []run, r run, target string) string {
+	switch {
+	case len(runs) == 1:
+		return target
+	case len(r.doc.Targets) <= 1 || target == "":
+		return r.name
+	}
+	return r.name + " " + target
+}
+
+func f1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+
+// sweepCharts: MiB/s against block size, a line per run and target.
+func sweepCharts(runs []run) []*Chart {
+	var out []*Chart
+	for _, phase := range []string{result.PhaseWrite, result.PhaseRead} {
+		var ss []*series
+		for _, r := range runs {
+			p := r.doc.Sweep.Parameters
+			if (phase == result.PhaseWrite && !p.Write) || (phase == result.PhaseRead && !p.Read) {
+				continue
+			}
+			labels := result.TargetLabels(r.doc.Targets)
+			for ti := range r.doc.Targets {
+				var steps []result.SweepStep
+				for _, s := range r.doc.Sweep.Steps {
+					if s.Target == ti && s.Phase == phase && s.BlockSize > 0 {
+						steps = append(steps, s)
+					}
+				}
+				if len(steps) == 0 {
+					continue
+				}
+				slices.SortStableFunc(steps, func(a, b result.SweepStep) int { return int(a.BlockSize - b.BlockSize) })
+				s := newSeries(seriesName(runs, r, labels[ti]), len(ss), vg.Points(1.5))
+				for _, st := range steps {
+					s.Points = append(s.Points, point{X: float64(st.BlockSize), Y: st.MiBPerSec,
+						Label: fmt.Sprintf("%s, %s %s: %s MiB/s%s", s.Name, phase, units.SizeLabel(st.BlockSize), f1(st.MiBPerSec), stepNote(st))})
+				}
+				ss = append(ss, s)
+			}
+		}
+		if len(ss) == 0 {
+			continue
+		}
+		title := "Write, MiB/s by block size (fsync included)"
+		if phase == result.PhaseRead {
+			title = "Read, MiB/s by block size (page cache evicted)"
+		}
+		out = append(out, lineChart("sweep-"+phase, title, ss))
+	}
+	return out
+}
+
+// stepNote says what makes a step's figure something other than a plain
+// device figure, as the table's markers do.
+func stepNote(s result.SweepStep) string {
+	var n []string
+	switch s.Cache {
+	case result.CacheCached:
+		n = append(n, "read from the page cache")
+	case result.CachePartial:
+		n = append(n, "partly cached")
+	case result.CacheUncertain:
+		n = append(n, "image below may be cached")
+	}
+	if s.Truncated {
+		n = append(n, "stopped at max time")
+	}
+	if len(n) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(n, ", ") + ")"
+}
+
+// lineChart draws sweep series over a log2 block-size axis, and the MiB/s
+// axis in decades when the figures span more than two of them: a sweep
+// from 8 B to 1 MiB often does, and on a linear axis the small blocks
+// would lie flat on zero.
+func lineChart(name, title string, ss []*series) *Chart {
+	lo, hi := math.Inf(1), 0.0
+	bmin, bmax := int64(math.MaxInt64), int64(0)
+	for _, s := range ss {
+		for _, p := range s.Points {
+			if p.Y > 0 {
+				lo = math.Min(lo, p.Y)
+			}
+			hi = math.Max(hi, p.Y)
+			bmin, bmax = min(bmin, int64(p.X)), max(bmax, int64(p.X))
+		}
+	}
+	logY := hi > 0 && hi/lo > 100
+	yLabel := "MiB/s"
+	if logY {
+		yLabel = "MiB/s (log scale)"
+		var kept []*series
+		for _, s := range ss {
+			// A log axis has no zero; a step that moved nothing is in the
+			// table.
+			s.Points = slices.DeleteFunc(s.Points, func(p point) bool { return p.Y <= 0 })
+			if len(s.Points) > 0 {
+				kept = append(kept, s)
+			}
+		}
+		ss = kept
+	}
+	p := newPlot(title, "block size", yLabel)
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = log2Ticks(bmin, bmax)
+	if bmin == bmax {
+		// One block size: gonum would widen the axis by ±1, to zero for
+		// 1 byte, which a log axis cannot show.
+		p.X.Min, p.X.Max = float64(bmin)/2, float64(bmax)*2
+	}
+	if len(p.X.Tick.Marker.Ticks(0, 0)) > 9 {
+		p.X.Tick.Label.Rotation = math.Pi / 4
+		p.X.Tick.Label.XAlign = -1
+		p.X.Tick.Label.YAlign = -0.5
+	}
+	if logY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.TickerFunc(decadeTicks)
+	}
+	ms := make([]marked, len(ss))
+	for i, s := range ss {
+		ms[i] = s
+	}
+	c := build(name, title, p, &plotter.Grid{Vertical: gridLine, Horizontal: gridLine}, ms...)
+	if logY {
+		// Whole decades, so the axis ends on labelled ticks.
+		p.Y.Min = math.Pow(10, math.Floor(math.Log10(lo)))
+		p.Y.Max = math.Pow(10, math.Ceil(math.Log10(hi)))
+	} else {
+		p.Y.Min, p.Y.Max = 0, p.Y.Max*1.08
+	}
+	return c
+}
+
+// log2Ticks marks every power of two from the smallest block size to the
+// largest, labelled as the tables print sizes.
+func log2Ticks(lo, hi int64) plot.ConstantTicks {
+	if lo <= 0 || hi < lo {
+		return nil
+	}
+	var ticks plot.ConstantTicks
+	for v := int64(1) << int(math.Floor(math.Log2(float64(lo)))); v > 0 && v <= hi; v *= 2 {
+		ticks = append(ticks, plot.Tick{Value: float64(v), Label: units.SizeLabel(v)})
+	}
+	return ticks
+}
+
+// category is one group of bars, and for each run the figure and what its
+// tooltip says.
+type category struct {
+	label  string
+	values []float64
+	notes  []string
+}
+
+// groups collects categories in the order they first appear.
+type groups struct {
+	runs  int
+	order []string
+	by    map[string]*category
+}
+
+func newGroups(runs int) *groups { return &groups{runs: runs, by: map[string]*category{}} }
+
+func (g *groups) set(key string, run int, v float64, note string) {
+	c := g.by[key]
+	if c == nil {
+		c = &category{label: key, values: make([]float64, g.runs), notes: make([]string, g.runs)}
+		for i := range c.values {
+			c.values[i] = math.NaN()
+		}
+		g.by[key] = c
+		g.order = append(g.order, key)
+	}
+	c.values[run], c.notes[run] = v, note
+}
+
+// chart draws the groups as bars, one series per run.
+func (g *groups) chart(name, title, unit string, runs []run, seriesNames []string) *Chart {
+	if len(g.order) == 0 {
+		return nil
+	}
+	items := make([]*bars, len(runs))
+	for ri := range runs {
+		b := &bars{Name: seriesNames[ri]}
+		for _, key := range g.order {
+			c := g.by[key]
+			b.Values = append(b.Values, c.values[ri])
+			b.Labels = append(b.Labels, fmt.Sprintf("%s, %s: %s", b.Name, strings.ReplaceAll(key, "\n", " "), c.notes[ri]))
+		}
+		items[ri] = b
+	}
+	return barChart(name, title, unit, g.order, items)
+}
+
+// barNames names each run's bars: its target's filesystem when it is the
+// only run, else its name.
+func barNames(runs []run) []string {
+	out := make([]string, len(runs))
+	for i, r := range runs {
+		target := ""
+		if len(r.doc.Targets) > 0 {
+			target = result.TargetLabels(r.doc.Targets)[0]
+		}
+		out[i] = seriesName(runs, r, target)
+		if out[i] == "" {
+			out[i] = r.name
+		}
+	}
+	return out
+}
+
+// figure formats a bar's value for its tooltip.
+func figure(v float64, unit string) string {
+	if unit == "IOPS" {
+		return strconv.FormatFloat(v, 'f', 0, 64) + " IOPS"
+	}
+	return f1(v) + " " + unit
+}
+
+// markCharts: the presets' MiB/s and IOPS, a bar per run.
+func markCharts(runs []run) []*Chart {
+	mib, iops := newGroups(len(runs)), newGroups(len(runs))
+	for ri, r := range runs {
+		for _, m := range r.doc.Mark.Results {
+			// A line a word: eight groups of two-word labels overlap.
+			key := strings.ReplaceAll(m.Preset, " ", "\n") + "\n" + m.Phase
+			mib.set(key, ri, m.MiBPerSec, fmt.Sprintf("%s MiB/s (%s MB/s)", f1(m.MiBPerSec), f1(m.MBPerSec)))
+			iops.set(key, ri, m.IOPS, figure(m.IOPS, "IOPS"))
+		}
+	}
+	names := barNames(runs)
+	return nonNil(
+		mib.chart("mark-mibps", "Disk mark presets, MiB/s", "MiB/s", runs, names),
+		iops.chart("mark-iops", "Disk mark presets, IOPS", "IOPS", runs, names))
+}
+
+func nonNil(cs ...*Chart) []*Chart {
+	return slices.DeleteFunc(cs, func(c *Chart) bool { return c == nil })
+}
+
+// ioJob describes an I/O job in a few words: "randread 4k QD 64".
+func ioJob(p result.IOParameters) string {
+	s := fmt.Sprintf("%s %s QD %d", p.RW, units.SizeLabel(p.BlockSize), p.IODepth)
+	if p.Jobs > 1 {
+		s += fmt.Sprintf(" × %d jobs", p.Jobs)
+	}
+	return s
+}
+
+// ioCharts: each direction's mean over the repeats, a bar per run. Runs
+// of different jobs get a group per job and direction.
+func ioCharts(runs []run) []*Chart {
+	same := true
+	for _, r := range runs {
+		same = same && ioJob(r.doc.IO.Parameters) == ioJob(runs[0].doc.IO.Parameters)
+	}
+	mib, iops := newGroups(len(runs)), newGroups(len(runs))
+	for ri, r := range runs {
+		for _, dir := range []string{result.PhaseRead, result.PhaseWrite} {
+			var ds []*result.IODirection
+			for _, run := range r.doc.IO.Runs {
+				d := run.Read
+				if dir == result.PhaseWrite {
+					d = run.Write
+				}
+				if d != nil {
+					ds = append(ds, d)
+				}
+			}
+			if len(ds) == 0 {
+				continue
+			}
+			key := dir
+			if !same {
+				key = ioJob(r.doc.IO.Parameters) + "\n" + dir
+			}
+			for _, x := range []struct {
+				g    *groups
+				unit string
+				get  func(*result.IODirection) float64
+			}{
+				{mib, "MiB/s", func(d *result.IODirection) float64 { return d.MiBPerSec }},
+				{iops, "IOPS", func(d *result.IODirection) float64 { return d.IOPS }},
+			} {
+				mean, lo, hi := 0.0, math.Inf(1), math.Inf(-1)
+				for _, d := range ds {
+					v := x.get(d)
+					mean += v / float64(len(ds))
+					lo, hi = math.Min(lo, v), math.Max(hi, v)
+				}
+				note := figure(mean, x.unit)
+				if len(ds) > 1 {
+					note += fmt.Sprintf(" (mean of %d runs, %s to %s)", len(ds), figure(lo, x.unit), figure(hi, x.unit))
+				}
+				x.g.set(key, ri, mean, note)
+			}
+		}
+	}
+	title := "Disk I/O"
+	if same {
+		title += ", " + ioJob(runs[0].doc.IO.Parameters)
+	}
+	names := barNames(runs)
+	return nonNil(
+		mib.chart("io-mibps", title+", MiB/s", "MiB/s", runs, names),
+		iops.chart("io-iops", title+", IOPS", "IOPS", runs, names))
+}
+
+// randomCharts: reads and writes per second and MiB/s, a bar per run.
+func randomCharts(runs []run) []*Chart {
+	mib, iops := newGroups(len(runs)), newGroups(len(runs))
+	for ri, r := range runs {
+		x := r.doc.Random
+		if x.Reads > 0 {
+			mib.set("read", ri, x.ReadMiBPerSec, figure(x.ReadMiBPerSec, "MiB/s"))
+			iops.set("read", ri, x.ReadsPerSec, figure(x.ReadsPerSec, "IOPS"))
+		}
+		if x.Writes > 0 {
+			mib.set("write", ri, x.WriteMiBPerSec, figure(x.WriteMiBPerSec, "MiB/s"))
+			iops.set("write", ri, x.WritesPerSec, figure(x.WritesPerSec, "IOPS"))
+		}
+	}
+	names := barNames(runs)
+	return nonNil(
+		mib.chart("random-mibps", "Random file I/O, MiB/s", "MiB/s", runs, names),
+		iops.chart("random-iops", "Random file I/O, requests per second", "IOPS", runs, names))
+}
+
+// mbit is bits/s in Mbit/s (10^6), the unit links are sold in.
+func mbit(bps float64) float64 { return bps / 1e6 }
+
+// intervalLabel names an interval by its span in seconds.
+func intervalLabel(iv result.NetInterval) string {
+	s := fmt.Sprintf("%s to %s s", strconv.FormatFloat(float64(iv.StartNs)/1e9, 'f', -1, 64), strconv.FormatFloat(float64(iv.EndNs)/1e9, 'f', -1, 64))
+	if iv.Omitted {
+		s += ", omitted"
+	}
+	return s
+}
+
+// netCharts: a chart per run with every stream and the sums, and with
+// several runs a chart of their sums together.
+func netCharts(runs []run) []*Chart {
+	var out []*Chart
+	if len(runs) > 1 {
+		var ss []*series
+		for _, r := range runs {
+			for _, dir := range netDirections(r.doc.Net) {
+				s := newSeries(r.name+" "+dir, len(ss), vg.Points(1.5))
+				for _, iv := range r.doc.Net.Intervals {
+					for _, f := range sums(iv) {
+						if f.Direction == dir {
+							s.addFlow(iv, f)
+						}
+					}
+				}
+				if len(s.Points) > 0 {
+					ss = append(ss, s)
+				}
+			}
+		}
+		if len(ss) > 0 {
+			out = append(out, timeChart("net", "Network, Mbit/s per interval, each run's sum", "Mbit/s", ss))
+		}
+	}
+	for _, r := range runs {
+		n := r.doc.Net
+		var ss []*series
+		for _, dir := range netDirections(n) {
+			// Streams are drawn when there are more than directions: with
+			// one stream a direction, its line is the sum's.
+			var ids []int64
+			for _, iv := range n.Intervals {
+				if len(iv.Streams) <= len(iv.Sums) {
+					continue
+				}
+				for _, f := range iv.Streams {
+					if f.Direction == dir && !slices.Contains(ids, f.ID) {
+						ids = append(ids, f.ID)
+					}
+				}
+			}
+			hue, ok := dirColors[dir]
+			for i, id := range ids {
+				s := newSeries(fmt.Sprintf("%s #%d", dir, id), len(ss), vg.Points(1))
+				if ok {
+					s.paint(hue[1], shapes[i%len(shapes)])
+				}
+				for _, iv := range n.Intervals {
+					for _, f := range iv.Streams {
+						if f.Direction == dir && f.ID == id {
+							s.addFlow(iv, f)
+						}
+					}
+				}
+				ss = append(ss, s)
+			}
+			name := dir
+			if len(ids) > 0 {
+				name += ", sum"
+			}
+			s := newSeries(name, len(ss), vg.Points(2.5))
+			if ok {
+				s.paint(hue[0], draw.BoxGlyph{})
+			}
+			for _, iv := range n.Intervals {
+				for _, f := range sums(iv) {
+					if f.Direction == dir {
+						s.addFlow(iv, f)
+					}
+				}
+			}
+			if len(s.Points) > 0 {
+				ss = append(ss, s)
+			}
+		}
+		if len(ss) == 0 {
+			continue
+		}
+		name, title := "net", "Network, Mbit/s per interval"
+		if len(runs) > 1 {
+			name, title = "net-"+slug(r.name), title+", "+r.name
+		}
+		out = append(out, timeChart(name, title, "Mbit/s", ss))
+	}
+	return out
+}
+
+// dirColors keep a direction's lines in one hue, dark for its sum and
+// light for its streams, so a bidirectional test reads as two bundles.
+var dirColors = map[string][2]color.NRGBA{
+	result.DirUp:   {palette[0], palette[5]}, // blue, sky blue
+	result.DirDown: {palette[1], palette[3]}, // vermillion, orange
+}
+
+func (s *series) addFlow(iv result.NetInterval, f result.NetIntervalFlow) {
+	v := mbit(f.BitsPerSecond)
+	s.Points = append(s.Points, point{X: float64(iv.EndNs) / 1e9, Y: v,
+		Label: fmt.Sprintf("%s, %s: %s Mbit/s", s.Name, intervalLabel(iv), strconv.FormatFloat(v, 'f', 2, 64))})
+}
+
+// sums are an interval's per-direction sums; a side that reported none
+// has its streams instead, each a direction of its own.
+func sums(iv result.NetInterval) []result.NetIntervalFlow {
+	if len(iv.Sums) > 0 {
+		return iv.Sums
+	}
+	return iv.Streams
+}
+
+// netDirections lists the directions in the order the intervals name them.
+func netDirections(n *result.Net) []string {
+	var dirs []string
+	for _, iv := range n.Intervals {
+		for _, f := range append(slices.Clone(iv.Sums), iv.Streams...) {
+			if !slices.Contains(dirs, f.Direction) {
+				dirs = append(dirs, f.Direction)
+			}
+		}
+	}
+	return dirs
+}
+
+// httpCharts: MiB/s per window, a line per download of every run.
+func httpCharts(runs []run) []*Chart {
+	var ss []*series
+	for _, r := range runs {
+		for i, h := range r.doc.HTTP.Runs {
+			name := fmt.Sprintf("run %d", i+1)
+			switch {
+			case len(runs) > 1 && len(r.doc.HTTP.Runs) == 1:
+				name = r.name
+			case len(runs) > 1:
+				name = r.name + " " + name
+			}
+			s := newSeries(name, len(ss), vg.Points(1.5))
+			for _, w := range h.Windows {
+				s.Points = append(s.Points, point{X: float64(w.EndNs) / 1e9, Y: w.MiBPerSec,
+					Label: fmt.Sprintf("%s, %s to %s s: %s MiB/s (%s Mbit/s)", name,
+						strconv.FormatFloat(float64(w.StartNs)/1e9, 'f', -1, 64), strconv.FormatFloat(float64(w.EndNs)/1e9, 'f', -1, 64),
+						strconv.FormatFloat(w.MiBPerSec, 'f', 2, 64), strconv.FormatFloat(w.MiBPerSec*(1<<20)*8/1e6, 'f', 1, 64))})
+			}
+			if len(s.Points) > 0 {
+				ss = append(ss, s)
+			}
+		}
+	}
+	if len(ss) == 0 {
+		return nil
+	}
+	return []*Chart{timeChart("http", "HTTP download, MiB/s per window", "MiB/s", ss)}
+}
+
+// timeChart draws series over seconds since the start, from zero on both
+// axes.
+func timeChart(name, title, unit string, ss []*series) *Chart {
+	p := newPlot(title, "seconds", unit)
+	ms := make([]marked, len(ss))
+	for i, s := range ss {
+		ms[i] = s
+	}
+	c := build(name, title, p, &plotter.Grid{Vertical: gridLine, Horizontal: gridLine}, ms...)
+	// Headroom keeps the top markers off the frame.
+	p.X.Min, p.Y.Min, p.Y.Max = 0, 0, p.Y.Max*1.08
+	return c
+}

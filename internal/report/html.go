@@ -1,0 +1,832 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/thruput/thruput/internal/chart"
+	"github.com/thruput/thruput/internal/compare"
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/units"
+)
+
+// HTMLOptions choose how WriteHTML renders a page.
+type HTMLOptions struct {
+	// Title heads the page; empty gives one naming the method and host.
+	Title string
+	// MiB prints MiB/s where a table would print MB/s (disk mark), and adds
+	// MiB/s to the network tables, as Options.MiB does.
+	MiB bool
+}
+
+// WriteHTML writes one self-contained page to publish runs as the posts
+// do: per document its heading, charts, the tables the text report
+// prints, the bottleneck verdicts and the machine it ran on; with cmp, a
+// comparison of the runs first, its charts drawing one series per column.
+//
+// The page loads nothing: the style is inline, the charts are inline SVG
+// without fonts or links, there is no script, and a Content-Security-Policy
+// makes the browser refuse any load a future change might slip in. It
+// opens the same from a file, an e-mail or a web server.
+func WriteHTML(w io.Writer, docs []*result.Document, cmp *compare.Comparison, o HTMLOptions) error {
+	page := htmlPage{Title: o.Title}
+	if len(docs) > 0 {
+		page.Generator = strings.TrimSpace(docs[0].Tool.Name + " " + docs[0].Tool.Version)
+	}
+	if cmp != nil {
+		c, err := htmlComparisonOf(docs, cmp)
+		if err != nil {
+			return err
+		}
+		page.Comparison = c
+		page.Nav = append(page.Nav, htmlLink{Anchor: "comparison", Text: "Comparison"})
+	}
+	anchors := map[string]int{}
+	for i, d := range docs {
+		hd, err := htmlDocOf(d, i, anchors, o)
+		if err != nil {
+			return err
+		}
+		page.Docs = append(page.Docs, hd)
+		page.Nav = append(page.Nav, htmlLink{Anchor: hd.Anchor, Text: hd.Heading + ", " + d.ID})
+	}
+	if len(page.Nav) < 2 {
+		page.Nav = nil
+	}
+	if page.Title == "" {
+		page.Title = defaultTitle(docs, cmp)
+	}
+	// Render whole before writing, so a template error leaves no half page.
+	var buf bytes.Buffer
+	if err := htmlTemplate.ExecuteTemplate(&buf, "page", page); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// WritePNGs writes every chart of docs as dir/<prefix>-<chart name>.png
+// (without the dash when prefix is empty) and returns the paths. names
+// label each document's series as in chart.For; nil uses the run ids.
+// Documents of different methods are charted apart.
+func WritePNGs(dir, prefix string, docs []*result.Document, names []string) ([]string, error) {
+	if names == nil {
+		for _, d := range docs {
+			names = append(names, d.ID)
+		}
+	}
+	if len(names) != len(docs) {
+		return nil, fmt.Errorf("%d names for %d documents", len(names), len(docs))
+	}
+	var kinds []string
+	byKind := map[string][]int{}
+	for i, d := range docs {
+		k := chart.Kind(d)
+		if k == "" {
+			continue
+		}
+		if byKind[k] == nil {
+			kinds = append(kinds, k)
+		}
+		byKind[k] = append(byKind[k], i)
+	}
+	var paths []string
+	for _, k := range kinds {
+		var ds []*result.Document
+		var ns []string
+		for _, i := range byKind[k] {
+			ds, ns = append(ds, docs[i]), append(ns, names[i])
+		}
+		charts, err := chart.For(ds, ns)
+		if err != nil {
+			return paths, err
+		}
+		for _, c := range charts {
+			b, err := c.PNG()
+			if err != nil {
+				return paths, err
+			}
+			name := c.Name + ".png"
+			if prefix != "" {
+				name = prefix + "-" + name
+			}
+			p := filepath.Join(dir, name)
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				return paths, err
+			}
+			paths = append(paths, p)
+		}
+	}
+	return paths, nil
+}
+
+// html prints the table as an HTML <table>, the figures right-aligned and
+// the notes in a list below it.
+func (t table) html(w io.Writer) error {
+	return htmlTemplate.ExecuteTemplate(w, "table", htmlTableOf(t, nil))
+}
+
+type htmlPage struct {
+	Title, Generator string
+	Nav              []htmlLink
+	Comparison       *htmlComparison
+	Docs             []htmlDoc
+}
+
+type htmlLink struct{ Anchor, Text string }
+
+type htmlComparison struct {
+	Method, Baseline string
+	Columns          []htmlColumn
+	NoRepeats        bool
+	Charts           []htmlChart
+	Tables           []htmlTable
+}
+
+type htmlColumn struct {
+	Name, Description string
+	Baseline          bool
+}
+
+type htmlDoc struct {
+	Anchor, Heading, ID string
+	Started, Duration   string
+	Command             string
+	Status, Error       string
+	Imported            string
+	Labels              []string
+	Charts              []htmlChart
+	Tables              []htmlTable
+	Bottlenecks         []htmlBottleneck
+	Facts               []htmlFact
+	Targets             *htmlTable
+	System              *htmlSystem
+}
+
+type htmlChart struct {
+	ID, Title string
+	// SVG is chart.SVG's output: vgsvg escapes every text it draws and
+	// chart escapes the titles it adds, so it goes into the page as is.
+	SVG template.HTML
+	// Err says why the chart could not be drawn.
+	Err string
+}
+
+type htmlTable struct {
+	Title  string
+	Header []string
+	Rows   [][]htmlCell
+	Notes  []note
+	// Text is set for a table of words (paths, models, drivers): its
+	// columns align left.
+	Text bool
+}
+
+type htmlCell struct{ Text, Class string }
+
+type htmlBottleneck struct {
+	Figure, Verdict string
+	Hops            []htmlHop
+	SharedWith      []string
+}
+
+type htmlHop struct {
+	Text  string
+	Limit bool
+}
+
+type htmlFact struct{ Name, Value string }
+
+type htmlSystem struct {
+	Summary string
+	CPU     string
+	Tables  []htmlTable
+}
+
+// htmlTableOf converts a table, classes giving per row and cell a CSS
+// class to add (nil for none).
+func htmlTableOf(t table, classes [][]string) htmlTable {
+	h := htmlTable{Title: t.Title, Header: t.Header, Notes: t.Notes}
+	for i, r := range t.Rows {
+		row := make([]htmlCell, len(r))
+		for j, c := range r {
+			row[j].Text = c
+			if i < len(classes) && j < len(classes[i]) {
+				row[j].Class = classes[i][j]
+			}
+		}
+		h.Rows = append(h.Rows, row)
+	}
+	return h
+}
+
+// docTables are the tables the text report prints for doc.
+func docTables(doc *result.Document, mib bool) []table {
+	switch {
+	case doc.Sweep != nil:
+		var ts []table
+		for _, phase := range []string{result.PhaseWrite, result.PhaseRead} {
+			if t := sweepTable(doc, phase); t != nil {
+				ts = append(ts, *t)
+			}
+		}
+		return ts
+	case doc.Random != nil:
+		return randomTables(doc)
+	case doc.IO != nil:
+		return ioTables(doc)
+	case doc.Mark != nil:
+		return markTables(doc, mib)
+	case doc.Net != nil:
+		return netTables(doc, mib)
+	case doc.HTTP != nil:
+		return httpTables(doc)
+	}
+	return nil
+}
+
+func defaultTitle(docs []*result.Document, cmp *compare.Comparison) string {
+	switch {
+	case cmp != nil:
+		return "thruput: " + strings.ReplaceAll(cmp.Method, ".", " ") + " compared"
+	case len(docs) == 1:
+		return "thruput " + strings.ReplaceAll(docs[0].Method, ".", " ") + " on " + orUnknown(docs[0].Host.Hostname)
+	}
+	return fmt.Sprintf("thruput: %d runs", len(docs))
+}
+
+// svgCharts renders charts for the page, their ids prefixed to keep them
+// unique among the page's anchors.
+func svgCharts(prefix string, charts []*chart.Chart) []htmlChart {
+	var out []htmlChart
+	for _, c := range charts {
+		h := htmlChart{ID: prefix + "-" + c.Name, Title: c.Title}
+		// A chart that cannot be drawn costs the page that chart, not the
+		// page: the tables hold the same figures.
+		if b, err := c.SVG(); err != nil {
+			h.Err = err.Error()
+		} else {
+			h.SVG = template.HTML(b)
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+func htmlComparisonOf(docs []*result.Document, cmp *compare.Comparison) (*htmlComparison, error) {
+	names := columnNames(cmp.Columns)
+	hc := &htmlComparison{Method: strings.ReplaceAll(cmp.Method, ".", " ")}
+	if cmp.Baseline >= 0 && cmp.Baseline < len(names) {
+		hc.Baseline = names[cmp.Baseline]
+	}
+	for i, col := range cmp.Columns {
+		hc.Columns = append(hc.Columns, htmlColumn{Name: names[i], Description: describeColumn(col, names[i]), Baseline: i == cmp.Baseline})
+	}
+	hc.NoRepeats = !slices.ContainsFunc(cmp.Rows, func(r compare.Row) bool {
+		return slices.ContainsFunc(r.Cells, func(x compare.Cell) bool { return x.Spread != nil })
+	})
+	tables := comparisonTables(cmp, names)
+	i := 0
+	for rows := range sectionRows(cmp.Rows) {
+		if i >= len(tables) {
+			break
+		}
+		hc.Tables = append(hc.Tables, htmlTableOf(tables[i], diffClasses(tables[i], rows)))
+		i++
+	}
+	for ; i < len(tables); i++ {
+		hc.Tables = append(hc.Tables, htmlTableOf(tables[i], nil))
+	}
+	cdocs, cnames := columnDocs(docs, cmp, names)
+	charts, err := chart.For(cdocs, cnames)
+	if err != nil {
+		return nil, err
+	}
+	hc.Charts = svgCharts("comparison", charts)
+	return hc, nil
+}
+
+// diffClasses colours the diff cells of a comparison table: better, worse,
+// or grey inside the noise, given which way is better for each row. It
+// reads the cells the table already has, so the page shows exactly what the
+// text report does.
+func diffClasses(t table, rows []compare.Row) [][]string {
+	if len(t.Rows) != len(rows) {
+		return nil
+	}
+	out := make([][]string, len(rows))
+	for i, r := range t.Rows {
+		out[i] = make([]string, len(r))
+		for j, cell := range r {
+			if j >= len(t.Header) || t.Header[j] != "diff" {
+				continue
+			}
+			f := strings.Fields(cell)
+			if len(f) == 0 {
+				continue
+			}
+			d, err := strconv.ParseFloat(f[0], 64)
+			switch {
+			case err != nil:
+			case strings.HasSuffix(strings.TrimSpace(cell), markNoise):
+				out[i][j] = "num noise"
+			case d > 0 == rows[i].HigherIsBetter && d != 0:
+				out[i][j] = "num better"
+			case d != 0:
+				out[i][j] = "num worse"
+			}
+		}
+	}
+	return out
+}
+
+// columnDocs picks a document per comparison column to chart: its first
+// run, cut down to the column's target when the run had several.
+func columnDocs(docs []*result.Document, cmp *compare.Comparison, names []string) ([]*result.Document, []string) {
+	byID := map[string]*result.Document{}
+	for _, d := range docs {
+		if _, ok := byID[d.ID]; !ok {
+			byID[d.ID] = d
+		}
+	}
+	var out []*result.Document
+	var outNames []string
+	for i, col := range cmp.Columns {
+		for _, id := range col.Runs {
+			if d := byID[id]; d != nil {
+				out, outNames = append(out, narrow(d, col.Target)), append(outNames, names[i])
+				break
+			}
+		}
+	}
+	return out, outNames
+}
+
+// narrow returns doc with only the target at path, when it has several.
+func narrow(doc *result.Document, path string) *result.Document {
+	ti := slices.IndexFunc(doc.Targets, func(t result.Target) bool { return t.Path == path })
+	if len(doc.Targets) < 2 || ti < 0 {
+		return doc
+	}
+	d := *doc
+	d.Targets = []result.Target{doc.Targets[ti]}
+	if doc.Sweep != nil {
+		s := *doc.Sweep
+		s.Steps = nil
+		for _, st := range doc.Sweep.Steps {
+			if st.Target == ti {
+				st.Target = 0
+				s.Steps = append(s.Steps, st)
+			}
+		}
+		d.Sweep = &s
+	}
+	return &d
+}
+
+func htmlDocOf(d *result.Document, i int, anchors map[string]int, o HTMLOptions) (htmlDoc, error) {
+	anchor := "run-" + strconv.Itoa(i+1)
+	if d.ID != "" {
+		anchor = "run-" + anchorSafe(d.ID)
+	}
+	if anchors[anchor]++; anchors[anchor] > 1 {
+		anchor += "-" + strconv.Itoa(anchors[anchor])
+	}
+	hd := htmlDoc{
+		Anchor:  anchor,
+		Heading: strings.ReplaceAll(d.Method, ".", " ") + " on " + orUnknown(d.Host.Hostname),
+		ID:      d.ID,
+		Started: d.StartedAt.UTC().Format(time.DateTime) + " UTC",
+		Status:  d.Status,
+		Error:   d.Error,
+		Command: strings.Join(d.Argv, " "),
+	}
+	if !d.EndedAt.IsZero() && d.EndedAt.After(d.StartedAt) {
+		hd.Duration = d.EndedAt.Sub(d.StartedAt).Round(time.Second).String()
+	}
+	if im := d.Imported; im != nil {
+		hd.Imported = strings.TrimSpace(im.Tool + " " + im.Version)
+		if im.File != "" {
+			hd.Imported += ", " + im.File
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(d.Labels)) {
+		hd.Labels = append(hd.Labels, k+"="+d.Labels[k])
+	}
+	charts, err := chart.For([]*result.Document{d}, []string{d.ID})
+	if err != nil {
+		return hd, err
+	}
+	hd.Charts = svgCharts(anchor, charts)
+	for _, t := range docTables(d, o.MiB) {
+		hd.Tables = append(hd.Tables, htmlTableOf(t, nil))
+	}
+	for _, b := range d.Bottlenecks {
+		hb := htmlBottleneck{Figure: b.Figure, Verdict: b.Verdict, SharedWith: b.SharedWith}
+		for j, h := range b.Hops {
+			hb.Hops = append(hb.Hops, htmlHop{Text: hopText(h), Limit: j == b.Limit})
+		}
+		hd.Bottlenecks = append(hd.Bottlenecks, hb)
+	}
+	hd.Facts = hostFacts(d)
+	if len(d.Targets) > 0 {
+		t := targetsTable(d.Targets)
+		hd.Targets = &t
+	}
+	hd.System = systemOf(d.System)
+	return hd, nil
+}
+
+// anchorSafe keeps an id usable in a fragment link.
+func anchorSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '-'
+	}, s)
+}
+
+// hopText is one link of a bottleneck chain, as the text report words it.
+func hopText(h result.Hop) string {
+	ceil := "ceiling unknown"
+	if h.CeilingBytesPerSec > 0 {
+		ceil = fmt.Sprintf("%.1f MB/s, %.0f Mbit/s", h.CeilingBytesPerSec/1e6, h.CeilingBytesPerSec*8/1e6)
+	}
+	s := fmt.Sprintf("%s: %s, %s", h.Name, orUnknown(h.Link), ceil)
+	if h.Basis != "" {
+		s += " (" + h.Basis + ")"
+	}
+	return s
+}
+
+// hostFacts is what the run says about the machine and the program.
+func hostFacts(d *result.Document) []htmlFact {
+	h := d.Host
+	var out []htmlFact
+	add := func(name, v string) {
+		if v != "" {
+			out = append(out, htmlFact{name, v})
+		}
+	}
+	add("Host", h.Hostname)
+	add("Board", h.Board)
+	cpu := h.CPUModel
+	switch {
+	case h.CPUCores == 1:
+		cpu += ", 1 core"
+	case h.CPUCores > 1:
+		cpu += fmt.Sprintf(", %d cores", h.CPUCores)
+	}
+	add("CPU", strings.TrimPrefix(cpu, ", "))
+	if h.MemoryBytes > 0 {
+		add("Memory", units.IEC(h.MemoryBytes))
+	}
+	add("OS", h.OS)
+	kernel := h.Kernel
+	if kernel != "" && h.Arch != "" {
+		kernel += ", " + h.Arch
+	}
+	add("Kernel", kernel)
+	add("Governor", h.CPUGovernor)
+	t := d.Tool
+	add("Measured with", strings.TrimSpace(strings.Join([]string{t.Name, t.Version, t.Platform, t.GoVersion}, " ")))
+	return out
+}
+
+func yesNo(b *bool) string {
+	switch {
+	case b == nil:
+		return ""
+	case *b:
+		return "yes"
+	}
+	return "no"
+}
+
+func sizeOrEmpty(n int64) string {
+	if n <= 0 {
+		return ""
+	}
+	return units.IEC(n)
+}
+
+func targetsTable(targets []result.Target) htmlTable {
+	t := table{Title: "Targets", Header: []string{"target", "path", "filesystem", "mount", "device", "model", "rotational", "free"}}
+	labels := result.TargetLabels(targets)
+	for i, x := range targets {
+		dev := x.Device
+		if x.Partition != "" {
+			dev = x.Partition
+		}
+		if dev == "" && x.MountSource != x.FSType {
+			dev = x.MountSource
+		}
+		fs := x.FSType
+		if x.Compression != "" {
+			fs += ", " + x.Compression
+		}
+		mount := x.MountPoint
+		if x.MountOptions != "" {
+			mount += " (" + x.MountOptions + ")"
+		}
+		t.Rows = append(t.Rows, []string{labels[i], x.Path, fs, mount, dev, x.DeviceModel, yesNo(x.Rotational), sizeOrEmpty(x.FreeBytes)})
+		if x.LoopBackingFile != "" {
+			t.Notes = append(t.Notes, note{"", fmt.Sprintf("%s: loop device backed by %s", labels[i], x.LoopBackingFile)})
+		}
+	}
+	ht := htmlTableOf(t, nil)
+	ht.Text = true
+	return ht
+}
+
+// systemOf summarises the hardware the data crossed, as thruput sysinfo
+// prints it: disks and their links, the USB tree, network interfaces and
+// what each moved during the run.
+func systemOf(s *result.System) *htmlSystem {
+	if s == nil {
+		return nil
+	}
+	hs := &htmlSystem{Summary: fmt.Sprintf("%d disk(s), %d USB device(s), %d network interface(s)", len(s.BlockDevices), len(s.USB), len(s.NetInterfaces))}
+	c := s.CPU
+	var cpu []string
+	if c.CurKHz > 0 {
+		cpu = append(cpu, mhzText(c.CurKHz)+" now")
+	}
+	if c.MinKHz > 0 || c.MaxKHz > 0 {
+		cpu = append(cpu, mhzText(c.MinKHz)+" to "+mhzText(c.MaxKHz))
+	}
+	if c.Governor != "" {
+		cpu = append(cpu, "governor "+c.Governor)
+	}
+	if c.Throttled != "" {
+		t := "throttled " + c.Throttled
+		if c.ThrottledNow != nil && *c.ThrottledNow {
+			t += " (capped or under-voltage now)"
+		}
+		cpu = append(cpu, t)
+	}
+	hs.CPU = strings.Join(cpu, ", ")
+	speeds := map[string]float64{}
+	for _, u := range s.USB {
+		speeds[u.Path] = u.SpeedMbps
+	}
+	text := func(t table) htmlTable {
+		ht := htmlTableOf(t, nil)
+		ht.Text = true
+		return ht
+	}
+	if len(s.BlockDevices) > 0 {
+		t := table{Title: "Disks", Header: []string{"name", "model", "size", "bus", "driver", "link", "rotational", "scheduler"}}
+		for _, d := range s.BlockDevices {
+			t.Rows = append(t.Rows, []string{d.Name, strings.TrimSpace(d.Vendor + " " + d.Model), sizeOrEmpty(d.SizeBytes), d.Bus, d.Driver,
+				diskLinkText(d, speeds), yesNo(d.Rotational), d.Scheduler})
+		}
+		hs.Tables = append(hs.Tables, text(t))
+	}
+	if len(s.USB) > 0 {
+		t := table{Title: "USB", Header: []string{"device", "speed", "class", "product", "drivers"}}
+		depth := map[string]int{}
+		for _, u := range s.USB {
+			d := 0
+			if u.Parent != "" {
+				d = depth[u.Parent] + 1
+			}
+			depth[u.Path] = d
+			speed := ""
+			if u.SpeedMbps > 0 {
+				speed = strconv.FormatFloat(u.SpeedMbps, 'f', -1, 64) + " Mbit/s"
+			}
+			class := u.Class
+			switch {
+			case u.Ports == 1:
+				class += ", 1 port"
+			case u.Ports > 1:
+				class += fmt.Sprintf(", %d ports", u.Ports)
+			}
+			product := strings.TrimSpace(u.Product)
+			if u.VendorID != "" {
+				product = strings.TrimSpace(u.VendorID + ":" + u.ProductID + " " + product)
+			}
+			t.Rows = append(t.Rows, []string{strings.Repeat("\u00a0\u00a0\u00a0", d) + u.Path, speed, strings.TrimPrefix(class, ", "), product, strings.Join(u.Drivers, ", ")})
+		}
+		hs.Tables = append(hs.Tables, text(t))
+	}
+	if len(s.NetInterfaces) > 0 {
+		t := table{Title: "Network interfaces", Header: []string{"name", "driver", "bus", "at", "carrier", "link", "MTU", "WiFi"}}
+		for _, n := range s.NetInterfaces {
+			at := n.USBPath + n.PCISlot
+			if n.USBPath != "" && speeds[n.USBPath] > 0 {
+				at += fmt.Sprintf(" (%s Mbit/s)", strconv.FormatFloat(speeds[n.USBPath], 'f', -1, 64))
+			}
+			link, mtu := "", ""
+			if n.SpeedMbps > 0 {
+				link = strings.TrimSpace(fmt.Sprintf("%d Mbit/s %s", n.SpeedMbps, n.Duplex))
+			}
+			if n.MTU > 0 {
+				mtu = strconv.Itoa(n.MTU)
+			}
+			t.Rows = append(t.Rows, []string{n.Name, n.Driver, n.Bus, at, yesNo(n.Carrier), link, mtu, wifiText(n.WiFi)})
+		}
+		hs.Tables = append(hs.Tables, text(t))
+	}
+	if len(s.Activity) > 0 {
+		t := table{Title: "Traffic during the run", Header: []string{"device", "MB/s"}}
+		for _, a := range s.Activity {
+			t.Rows = append(t.Rows, []string{a.Device, strconv.FormatFloat(a.BytesPerSec/1e6, 'f', 2, 64)})
+		}
+		hs.Tables = append(hs.Tables, htmlTableOf(t, nil))
+	}
+	return hs
+}
+
+func mhzText(khz int64) string {
+	if khz <= 0 {
+		return "unknown"
+	}
+	return strconv.FormatFloat(float64(khz)/1000, 'f', -1, 64) + " MHz"
+}
+
+// diskLinkText is the negotiated link a disk's data crosses, as thruput
+// sysinfo prints it.
+func diskLinkText(d result.BlockDevice, usbSpeeds map[string]float64) string {
+	var parts []string
+	num := func(v float64, unit string) string {
+		if v <= 0 {
+			return "unknown"
+		}
+		return strconv.FormatFloat(v, 'f', -1, 64) + unit
+	}
+	switch d.Bus {
+	case "usb":
+		parts = append(parts, fmt.Sprintf("USB %s %s", d.USBPath, num(usbSpeeds[d.USBPath], " Mbit/s")))
+	case "sata":
+		parts = append(parts, "SATA "+num(d.SATALinkGbps, " Gbit/s"))
+	case "mmc":
+		mode := strings.TrimSpace(d.MMCCardType + " " + d.MMCTiming)
+		if d.MMCClockHz > 0 {
+			mode += " " + num(float64(d.MMCClockHz)/1e6, " MHz")
+		}
+		if d.MMCBusWidth > 0 {
+			mode += fmt.Sprintf(" %d-bit", d.MMCBusWidth)
+		}
+		parts = append(parts, strings.TrimSpace(mode))
+	}
+	if d.PCIeLinkGTs > 0 || d.PCIeLinkWidth > 0 {
+		parts = append(parts, fmt.Sprintf("PCIe %s x%d", num(d.PCIeLinkGTs, " GT/s"), d.PCIeLinkWidth))
+	}
+	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), " via ")
+}
+
+func wifiText(w *result.WiFiLink) string {
+	if w == nil {
+		return ""
+	}
+	var parts []string
+	if w.TxBitrateMbps > 0 {
+		parts = append(parts, fmt.Sprintf("tx %s Mbit/s", strconv.FormatFloat(w.TxBitrateMbps, 'f', -1, 64)))
+	}
+	if w.FreqMHz > 0 {
+		parts = append(parts, fmt.Sprintf("%d MHz (channel %d)", w.FreqMHz, w.Channel))
+	}
+	if w.SignalDBm != 0 {
+		parts = append(parts, fmt.Sprintf("%d dBm", w.SignalDBm))
+	}
+	if w.LinkQuality > 0 {
+		parts = append(parts, fmt.Sprintf("quality %d", w.LinkQuality))
+	}
+	return strings.Join(parts, ", ")
+}
+
+var htmlTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
+	"first": func(i int) bool { return i == 0 },
+	"statusOK": func(s string) bool {
+		return s == result.StatusOK
+	},
+}).Parse(htmlPageTemplate))
+
+// htmlPageTemplate: the CSP in the head is the safety net behind "loads
+// nothing": default-src 'none' refuses every fetch (images, fonts, frames,
+// scripts, connections) but inline style, which the page and its charts
+// use, and data: images.
+const htmlPageTemplate = `{{define "page"}}<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+{{with .Generator}}<meta name="generator" content="{{.}}">
+{{end}}<title>{{.Title}}</title>
+<style>
+:root{color-scheme:light}
+body{margin:0;background:#fff;color:#1b1b1b;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Helvetica Neue",Arial,sans-serif}
+main{max-width:60rem;margin:0 auto;padding:1.5rem 1.2rem 3rem}
+h1{font-size:1.75rem;line-height:1.25;margin:.3em 0 .8em}
+h2{font-size:1.4rem;margin:2.4em 0 .4em;padding-bottom:.2em;border-bottom:1px solid #ddd}
+h3{font-size:1.1rem;margin:1.8em 0 .5em}
+.meta{color:#555;margin:.2em 0}
+.labels span{display:inline-block;background:#eef3f8;border:1px solid #d4e0ec;border-radius:.8em;padding:0 .6em;margin:.1em .3em .1em 0;font-size:.85rem}
+nav ul{padding-left:1.2em;margin:.4em 0}
+.warn{background:#fff4e5;border-left:4px solid #e69f00;padding:.5em .8em;margin:1em 0}
+figure{margin:1.2em 0}
+figure svg{display:block;width:100%;max-width:48rem;height:auto}
+.tablewrap{overflow-x:auto;margin:.6em 0 1.4em}
+table{border-collapse:collapse;font-size:.9rem}
+.tabletitle{font-weight:600;margin:0 0 .35em}
+th,td{padding:.22em .75em;border-bottom:1px solid #e6e6e6;vertical-align:top}
+thead th{border-bottom:2px solid #bdbdbd;text-align:right;font-weight:600;white-space:nowrap}
+thead th:first-child,tbody th{text-align:left}
+tbody th{font-weight:normal;white-space:nowrap}
+td.num{text-align:right;white-space:pre;font-variant-numeric:tabular-nums}
+table.text th,table.text td{text-align:left}
+tbody tr:hover{background:#f7f9fb}
+ul.notes{font-size:.85rem;color:#555;margin:.4em 0 0;padding-left:1.2em}
+ul.notes code{font-weight:600}
+.better{color:#0a7a34}
+.worse{color:#b3261e}
+.noise{color:#8a8a8a}
+ul.bottlenecks>li{margin-bottom:.6em}
+ul.hops{font-size:.9rem;color:#444}
+ul.hops li.limit{color:#1b1b1b;font-weight:600}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.15em 1.2em;margin:.4em 0 1em}
+dl.facts dt{color:#555}
+dl.facts dd{margin:0}
+code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.88em}
+details summary{cursor:pointer;color:#333}
+footer{margin-top:3em;color:#777;font-size:.85rem}
+@media print{main{max-width:none}h2{break-before:page}figure,table{break-inside:avoid}}
+</style>
+</head>
+<body>
+<main>
+<h1>{{.Title}}</h1>
+{{with .Nav}}<nav><ul>{{range .}}
+<li><a href="#{{.Anchor}}">{{.Text}}</a></li>{{end}}
+</ul></nav>
+{{end}}{{with .Comparison}}{{template "comparison" .}}{{end}}{{range .Docs}}{{template "doc" .}}{{end}}
+<footer>Generated by {{or .Generator "thruput"}}. This page loads nothing from anywhere: it can be saved, mailed or published as it is.</footer>
+</main>
+</body>
+</html>
+{{end}}
+
+{{define "comparison"}}<section id="comparison">
+<h2>Comparison: {{.Method}}</h2>
+<p class="meta">Baseline: <strong>{{.Baseline}}</strong>. Ratios and differences are to it.</p>
+<ul>{{range .Columns}}
+<li><strong>{{.Name}}</strong>: {{.Description}}{{if .Baseline}} (baseline){{end}}</li>{{end}}
+</ul>
+{{if .NoRepeats}}<p class="meta">No column has repeats: nothing shows how much a figure wanders, so no difference is marked as noise.</p>
+{{end}}{{range .Charts}}{{template "chart" .}}{{end}}{{range .Tables}}{{template "table" .}}{{end}}</section>
+{{end}}
+
+{{define "doc"}}<section id="{{.Anchor}}">
+<h2>{{.Heading}}</h2>
+<p class="meta">Run <code>{{.ID}}</code>, started {{.Started}}{{with .Duration}}, took {{.}}{{end}}{{with .Imported}}; imported from {{.}}{{end}}.</p>
+{{with .Labels}}<p class="labels">{{range .}}<span>{{.}}</span>{{end}}</p>
+{{end}}{{if not (statusOK .Status)}}<p class="warn">Run {{.Status}}{{with .Error}}: {{.}}{{end}}. The figures below were measured before that.</p>
+{{end}}{{range .Charts}}{{template "chart" .}}{{end}}{{range .Tables}}{{template "table" .}}{{end}}{{with .Bottlenecks}}<h3>Bottlenecks</h3>
+<ul class="bottlenecks">{{range .}}
+<li><strong>{{.Figure}}</strong>: {{.Verdict}}
+<ul class="hops">{{range .Hops}}<li{{if .Limit}} class="limit"{{end}}>{{.Text}}{{if .Limit}} ← lowest ceiling{{end}}</li>{{end}}</ul>{{with .SharedWith}}
+<p class="meta">Shared with: {{range $i, $s := .}}{{if not (first $i)}}; {{end}}{{$s}}{{end}}</p>{{end}}</li>{{end}}
+</ul>
+{{end}}<h3>Machine</h3>
+<dl class="facts">{{range .Facts}}
+<dt>{{.Name}}</dt><dd>{{.Value}}</dd>{{end}}{{with .Command}}
+<dt>Command</dt><dd><code>{{.}}</code></dd>{{end}}
+</dl>
+{{with .Targets}}{{template "table" .}}{{end}}{{with .System}}<details open>
+<summary>Hardware: {{.Summary}}</summary>
+{{with .CPU}}<p class="meta">CPU clock: {{.}}</p>
+{{end}}{{range .Tables}}{{template "table" .}}{{end}}</details>
+{{end}}</section>
+{{end}}
+
+{{define "chart"}}{{if .Err}}<p class="warn">Chart “{{.Title}}” could not be drawn: {{.Err}}</p>
+{{else}}<figure id="{{.ID}}">
+{{.SVG}}
+</figure>
+{{end}}{{end}}
+
+{{define "table"}}<div class="tablewrap">
+<p class="tabletitle">{{.Title}}</p>
+<table{{if .Text}} class="text"{{end}}>
+<thead><tr>{{range .Header}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Rows}}
+<tr>{{range $i, $c := .}}{{if first $i}}<th scope="row">{{$c.Text}}</th>{{else}}<td class="{{with $c.Class}}{{.}}{{else}}num{{end}}">{{$c.Text}}</td>{{end}}{{end}}</tr>{{end}}
+</tbody>
+</table>{{with .Notes}}
+<ul class="notes">{{range .}}<li>{{with .Mark}}<code>{{.}}</code> {{end}}{{.Text}}</li>{{end}}</ul>{{end}}
+</div>
+{{end}}`
