@@ -22,9 +22,11 @@ dist:
 			$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o dist/$$name ./cmd/thruput || exit 1; \
 	done
 
-# The main job: a short sweep of the current directory.
+# The main job: a short run of every method on this machine (disk methods
+# in the current directory, network and HTTP over loopback), saved to the
+# result store, and the path of its HTML report.
 run: build
-	./bin/thruput disk sweep --sizes 8-1M --file-size 64M --max-time 3s .
+	./bin/thruput suite
 
 # All the tests, as CI runs them: installs what they need (as root), then
 # lint and the whole suite, real filesystems and qemu-user included.

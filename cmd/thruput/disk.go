@@ -71,6 +71,7 @@ Block devices are never opened.`,
 		},
 	}
 	fl := c.Flags()
+	a.addSaveFlags(fl)
 	fl.StringArrayVar(&f.targets, "target", nil, "directory to test in (repeatable; default the current directory)")
 	fl.StringVar(&f.sizes, "sizes", "8-1M", "block sizes: a list and ranges with k/M/G or KiB/MiB/GiB suffixes, e.g. 512,4k-1M (a range doubles)")
 	fl.StringVar(&f.fileSize, "file-size", "1G", "bytes to write and read per step")
@@ -129,6 +130,9 @@ func (a *app) runDisk(cmd *cobra.Command, method string, dirs []string, format s
 		seen[t.Path] = true
 		doc.Targets = append(doc.Targets, t)
 	}
+	if err := a.openHistory(cmd.ErrOrStderr()); err != nil {
+		return err
+	}
 	// Find out now, not after a five-minute run, that -o cannot be written.
 	if a.output != "" {
 		f, err := os.OpenFile(a.output, os.O_WRONLY|os.O_CREATE, 0o644)
@@ -150,12 +154,8 @@ func (a *app) runDisk(cmd *cobra.Command, method string, dirs []string, format s
 	if usage.Is(runErr) {
 		return runErr
 	}
-	finish(doc, runErr)
-	addContext(doc, counters)
-	if err := a.emit(doc, format); err != nil {
-		return errors.Join(runErr, err)
-	}
-	return runErr
+	a.conclude(doc, runErr, counters)
+	return errors.Join(runErr, a.emit(doc, format), a.save(doc))
 }
 
 func newDiskCleanCmd(a *app) *cobra.Command {

@@ -56,6 +56,7 @@ that carry their offset and a checksum and reads them all back.`,
 		},
 	}
 	fl := c.Flags()
+	a.addSaveFlags(fl)
 	fl.StringVar(&cfg.RW, "rw", "read", "read, write, randread, randwrite or randrw")
 	fl.IntVar(&cfg.MixRead, "mix", 50, "read percentage of randrw")
 	fl.StringVar(&bs, "bs", "4k", "block size of every request")
@@ -105,6 +106,7 @@ has both, and IOPS and latency.`,
 		},
 	}
 	fl := c.Flags()
+	a.addSaveFlags(fl)
 	fl.StringVar(&size, "size", "1G", "test file size")
 	fl.DurationVar(&cfg.Duration, "duration", 5*time.Second, "length of each of the eight tests")
 	fl.BoolVar(&cfg.Direct, "direct", true, "O_DIRECT (--direct=false for buffered I/O, evicted before each test)")

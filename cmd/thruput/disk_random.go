@@ -62,6 +62,7 @@ removed at the end, on error and on Ctrl-C.`,
 		},
 	}
 	fl := c.Flags()
+	a.addSaveFlags(fl)
 	fl.IntVar(&f.cfg.Files, "files", 128, "number of files in the set")
 	fl.StringVar(&f.totalSize, "total-size", "5G", "size of the whole file set")
 	fl.StringVar(&f.cfg.Mode, "mode", "rndrw", "seqwr, seqrewr, seqrd, rndrd, rndwr or rndrw")

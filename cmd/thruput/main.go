@@ -29,9 +29,11 @@ func main() {
 }
 
 func run(ctx context.Context, argv []string) int {
-	root := newRoot(argv)
+	a := &app{argv: argv}
+	root := newRoot(a)
 	root.SetArgs(argv[1:])
 	err := root.ExecuteContext(ctx)
+	err = errors.Join(err, a.closeStore())
 	if err == nil {
 		return exitOK
 	}

@@ -80,6 +80,7 @@ read it; --json prints thruput's result document.`,
 		},
 	}
 	fl := c.Flags()
+	a.addSaveFlags(fl)
 	fl.IntVarP(&f.port, "port", "p", iperf3.DefaultPort, "server port")
 	fl.StringVarP(&f.time, "time", "t", "10", "seconds to measure, after the omitted start (0 with -n or -k)")
 	fl.StringVarP(&f.bytes, "bytes", "n", "", "end after this many bytes (1024-based: 100M, 1G) instead of -t")
@@ -291,8 +292,7 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, host string) error 
 	line.Clear()
 	n.Parameters.Interface = netInterface(n)
 	doc.Net = n
-	finish(doc, runErr)
-	addContext(doc, counters)
+	a.conclude(doc, runErr, counters)
 	switch {
 	case f.compat:
 		err = iperf3.WriteCompat(out, doc)
@@ -302,7 +302,7 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, host string) error 
 	default:
 		err = report.Write(out, doc, report.Options{Format: format, MiB: a.mib})
 	}
-	return errors.Join(runErr, err)
+	return errors.Join(runErr, err, a.save(doc))
 }
 
 // netSetup reads the shared secret, if any, from its file (so it never
@@ -318,8 +318,11 @@ func (a *app) netSetup(secretFile string) (secret []byte, out io.Writer, closeOu
 			return nil, nil, nil, usage.Errorf("--secret-file %s: the secret must be at least 8 characters", secretFile)
 		}
 	}
+	if err := a.openHistory(os.Stderr); err != nil {
+		return nil, nil, nil, err
+	}
 	if a.output == "" {
-		return secret, os.Stdout, func() {}, nil
+		return secret, a.out(), func() {}, nil
 	}
 	f, err := os.Create(a.output)
 	if err != nil {
@@ -366,6 +369,7 @@ same secret are served.`,
 		},
 	}
 	fl := c.Flags()
+	a.addSaveFlags(fl)
 	fl.IntVarP(&f.port, "port", "p", iperf3.DefaultPort, "port to listen on")
 	fl.StringVarP(&f.bind, "bind", "B", "", "address to listen on (default all)")
 	fl.BoolVarP(&f.once, "once", "1", false, "serve one test, then exit (with its status)")
@@ -450,8 +454,7 @@ func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 			n.Parameters.ZeroCopy = f.zero && !p.UDP
 			n.Parameters.Interface = netInterface(n)
 			doc.Net = n
-			finish(doc, err)
-			addContext(doc, counters)
+			a.conclude(doc, err, counters)
 			if err != nil {
 				logf("test from %s failed: %v", client, err)
 			}
@@ -465,6 +468,9 @@ func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 			}
 			if werr != nil {
 				logf("output: %v", werr)
+			}
+			if serr := a.save(doc); serr != nil {
+				logf("%v", serr)
 			}
 		},
 		OnReject: func(client string, err error) { logf("refused %s: %v", client, err) },

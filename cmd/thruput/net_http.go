@@ -48,6 +48,7 @@ from memory to download, so that machine's disk plays no part either.`,
 		},
 	}
 	fl := cmd.Flags()
+	a.addSaveFlags(fl)
 	fl.DurationVar(&c.Window, "window", time.Second, "span of the windows the peak rate is taken over")
 	fl.DurationVar(&c.Timeout, "timeout", 30*time.Second, "give up when connecting, the response or the body stalls this long")
 	fl.IntVar(&c.Repeat, "repeat", 1, "download this many times and report the spread")
@@ -86,12 +87,11 @@ func runNetHTTP(cmd *cobra.Command, a *app, c httpget.Config, rawURL string) err
 	if usage.Is(runErr) {
 		return runErr
 	}
-	finish(doc, runErr)
 	if runs := doc.HTTP.Runs; len(runs) > 0 {
 		doc.HTTP.Interface = sysinfo.InterfaceOf(runs[0].LocalAddr)
 	}
-	addContext(doc, counters)
-	return errors.Join(runErr, report.Write(out, doc, report.Options{Format: format}))
+	a.conclude(doc, runErr, counters)
+	return errors.Join(runErr, report.Write(out, doc, report.Options{Format: format}), a.save(doc))
 }
 
 func newNetHTTPServeCmd(a *app) *cobra.Command {

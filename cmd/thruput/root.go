@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,10 +46,20 @@ type app struct {
 	quiet  bool
 	// mib asks tables for MiB/s where they would print MB/s.
 	mib bool
+	// stdout replaces standard output when set: the suite's runs print
+	// nowhere, their documents go to the report.
+	stdout io.Writer
+	history
 }
 
-func newRoot(argv []string) *cobra.Command {
-	a := &app{argv: argv}
+func (a *app) out() io.Writer {
+	if a.stdout != nil {
+		return a.stdout
+	}
+	return os.Stdout
+}
+
+func newRoot(a *app) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "thruput",
 		Short: "Measure how fast this machine moves data through its storage and network",
@@ -69,9 +80,10 @@ interrupted (the figures gathered so far are still printed), 2 for bad usage
 	f.BoolVar(&a.json, "json", false, "same as --format json")
 	f.StringVarP(&a.output, "output", "o", "", "write the output to `FILE` instead of standard output")
 	f.BoolVarP(&a.quiet, "quiet", "q", false, "no progress line on stderr")
+	f.StringVar(&a.db, "db", "", "the result store, a SQLite file (default $THRUPUT_DB, else $XDG_DATA_HOME/thruput/results.db)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage.Wrap(err) })
 	root.AddCommand(newVersionCmd(a), newDiskCmd(a), newNetCmd(a),
-		newSysinfoCmd(a))
+		newSysinfoCmd(a), newResultsCmd(a), newCompareCmd(a), newReportCmd(a), newSuiteCmd(a))
 	markUsageErrors(root)
 	return root
 }
@@ -98,7 +110,11 @@ func markUsageErrors(c *cobra.Command) {
 }
 
 // outputFormat settles the format from --json, --format and -o.
-func (a *app) outputFormat() (string, error) {
+func (a *app) outputFormat() (string, error) { return a.formatOf(report.Formats...) }
+
+// formatOf settles --json, --format and -o's extension among the formats
+// a command writes; the first is the default.
+func (a *app) formatOf(formats ...string) (string, error) {
 	f := a.format
 	if a.json {
 		if f != "" && f != "json" {
@@ -110,14 +126,12 @@ func (a *app) outputFormat() (string, error) {
 		f = report.FormatFor(a.output)
 	}
 	if f == "" {
-		f = "table"
+		return formats[0], nil
 	}
-	for _, ok := range report.Formats {
-		if f == ok {
-			return f, nil
-		}
+	if slices.Contains(formats, f) {
+		return f, nil
 	}
-	return "", usage.Errorf("--format %q: use one of %s", f, strings.Join(report.Formats, ", "))
+	return "", usage.Errorf("--format %q: use one of %s", f, strings.Join(formats, ", "))
 }
 
 // emit prints doc in the chosen format to -o FILE or standard output.
@@ -128,7 +142,7 @@ func (a *app) emit(doc *result.Document, format string) error {
 // write hands render -o FILE or standard output.
 func (a *app) write(render func(io.Writer) error) error {
 	if a.output == "" {
-		return render(os.Stdout)
+		return render(a.out())
 	}
 	f, err := os.Create(a.output)
 	if err != nil {

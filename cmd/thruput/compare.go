@@ -1,0 +1,160 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/thruput/thruput/internal/compare"
+	"github.com/thruput/thruput/internal/report"
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/store"
+	"github.com/thruput/thruput/internal/usage"
+)
+
+// selectFlags narrow what a label query picks, for compare and report.
+type selectFlags struct {
+	method, host string
+}
+
+func newCompareCmd(a *app) *cobra.Command {
+	var sel selectFlags
+	var baseline string
+	c := &cobra.Command{
+		Use:   "compare ID|LABELS ...",
+		Short: "Put stored runs side by side, each figure as a ratio to a baseline",
+		Long: `Each argument is one column: a run id (or a unique prefix of one), or a label
+query, key=value with several joined by commas (fs=ext4,site=lan), which
+takes every stored run that matches as repeats of one condition. A run of
+several targets (a sweep of ext4 and vfat) gives one column per target.
+
+Rows are aligned on the same step: block size and phase for a sweep, preset
+and direction for disk mark, direction for the network. Each column shows
+its value (the mean and ± the standard deviation when it has repeats), the
+ratio to the baseline column and the difference in percent. A difference
+marked ~ is inside the noise: the repeats do not tell the two apart.`,
+		Example: `  thruput compare 20261121T0530 20261121T0612
+  thruput compare fs=ext4 fs=vfat --method disk.sweep
+  thruput compare channel=1 channel=6 channel=11 --baseline channel=6 --format markdown`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			format, err := a.outputFormat()
+			if err != nil {
+				return err
+			}
+			s, err := a.readStore()
+			if err != nil {
+				return err
+			}
+			groups, err := selectGroups(s, args, sel)
+			if err != nil {
+				return err
+			}
+			c, err := compare.New(groups, 0)
+			if err != nil {
+				return usage.Wrap(err)
+			}
+			// Columns come from the groups alone, so the baseline can be
+			// looked up among them before the ratios are worked out.
+			if b, err := baselineIndex(c, baseline); err != nil {
+				return err
+			} else if b != 0 {
+				if c, err = compare.New(groups, b); err != nil {
+					return usage.Wrap(err)
+				}
+			}
+			return a.write(func(w io.Writer) error {
+				return report.WriteComparison(w, c, report.Options{Format: format, MiB: a.mib})
+			})
+		},
+	}
+	fl := c.Flags()
+	sel.add(fl)
+	fl.StringVar(&baseline, "baseline", "1", "the column the others are divided by: its number (1 is the first) or its name")
+	return c
+}
+
+func (sel *selectFlags) add(fl *pflag.FlagSet) {
+	fl.StringVar(&sel.method, "method", "", "label queries take only runs of this method (disk.sweep) or family (disk.)")
+	fl.StringVar(&sel.host, "host", "", "label queries take only runs made on this hostname")
+}
+
+// selectGroups turns compare's and report's arguments into groups of
+// stored documents, one group per argument.
+func selectGroups(s *store.Store, args []string, sel selectFlags) ([]compare.Group, error) {
+	var groups []compare.Group
+	for _, arg := range args {
+		if !strings.Contains(arg, "=") {
+			doc, err := s.Get(arg)
+			if err != nil {
+				return nil, usage.Wrap(err)
+			}
+			groups = append(groups, compare.Group{Name: arg, Docs: []*result.Document{doc}})
+			continue
+		}
+		flt := store.Filter{Method: sel.method, Host: sel.host}
+		for _, part := range strings.Split(arg, ",") {
+			q, err := store.ParseLabelQuery(part)
+			if err != nil {
+				return nil, usage.Wrap(err)
+			}
+			flt.Labels = append(flt.Labels, q)
+		}
+		docs, err := s.Documents(flt)
+		if err != nil {
+			return nil, err
+		}
+		if len(docs) == 0 {
+			return nil, usage.Errorf("%s: no stored run matches", arg)
+		}
+		var methods []string
+		for _, d := range docs {
+			if !slices.Contains(methods, d.Method) {
+				methods = append(methods, d.Method)
+			}
+		}
+		for _, m := range methods[1:] {
+			if compare.Kind(m) != compare.Kind(methods[0]) {
+				return nil, usage.Errorf("%s matches runs of %s; choose one with --method", arg, strings.Join(methods, ", "))
+			}
+		}
+		groups = append(groups, compare.Group{Name: arg, Docs: docs})
+	}
+	return groups, nil
+}
+
+// baselineIndex finds --baseline among the columns: a 1-based number, or a
+// column's name (exactly, else as a unique prefix).
+func baselineIndex(c *compare.Comparison, b string) (int, error) {
+	if n, err := strconv.Atoi(b); err == nil {
+		if n < 1 || n > len(c.Columns) {
+			return 0, usage.Errorf("--baseline %d: there are %d columns", n, len(c.Columns))
+		}
+		return n - 1, nil
+	}
+	found := -1
+	for i, col := range c.Columns {
+		if col.Name == b {
+			return i, nil
+		}
+		if strings.HasPrefix(col.Name, b) {
+			if found >= 0 {
+				return 0, usage.Errorf("--baseline %q names more than one column", b)
+			}
+			found = i
+		}
+	}
+	if found < 0 {
+		names := make([]string, len(c.Columns))
+		for i, col := range c.Columns {
+			names[i] = fmt.Sprintf("%d %q", i+1, col.Name)
+		}
+		return 0, usage.Errorf("--baseline %q is no column; the columns are %s", b, strings.Join(names, ", "))
+	}
+	return found, nil
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/store"
+	"github.com/thruput/thruput/internal/usage"
+)
+
+// history is what the app keeps for the result store: where it is, the
+// labels and --no-save of the measuring command, and the store once open.
+type history struct {
+	db     string
+	labels []string
+	noSave bool
+	// labelMap is labels parsed, set by openHistory.
+	labelMap map[string]string
+	store    *store.Store
+	// pending is a store path that does not exist yet: a run creates it
+	// when it saves, so a run refused before measuring leaves no store.
+	pending string
+	// collect, when set, receives every document a run concludes (the
+	// suite gathers its runs' documents for the report this way).
+	collect func(*result.Document)
+	// saveLog is where "saved as" notes go; nil means nowhere.
+	saveLog io.Writer
+}
+
+// addSaveFlags gives a measuring command --label and --no-save.
+func (a *app) addSaveFlags(fl *pflag.FlagSet) {
+	fl.StringArrayVar(&a.labels, "label", nil, "tag the run with `key=value` (device=sandisk-extreme, fs=ext4, channel=6); repeatable")
+	fl.BoolVar(&a.noSave, "no-save", false, "do not keep this run in the result store")
+}
+
+// openHistory checks the labels and opens the store before anything is
+// measured, so a bad label or a --db that is not a thruput store stops the
+// run at once (exit 2) rather than after it.
+func (a *app) openHistory(stderr io.Writer) error {
+	m, err := result.ParseLabels(a.labels)
+	if err != nil {
+		return usage.Errorf("--label: %w", err)
+	}
+	a.labelMap = m
+	if a.noSave || a.store != nil {
+		return nil
+	}
+	path := a.storePath()
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		a.pending = path
+	} else if _, err := a.openStore(); err != nil {
+		return err
+	}
+	// The note is for a person at a terminal; the suite prints its own list.
+	if f, ok := stderr.(*os.File); ok && !a.quiet && a.collect == nil && term.IsTerminal(int(f.Fd())) {
+		a.saveLog = stderr
+	}
+	return nil
+}
+
+func (a *app) storePath() string {
+	if a.db != "" {
+		return a.db
+	}
+	return store.DefaultPath()
+}
+
+// openStore opens the store once per process, creating it when a run
+// saves into it for the first time.
+func (a *app) openStore() (*store.Store, error) {
+	if a.store != nil {
+		return a.store, nil
+	}
+	s, err := store.Open(a.storePath())
+	if err != nil {
+		// A file that is not a store is the user's to fix; a full disk
+		// or a lock held too long is a failure.
+		if errors.Is(err, store.ErrNotStore) || errors.Is(err, store.ErrNewer) {
+			return nil, usage.Wrap(err)
+		}
+		return nil, err
+	}
+	a.store = s
+	return s, nil
+}
+
+// readStore opens the store for the commands that only read the history;
+// a store that does not exist is not created, so a mistyped --db says so.
+func (a *app) readStore() (*store.Store, error) {
+	if a.store == nil {
+		if _, err := os.Stat(a.storePath()); errors.Is(err, fs.ErrNotExist) {
+			return nil, usage.Errorf("no result store at %s yet: every run saves there (or give --db FILE)", a.storePath())
+		}
+	}
+	return a.openStore()
+}
+
+func (a *app) closeStore() error {
+	if a.store == nil {
+		return nil
+	}
+	err := a.store.Close()
+	a.store = nil
+	return err
+}
+
+// conclude ends a run the same way for every method: stamp its end and
+// status, record the hardware it crossed and the ceilings, and tag it.
+func (a *app) conclude(doc *result.Document, runErr error, counters map[string]int64) {
+	finish(doc, runErr)
+	addContext(doc, counters)
+	if len(a.labelMap) > 0 {
+		doc.Labels = a.labelMap
+	}
+	if a.collect != nil {
+		a.collect(doc)
+	}
+}
+
+// save keeps a concluded run in the store, after it has been printed, so
+// the note naming its id comes last. A run that cannot be saved has still
+// printed; the failure is returned so the exit status shows it.
+func (a *app) save(doc *result.Document) error {
+	if a.pending != "" && a.store == nil {
+		if _, err := a.openStore(); err != nil {
+			return fmt.Errorf("saving the run: %w", err)
+		}
+	}
+	if a.store == nil {
+		return nil
+	}
+	if err := a.store.Save(doc); err != nil {
+		return fmt.Errorf("saving the run to %s: %w", a.store.Path(), err)
+	}
+	if a.saveLog != nil {
+		fmt.Fprintf(a.saveLog, "thruput: saved as %s in %s\n", doc.ID, a.store.Path())
+	}
+	return nil
+}

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+
+	"github.com/thruput/thruput/internal/compare"
+	"github.com/thruput/thruput/internal/report"
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/store"
+	"github.com/thruput/thruput/internal/usage"
+)
+
+func newReportCmd(a *app) *cobra.Command {
+	var sel selectFlags
+	var png bool
+	c := &cobra.Command{
+		Use:   "report [ID|LABELS ...]",
+		Short: "Write one self-contained HTML page (or markdown) with charts for runs or a comparison",
+		Long: `With no argument, reports the newest stored run; with one run id, that run;
+with several arguments (as 'thruput compare' takes them), a comparison of
+them first, then each run. The HTML page needs nothing else to be viewed:
+styles and charts (inline SVG) are in the file, and it loads nothing from
+the network. It holds the tables, the charts (a sweep's MiB/s against
+block size, IOPS as grouped bars, a network test's Mbit/s per interval per
+stream), the bottleneck verdicts and the machine context.
+
+The page goes to -o FILE, else to thruput-report-<id>.html in the current
+directory; its path is printed. --format markdown prints the tables ready
+to paste into a post instead. --png also writes each chart as a PNG file
+beside the page.`,
+		Example: `  thruput report
+  thruput report 20261121T0530 -o sd-card.html --png
+  thruput report fs=ext4 fs=vfat --method disk.sweep
+  thruput report 20261121T0530 --format markdown > post.md`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runReport(cmd, a, args, sel, png)
+		},
+	}
+	fl := c.Flags()
+	sel.add(fl)
+	fl.BoolVar(&png, "png", false, "also write every chart as a PNG file beside the page")
+	return c
+}
+
+func runReport(cmd *cobra.Command, a *app, args []string, sel selectFlags, png bool) error {
+	format, err := a.formatOf("html", "markdown")
+	if err != nil {
+		return err
+	}
+	if png && format != "html" {
+		return usage.Errorf("--png goes with the HTML page, not --format %s", format)
+	}
+	s, err := a.readStore()
+	if err != nil {
+		return err
+	}
+	docs, cmp, err := reportInput(s, args, sel)
+	if err != nil {
+		return err
+	}
+	if format == "markdown" {
+		return a.write(func(w io.Writer) error { return markdownReport(w, docs, cmp, a.mib) })
+	}
+	path := a.output
+	if path == "" {
+		name := docs[0].ID
+		if cmp != nil {
+			name = "compare-" + name
+		}
+		path = "thruput-report-" + name + ".html"
+	}
+	if err := writeHTMLFile(path, docs, cmp, a.mib); err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	fmt.Fprintln(out, path)
+	if png {
+		base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		paths, err := report.WritePNGs(filepath.Dir(path), base, docs, names(docs))
+		for _, p := range paths {
+			fmt.Fprintln(out, p)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reportInput picks the runs of a report: the newest with no argument,
+// one run with one id, else a comparison of the arguments.
+func reportInput(s *store.Store, args []string, sel selectFlags) ([]*result.Document, *compare.Comparison, error) {
+	if len(args) == 0 {
+		latest, err := s.List(store.Filter{Method: sel.method, Host: sel.host, Limit: 1})
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(latest) == 0 {
+			return nil, nil, usage.Errorf("the store %s holds no run yet; run one, or give ids", s.Path())
+		}
+		args = []string{latest[0].ID}
+	}
+	groups, err := selectGroups(s, args, sel)
+	if err != nil {
+		return nil, nil, err
+	}
+	var docs []*result.Document
+	for _, g := range groups {
+		docs = append(docs, g.Docs...)
+	}
+	if len(groups) == 1 && len(docs) == 1 {
+		return docs, nil, nil
+	}
+	cmp, err := compare.New(groups, 0)
+	if err != nil {
+		return nil, nil, usage.Wrap(err)
+	}
+	return docs, cmp, nil
+}
+
+// names labels each document's chart series: its labels when it has
+// some, as those say what differs between runs, else its id; runs whose
+// labels are the same are told apart by the end of their ids.
+func names(docs []*result.Document) []string {
+	out := make([]string, len(docs))
+	seen := map[string]int{}
+	for i, d := range docs {
+		out[i] = labelString(d.Labels)
+		seen[out[i]]++
+	}
+	for i, d := range docs {
+		switch {
+		case out[i] == "":
+			out[i] = d.ID
+		case seen[out[i]] > 1:
+			out[i] += " (" + d.ID[max(0, len(d.ID)-6):] + ")"
+		}
+	}
+	return out
+}
+
+// writeHTMLFile writes the page through a temporary file renamed into
+// place, so a failure never leaves half a page behind. A path that is not
+// a regular file (/dev/stdout, a FIFO) is written to as it is: renaming
+// over it would replace the device.
+func writeHTMLFile(path string, docs []*result.Document, cmp *compare.Comparison, mib bool) error {
+	render := func(w io.Writer) error { return report.WriteHTML(w, docs, cmp, report.HTMLOptions{MiB: mib}) }
+	mode := os.FileMode(0o666) &^ umask()
+	if fi, err := os.Stat(path); err == nil {
+		if !fi.Mode().IsRegular() {
+			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				return usage.Errorf("-o %s: %w", path, err)
+			}
+			err = render(f)
+			return errors.Join(err, f.Close())
+		}
+		mode = fi.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".thruput-report-*")
+	if err != nil {
+		return usage.Errorf("-o %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	err = render(tmp)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), mode)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	return err
+}
+
+// umask reads the process's file mode mask, which can only be read by
+// setting it; a CLI has no other thread creating files meanwhile.
+func umask() os.FileMode {
+	m := unix.Umask(0)
+	unix.Umask(m)
+	return os.FileMode(m)
+}
+
+// markdownReport is the paste-ready form: the comparison, then each run's
+// tables as the run printed them.
+func markdownReport(w io.Writer, docs []*result.Document, cmp *compare.Comparison, mib bool) error {
+	o := report.Options{Format: "markdown", MiB: mib}
+	if cmp != nil {
+		if err := report.WriteComparison(w, cmp, o); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	for i, d := range docs {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if err := report.Write(w, d, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}

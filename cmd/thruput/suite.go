@@ -1,0 +1,319 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/thruput/thruput/internal/disk"
+	"github.com/thruput/thruput/internal/httpget"
+	"github.com/thruput/thruput/internal/iperf3"
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/store"
+	"github.com/thruput/thruput/internal/sysinfo"
+	"github.com/thruput/thruput/internal/usage"
+)
+
+type suiteFlags struct {
+	disks       []string
+	netHost     string
+	httpURL     string
+	quick, full bool
+	repeat      int
+	every       time.Duration
+}
+
+func newSuiteCmd(a *app) *cobra.Command {
+	var f suiteFlags
+	c := &cobra.Command{
+		Use:   "suite",
+		Short: "Run every method (sweep, random, mark, network, HTTP) and write one report",
+		Long: `With no flags, a short version of every method runs on this machine: the
+block-size sweep, random file I/O and the four presets in the current
+directory, the network test and the HTTP download over loopback (against a
+server the suite starts and stops itself). That takes a minute or two and
+says whether the tool and the machine work; loopback figures measure the
+CPU and memory, not a network.
+
+With --disk, --net or --http, the seed posts' full method runs on what they
+name instead (--quick shortens it): the sweep from 8 B to 1 MiB with 1 GiB
+files, sysbench's 300 s random read/write mix on 5 GiB, fio's queue-depth
+64 sequential write and read of 4 GiB repeated 4 times, the presets; 10
+TCP streams for 65 s (5 s omitted) up, down and both at once, and one
+stream capped at 40 Mbit/s, against an iperf3 or thruput server; the HTTP
+download three times.
+
+Every run is saved with the label suite=<id> (and round=N, time=HH:MM with
+--repeat), then one HTML report of them all is written (-o FILE, else
+thruput-suite-<id>.html beside the result store) and its path printed.
+--repeat N --every 8h runs it N times, as the seeds' WiFi tests did at
+13:00, 21:00 and 05:00; 'thruput compare time=13:00 time=21:00' then sets
+the rounds side by side.`,
+		Example: `  thruput suite
+  thruput suite --disk /mnt/usb --disk /media/sd --net 192.168.1.10 --http http://192.168.1.10:8080/
+  thruput suite --net 192.168.1.10 --quick --repeat 3 --every 8h --label channel=6`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSuite(cmd, a, f) },
+	}
+	fl := c.Flags()
+	fl.StringArrayVar(&f.disks, "disk", nil, "directory to run the disk methods in (repeatable)")
+	fl.StringVar(&f.netHost, "net", "", "iperf3 or thruput server to run the network test against (host or host:port)")
+	fl.StringVar(&f.httpURL, "http", "", "URL to download for the HTTP test")
+	fl.BoolVar(&f.quick, "quick", false, "the short version of each method (the default with no --disk, --net or --http)")
+	fl.BoolVar(&f.full, "full", false, "the seeds' full method (the default with --disk, --net or --http)")
+	fl.IntVar(&f.repeat, "repeat", 1, "run the whole suite this many times")
+	fl.DurationVar(&f.every, "every", 0, "with --repeat, start a round this long after the previous one started (default: right after)")
+	a.addSaveFlags(fl)
+	return c
+}
+
+// step is one run of the suite: the command line of a thruput command.
+type step struct {
+	name string
+	args []string
+}
+
+func suiteSteps(f suiteFlags, full bool, netAddr, httpURL string) []step {
+	var steps []step
+	for _, d := range f.disks {
+		if full {
+			steps = append(steps,
+				step{"sweep " + d, []string{"disk", "sweep", d, "--sizes", "8-1M", "--file-size", "1G", "--max-time", "30s"}},
+				step{"random " + d, []string{"disk", "random", d}},
+				step{"io write " + d, []string{"disk", "io", d, "--rw", "write", "--bs", "4k", "--iodepth", "64", "--size", "4G", "--repeat", "4"}},
+				step{"io read " + d, []string{"disk", "io", d, "--rw", "read", "--bs", "4k", "--iodepth", "64", "--size", "4G", "--repeat", "4"}},
+				step{"mark " + d, []string{"disk", "mark", d}})
+			continue
+		}
+		steps = append(steps,
+			step{"sweep " + d, []string{"disk", "sweep", d, "--sizes", "512-1M", "--file-size", "32M", "--max-time", "2s"}},
+			step{"random " + d, []string{"disk", "random", d, "--files", "16", "--total-size", "128M", "--time", "8s"}},
+			step{"mark " + d, []string{"disk", "mark", d, "--size", "64M", "--duration", "2s"}})
+	}
+	if netAddr != "" {
+		host, port, err := net.SplitHostPort(netAddr)
+		if err != nil {
+			host, port = netAddr, strconv.Itoa(iperf3.DefaultPort)
+		}
+		client := []string{"net", "client", host, "-p", port}
+		if full {
+			long := slices.Concat(client, []string{"-P", "10", "-t", "65", "-O", "5"})
+			// The capped run is one stream: -b caps each stream, and the
+			// seed's 40 Mbit/s is what the whole test may send.
+			steps = append(steps,
+				step{"net up " + host, long},
+				step{"net down " + host, slices.Concat(long, []string{"-R"})},
+				step{"net both " + host, slices.Concat(long, []string{"--bidir"})},
+				step{"net capped " + host, slices.Concat(client, []string{"-t", "65", "-O", "5", "-b", "40M"})})
+		} else {
+			steps = append(steps,
+				step{"net up " + host, slices.Concat(client, []string{"-t", "4"})},
+				step{"net down " + host, slices.Concat(client, []string{"-t", "4", "-R"})})
+		}
+	}
+	if httpURL != "" {
+		steps = append(steps, step{"http " + httpURL, []string{"net", "http", httpURL, "--repeat", "3"}})
+	}
+	return steps
+}
+
+func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
+	format, err := a.listFormat()
+	if err != nil {
+		return err
+	}
+	if f.quick && f.full {
+		return usage.Errorf("--quick and --full contradict each other")
+	}
+	if f.repeat < 1 {
+		return usage.Errorf("--repeat %d: at least 1", f.repeat)
+	}
+	if f.every < 0 || (f.every > 0 && f.repeat == 1) {
+		return usage.Errorf("--every goes with --repeat N (N > 1), as a positive duration")
+	}
+	local := len(f.disks) == 0 && f.netHost == "" && f.httpURL == ""
+	full := f.full || (!local && !f.quick)
+	if local {
+		f.disks = []string{"."}
+	}
+	for _, d := range f.disks {
+		if _, err := disk.Target(d); err != nil {
+			return err
+		}
+	}
+	if f.netHost != "" {
+		if _, port, err := net.SplitHostPort(f.netHost); err == nil {
+			if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+				return usage.Errorf("--net %q: the port must be a number from 1 to 65535", f.netHost)
+			}
+		}
+	}
+	for _, l := range a.labels {
+		if k, _, _ := strings.Cut(l, "="); k == "suite" || k == "round" || k == "time" {
+			return usage.Errorf("--label %s: the suite sets %q itself", l, k)
+		}
+	}
+	if f.httpURL != "" && !strings.HasPrefix(f.httpURL, "http://") && !strings.HasPrefix(f.httpURL, "https://") {
+		return usage.Errorf("--http %q: an http:// or https:// URL", f.httpURL)
+	}
+	if a.output != "" && strings.ToLower(filepath.Ext(a.output)) != ".html" {
+		return usage.Errorf("-o %s: the suite writes an HTML report; name it .html", a.output)
+	}
+	if a.noSave {
+		return usage.Errorf("the suite keeps its runs in the store for its report; --no-save does not apply")
+	}
+	if err := a.openHistory(cmd.ErrOrStderr()); err != nil {
+		return err
+	}
+	if _, err := a.openStore(); err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	stderr := cmd.ErrOrStderr()
+	netAddr, httpURL := f.netHost, f.httpURL
+	if local {
+		stop, nAddr, hURL, err := loopbackServers(ctx)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		netAddr, httpURL = nAddr, hURL
+	}
+	suiteID := newRunID()
+	var docs []*result.Document
+	var failed []string
+	start := time.Now()
+	for round := 1; round <= f.repeat; round++ {
+		if round > 1 && f.every > 0 {
+			if err := sleepUntil(ctx, start.Add(time.Duration(round-1)*f.every)); err != nil {
+				break
+			}
+		}
+		labels := append([]string{"suite=" + suiteID}, a.labels...)
+		if f.repeat > 1 {
+			labels = append(labels, "round="+strconv.Itoa(round), "time="+time.Now().Format("15:04"))
+		}
+		for _, s := range suiteSteps(f, full, netAddr, httpURL) {
+			if ctx.Err() != nil {
+				break
+			}
+			if !a.quiet {
+				fmt.Fprintf(stderr, "thruput suite: %s\n", s.name)
+			}
+			args := append([]string{}, s.args...)
+			for _, l := range labels {
+				args = append(args, "--label", l)
+			}
+			if a.quiet {
+				args = append(args, "-q")
+			}
+			if err := a.runChild(ctx, args, &docs); err != nil {
+				// A step refused (a disk too small for the full method)
+				// is a failed step: what the others measured is kept and
+				// reported.
+				failed = append(failed, s.name)
+				fmt.Fprintf(stderr, "thruput suite: %s: %v\n", s.name, err)
+			}
+		}
+	}
+	if len(docs) == 0 {
+		return errors.Join(ctx.Err(), errors.New("the suite measured nothing"))
+	}
+	path := a.output
+	if path == "" {
+		path = filepath.Join(filepath.Dir(a.store.Path()), "thruput-suite-"+suiteID+".html")
+	}
+	if err := writeHTMLFile(path, docs, nil, a.mib); err != nil {
+		return err
+	}
+	ids := make([]string, len(docs))
+	for i, d := range docs {
+		ids[i] = d.ID
+	}
+	entries, err := a.store.List(store.Filter{IDs: ids})
+	if err != nil {
+		return err
+	}
+	// -o names the report; the list of runs goes to standard output.
+	w := a.out()
+	var werr error
+	if format == "json" {
+		werr = writeJSON(w, map[string]any{"suite": suiteID, "report": path, "runs": entriesJSON(entries)})
+	} else if werr = writeEntries(w, entries, format); werr == nil {
+		_, werr = fmt.Fprintf(w, "\nReport: %s\n", path)
+	}
+	if ctx.Err() != nil {
+		return errors.Join(ctx.Err(), werr)
+	}
+	if len(failed) > 0 {
+		return errors.Join(fmt.Errorf("%d of the suite's runs failed: %s", len(failed), strings.Join(failed, ", ")), werr)
+	}
+	return werr
+}
+
+// runChild runs one thruput command in this process, sharing the open
+// store, and collects the documents it concludes.
+func (a *app) runChild(ctx context.Context, args []string, docs *[]*result.Document) error {
+	child := &app{argv: append([]string{a.argv[0]}, args...), quiet: a.quiet, mib: a.mib, stdout: io.Discard}
+	child.store = a.store
+	child.collect = func(d *result.Document) { *docs = append(*docs, d) }
+	root := newRoot(child)
+	root.SetArgs(args)
+	return root.ExecuteContext(ctx)
+}
+
+// loopbackServers starts the iperf3 server and the HTTP server the local
+// suite measures against, on 127.0.0.1 and ports the kernel picks, so
+// nothing else on the machine is reached and no port is fixed.
+func loopbackServers(ctx context.Context) (stop func(), netAddr, httpURL string, err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	srv, err := iperf3.Listen(iperf3.ServerConfig{Addr: "127.0.0.1:0", IdleTimeout: 10 * time.Second})
+	if err != nil {
+		cancel()
+		return nil, "", "", err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		cancel()
+		return nil, "", "", err
+	}
+	done := make(chan struct{}, 2)
+	go func() { _ = srv.Serve(ctx); done <- struct{}{} }()
+	// 256 MiB downloads long enough to see a rate, but a 512 MiB Pi
+	// cannot spare it: an eighth of the memory at most.
+	size := 256 << 20
+	if mem := sysinfo.Default().Host().MemoryBytes; mem > 0 {
+		size = int(min(int64(size), mem/8))
+	}
+	data := httpget.Content(size)
+	go func() {
+		_ = httpget.Serve(ctx, ln, httpget.Handler(data, func(string, ...any) {}), io.Discard)
+		done <- struct{}{}
+	}()
+	stop = func() {
+		cancel()
+		<-done
+		<-done
+	}
+	return stop, srv.Addr().String(), "http://" + ln.Addr().String() + "/", nil
+}
+
+func sleepUntil(ctx context.Context, t time.Time) error {
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}
