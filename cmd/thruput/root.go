@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -140,19 +141,19 @@ func (a *app) emit(doc *result.Document, format string) error {
 }
 
 // write hands render -o FILE or standard output.
+// Renderers write cell by cell (tabwriter, tables), so the output is
+// buffered: a list of 10,000 runs is one write, not 70,000.
 func (a *app) write(render func(io.Writer) error) error {
 	if a.output == "" {
-		return render(a.out())
+		bw := bufio.NewWriter(a.out())
+		return errors.Join(render(bw), bw.Flush())
 	}
 	f, err := os.Create(a.output)
 	if err != nil {
 		return fmt.Errorf("output: %w", err)
 	}
-	err = render(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	bw := bufio.NewWriter(f)
+	return errors.Join(render(bw), bw.Flush(), f.Close())
 }
 
 func writeJSON(w io.Writer, v any) error {
