@@ -386,3 +386,49 @@ func TestImportPeers(t *testing.T) {
 		t.Errorf("report of an imported iperf3 run: exit %d, %s", o.code, o.stderr)
 	}
 }
+
+// TestSuiteRepeatAgainstServer runs the suite's network part against a
+// thruput server, twice a few seconds apart: each round's runs carry their
+// round and time, and compare can set the rounds side by side.
+func TestSuiteRepeatAgainstServer(t *testing.T) {
+	port := freePort(t)
+	startBackground(t, exec.Command(thruputBin, "net", "server", "-B", "127.0.0.1", "-p", strconv.Itoa(port), "-q", "--no-save"))
+	waitListening(t, port)
+	db := filepath.Join(t.TempDir(), "results.db")
+	page := filepath.Join(t.TempDir(), "rounds.html")
+	start := time.Now()
+	o := thruput(t, "suite", "--db", db, "--net", "127.0.0.1:"+strconv.Itoa(port), "--quick", "--repeat", "2", "--every", "10s", "-o", page, "--json", "-q")
+	if o.code != 0 {
+		t.Fatalf("suite: exit %d\n%s", o.code, o.stderr)
+	}
+	var out struct {
+		Report string
+		Runs   []entryJSON
+	}
+	if err := json.Unmarshal([]byte(o.stdout), &out); err != nil {
+		t.Fatalf("suite --json: %v\n%s", err, o.stdout)
+	}
+	if out.Report != page {
+		t.Errorf("report at %s, -o said %s", out.Report, page)
+	}
+	if b, err := os.ReadFile(page); err != nil || !bytes.Contains(b, []byte("<svg")) {
+		t.Errorf("-o %s is not the HTML report: %v", page, err)
+	}
+	rounds := map[string]int{}
+	for _, r := range out.Runs {
+		if r.Method != "net.client" || r.Labels["time"] == "" {
+			t.Errorf("run %+v: want net.client with a time label", r)
+		}
+		rounds[r.Labels["round"]]++
+	}
+	if len(out.Runs) != 4 || rounds["1"] != 2 || rounds["2"] != 2 {
+		t.Errorf("runs per round %v, want 2 in round 1 and 2 in round 2", rounds)
+	}
+	// --every counts from the start of one round to the next.
+	if took := time.Since(start); took < 10*time.Second {
+		t.Errorf("two rounds 10 s apart took %v", took)
+	}
+	if o := thruput(t, "compare", "--db", db, "round=1", "round=2"); o.code != 0 || !strings.Contains(o.stdout, "net up") || !strings.Contains(o.stdout, "net down") {
+		t.Errorf("compare round=1 round=2: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+}
