@@ -70,9 +70,13 @@ the ceiling of the part it crosses, and keeps the history.
 Exit status: 0 when the run succeeded, 1 when a measurement failed or was
 interrupted (the figures gathered so far are still printed), 2 for bad usage
 (nothing was measured or written).`,
-		Example: `  thruput disk sweep --target /mnt/usb --target /mnt/sd
+		Example: `  thruput suite                                  # every method, briefly, here; then an HTML report
+  thruput disk sweep --target /mnt/usb --target /mnt/sd --label card=sandisk
   thruput disk sweep --sizes 4k-1M --file-size 256M --format markdown
-  thruput version`,
+  thruput net client 192.168.1.10 -P 4 -t 30
+  thruput results list
+  thruput compare card=sandisk card=kingston
+  thruput report`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
