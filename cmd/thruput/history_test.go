@@ -140,6 +140,14 @@ func TestStoreBadInput(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "results.db")
 	quickSweep(t, db, t.TempDir(), "fs=x")
 	out := filepath.Join(t.TempDir(), "out.json")
+	// An export whose second line is cut short imports nothing, not one.
+	half := filepath.Join(t.TempDir(), "half.jsonl")
+	if o := thruput(t, "results", "export", "--db", db, "-o", half); o.code != 0 {
+		t.Fatalf("export: %s", o.stderr)
+	}
+	if b, err := os.ReadFile(half); err != nil || os.WriteFile(half, append(b, b[:len(b)/2]...), 0o644) != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -158,6 +166,8 @@ func TestStoreBadInput(t *testing.T) {
 		{[]string{"results", "show", "--db", db, "nosuchrun"}, "nosuchrun"},
 		{[]string{"results", "export", "--db", db, "nosuchrun"}, "nosuchrun"},
 		{[]string{"results", "import", "--db", db, text}, "not a thruput export"},
+		{[]string{"results", "import", "--db", missing, text}, "not a thruput export"},
+		{[]string{"results", "import", "--db", missing, half}, "document 2"},
 		{[]string{"results", "import", "--db", db, filepath.Join(dir, "absent.json")}, "absent.json"},
 		{[]string{"results", "export", "--db", db, "--format", "markdown"}, "jsonl"},
 		{[]string{"compare", "--db", db, "fs=none"}, "no stored run"},

@@ -4,9 +4,10 @@ import (
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"sort"
 	"strconv"
 	"strings"
@@ -384,51 +385,55 @@ func runImport(cmd *cobra.Command, a *app, files []string, host string) error {
 	if err != nil {
 		return usage.Errorf("--label: %w", err)
 	}
-	// Read and convert every file before the store is touched, so a bad
-	// file imports nothing.
-	var all []*result.Document
+	// Every file is read and converted once before the store is touched,
+	// so a bad file imports nothing (and makes no store); the second pass
+	// saves, one run at a time, so memory holds one run, not an export.
+	tag := func(d *result.Document) {
+		if host != "" && d.Host.Hostname == "" {
+			d.Host.Hostname = host
+		}
+		if len(labels) > 0 && d.Labels == nil {
+			d.Labels = map[string]string{}
+		}
+		for k, v := range labels {
+			d.Labels[k] = v
+		}
+	}
 	var lines []string
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		n := 0
+		tool, err := importer.EachFile(f, func(*result.Document) error { n++; return nil })
 		if err != nil {
-			return usage.Wrap(err)
-		}
-		tool := importer.Detect(data)
-		if tool == "" {
-			return usage.Errorf("%s: not a thruput export, fio JSON, iperf3 -J JSON or sysbench fileio output", f)
-		}
-		docs, err := importer.Import(data, f)
-		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+				return usage.Wrap(err)
+			}
 			return usage.Errorf("%s: %w", f, err)
 		}
-		for _, d := range docs {
-			if host != "" && d.Host.Hostname == "" {
-				d.Host.Hostname = host
-			}
-			if len(labels) > 0 && d.Labels == nil {
-				d.Labels = map[string]string{}
-			}
-			for k, v := range labels {
-				d.Labels[k] = v
-			}
-		}
-		all = append(all, docs...)
-		lines = append(lines, fmt.Sprintf("%s: %d %s run(s)", f, len(docs), tool))
+		lines = append(lines, fmt.Sprintf("%s: %d %s run(s)", f, n, tool))
 	}
 	s, err := a.openStore()
 	if err != nil {
 		return err
 	}
-	saved, skipped, err := s.SaveAll(all)
+	var ids []string
+	saved, skipped, err := s.SaveEach(func(save func(*result.Document) error) error {
+		for _, f := range files {
+			_, err := importer.EachFile(f, func(d *result.Document) error {
+				tag(d)
+				ids = append(ids, d.ID)
+				return save(d)
+			})
+			if err != nil {
+				return fmt.Errorf("%s: %w", f, err)
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
 	return a.write(func(w io.Writer) error {
 		if format == "json" {
-			ids := make([]string, len(all))
-			for i, d := range all {
-				ids[i] = d.ID
-			}
 			return writeJSON(w, map[string]any{"saved": saved, "skipped": skipped, "ids": ids})
 		}
 		for _, l := range lines {

@@ -231,27 +231,88 @@ const maxDocuments = 1 << 20
 // importThruput takes back thruput's own documents unchanged: one
 // (indented, as --json prints it) or several (JSON lines, as export writes).
 func importThruput(data []byte) ([]*result.Document, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
 	var docs []*result.Document
+	err := eachThruput(bytes.NewReader(data), int64(len(data)), func(d *result.Document) error {
+		docs = append(docs, d)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return docs, nil
+}
+
+// eachThruput decodes thruput documents from r (size bytes) one at a time.
+func eachThruput(r io.Reader, size int64, fn func(*result.Document) error) error {
+	dec := json.NewDecoder(r)
 	for n := 1; ; n++ {
 		var raw json.RawMessage
 		err := dec.Decode(&raw)
 		if errors.Is(err, io.EOF) {
-			break
+			return nil
 		}
 		if err != nil {
-			return nil, jsonError(fmt.Sprintf("thruput document %d", n), data, err)
+			return jsonErrorAt(fmt.Sprintf("thruput document %d", n), size, err)
 		}
 		if n > maxDocuments {
-			return nil, fmt.Errorf("more than %d documents", maxDocuments)
+			return fmt.Errorf("more than %d documents", maxDocuments)
 		}
 		d, err := result.Read(bytes.NewReader(raw))
 		if err != nil {
-			return nil, fmt.Errorf("thruput document %d: %v", n, err)
+			return fmt.Errorf("thruput document %d: %v", n, err)
 		}
-		docs = append(docs, d)
+		if err := fn(d); err != nil {
+			return err
+		}
 	}
-	return docs, nil
+}
+
+// maxToolOutput bounds the fio, iperf3 and sysbench files read whole; their
+// outputs are kilobytes, a few megabytes with many intervals.
+const maxToolOutput = 256 << 20
+
+// EachFile hands fn the documents of the file at path, one at a time, and
+// returns the tool that made it. A thruput export is decoded from the file
+// as it is read, so importing thousands of runs on a Pi holds one run in
+// memory, not the export; the other tools' outputs are small and read
+// whole. The first error, from the file or from fn, ends it.
+func EachFile(path string, fn func(*result.Document) error) (tool string, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	head := make([]byte, detectWindow)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return "", err
+	}
+	head = head[:n]
+	tool = Detect(head)
+	switch tool {
+	case "":
+		return "", errors.New("not a thruput export, fio JSON, iperf3 -J JSON or sysbench fileio output")
+	case Thruput:
+		return tool, eachThruput(io.MultiReader(bytes.NewReader(head), f), fi.Size(), fn)
+	}
+	rest, err := io.ReadAll(io.LimitReader(f, maxToolOutput))
+	if err != nil {
+		return tool, err
+	}
+	docs, err := Import(append(head, rest...), path)
+	if err != nil {
+		return tool, err
+	}
+	for _, d := range docs {
+		if err := fn(d); err != nil {
+			return tool, err
+		}
+	}
+	return tool, nil
 }
 
 // eachLine calls f with every line of data, without a line length limit

@@ -27,14 +27,20 @@ func decodeJSON(data []byte, what string) (any, error) {
 // jsonError turns a decoder error into one line that says where the input
 // went wrong, in terms a user who hand-trimmed a file understands.
 func jsonError(what string, data []byte, err error) error {
+	if errors.Is(err, io.EOF) && len(bytes.TrimSpace(data)) == 0 {
+		return fmt.Errorf("%s: empty input", what)
+	}
+	return jsonErrorAt(what, int64(len(data)), err)
+}
+
+// jsonErrorAt is jsonError for input read as a stream of size bytes.
+func jsonErrorAt(what string, size int64, err error) error {
 	var syn *json.SyntaxError
 	switch {
-	case errors.Is(err, io.EOF) && len(bytes.TrimSpace(data)) == 0:
-		return fmt.Errorf("%s: empty input", what)
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
 		return fmt.Errorf("%s: truncated: the input ends inside the JSON", what)
 	case errors.As(err, &syn):
-		if syn.Offset >= int64(len(data)) {
+		if syn.Offset >= size {
 			return fmt.Errorf("%s: truncated: the input ends inside the JSON", what)
 		}
 		return fmt.Errorf("%s: invalid JSON at byte %d: %v", what, syn.Offset, syn)

@@ -162,11 +162,7 @@ func (in *inserter) insert(ctx context.Context, r *row) (bool, error) {
 // Save stores one document. An id already stored is ErrExists, wrapped
 // with the id.
 func (s *Store) Save(doc *result.Document) error {
-	r, err := prepare(doc)
-	if err != nil {
-		return err
-	}
-	saved, _, err := s.save(context.Background(), []row{r})
+	saved, _, err := s.SaveAll([]*result.Document{doc})
 	if err != nil {
 		return err
 	}
@@ -181,16 +177,22 @@ func (s *Store) Save(doc *result.Document) error {
 // or repeated in docs, are skipped and counted; any other failure saves
 // nothing.
 func (s *Store) SaveAll(docs []*result.Document) (saved, skipped int, err error) {
-	rows := make([]row, len(docs))
-	for i, d := range docs {
-		if rows[i], err = prepare(d); err != nil {
-			return 0, 0, err
+	return s.SaveEach(func(save func(*result.Document) error) error {
+		for _, d := range docs {
+			if err := save(d); err != nil {
+				return err
+			}
 		}
-	}
-	return s.save(context.Background(), rows)
+		return nil
+	})
 }
 
-func (s *Store) save(ctx context.Context, rows []row) (saved, skipped int, err error) {
+// SaveEach is SaveAll for documents that arrive one at a time: each calls
+// save for every document, inside one transaction, so an import holds one
+// run in memory rather than a whole export. If each (or a save) returns an
+// error, nothing is saved.
+func (s *Store) SaveEach(each func(save func(*result.Document) error) error) (saved, skipped int, err error) {
+	ctx := context.Background()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, 0, fmt.Errorf("save: %w", err)
@@ -201,16 +203,24 @@ func (s *Store) save(ctx context.Context, rows []row) (saved, skipped int, err e
 		return 0, 0, fmt.Errorf("save: %w", err)
 	}
 	defer in.close()
-	for i := range rows {
-		ok, err := in.insert(ctx, &rows[i])
+	err = each(func(d *result.Document) error {
+		r, err := prepare(d)
 		if err != nil {
-			return 0, 0, fmt.Errorf("save run %s: %w", rows[i].id, err)
+			return err
+		}
+		ok, err := in.insert(ctx, &r)
+		if err != nil {
+			return fmt.Errorf("save run %s: %w", r.id, err)
 		}
 		if ok {
 			saved++
 		} else {
 			skipped++
 		}
+		return nil
+	})
+	if err != nil {
+		return 0, 0, err
 	}
 	if err := tx.Commit(); err != nil {
 		return 0, 0, fmt.Errorf("save: %w", err)
