@@ -152,7 +152,7 @@ func writeSysinfoTable(w io.Writer, doc sysinfoDoc) error {
 	for _, d := range doc.System.BlockDevices {
 		model := strings.TrimSpace(d.Vendor + " " + d.Model)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s/%s\n", d.Name, or(model), sizeOr(d.SizeBytes), or(d.Bus), or(d.Driver),
-			diskLink(d, speeds), yesNo(d.Rotational), or(d.Scheduler), num(d.LogicalBlockSize, ""), num(d.PhysicalBlockSize, ""))
+			d.LinkText(speeds), yesNo(d.Rotational), or(d.Scheduler), num(d.LogicalBlockSize, ""), num(d.PhysicalBlockSize, ""))
 	}
 
 	section("Network interfaces")
@@ -166,7 +166,7 @@ func writeSysinfoTable(w io.Writer, doc sysinfoDoc) error {
 		if n.SpeedMbps > 0 {
 			link = strings.TrimSpace(fmt.Sprintf("%d Mbit/s %s", n.SpeedMbps, n.Duplex))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", n.Name, or(n.Driver), or(n.Bus), or(at), yesNo(n.Carrier), link, num(n.MTU, ""), wifiLine(n.WiFi))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", n.Name, or(n.Driver), or(n.Bus), or(at), yesNo(n.Carrier), link, num(n.MTU, ""), n.WiFi.Text())
 	}
 
 	section("Interrupts")
@@ -209,7 +209,7 @@ func sizeOr(n int64) string {
 }
 
 func cpuLine(c result.CPU) string {
-	s := fmt.Sprintf("%s now, %s to %s, governor %s", mhz(c.CurKHz), mhz(c.MinKHz), mhz(c.MaxKHz), or(c.Governor))
+	s := fmt.Sprintf("%s now, %s to %s, governor %s", result.MHz(c.CurKHz), result.MHz(c.MinKHz), result.MHz(c.MaxKHz), or(c.Governor))
 	if c.Throttled != "" {
 		s += ", throttled " + c.Throttled
 		if c.ThrottledNow != nil && *c.ThrottledNow {
@@ -217,13 +217,6 @@ func cpuLine(c result.CPU) string {
 		}
 	}
 	return s
-}
-
-func mhz(khz int64) string {
-	if khz <= 0 {
-		return unknown
-	}
-	return strconv.FormatFloat(float64(khz)/1000, 'f', -1, 64) + " MHz"
 }
 
 // usbLine draws one node as lsusb -t does, a device per line rather than
@@ -252,54 +245,4 @@ func usbLine(d result.USBDevice, depth map[string]int) string {
 		drv += fmt.Sprintf("/%dp", d.Ports)
 	}
 	return fmt.Sprintf("%s|__ Port %d: Dev %s, Class=%s, Driver=%s, %s%s", strings.Repeat("    ", level), d.Port, num(d.DevNum, ""), or(d.Class), drv, speed, strings.TrimRight(ids, " "))
-}
-
-// diskLink is the negotiated link the disk's data crosses, narrowest part
-// first where two are known (a USB disk behind a PCIe controller).
-func diskLink(d result.BlockDevice, usbSpeeds map[string]float64) string {
-	var parts []string
-	switch d.Bus {
-	case "usb":
-		parts = append(parts, fmt.Sprintf("USB %s %s", d.USBPath, num(usbSpeeds[d.USBPath], "M")))
-	case "sata":
-		parts = append(parts, "SATA "+num(d.SATALinkGbps, " Gbit/s"))
-	case "mmc":
-		mode := unknown
-		if d.MMCTiming != "" || d.MMCClockHz > 0 {
-			mode = strings.TrimSpace(fmt.Sprintf("%s %s", d.MMCTiming, num(float64(d.MMCClockHz)/1e6, " MHz")))
-			if d.MMCBusWidth > 0 {
-				mode += fmt.Sprintf(" %d-bit", d.MMCBusWidth)
-			}
-		}
-		parts = append(parts, strings.TrimSpace(d.MMCCardType+" "+mode))
-	}
-	if d.PCIeLinkGTs > 0 || d.PCIeLinkWidth > 0 {
-		parts = append(parts, fmt.Sprintf("PCIe %s x%s", num(d.PCIeLinkGTs, " GT/s"), num(d.PCIeLinkWidth, "")))
-	}
-	if len(parts) == 0 {
-		return unknown
-	}
-	return strings.Join(parts, " via ")
-}
-
-func wifiLine(w *result.WiFiLink) string {
-	if w == nil {
-		return ""
-	}
-	var parts []string
-	if w.TxBitrateMbps > 0 {
-		parts = append(parts, fmt.Sprintf("tx %s Mbit/s", strconv.FormatFloat(w.TxBitrateMbps, 'f', -1, 64)))
-	} else {
-		parts = append(parts, "tx rate unknown")
-	}
-	if w.FreqMHz > 0 {
-		parts = append(parts, fmt.Sprintf("%d MHz (channel %s)", w.FreqMHz, num(w.Channel, "")))
-	}
-	if w.SignalDBm != 0 {
-		parts = append(parts, fmt.Sprintf("%d dBm", w.SignalDBm))
-	}
-	if w.LinkQuality > 0 {
-		parts = append(parts, fmt.Sprintf("quality %d", w.LinkQuality))
-	}
-	return strings.Join(parts, ", ")
 }

@@ -560,10 +560,10 @@ func systemOf(s *result.System) *htmlSystem {
 	c := s.CPU
 	var cpu []string
 	if c.CurKHz > 0 {
-		cpu = append(cpu, mhzText(c.CurKHz)+" now")
+		cpu = append(cpu, result.MHz(c.CurKHz)+" now")
 	}
 	if c.MinKHz > 0 || c.MaxKHz > 0 {
-		cpu = append(cpu, mhzText(c.MinKHz)+" to "+mhzText(c.MaxKHz))
+		cpu = append(cpu, result.MHz(c.MinKHz)+" to "+result.MHz(c.MaxKHz))
 	}
 	if c.Governor != "" {
 		cpu = append(cpu, "governor "+c.Governor)
@@ -589,7 +589,7 @@ func systemOf(s *result.System) *htmlSystem {
 		t := table{Title: "Disks", Header: []string{"name", "model", "size", "bus", "driver", "link", "rotational", "scheduler"}}
 		for _, d := range s.BlockDevices {
 			t.Rows = append(t.Rows, []string{d.Name, strings.TrimSpace(d.Vendor + " " + d.Model), sizeOrEmpty(d.SizeBytes), d.Bus, d.Driver,
-				diskLinkText(d, speeds), yesNo(d.Rotational), d.Scheduler})
+				d.LinkText(speeds), yesNo(d.Rotational), d.Scheduler})
 		}
 		hs.Tables = append(hs.Tables, text(t))
 	}
@@ -635,7 +635,7 @@ func systemOf(s *result.System) *htmlSystem {
 			if n.MTU > 0 {
 				mtu = strconv.Itoa(n.MTU)
 			}
-			t.Rows = append(t.Rows, []string{n.Name, n.Driver, n.Bus, at, yesNo(n.Carrier), link, mtu, wifiText(n.WiFi)})
+			t.Rows = append(t.Rows, []string{n.Name, n.Driver, n.Bus, at, yesNo(n.Carrier), link, mtu, n.WiFi.Text()})
 		}
 		hs.Tables = append(hs.Tables, text(t))
 	}
@@ -647,64 +647,6 @@ func systemOf(s *result.System) *htmlSystem {
 		hs.Tables = append(hs.Tables, htmlTableOf(t, nil))
 	}
 	return hs
-}
-
-func mhzText(khz int64) string {
-	if khz <= 0 {
-		return "unknown"
-	}
-	return strconv.FormatFloat(float64(khz)/1000, 'f', -1, 64) + " MHz"
-}
-
-// diskLinkText is the negotiated link a disk's data crosses, as thruput
-// sysinfo prints it.
-func diskLinkText(d result.BlockDevice, usbSpeeds map[string]float64) string {
-	var parts []string
-	num := func(v float64, unit string) string {
-		if v <= 0 {
-			return "unknown"
-		}
-		return strconv.FormatFloat(v, 'f', -1, 64) + unit
-	}
-	switch d.Bus {
-	case "usb":
-		parts = append(parts, fmt.Sprintf("USB %s %s", d.USBPath, num(usbSpeeds[d.USBPath], " Mbit/s")))
-	case "sata":
-		parts = append(parts, "SATA "+num(d.SATALinkGbps, " Gbit/s"))
-	case "mmc":
-		mode := strings.TrimSpace(d.MMCCardType + " " + d.MMCTiming)
-		if d.MMCClockHz > 0 {
-			mode += " " + num(float64(d.MMCClockHz)/1e6, " MHz")
-		}
-		if d.MMCBusWidth > 0 {
-			mode += fmt.Sprintf(" %d-bit", d.MMCBusWidth)
-		}
-		parts = append(parts, strings.TrimSpace(mode))
-	}
-	if d.PCIeLinkGTs > 0 || d.PCIeLinkWidth > 0 {
-		parts = append(parts, fmt.Sprintf("PCIe %s x%d", num(d.PCIeLinkGTs, " GT/s"), d.PCIeLinkWidth))
-	}
-	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), " via ")
-}
-
-func wifiText(w *result.WiFiLink) string {
-	if w == nil {
-		return ""
-	}
-	var parts []string
-	if w.TxBitrateMbps > 0 {
-		parts = append(parts, fmt.Sprintf("tx %s Mbit/s", strconv.FormatFloat(w.TxBitrateMbps, 'f', -1, 64)))
-	}
-	if w.FreqMHz > 0 {
-		parts = append(parts, fmt.Sprintf("%d MHz (channel %d)", w.FreqMHz, w.Channel))
-	}
-	if w.SignalDBm != 0 {
-		parts = append(parts, fmt.Sprintf("%d dBm", w.SignalDBm))
-	}
-	if w.LinkQuality > 0 {
-		parts = append(parts, fmt.Sprintf("quality %d", w.LinkQuality))
-	}
-	return strings.Join(parts, ", ")
 }
 
 var htmlTemplate = template.Must(template.New("page").Funcs(template.FuncMap{

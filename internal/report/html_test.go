@@ -135,7 +135,7 @@ func TestHTMLPage(t *testing.T) {
 		"sweep-write", "mark-mibps", "io-iops", "random-mibps", "http", // charts
 		"Write, MiB/s: fsync included", "SEQ1M Q8T1", "Threads fairness", "GET http://192.168.1.10:8080/", // the text report's tables
 		"lowest ceiling", "USB 2.0 high speed", // bottleneck
-		"Seagate Expansion", "USB 1-1.3 480 Mbit/s", "sd high-speed", "brcmfmac", "throttled 0x50005", // machine
+		"Seagate Expansion", "USB 1-1.3 480M", "sd high-speed", "brcmfmac", "throttled 0x50005", // machine
 		"Run failed", "no space left on device", // status
 		`id="run-20261121T060000Z-mark"`,
 	} {

@@ -1,5 +1,11 @@
 package result
 
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
 // System is the hardware a run's data crosses, as `thruput sysinfo` shows
 // it: what the seed posts record by hand with lsusb -t, ethtool, iw and
 // /proc/interrupts before they explain a figure. Every field read from the
@@ -179,4 +185,72 @@ type Hop struct {
 	CeilingBytesPerSec float64 `json:"ceiling_bytes_per_sec,omitempty"`
 	// Basis is why: the fact read and the arithmetic.
 	Basis string `json:"basis,omitempty"`
+}
+
+// Unknown is how the tables print a fact that could not be read.
+const Unknown = "unknown"
+
+// figure prints a value with its unit, or Unknown for the zero that stands
+// for absent.
+func figure(v float64, unit string) string {
+	if v <= 0 {
+		return Unknown
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64) + unit
+}
+
+// MHz prints a clock given in kHz.
+func MHz(khz int64) string { return figure(float64(khz)/1000, " MHz") }
+
+// LinkText is the negotiated link a disk's data crosses, narrowest part
+// first where two are known (a USB disk behind a PCIe controller), as
+// thruput sysinfo and the report print it; usbSpeeds maps USB paths to
+// their speed in Mbit/s.
+func (d BlockDevice) LinkText(usbSpeeds map[string]float64) string {
+	var parts []string
+	switch d.Bus {
+	case "usb":
+		parts = append(parts, fmt.Sprintf("USB %s %s", d.USBPath, figure(usbSpeeds[d.USBPath], "M")))
+	case "sata":
+		parts = append(parts, "SATA "+figure(d.SATALinkGbps, " Gbit/s"))
+	case "mmc":
+		mode := Unknown
+		if d.MMCTiming != "" || d.MMCClockHz > 0 {
+			mode = strings.TrimSpace(fmt.Sprintf("%s %s", d.MMCTiming, figure(float64(d.MMCClockHz)/1e6, " MHz")))
+			if d.MMCBusWidth > 0 {
+				mode += fmt.Sprintf(" %d-bit", d.MMCBusWidth)
+			}
+		}
+		parts = append(parts, strings.TrimSpace(d.MMCCardType+" "+mode))
+	}
+	if d.PCIeLinkGTs > 0 || d.PCIeLinkWidth > 0 {
+		parts = append(parts, fmt.Sprintf("PCIe %s x%s", figure(d.PCIeLinkGTs, " GT/s"), figure(float64(d.PCIeLinkWidth), "")))
+	}
+	if len(parts) == 0 {
+		return Unknown
+	}
+	return strings.Join(parts, " via ")
+}
+
+// Text sums a WiFi link up in one line: rate, channel, signal, quality.
+func (w *WiFiLink) Text() string {
+	if w == nil {
+		return ""
+	}
+	var parts []string
+	if w.TxBitrateMbps > 0 {
+		parts = append(parts, fmt.Sprintf("tx %s Mbit/s", strconv.FormatFloat(w.TxBitrateMbps, 'f', -1, 64)))
+	} else {
+		parts = append(parts, "tx rate unknown")
+	}
+	if w.FreqMHz > 0 {
+		parts = append(parts, fmt.Sprintf("%d MHz (channel %s)", w.FreqMHz, figure(float64(w.Channel), "")))
+	}
+	if w.SignalDBm != 0 {
+		parts = append(parts, fmt.Sprintf("%d dBm", w.SignalDBm))
+	}
+	if w.LinkQuality > 0 {
+		parts = append(parts, fmt.Sprintf("quality %d", w.LinkQuality))
+	}
+	return strings.Join(parts, ", ")
 }
