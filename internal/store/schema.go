@@ -4,7 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/thruput/thruput/internal/result"
 )
@@ -138,13 +143,11 @@ type state struct {
 }
 
 func readState(ctx context.Context, q querier) (st state, err error) {
-	if err = q.QueryRowContext(ctx, `PRAGMA application_id`).Scan(&st.appID); err != nil {
-		return
-	}
-	if err = q.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&st.version); err != nil {
-		return
-	}
-	err = q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema`).Scan(&st.objects)
+	// One statement, so one snapshot: read as three, a store another
+	// process initialised in between looked like application 0 with
+	// tables, which is another program's database.
+	err = q.QueryRowContext(ctx, `SELECT (SELECT application_id FROM pragma_application_id()),
+		(SELECT user_version FROM pragma_user_version()), (SELECT count(*) FROM sqlite_schema)`).Scan(&st.appID, &st.version, &st.objects)
 	return
 }
 
@@ -195,18 +198,35 @@ func (s *Store) migrate(ctx context.Context) error {
 	// WAL after the first commit, not before: a new store's header then
 	// carries the application id from its first write, so a store is never
 	// on disk looking like an anonymous database. The mode is persistent.
-	var mode string
-	if err := s.db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil {
-		return damaged(s.path, err)
-	}
-	if mode != "wal" {
+	// Switching needs every other connection out of the file, which SQLite
+	// does not wait for (a reader asking for the lock it would need is
+	// told busy at once, to avoid a deadlock). Another process opening the
+	// store at the same moment switches it too, so retry a while, and
+	// stay in rollback mode, which is as safe, if the file stays busy.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var mode string
+		if err := s.db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil {
+			return damaged(s.path, err)
+		}
+		if mode == "wal" {
+			return nil
+		}
 		// On a filesystem without shared memory SQLite stays in rollback
-		// mode, which is slower with two writers but as safe.
-		if _, err := s.db.ExecContext(ctx, `PRAGMA journal_mode = WAL`); err != nil {
+		// mode and says so without an error.
+		_, err := s.db.ExecContext(ctx, `PRAGMA journal_mode = WAL`)
+		if err == nil {
+			return nil
+		}
+		var se *sqlite.Error
+		if !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY {
 			return fmt.Errorf("%s: switching the result store to WAL: %w", s.path, err)
 		}
+		if time.Now().After(deadline) {
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	return nil
 }
 
 func (s *Store) upgrade(ctx context.Context) error {
