@@ -128,20 +128,21 @@ func selectGroups(s *store.Store, args []string, sel selectFlags) ([]compare.Gro
 	return groups, nil
 }
 
-// baselineIndex finds --baseline among the columns: a 1-based number, or a
-// column's name (exactly, else as a unique prefix).
+// baselineIndex finds --baseline among the columns: a column's name
+// exactly, else a 1-based number, else a unique prefix of a name (so an
+// all-digit prefix of a run id still names its column when no number
+// fits).
 func baselineIndex(c *compare.Comparison, b string) (int, error) {
-	if n, err := strconv.Atoi(b); err == nil {
-		if n < 1 || n > len(c.Columns) {
-			return 0, usage.Errorf("--baseline %d: there are %d columns", n, len(c.Columns))
-		}
-		return n - 1, nil
-	}
-	found := -1
 	for i, col := range c.Columns {
 		if col.Name == b {
 			return i, nil
 		}
+	}
+	if n, err := strconv.Atoi(b); err == nil && n >= 1 && n <= len(c.Columns) {
+		return n - 1, nil
+	}
+	found := -1
+	for i, col := range c.Columns {
 		if strings.HasPrefix(col.Name, b) {
 			if found >= 0 {
 				return 0, usage.Errorf("--baseline %q names more than one column", b)
