@@ -59,14 +59,12 @@ marked ~ is inside the noise: the repeats do not tell the two apart.`,
 			if err != nil {
 				return usage.Wrap(err)
 			}
-			// Columns come from the groups alone, so the baseline can be
-			// looked up among them before the ratios are worked out.
-			if b, err := baselineIndex(c, baseline); err != nil {
+			b, err := baselineIndex(c, baseline)
+			if err != nil {
 				return err
-			} else if b != 0 {
-				if c, err = compare.New(groups, b); err != nil {
-					return usage.Wrap(err)
-				}
+			}
+			if err := c.SetBaseline(b); err != nil {
+				return usage.Wrap(err)
 			}
 			return a.write(func(w io.Writer) error {
 				return report.WriteComparison(w, c, report.Options{Format: format, MiB: a.mib})

@@ -43,10 +43,7 @@ func New(groups []Group, baseline int) (*Comparison, error) {
 	for _, g := range groups {
 		cols = append(cols, split(g, ranks)...)
 	}
-	if baseline < 0 || baseline >= len(cols) {
-		return nil, fmt.Errorf("baseline %d is out of range: the comparison has %d column(s), numbered from 0", baseline, len(cols))
-	}
-	c := &Comparison{Method: method, Baseline: baseline, Columns: make([]Column, len(cols))}
+	c := &Comparison{Method: method, Columns: make([]Column, len(cols))}
 	for i, col := range cols {
 		c.Columns[i] = col.Column
 	}
@@ -55,13 +52,29 @@ func New(groups []Group, baseline int) (*Comparison, error) {
 		for _, col := range cols {
 			r.Cells = append(r.Cells, newCell(col.samples(k)))
 		}
-		base := r.Cells[baseline]
-		for i := range r.Cells {
-			r.Cells[i].against(base, i == baseline)
-		}
 		c.Rows = append(c.Rows, r)
 	}
+	if err := c.SetBaseline(baseline); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// SetBaseline makes column i the one every ratio, difference and noise
+// mark is taken against. The columns come from the groups alone, so a
+// baseline named by the user can be looked up among them first.
+func (c *Comparison) SetBaseline(i int) error {
+	if i < 0 || i >= len(c.Columns) {
+		return fmt.Errorf("baseline %d is out of range: the comparison has %d column(s), numbered from 0", i, len(c.Columns))
+	}
+	c.Baseline = i
+	for _, r := range c.Rows {
+		base := r.Cells[i]
+		for j := range r.Cells {
+			r.Cells[j].against(base, j == i)
+		}
+	}
+	return nil
 }
 
 // family checks every doc can stand beside the first and names what they
@@ -218,6 +231,7 @@ func newCell(samples []float64) Cell {
 // against sets the cell's ratio and difference to the baseline's cell, and
 // whether the difference is inside the noise (see noise).
 func (c *Cell) against(base Cell, self bool) {
+	c.Ratio, c.Diff, c.Noise = nil, nil, false
 	if !c.Present || !base.Present {
 		return
 	}

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -277,5 +278,24 @@ func TestRowsPerMethod(t *testing.T) {
 	}
 	if r := find(t, c, "http", "download", "TTFB ms"); r.HigherIsBetter || r.Cells[0].Value != 2.5 {
 		t.Errorf("TTFB row %+v", r)
+	}
+}
+
+// TestSetBaseline: moving the baseline gives what New with that baseline
+// gives, and leaves no ratio or noise mark of the old one behind.
+func TestSetBaseline(t *testing.T) {
+	groups := []Group{one(ioRun("a", 1000, 1010, 990)), one(ioRun("b", 1500)), one(ioRun("c", 1005))}
+	want := mustNew(t, 2, groups...)
+	got := mustNew(t, 0, groups...)
+	if err := got.SetBaseline(2); err != nil {
+		t.Fatal(err)
+	}
+	w, _ := json.Marshal(want)
+	g, _ := json.Marshal(got)
+	if string(w) != string(g) {
+		t.Errorf("SetBaseline(2):\n%s\nNew(…, 2):\n%s", g, w)
+	}
+	if err := got.SetBaseline(3); err == nil {
+		t.Error("SetBaseline(3) of 3 columns accepted")
 	}
 }

@@ -2,8 +2,6 @@ package report
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -116,15 +114,7 @@ func TestComparisonGolden(t *testing.T) {
 			if err := WriteComparison(&buf, c, Options{Format: format}); err != nil {
 				t.Fatalf("%s %s: %v", name, format, err)
 			}
-			golden := filepath.Join("testdata", "compare-"+name+"."+format+".golden")
-			if *update {
-				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if want, err := os.ReadFile(golden); err != nil || !bytes.Equal(buf.Bytes(), want) {
-				t.Errorf("%s %s differs from %s (%v; go test -update to accept):\n%s", name, format, golden, err, buf.String())
-			}
+			matchGolden(t, "compare-"+name+"."+format, buf.Bytes())
 		}
 	}
 }

@@ -171,19 +171,7 @@ func TestHTMLTableGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	golden := filepath.Join("testdata", "html-sweep-tables.golden")
-	if *update {
-		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Errorf("differs from %s (go test -update to accept):\n%s", golden, buf.String())
-	}
+	matchGolden(t, "html-sweep-tables", buf.Bytes())
 }
 
 func TestWritePNGs(t *testing.T) {

@@ -70,9 +70,16 @@ func checkGolden(t *testing.T, name string, doc *result.Document, o Options) {
 	if err := Write(&buf, doc, o); err != nil {
 		t.Fatalf("%s %s: %v", name, o.Format, err)
 	}
-	golden := filepath.Join("testdata", name+"."+o.Format+".golden")
+	matchGolden(t, name+"."+o.Format, buf.Bytes())
+}
+
+// matchGolden compares got with testdata/NAME.golden, rewriting the file
+// with -update.
+func matchGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	golden := filepath.Join("testdata", name+".golden")
 	if *update {
-		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -80,8 +87,8 @@ func checkGolden(t *testing.T, name string, doc *result.Document, o Options) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Errorf("%s %s differs from %s (go test -update to accept):\n%s", name, o.Format, golden, buf.String())
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from %s (go test -update to accept):\n%s", name, golden, got)
 	}
 }
 
