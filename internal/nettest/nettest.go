@@ -152,7 +152,7 @@ func NewLink(t testing.TB, rateMbit int) *Link {
 		mustRun(t, "ip", "-n", end.ns, "link", "set", end.dev, "up")
 	}
 	for _, end := range []struct{ ns, dev string }{{l.A, l.DevA}, {l.B, l.DevB}} {
-		if err := waitRunning(l, end.ns, end.dev); err != nil {
+		if err := waitRunning(end.ns, end.dev); err != nil {
 			t.Fatalf("nettest: %v", err)
 		}
 	}
@@ -200,11 +200,11 @@ const operWait = 5 * time.Second
 // waitRunning waits until dev in ns is operationally up. Until then the
 // kernel has not attached its qdisc and drops what is sent, and a lost SYN
 // costs the first connection of a test a second.
-func waitRunning(l *Link, ns, dev string) error {
+func waitRunning(ns, dev string) error {
 	deadline := time.Now().Add(operWait)
 	for {
 		var flags net.Flags
-		err := l.Enter(ns, func() error {
+		err := enter(ns, func() error {
 			ifi, err := net.InterfaceByName(dev)
 			if err == nil {
 				flags = ifi.Flags
@@ -267,6 +267,11 @@ func (l *Link) Enter(ns string, fn func() error) error {
 	if err := l.check(ns); err != nil {
 		return err
 	}
+	return enter(ns, fn)
+}
+
+// enter is Enter for any namespace of ours.
+func enter(ns string, fn func() error) error {
 	target, err := os.Open(nsFile(ns))
 	if err != nil {
 		return fmt.Errorf("nettest: %w", err)
@@ -299,6 +304,17 @@ func (l *Link) Enter(ns string, fn func() error) error {
 	return fn()
 }
 
+// validSuffix: a and b are a Link's ends, s a LAN's switch, hN its hosts.
+func validSuffix(s string) bool {
+	switch s {
+	case "a", "b", "s":
+		return true
+	}
+	n, ok := strings.CutPrefix(s, "h")
+	v, err := strconv.Atoi(n)
+	return ok && err == nil && v >= 0 && strconv.Itoa(v) == n
+}
+
 // nsFile returns the path of namespace ns in /run/netns.
 func nsFile(ns string) string { return filepath.Join(netnsDir, ns) }
 
@@ -310,7 +326,7 @@ func parseName(ns string) (pid int, ok bool) {
 		return 0, false
 	}
 	parts := strings.Split(rest, "-")
-	if len(parts) != 3 || (parts[2] != "a" && parts[2] != "b") {
+	if len(parts) != 3 || !validSuffix(parts[2]) {
 		return 0, false
 	}
 	pid, err := strconv.Atoi(parts[0])

@@ -1,0 +1,297 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/thruput/thruput/internal/fleet"
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/usage"
+)
+
+// fleetFlags are what every fleet command takes: which hosts, and how to
+// reach them.
+type fleetFlags struct {
+	hosts       []string
+	inventory   string
+	group       string
+	knownHosts  []string
+	sshConfig   string
+	acceptNew   bool
+	parallel    int
+	hostTimeout time.Duration
+	binaries    string
+}
+
+func (f *fleetFlags) add(fl *pflag.FlagSet) {
+	fl.StringArrayVar(&f.hosts, "hosts", nil, "hosts as `[user@]host[:port],...` or @FILE (one per line); repeatable")
+	fl.StringVar(&f.inventory, "inventory", "", "inventory `FILE` (YAML: hosts, user, port, identity, labels, groups)")
+	fl.StringVar(&f.group, "group", "", "only the inventory's group `NAME`")
+	fl.StringArrayVar(&f.knownHosts, "known-hosts", nil, "known_hosts `FILE` (default ~/.ssh/known_hosts); repeatable")
+	fl.StringVarP(&f.sshConfig, "ssh-config", "F", "", "ssh configuration `FILE` (default ~/.ssh/config)")
+	fl.BoolVar(&f.acceptNew, "accept-new-host-keys", false, "record host keys never seen before instead of refusing the host (a changed key is always refused)")
+	fl.IntVar(&f.parallel, "parallel", 0, "at most `N` hosts (fleet net: tests) at once (default all)")
+	fl.DurationVar(&f.hostTimeout, "host-timeout", 0, "give up on a host after this long (default no limit)")
+	fl.StringVar(&f.binaries, "binaries", "", "`DIR` holding make dist's thruput-linux-* binaries for the hosts' platforms (default: beside this binary, then ./dist)")
+}
+
+// open settles the hosts and the SSH settings before anything is contacted.
+func (f *fleetFlags) open(a *app, progress io.Writer) (*fleet.Fleet, []fleet.Host, error) {
+	var inv *fleet.Inventory
+	if f.inventory != "" {
+		data, err := os.ReadFile(f.inventory)
+		if err != nil {
+			return nil, nil, usage.Errorf("--inventory: %w", err)
+		}
+		if inv, err = fleet.ParseInventory(data); err != nil {
+			return nil, nil, usage.Errorf("%s: %w", f.inventory, err)
+		}
+	}
+	hosts, err := fleet.Select(f.hosts, inv, f.group)
+	if err != nil {
+		return nil, nil, usage.Wrap(err)
+	}
+	if f.parallel < 0 {
+		return nil, nil, usage.Errorf("--parallel %d: a number of hosts, 0 for all", f.parallel)
+	}
+	fl, err := fleet.New(fleet.Options{
+		SSH:         fleet.SSHOptions{ConfigFile: f.sshConfig, KnownHosts: f.knownHosts, AcceptNew: f.acceptNew},
+		Binaries:    &fleet.Binaries{Dir: f.binaries},
+		Version:     toolVersion(),
+		Parallel:    f.parallel,
+		HostTimeout: f.hostTimeout,
+		Progress:    progress,
+	})
+	if err != nil {
+		return nil, nil, usage.Wrap(err)
+	}
+	return fl, hosts, nil
+}
+
+func newFleetCmd(a *app) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "fleet",
+		Short: "Measure many machines, and the network between them, over SSH",
+		Long: `fleet runs thruput on many hosts at once over SSH, with nothing installed
+on them beforehand and nothing left running after: it copies the static
+thruput binary for each host's platform into a per-user cache there
+(~/.cache/thruput, keyed by version and SHA-256, so a second run copies
+nothing), runs the measurement, and saves each host's runs here, labelled
+host=NAME and with the inventory's labels. ~/.ssh/config, the agent and
+known_hosts are used as ssh would; unknown host keys are refused unless
+--accept-new-host-keys. Exit status 1 when any host failed (the others'
+runs are saved), 2 for bad input.`,
+	}
+	c.AddCommand(newFleetRunCmd(a), newFleetNetCmd(a), newFleetSysinfoCmd(a), newFleetSuiteCmd(a), newFleetCleanCmd(a))
+	return c
+}
+
+func newFleetRunCmd(a *app) *cobra.Command {
+	var f fleetFlags
+	c := &cobra.Command{
+		Use:   "run [flags] -- THRUPUT-COMMAND [ARGS...]",
+		Short: "Run one thruput measurement on every host at once",
+		Example: `  thruput fleet run --hosts pi1,pi2,user@pi3:2222 -- disk sweep /mnt/usb --sizes 4k,1M
+  thruput fleet run --inventory lab.yaml --group shelf1 -- disk random --mode rndrd`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runFleet(cmd.Context(), a, &f, args) },
+	}
+	f.add(c.Flags())
+	a.addSaveFlags(c.Flags())
+	return c
+}
+
+func newFleetSuiteCmd(a *app) *cobra.Command {
+	var f fleetFlags
+	c := &cobra.Command{
+		Use:     "suite [flags] [-- SUITE-ARGS...]",
+		Short:   "Run the suite on every host",
+		Example: "  thruput fleet suite --hosts pi1,pi2\n  thruput fleet suite --inventory lab.yaml -- --disk /mnt/usb --quick",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runFleet(cmd.Context(), a, &f, append([]string{"suite"}, args...))
+		},
+	}
+	f.add(c.Flags())
+	a.addSaveFlags(c.Flags())
+	return c
+}
+
+// runFleet runs args on every host and saves what each brought back.
+func runFleet(ctx context.Context, a *app, f *fleetFlags, args []string) error {
+	if i := slices.IndexFunc(args, func(s string) bool { return s == "--db" || s == "--no-save" || s == "fleet" }); i >= 0 {
+		return usage.Errorf("%s cannot be passed to the hosts: the runs come back here", args[i])
+	}
+	format, err := a.formatOf("table", "json", "markdown")
+	if err != nil {
+		return err
+	}
+	if err := a.openHistory(os.Stderr); err != nil {
+		return err
+	}
+	fl, hosts, err := f.open(a, a.progressOut())
+	if err != nil {
+		return err
+	}
+	res := fl.Run(ctx, hosts, args)
+	var docs []*result.Document
+	for _, r := range res {
+		docs = append(docs, r.Docs...)
+	}
+	saveErr := a.saveAll(docs)
+	werr := a.write(func(w io.Writer) error { return fleet.WriteLines(w, fleet.Lines(res), format) })
+	return errors.Join(saveErr, werr, hostsFailed(len(hosts), countFailed(res)))
+}
+
+func countFailed(res []fleet.HostResult) int {
+	n := 0
+	for _, r := range res {
+		if r.Err != nil {
+			n++
+		}
+	}
+	return n
+}
+
+func hostsFailed(total, failed int) error {
+	if failed == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d of %d hosts failed", failed, total)
+}
+
+// saveAll keeps runs brought back from hosts, with the command's labels.
+func (a *app) saveAll(docs []*result.Document) error {
+	var errs []error
+	for _, d := range docs {
+		for k, v := range a.labelMap {
+			d.Labels[k] = v
+		}
+		errs = append(errs, a.save(d))
+	}
+	return errors.Join(errs...)
+}
+
+// progressOut is where fleet's per-host state lines go: stderr unless -q.
+func (a *app) progressOut() io.Writer {
+	if a.quiet {
+		return nil
+	}
+	return os.Stderr
+}
+
+func newFleetNetCmd(a *app) *cobra.Command {
+	var f fleetFlags
+	var pairs string
+	var port int
+	c := &cobra.Command{
+		Use:   "net [flags] [-- NET-CLIENT-FLAGS...]",
+		Short: "Measure the network between every pair of hosts, one test per host at a time",
+		Long: `Every ordered pair of hosts (or --pairs star:HOST, ring) is measured with
+thruput net client on the first against a one-test server on the second;
+flags after -- go to net client (-t, -P, -R, -u -b ...). Tests that share a
+host never run at once: they would share its link and both figures would
+be wrong; independent pairs run side by side. Each pair is saved as a run
+labelled from= and to=, and a host x host matrix of Mbit/s is printed.`,
+		Example: `  thruput fleet net --hosts pi1,pi2,pi3
+  thruput fleet net --inventory lab.yaml --pairs star:server -- -t 10 -P 4`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			format, err := a.formatOf("table", "json", "markdown")
+			if err != nil {
+				return err
+			}
+			if err := a.openHistory(os.Stderr); err != nil {
+				return err
+			}
+			fl, hosts, err := f.open(a, a.progressOut())
+			if err != nil {
+				return err
+			}
+			ps, err := fleet.Pairs(hosts, pairs)
+			if err != nil {
+				return usage.Wrap(err)
+			}
+			res := fl.Net(cmd.Context(), hosts, ps, fleet.NetOptions{ClientArgs: args, Port: port})
+			saveErr := a.saveAll(fleet.Docs(res))
+			werr := a.write(func(w io.Writer) error { return fleet.NewMatrix(hosts, res).Write(w, format) })
+			failed := 0
+			for _, r := range res {
+				if r.Err != nil {
+					failed++
+				}
+			}
+			if failed > 0 {
+				return errors.Join(saveErr, werr, fmt.Errorf("%d of %d pairs failed", failed, len(res)))
+			}
+			return errors.Join(saveErr, werr)
+		},
+	}
+	f.add(c.Flags())
+	c.Flags().StringVar(&pairs, "pairs", "all", "which pairs: all (every ordered pair), ring, or star:HOST")
+	c.Flags().IntVarP(&port, "port", "p", 5201, "the servers' TCP port on the hosts")
+	a.addSaveFlags(c.Flags())
+	return c
+}
+
+func newFleetSysinfoCmd(a *app) *cobra.Command {
+	var f fleetFlags
+	c := &cobra.Command{
+		Use:     "sysinfo [flags]",
+		Short:   "Collect every host's machine context (model, SoC, storage, NICs) in one table",
+		Example: "  thruput fleet sysinfo --hosts pi1,pi2,pi3\n  thruput fleet sysinfo --inventory lab.yaml --json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			format, err := a.formatOf("table", "json", "markdown")
+			if err != nil {
+				return err
+			}
+			fl, hosts, err := f.open(a, a.progressOut())
+			if err != nil {
+				return err
+			}
+			infos := fl.Sysinfo(cmd.Context(), hosts)
+			werr := a.write(func(w io.Writer) error { return fleet.WriteSysinfo(w, infos, format) })
+			failed := 0
+			for _, i := range infos {
+				if i.Error != "" {
+					failed++
+				}
+			}
+			return errors.Join(werr, hostsFailed(len(hosts), failed))
+		},
+	}
+	f.add(c.Flags())
+	return c
+}
+
+func newFleetCleanCmd(a *app) *cobra.Command {
+	var f fleetFlags
+	c := &cobra.Command{
+		Use:     "clean [flags]",
+		Short:   "Remove thruput's cache (the copied binaries) from every host",
+		Example: "  thruput fleet clean --hosts pi1,pi2",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			format, err := a.formatOf("table", "json", "markdown")
+			if err != nil {
+				return err
+			}
+			fl, hosts, err := f.open(a, a.progressOut())
+			if err != nil {
+				return err
+			}
+			res := fl.Clean(cmd.Context(), hosts)
+			werr := a.write(func(w io.Writer) error { return fleet.WriteLines(w, fleet.Lines(res), format) })
+			return errors.Join(werr, hostsFailed(len(hosts), countFailed(res)))
+		},
+	}
+	f.add(c.Flags())
+	return c
+}

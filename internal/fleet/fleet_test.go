@@ -1,0 +1,241 @@
+package fleet
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestDetectPlatform(t *testing.T) {
+	for file, want := range map[string]string{
+		"pi1.txt":                "armv6", // ARMv6 although cpuinfo says architecture 7
+		"pi2.txt":                "armv7",
+		"pi4-32bit-userland.txt": "armv7", // 64-bit kernel, 32-bit userland
+		"pi5-64bit.txt":          "arm64",
+		"visionfive2.txt":        "riscv64",
+	} {
+		b, err := os.ReadFile(filepath.Join("testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := DetectPlatform(string(b))
+		if err != nil || p.String() != want {
+			t.Errorf("%s: %v %v, want %s", file, p, err, want)
+		}
+	}
+	for _, bad := range []string{"", "x86_64", "i686\n32", "mips\n32", "x86_64\n32"} {
+		if p, err := DetectPlatform(bad); err == nil {
+			t.Errorf("%q: %v, want an error", bad, p)
+		}
+	}
+	if got := (Platform{GOARCH: "arm", GOARM: 6}).distName(); got != "thruput-linux-armv6" {
+		t.Errorf("distName %q, want make dist's name", got)
+	}
+}
+
+func TestParseHost(t *testing.T) {
+	for in, want := range map[string]Host{
+		"pi1":                  {Name: "pi1"},
+		"pi@pi3:2222":          {Name: "pi3", User: "pi", Port: 2222},
+		"10.0.0.2":             {Name: "10.0.0.2"},
+		"fe80::1":              {Name: "fe80::1"},
+		"[fe80::1]:22":         {Name: "fe80::1", Port: 22},
+		"user@[2001:db8::1]:7": {Name: "2001:db8::1", User: "user", Port: 7},
+	} {
+		got, err := ParseHost(in)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: %+v %v, want %+v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "@pi", "pi:0", "pi:70000", "pi:x", "a b", "[fe80::1]", "pi/1"} {
+		if h, err := ParseHost(bad); err == nil {
+			t.Errorf("%q: %+v, want an error", bad, h)
+		}
+	}
+}
+
+const inventory = `
+user: pi
+port: 22
+labels: {site: lab}
+hosts:
+  - name: pi1
+    address: 192.168.1.11
+    labels: {board: pi4}
+    groups: [shelf1]
+  - name: pi2
+    user: admin
+    port: 2222
+    identity: ~/.ssh/lab
+  - pi3
+groups:
+  odd: [pi1, pi3]
+`
+
+func TestInventory(t *testing.T) {
+	inv, err := ParseInventory([]byte(inventory))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := Select(nil, inv, "")
+	if err != nil || len(all) != 3 {
+		t.Fatalf("all hosts: %v %v", all, err)
+	}
+	want := Host{Name: "pi1", Address: "192.168.1.11", User: "pi", Port: 22, Labels: map[string]string{"site": "lab", "board": "pi4"}}
+	if !reflect.DeepEqual(all[0], want) {
+		t.Errorf("pi1 %+v, want %+v", all[0], want)
+	}
+	if all[1].User != "admin" || all[1].Port != 2222 || all[1].Identity != "~/.ssh/lab" {
+		t.Errorf("pi2's own settings lost: %+v", all[1])
+	}
+	if all[2].User != "pi" || all[2].Labels["site"] != "lab" {
+		t.Errorf("pi3 lacks the defaults: %+v", all[2])
+	}
+	for group, names := range map[string]string{"shelf1": "pi1", "odd": "pi1,pi3"} {
+		hs, err := Select(nil, inv, group)
+		var got []string
+		for _, h := range hs {
+			got = append(got, h.Name)
+		}
+		if err != nil || strings.Join(got, ",") != names {
+			t.Errorf("group %s: %v %v, want %s", group, got, err, names)
+		}
+	}
+	// A --hosts entry naming an inventory host keeps its settings but
+	// for what the entry says.
+	hs, err := Select([]string{"root@pi2"}, inv, "")
+	if err != nil || hs[0].User != "root" || hs[0].Port != 2222 {
+		t.Errorf("root@pi2: %+v %v", hs, err)
+	}
+	if _, err := Select(nil, inv, "nope"); err == nil || !strings.Contains(err.Error(), "odd, shelf1") {
+		t.Errorf("unknown group: %v, want the groups listed", err)
+	}
+}
+
+func TestInventoryErrors(t *testing.T) {
+	for doc, want := range map[string]string{
+		"hosts: []":                                "no hosts",
+		"hosts: [pi1, pi1]":                        "listed twice",
+		"hosts: [{name: pi1, port: 70000}]":        "out of range",
+		"hosts: [{name: 'pi@1'}]":                  "without user or port",
+		"hosts: [pi1]\ngroups: {g: [pi2]}":         "not in hosts",
+		"hosts: [pi1]\nbogus: 1":                   "bogus",
+		"hosts: [{name: pi1, labels: {'a b': c}}]": "labels",
+		"hosts: [{address: 10.0.0.1}]":             "no name",
+		"hosts: [pi1]\nlabels: {'': x}":            "labels",
+	} {
+		if _, err := ParseInventory([]byte(doc)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", doc, err, want)
+		}
+	}
+}
+
+func TestHostFile(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "hosts")
+	os.WriteFile(f, []byte("# the lab\npi1, pi2\npi@pi3:2222 # the odd one\n\n"), 0o600)
+	hs, err := Select([]string{"@" + f, "pi4"}, nil, "")
+	if err != nil || len(hs) != 4 || hs[2].User != "pi" || hs[3].Name != "pi4" {
+		t.Fatalf("%+v %v", hs, err)
+	}
+	for _, args := range [][]string{{"@" + f + ".missing"}, {"pi1,pi1"}, {}} {
+		if _, err := Select(args, nil, ""); err == nil {
+			t.Errorf("%v: want an error", args)
+		}
+	}
+	if _, err := Select(nil, nil, "g"); err == nil || !strings.Contains(err.Error(), "--inventory") {
+		t.Errorf("--group without inventory: %v", err)
+	}
+}
+
+func FuzzParseHost(f *testing.F) {
+	for _, s := range []string{"pi1", "pi@pi3:2222", "[fe80::1]:22", "a@b@c", ":22", "[::1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		h, err := ParseHost(s)
+		if err != nil {
+			return
+		}
+		if h.Name == "" || h.Port < 0 || h.Port > 65535 || strings.ContainsAny(h.Name, "/, @") {
+			t.Errorf("%q gave %+v", s, h)
+		}
+	})
+}
+
+func FuzzParseInventory(f *testing.F) {
+	f.Add([]byte(inventory))
+	f.Add([]byte("hosts: [a, b]\ngroups: {g: [a]}"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		inv, err := ParseInventory(b)
+		if err != nil {
+			return
+		}
+		hs, err := Select(nil, inv, "")
+		if err != nil || len(hs) != len(inv.Hosts) {
+			t.Errorf("a valid inventory's hosts: %v %v", hs, err)
+		}
+	})
+}
+
+func TestPairsAndSchedule(t *testing.T) {
+	hosts := make([]Host, 5)
+	for i := range hosts {
+		hosts[i].Name = string(rune('a' + i))
+	}
+	all, err := Pairs(hosts, "all")
+	if err != nil || len(all) != 20 {
+		t.Fatalf("all: %d pairs %v, want 20", len(all), err)
+	}
+	seen := map[Pair]bool{}
+	for _, p := range all {
+		if p.From == p.To || seen[p] {
+			t.Errorf("pair %v twice or to itself", p)
+		}
+		seen[p] = true
+	}
+	rounds := Schedule(all, 0)
+	n := 0
+	for _, r := range rounds {
+		busy := map[int]bool{}
+		for _, p := range r {
+			if busy[p.From] || busy[p.To] {
+				t.Errorf("round %v has a host in two tests", r)
+			}
+			busy[p.From], busy[p.To] = true, true
+			n++
+		}
+	}
+	// 5 hosts: at most 2 tests at once, so 10 rounds is the least.
+	if n != 20 || len(rounds) > 11 {
+		t.Errorf("%d tests in %d rounds, want 20 in about 10", n, len(rounds))
+	}
+	if r := Schedule(all, 1); len(r) != 20 {
+		t.Errorf("--parallel 1: %d rounds, want 20", len(r))
+	}
+	ring, _ := Pairs(hosts, "ring")
+	if len(ring) != 5 || ring[4] != (Pair{4, 0}) {
+		t.Errorf("ring %v", ring)
+	}
+	star, _ := Pairs(hosts, "star:c")
+	if len(star) != 8 || len(Schedule(star, 0)) != 8 {
+		t.Errorf("star %v: every test shares c, so one at a time", star)
+	}
+	for _, bad := range []string{"star:z", "mesh"} {
+		if _, err := Pairs(hosts, bad); err == nil {
+			t.Errorf("%q: want an error", bad)
+		}
+	}
+	if _, err := Pairs(hosts[:1], "all"); err == nil {
+		t.Error("one host: want an error")
+	}
+}
+
+func TestQuote(t *testing.T) {
+	for in, want := range map[string]string{"disk": "disk", "": "''", "a b": "'a b'", "it's": `'it'\''s'`, "$HOME": "'$HOME'", "4k,1M": "4k,1M"} {
+		if got := quote(in); got != want {
+			t.Errorf("quote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

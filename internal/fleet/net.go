@@ -1,0 +1,170 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/thruput/thruput/internal/result"
+)
+
+// PairResult is one network test between two hosts.
+type PairResult struct {
+	From, To Host
+	// Doc is the client's run, labelled from= and to=.
+	Doc *result.Document
+	Err error
+}
+
+// NetOptions are fleet net's settings beyond the hosts and pairs.
+type NetOptions struct {
+	// ClientArgs are passed to `net client` (-t, -P, -R, -u -b ...).
+	ClientArgs []string
+	// Port is the server's port on every host.
+	Port int
+}
+
+// serveScript runs a one-test server in the foreground; closing the
+// session's input stops it, as in measureScript.
+const serveScript = `exec 3<&0
+%s -q net server --once --no-save -p %d </dev/null >/dev/null &
+p=$!
+( cat <&3 >/dev/null; kill -INT $p ) >/dev/null 2>&1 &
+w=$!
+exec 3<&-
+wait $p; s=$?
+kill $w 2>/dev/null
+exit $s`
+
+// listenScript waits up to 10 s for a TCP listener on the port (from
+// /proc/net/tcp{,6}, so no ss or netstat is needed on the host).
+const listenScript = `p=$(printf ':%%04X ' %d); i=0
+while [ $i -lt 100 ]; do
+  cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk -v p="$p" 'index($2 " ", p) && $4 == "0A" {f=1} END {exit !f}' && exit 0
+  sleep 0.1; i=$((i+1))
+done
+echo "the server did not start listening within 10 s" >&2; exit 1`
+
+// Net runs the network tests of pairs between hosts, round by round, the
+// tests of a round side by side. Hosts are connected and given thruput
+// first; a host that cannot be reached fails its pairs, not the others.
+func (f *Fleet) Net(ctx context.Context, hosts []Host, pairs []Pair, o NetOptions) []PairResult {
+	sessions := make([]*session, len(hosts))
+	errs := make([]error, len(hosts))
+	f.each(ctx, hosts, func(ctx context.Context, i int, h Host) {
+		// The sessions outlive this call's host context: the tests
+		// come later, each bounded by its own.
+		s, err := f.open(context.WithoutCancel(ctx), h)
+		sessions[i], errs[i] = s, err
+		if err != nil {
+			f.progress(h, "failed: %v", err)
+		}
+	})
+	defer func() {
+		for _, s := range sessions {
+			if s != nil {
+				s.Close()
+			}
+		}
+	}()
+	res := make([]PairResult, len(pairs))
+	index := map[Pair]int{}
+	for i, p := range pairs {
+		index[p] = i
+		res[i] = PairResult{From: hosts[p.From], To: hosts[p.To]}
+	}
+	if o.Port == 0 {
+		o.Port = 5201
+	}
+	for _, round := range Schedule(pairs, f.opts.Parallel) {
+		var wg sync.WaitGroup
+		for _, p := range round {
+			r := &res[index[p]]
+			switch {
+			case ctx.Err() != nil:
+				r.Err = ctx.Err()
+				continue
+			case errs[p.From] != nil:
+				r.Err = fmt.Errorf("%s: %w", r.From.Name, errs[p.From])
+				continue
+			case errs[p.To] != nil:
+				r.Err = fmt.Errorf("%s: %w", r.To.Name, errs[p.To])
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				pctx, cancel := f.hostContext(ctx)
+				defer cancel()
+				r.Doc, r.Err = f.pair(pctx, sessions[p.From], sessions[p.To], o)
+			}()
+		}
+		wg.Wait()
+	}
+	return res
+}
+
+// pair runs one test: a server on to, then the client on from against
+// to's address.
+func (f *Fleet) pair(ctx context.Context, from, to *session, o NetOptions) (*result.Document, error) {
+	f.progress(from.host, "-> %s", to.host.Name)
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	served := make(chan error, 1)
+	go func() {
+		served <- to.run(sctx, fmt.Sprintf(serveScript, to.bin, o.Port), nil, io.Discard)
+	}()
+	if err := to.run(ctx, fmt.Sprintf(listenScript, o.Port), nil, io.Discard); err != nil {
+		return nil, fmt.Errorf("server on %s: %w", to.host.Name, firstErr(served, err))
+	}
+	addr := f.dialer.resolve(to.host).hostname
+	args := append([]string{"net", "client", addr, "-p", strconv.Itoa(o.Port)}, o.ClientArgs...)
+	docs, err := from.measure(ctx, args)
+	// A --once server ends with its test; one that does not (the client
+	// never reached it) is stopped.
+	select {
+	case <-served:
+	case <-time.After(5 * time.Second):
+		stop()
+		<-served
+	}
+	if len(docs) == 0 {
+		if err == nil {
+			err = errors.New("no run")
+		}
+		return nil, err
+	}
+	d := docs[0]
+	d.Labels["from"], d.Labels["to"] = from.host.Name, to.host.Name
+	return d, err
+}
+
+// firstErr prefers the server's own reason, if it already ended, over
+// the listener check's.
+func firstErr(served <-chan error, err error) error {
+	select {
+	case serr := <-served:
+		if serr != nil {
+			return serr
+		}
+	case <-time.After(100 * time.Millisecond):
+	}
+	return err
+}
+
+// Mbits is the figure a pair is shown by: the receiver's rate of the
+// run's sums (all directions added), in Mbit/s.
+func Mbits(d *result.Document) (float64, bool) {
+	if d == nil || d.Net == nil || len(d.Net.Sums) == 0 {
+		return 0, false
+	}
+	var bps float64
+	for _, s := range d.Net.Sums {
+		bps += s.Receiver.BitsPerSecond
+	}
+	return bps / 1e6, true
+}

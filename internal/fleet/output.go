@@ -1,0 +1,195 @@
+package fleet
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/units"
+)
+
+// HostLine is one host's outcome as fleet commands print it (JSON field
+// names documented in docs/result-json.md).
+type HostLine struct {
+	Host      string   `json:"host"`
+	Platform  string   `json:"platform,omitempty"`
+	SentBytes int64    `json:"sent_bytes"`
+	Runs      []string `json:"runs"`
+	Error     string   `json:"error,omitempty"`
+}
+
+// Lines summarises results for printing; saved maps a run to the error
+// its saving gave, if any.
+func Lines(res []HostResult) []HostLine {
+	out := make([]HostLine, len(res))
+	for i, r := range res {
+		l := HostLine{Host: r.Host.Name, SentBytes: r.Sent, Runs: []string{}}
+		if r.Platform.GOARCH != "" {
+			l.Platform = r.Platform.String()
+		}
+		for _, d := range r.Docs {
+			l.Runs = append(l.Runs, d.ID)
+		}
+		if r.Err != nil {
+			l.Error = r.Err.Error()
+		}
+		out[i] = l
+	}
+	return out
+}
+
+// WriteLines prints one line per host: table, markdown or json.
+func WriteLines(w io.Writer, lines []HostLine, format string) error {
+	if format == "json" {
+		return writeJSON(w, lines)
+	}
+	rows := [][]string{{"host", "platform", "copied", "runs", "status"}}
+	for _, l := range lines {
+		status := "ok"
+		if l.Error != "" {
+			status = "failed: " + l.Error
+		}
+		copied := "cached"
+		if l.SentBytes > 0 {
+			copied = units.IEC(l.SentBytes)
+		} else if l.Platform == "" {
+			copied = "-"
+		}
+		runs := strings.Join(l.Runs, " ")
+		if runs == "" {
+			runs = "-"
+		}
+		rows = append(rows, []string{l.Host, dash(l.Platform), copied, runs, status})
+	}
+	return writeRows(w, rows, format == "markdown")
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func writeRows(w io.Writer, rows [][]string, markdown bool) error {
+	if markdown {
+		for i, r := range rows {
+			if _, err := fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | ")); err != nil {
+				return err
+			}
+			if i == 0 {
+				fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(r)))
+			}
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	return tw.Flush()
+}
+
+// Matrix is fleet net's outcome: a figure per ordered pair of hosts.
+type Matrix struct {
+	Hosts []string     `json:"hosts"`
+	Pairs []MatrixPair `json:"pairs"`
+}
+
+// MatrixPair is one cell: the client on From sent to (or with -R
+// received from) the server on To.
+type MatrixPair struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	// MbitPerSecond is the receiver's rate, all directions added.
+	MbitPerSecond *float64 `json:"mbit_per_second,omitempty"`
+	Run           string   `json:"run,omitempty"`
+	Error         string   `json:"error,omitempty"`
+}
+
+// NewMatrix arranges pair results by host.
+func NewMatrix(hosts []Host, res []PairResult) Matrix {
+	m := Matrix{}
+	for _, h := range hosts {
+		m.Hosts = append(m.Hosts, h.Name)
+	}
+	for _, r := range res {
+		p := MatrixPair{From: r.From.Name, To: r.To.Name}
+		if v, ok := Mbits(r.Doc); ok {
+			p.MbitPerSecond = &v
+			p.Run = r.Doc.ID
+		}
+		if r.Err != nil {
+			p.Error = r.Err.Error()
+		}
+		m.Pairs = append(m.Pairs, p)
+	}
+	return m
+}
+
+// Write prints the matrix (rows: client, columns: server) and, below it,
+// the pairs that failed with their reasons.
+func (m Matrix) Write(w io.Writer, format string) error {
+	if format == "json" {
+		return writeJSON(w, m)
+	}
+	cell := map[[2]string]string{}
+	var failed []MatrixPair
+	for _, p := range m.Pairs {
+		switch {
+		case p.MbitPerSecond != nil && p.Error != "":
+			cell[[2]string{p.From, p.To}] = fmt.Sprintf("%.1f (partial)", *p.MbitPerSecond)
+			failed = append(failed, p)
+		case p.MbitPerSecond != nil:
+			cell[[2]string{p.From, p.To}] = fmt.Sprintf("%.1f", *p.MbitPerSecond)
+		default:
+			cell[[2]string{p.From, p.To}] = "failed"
+			failed = append(failed, p)
+		}
+	}
+	rows := [][]string{append([]string{"Mbit/s from \\ to"}, m.Hosts...)}
+	for _, from := range m.Hosts {
+		r := []string{from}
+		for _, to := range m.Hosts {
+			c, ok := cell[[2]string{from, to}]
+			if !ok {
+				c = "-"
+			}
+			r = append(r, c)
+		}
+		rows = append(rows, r)
+	}
+	if err := writeRows(w, rows, format == "markdown"); err != nil {
+		return err
+	}
+	for _, p := range failed {
+		if _, err := fmt.Fprintf(w, "\n%s -> %s: %s", p.From, p.To, p.Error); err != nil {
+			return err
+		}
+	}
+	if len(failed) > 0 {
+		_, err := fmt.Fprintln(w)
+		return err
+	}
+	return nil
+}
+
+// Docs lists the runs of pair results, for saving.
+func Docs(res []PairResult) []*result.Document {
+	var out []*result.Document
+	for _, r := range res {
+		if r.Doc != nil {
+			out = append(out, r.Doc)
+		}
+	}
+	return out
+}

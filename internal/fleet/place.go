@@ -1,0 +1,225 @@
+package fleet
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// cacheDir is where binaries live on a host: per user, under the XDG
+// cache, so that no root is needed and `fleet clean` has one thing to
+// remove.
+const cacheDir = `"${XDG_CACHE_HOME:-$HOME/.cache}/thruput"`
+
+// quote makes s one word for a POSIX shell.
+func quote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func quoteAll(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = quote(a)
+	}
+	return strings.Join(q, " ")
+}
+
+// exitError is a remote command's non-zero exit, with what it said.
+type exitError struct {
+	status int
+	stderr string
+}
+
+func (e *exitError) Error() string {
+	if e.stderr == "" {
+		return fmt.Sprintf("exit status %d", e.status)
+	}
+	return e.stderr
+}
+
+// run runs a shell command on the host with stdin as its input; with no
+// stdin the input stays open while the command runs. When ctx ends
+// first, the command's standard input is closed, which the wrapper of a measurement
+// turns into SIGINT so that it removes its scratch files; the session is
+// closed if it has not ended 10 s later.
+func (c *Conn) run(ctx context.Context, cmd string, stdin io.Reader, stdout io.Writer) error {
+	s, err := c.NewSession()
+	if err != nil {
+		return fmt.Errorf("ssh session: %w", err)
+	}
+	defer s.Close()
+	in, err := s.StdinPipe()
+	if err != nil {
+		return err
+	}
+	var errb bytes.Buffer
+	s.Stdout, s.Stderr = stdout, &limitWriter{w: &errb, n: 64 << 10}
+	if err := s.Start(cmd); err != nil {
+		return fmt.Errorf("ssh exec: %w", err)
+	}
+	var copyErr error
+	copied := make(chan struct{})
+	go func() {
+		if stdin != nil {
+			_, copyErr = io.Copy(in, stdin)
+			in.Close()
+		}
+		close(copied)
+	}()
+	done := make(chan error, 1)
+	go func() { done <- s.Wait() }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		in.Close()
+		select {
+		case err = <-done:
+		case <-time.After(10 * time.Second):
+			s.Close()
+			err = <-done
+		}
+		if err == nil {
+			err = ctx.Err()
+		}
+	}
+	if stdin != nil {
+		<-copied
+	}
+	if err == nil && copyErr != nil {
+		return copyErr
+	}
+	var ee *ssh.ExitError
+	if errors.As(err, &ee) {
+		return &exitError{status: ee.ExitStatus(), stderr: strings.TrimSpace(errb.String())}
+	}
+	var missing *ssh.ExitMissingError
+	if errors.As(err, &missing) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return errors.New("the connection closed before the command ended")
+	}
+	return err
+}
+
+// output runs cmd and returns its standard output.
+func (c *Conn) output(ctx context.Context, cmd string) (string, error) {
+	var out bytes.Buffer
+	err := c.run(ctx, cmd, nil, &limitWriter{w: &out, n: 1 << 20})
+	return out.String(), err
+}
+
+type limitWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(p) > l.n {
+		p = p[:l.n]
+	}
+	l.n -= len(p)
+	if len(p) > 0 {
+		if _, err := l.w.Write(p); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
+// Binaries finds the static thruput binary for each platform: the running
+// executable for its own platform, and `make dist`'s files (named
+// thruput-linux-<arch>) in a directory for the others.
+type Binaries struct {
+	// Dir holds make dist's files; empty means the running binary's
+	// directory and ./dist.
+	Dir string
+
+	mu   sync.Mutex
+	bins map[Platform]*binary
+}
+
+type binary struct {
+	path string
+	data []byte
+	sum  string
+}
+
+func (b *Binaries) find(p Platform) (*binary, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if bin, ok := b.bins[p]; ok {
+		return bin, nil
+	}
+	var candidates []string
+	self, _ := os.Executable()
+	if self != "" && runtime.GOOS == "linux" && p == hostPlatform() {
+		candidates = append(candidates, self)
+	}
+	dirs := []string{b.Dir}
+	if b.Dir == "" {
+		dirs = []string{filepath.Dir(self), "dist"}
+	}
+	for _, d := range dirs {
+		candidates = append(candidates, filepath.Join(d, p.distName()))
+	}
+	for _, c := range candidates {
+		data, err := os.ReadFile(c)
+		if err != nil {
+			continue
+		}
+		sum := sha256.Sum256(data)
+		bin := &binary{path: c, data: data, sum: hex.EncodeToString(sum[:])}
+		if b.bins == nil {
+			b.bins = map[Platform]*binary{}
+		}
+		b.bins[p] = bin
+		return bin, nil
+	}
+	return nil, fmt.Errorf("no thruput binary for %s: run `make dist` and pass --binaries DIR (looked for %s)", p, strings.Join(candidates, ", "))
+}
+
+func hostPlatform() Platform {
+	p := Platform{GOARCH: runtime.GOARCH}
+	if p.GOARCH == "arm" {
+		p.GOARM = goarm()
+	}
+	return p
+}
+
+// place makes sure the host's cache holds bin and returns its path there
+// and the bytes it sent. The name carries the version and the SHA-256,
+// so a second run sends nothing; the file is checked against the sum
+// (a wrong or truncated copy is replaced), and written under a temporary
+// name then renamed, so controllers sharing a home over NFS never see
+// each other's half-written copy.
+func (c *Conn) place(ctx context.Context, bin *binary, version string) (string, int64, error) {
+	dir := cacheDir + "/" + quote(version+"-"+bin.sum[:16])
+	final := dir + "/thruput"
+	check := fmt.Sprintf(`f=%s; [ -x "$f" ] && sha256sum "$f" 2>/dev/null | cut -d' ' -f1`, final)
+	if out, _ := c.output(ctx, check); strings.TrimSpace(out) == bin.sum {
+		return final, 0, nil
+	}
+	put := fmt.Sprintf(`set -e; d=%s; mkdir -p "$d"; t="$d/.thruput.$$.tmp"; trap 'rm -f "$t"' EXIT; cat > "$t"; chmod 755 "$t"; `+
+		`[ "$(sha256sum "$t" | cut -d' ' -f1)" = %s ] || { echo "the copy arrived damaged" >&2; exit 1; }; mv -f "$t" "$d/thruput"; trap - EXIT`, dir, bin.sum)
+	if err := c.run(ctx, put, bytes.NewReader(bin.data), io.Discard); err != nil {
+		return "", 0, fmt.Errorf("copying thruput to the host: %w", err)
+	}
+	return final, int64(len(bin.data)), nil
+}

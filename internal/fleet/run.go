@@ -1,0 +1,284 @@
+package fleet
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/thruput/thruput/internal/result"
+)
+
+// Options are what every fleet command shares.
+type Options struct {
+	SSH      SSHOptions
+	Binaries *Binaries
+	// Version keys the host cache next to the binary's SHA-256.
+	Version string
+	// Parallel bounds the hosts worked on at once; 0 means all.
+	Parallel int
+	// HostTimeout bounds everything done on one host (0: no bound).
+	HostTimeout time.Duration
+	// Progress receives one line per host and state change; nil: none.
+	Progress io.Writer
+}
+
+// Fleet runs thruput on many hosts.
+type Fleet struct {
+	opts   Options
+	dialer *sshDialer
+	pmu    sync.Mutex
+}
+
+// New checks the SSH settings (the config file parses) before any host
+// is contacted.
+func New(o Options) (*Fleet, error) {
+	d, err := newDialer(o.SSH)
+	if err != nil {
+		return nil, err
+	}
+	if o.Binaries == nil {
+		o.Binaries = &Binaries{}
+	}
+	return &Fleet{opts: o, dialer: d}, nil
+}
+
+// HostResult is what one host gave: its runs, or why it gave none.
+type HostResult struct {
+	Host     Host
+	Platform Platform
+	// Sent counts the bytes of binary copied to the host (0 when its
+	// cache already held it).
+	Sent int64
+	Docs []*result.Document
+	Err  error
+}
+
+func (f *Fleet) progress(h Host, format string, args ...any) {
+	if f.opts.Progress == nil {
+		return
+	}
+	f.pmu.Lock()
+	defer f.pmu.Unlock()
+	fmt.Fprintf(f.opts.Progress, "%-16s %s\n", h.Name, fmt.Sprintf(format, args...))
+}
+
+// session is one host made ready: connected, its platform known, thruput
+// in its cache.
+type session struct {
+	*Conn
+	host     Host
+	platform Platform
+	bin      string
+	sent     int64
+}
+
+func (f *Fleet) open(ctx context.Context, h Host) (*session, error) {
+	f.progress(h, "connecting")
+	c, err := f.dialer.dial(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{Conn: c, host: h}
+	out, err := c.output(ctx, probeScript)
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("reading the platform: %w", err)
+	}
+	if s.platform, err = DetectPlatform(out); err != nil {
+		c.Close()
+		return nil, err
+	}
+	bin, err := f.opts.Binaries.find(s.platform)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	f.progress(h, "placing thruput for %s", s.platform)
+	if s.bin, s.sent, err = c.place(ctx, bin, f.opts.Version); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// remoteScript runs thruput on the host in a fresh temporary directory
+// (its scratch store, when there is one, lives there) and removes the
+// directory whatever happens. The controller closing the session's input
+// (an interrupt, a timeout, a lost connection) is turned into SIGINT for
+// thruput, which then removes its own scratch files; stdin is saved on
+// fd 3 because an asynchronous command's input is /dev/null. With a
+// store, its runs are printed as JSON lines after thruput ends; without,
+// thruput's own output is.
+const remoteScript = `T=%s
+d=$(mktemp -d "${TMPDIR:-/tmp}/thruput-fleet.XXXXXX") || exit 125
+trap 'rm -rf "$d"' EXIT
+trap 'exit 130' HUP INT TERM
+exec 3<&0
+"$T" %s </dev/null >"$d/out" 2>"$d/err" &
+p=$!
+( cat <&3 >/dev/null; kill -INT $p ) >/dev/null 2>&1 &
+w=$!
+exec 3<&-
+wait $p; s=$?
+kill $w 2>/dev/null
+if [ -s "$d/r.db" ]; then "$T" --db "$d/r.db" -q results export 2>>"$d/err"; else cat "$d/out"; fi
+cat "$d/err" >&2
+exit $s`
+
+// command runs `thruput GLOBAL ARGS` on the host (global is shell text,
+// so it may name "$d") and returns its standard output; a failure
+// carries the last line thruput wrote on stderr.
+func (s *session) command(ctx context.Context, global string, args []string) ([]byte, error) {
+	var out bytes.Buffer
+	err := s.run(ctx, fmt.Sprintf(remoteScript, s.bin, global+" "+quoteAll(args)), nil, &limitWriter{w: &out, n: 256 << 20})
+	var ee *exitError
+	if errors.As(err, &ee) && ee.stderr != "" {
+		err = errors.New(lastLine(ee.stderr))
+	}
+	return out.Bytes(), err
+}
+
+// measure runs one thruput command on the host and returns its runs,
+// labelled with the host. A command that failed after measuring
+// something returns what it measured and the error.
+func (s *session) measure(ctx context.Context, args []string) ([]*result.Document, error) {
+	out, err := s.command(ctx, `--db "$d/r.db" -q`, args)
+	docs, perr := parseDocs(out)
+	if perr != nil {
+		return nil, fmt.Errorf("the host returned output that is not thruput's: %w", perr)
+	}
+	for _, d := range docs {
+		if d.Labels == nil {
+			d.Labels = map[string]string{}
+		}
+		maps.Copy(d.Labels, s.host.Labels)
+		d.Labels["host"] = s.host.Name
+	}
+	if err != nil {
+		return docs, err
+	}
+	if len(docs) == 0 {
+		return nil, errors.New("the host saved no run")
+	}
+	return docs, nil
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+func parseDocs(data []byte) ([]*result.Document, error) {
+	var docs []*result.Document
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		d, err := result.Read(bytes.NewReader(raw))
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, d)
+	}
+}
+
+// Run runs `thruput ARGS` on every host at once (at most Parallel at a
+// time) and returns one result per host, in the order given. A host that
+// fails does not stop the others.
+func (f *Fleet) Run(ctx context.Context, hosts []Host, args []string) []HostResult {
+	res := make([]HostResult, len(hosts))
+	f.each(ctx, hosts, func(ctx context.Context, i int, h Host) {
+		r := &res[i]
+		r.Host = h
+		s, err := f.open(ctx, h)
+		if err != nil {
+			r.Err = err
+			return
+		}
+		defer s.Close()
+		r.Platform, r.Sent = s.platform, s.sent
+		f.progress(h, "running thruput %s", strings.Join(args, " "))
+		r.Docs, r.Err = s.measure(ctx, args)
+	})
+	return res
+}
+
+// each calls fn for every host, Parallel at a time, each bounded by
+// HostTimeout, and reports the outcome on the progress stream.
+func (f *Fleet) each(ctx context.Context, hosts []Host, fn func(context.Context, int, Host)) {
+	limit := f.opts.Parallel
+	if limit <= 0 || limit > len(hosts) {
+		limit = len(hosts)
+	}
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for i, h := range hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-sem }()
+			hctx, cancel := f.hostContext(ctx)
+			defer cancel()
+			fn(hctx, i, h)
+		}()
+	}
+	wg.Wait()
+}
+
+func (f *Fleet) hostContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if f.opts.HostTimeout > 0 {
+		return context.WithTimeout(ctx, f.opts.HostTimeout)
+	}
+	return context.WithCancel(ctx)
+}
+
+// Clean removes the thruput cache from every host.
+func (f *Fleet) Clean(ctx context.Context, hosts []Host) []HostResult {
+	res := make([]HostResult, len(hosts))
+	f.each(ctx, hosts, func(ctx context.Context, i int, h Host) {
+		res[i].Host = h
+		c, err := f.dialer.dial(ctx, h)
+		if err != nil {
+			res[i].Err = err
+			return
+		}
+		defer c.Close()
+		res[i].Err = c.run(ctx, "rm -rf "+cacheDir, nil, io.Discard)
+	})
+	return res
+}
+
+func goarm() int {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "GOARM" && s.Value != "" {
+				n, _ := strconv.Atoi(s.Value[:1])
+				return n
+			}
+		}
+	}
+	return 7
+}

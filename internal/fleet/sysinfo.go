@@ -1,0 +1,104 @@
+package fleet
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/units"
+)
+
+// HostInfo is one host's machine context as fleet sysinfo collects it:
+// the host's own `thruput sysinfo --json`, and the facts the table shows.
+type HostInfo struct {
+	Host     string         `json:"host"`
+	Platform string         `json:"platform,omitempty"`
+	Machine  *result.Host   `json:"machine,omitempty"`
+	System   *result.System `json:"system,omitempty"`
+	Error    string         `json:"error,omitempty"`
+}
+
+// Sysinfo collects every host's `thruput sysinfo`.
+func (f *Fleet) Sysinfo(ctx context.Context, hosts []Host) []HostInfo {
+	out := make([]HostInfo, len(hosts))
+	f.each(ctx, hosts, func(ctx context.Context, i int, h Host) {
+		info := &out[i]
+		info.Host = h.Name
+		s, err := f.open(ctx, h)
+		if err != nil {
+			info.Error = err.Error()
+			return
+		}
+		defer s.Close()
+		info.Platform = s.platform.String()
+		data, err := s.command(ctx, "-q", []string{"sysinfo", "--json"})
+		if err != nil {
+			info.Error = err.Error()
+			return
+		}
+		var doc struct {
+			Host   result.Host   `json:"host"`
+			System result.System `json:"system"`
+		}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			info.Error = fmt.Sprintf("the host returned output that is not thruput's: %v", err)
+			return
+		}
+		info.Machine, info.System = &doc.Host, &doc.System
+	})
+	return out
+}
+
+// WriteSysinfo prints one row per host: board, CPU, memory, storage and
+// network interfaces with their links.
+func WriteSysinfo(w io.Writer, infos []HostInfo, format string) error {
+	if format == "json" {
+		return writeJSON(w, infos)
+	}
+	rows := [][]string{{"host", "platform", "board / CPU", "memory", "storage", "network", "status"}}
+	for _, in := range infos {
+		if in.Machine == nil {
+			rows = append(rows, []string{in.Host, dash(in.Platform), "-", "-", "-", "-", "failed: " + in.Error})
+			continue
+		}
+		m := in.Machine
+		board := m.Board
+		if board == "" {
+			board = m.CPUModel
+		}
+		if m.CPUCores > 0 {
+			board += fmt.Sprintf(" (%d cores)", m.CPUCores)
+		}
+		var disks, nics []string
+		for _, d := range in.System.BlockDevices {
+			s := d.Name
+			if d.SizeBytes > 0 {
+				s += " " + units.IEC(d.SizeBytes)
+			}
+			if d.Bus != "" {
+				s += " " + d.Bus
+			}
+			disks = append(disks, s)
+		}
+		for _, n := range in.System.NetInterfaces {
+			s := n.Name
+			switch {
+			case n.WiFi != nil && n.WiFi.TxBitrateMbps > 0:
+				s += " wifi " + strconv.FormatFloat(n.WiFi.TxBitrateMbps, 'f', -1, 64) + " Mbit/s"
+			case n.SpeedMbps > 0:
+				s += " " + strconv.Itoa(n.SpeedMbps) + " Mbit/s"
+			}
+			nics = append(nics, s)
+		}
+		mem := "-"
+		if m.MemoryBytes > 0 {
+			mem = units.IEC(m.MemoryBytes)
+		}
+		rows = append(rows, []string{in.Host, dash(in.Platform), dash(board), mem, dash(strings.Join(disks, ", ")), dash(strings.Join(nics, ", ")), "ok"})
+	}
+	return writeRows(w, rows, format == "markdown")
+}
