@@ -153,7 +153,10 @@ func (s *session) command(ctx context.Context, global string, args []string) ([]
 func (s *session) measure(ctx context.Context, args []string) ([]*result.Document, error) {
 	out, err := s.command(ctx, `--db "$d/r.db" -q`, args)
 	docs, perr := parseDocs(out)
-	if perr != nil {
+	switch {
+	case perr != nil && err == nil && !bytes.HasPrefix(bytes.TrimSpace(out), []byte("{")):
+		return nil, fmt.Errorf("thruput %s saved no run: fleet run is for measurements (fleet sysinfo collects the machines' context)", strings.Join(args, " "))
+	case perr != nil:
 		return nil, fmt.Errorf("the host returned output that is not thruput's: %w", perr)
 	}
 	for _, d := range docs {

@@ -282,11 +282,15 @@ func (d *sshDialer) explain(err error, t target) error {
 		return hk
 	}
 	if strings.Contains(err.Error(), "unable to authenticate") {
-		tried := "no keys: no agent (SSH_AUTH_SOCK) and no identity file"
-		if ids := d.identityFiles(t); len(ids) > 0 || os.Getenv("SSH_AUTH_SOCK") != "" {
-			tried = "the agent's keys and " + strings.Join(ids, ", ")
+		var tried []string
+		if os.Getenv("SSH_AUTH_SOCK") != "" {
+			tried = append(tried, "the agent's keys")
 		}
-		return fmt.Errorf("%s@%s refused the keys (tried %s)", t.user, t.hostport(), tried)
+		tried = append(tried, d.identityFiles(t)...)
+		if len(tried) == 0 {
+			tried = append(tried, "no key: no agent (SSH_AUTH_SOCK) and no identity file")
+		}
+		return fmt.Errorf("%s@%s refused the keys (tried %s)", t.user, t.hostport(), strings.Join(tried, ", "))
 	}
 	return fmt.Errorf("ssh %s: %w", t.hostport(), unwrapOp(err))
 }

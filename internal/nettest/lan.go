@@ -101,3 +101,10 @@ func (l *LAN) Enter(i int, fn func() error) error {
 	}
 	return enter(l.Hosts[i].NS, fn)
 }
+
+// KillAll kills every process in host i's namespace (its sshd and the
+// sessions it started), as a host that dies would.
+func (l *LAN) KillAll(i int) error {
+	_, err := killAll(l.Hosts[i].NS)
+	return err
+}

@@ -6,7 +6,9 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,15 +27,28 @@ type SSHD struct {
 }
 
 // StartSSHD starts sshd in host i, letting in the holder of authorizedKey
-// (a public key line) as root; it is stopped when the test ends.
-func (l *LAN) StartSSHD(t testing.TB, i int, authorizedKey string) *SSHD {
+// (a public key line) as u (see NewUser); it is stopped when the test
+// ends.
+func (l *LAN) StartSSHD(t testing.TB, i int, authorizedKey string, u *user.User) *SSHD {
 	t.Helper()
 	if _, err := exec.LookPath("/usr/sbin/sshd"); err != nil {
 		t.Fatalf("nettest: no /usr/sbin/sshd: install openssh-server (scripts/setup does)")
 	}
 	s := &SSHD{Dir: t.TempDir(), Addr: net.JoinHostPort(l.Hosts[i].Addr, "22"), done: make(chan struct{})}
+	// The user's sessions read authorized_keys and own cache and tmp.
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	for _, d := range []string{filepath.Dir(s.Dir), s.Dir} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, d := range []string{"cache", "tmp"} {
-		if err := os.Mkdir(filepath.Join(s.Dir, d), 0o700); err != nil {
+		p := filepath.Join(s.Dir, d)
+		if err := os.Mkdir(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(p, uid, gid); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -44,7 +59,7 @@ func (l *LAN) StartSSHD(t testing.TB, i int, authorizedKey string) *SSHD {
 		t.Fatal(err)
 	}
 	s.HostKeyPub = strings.TrimSpace(string(pub))
-	if err := os.WriteFile(filepath.Join(s.Dir, "authorized_keys"), []byte(authorizedKey+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(s.Dir, "authorized_keys"), []byte(authorizedKey+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cfg := fmt.Sprintf(`ListenAddress %s
@@ -52,7 +67,8 @@ HostKey %s
 PidFile none
 AuthorizedKeysFile %s/authorized_keys
 StrictModes no
-PermitRootLogin prohibit-password
+PermitRootLogin no
+AllowUsers %s
 PasswordAuthentication no
 KbdInteractiveAuthentication no
 UsePAM no
@@ -60,7 +76,7 @@ SetEnv XDG_CACHE_HOME=%s/cache TMPDIR=%s/tmp
 MaxStartups 200
 MaxSessions 100
 LogLevel ERROR
-`, s.Addr, key, s.Dir, s.Dir, s.Dir)
+`, s.Addr, key, s.Dir, u.Username, s.Dir, s.Dir)
 	conf := filepath.Join(s.Dir, "sshd_config")
 	if err := os.WriteFile(conf, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)

@@ -145,7 +145,7 @@ func Sweep() error {
 	if err != nil {
 		return err
 	}
-	var errs []error
+	errs := []error{sweepUsers()}
 	for _, ns := range names {
 		if _, err := deleteNamespace(ns); err != nil {
 			errs = append(errs, err)

@@ -1,0 +1,308 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/thruput/thruput/internal/fleet"
+	"github.com/thruput/thruput/internal/nettest"
+)
+
+// fleetLab is hosts h1..hN, each a namespace with its own sshd, on one
+// switch with a controller namespace (host 0) that runs thruput fleet,
+// with a HOME of its own: a key, ~/.ssh/config naming the hosts, and
+// known_hosts holding their keys.
+type fleetLab struct {
+	lan   *nettest.LAN
+	user  *user.User      // the hosts' login user
+	sshd  []*nettest.SSHD // index 0 unused: the controller runs no sshd
+	home  string
+	db    string
+	known string
+}
+
+func newFleetLab(t *testing.T, rates ...int) *fleetLab {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("fleet tests start sshd in network namespaces; skipped with -short")
+	}
+	l := &fleetLab{lan: nettest.NewLAN(t, append([]int{0}, rates...)), home: t.TempDir()}
+	l.db = filepath.Join(l.home, "results.db")
+	ssh := filepath.Join(l.home, ".ssh")
+	os.Mkdir(ssh, 0o700)
+	key := filepath.Join(ssh, "id_ed25519")
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "", "-f", key).CombinedOutput(); err != nil {
+		t.Fatalf("ssh-keygen: %v %s", err, out)
+	}
+	pub, _ := os.ReadFile(key + ".pub")
+	var cfg, known strings.Builder
+	l.user = nettest.NewUser(t, t.TempDir())
+	l.sshd = make([]*nettest.SSHD, len(l.lan.Hosts))
+	for i := 1; i < len(l.lan.Hosts); i++ {
+		l.sshd[i] = l.lan.StartSSHD(t, i, strings.TrimSpace(string(pub)), l.user)
+		fmt.Fprintf(&cfg, "Host h%d\n  HostName %s\n  User %s\n", i, l.lan.Hosts[i].Addr, l.user.Username)
+		fmt.Fprintf(&known, "%s %s\n", l.lan.Hosts[i].Addr, l.sshd[i].HostKeyPub)
+	}
+	os.WriteFile(filepath.Join(ssh, "config"), []byte(cfg.String()), 0o600)
+	l.known = filepath.Join(ssh, "known_hosts")
+	os.WriteFile(l.known, []byte(known.String()), 0o600)
+	return l
+}
+
+// target is a directory the hosts' user may measure in.
+func (l *fleetLab) target(t *testing.T) string {
+	d := t.TempDir()
+	os.Chmod(filepath.Dir(d), 0o755)
+	uid, _ := strconv.Atoi(l.user.Uid)
+	gid, _ := strconv.Atoi(l.user.Gid)
+	if err := os.Chown(d, uid, gid); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// quick is a measurement that takes a moment.
+func (l *fleetLab) quick(t *testing.T) []string {
+	return []string{"disk", "sweep", l.target(t), "--sizes", "64k", "--file-size", "256k", "--skip-space-check"}
+}
+
+func (l *fleetLab) hosts(n int) string {
+	var hs []string
+	for i := 1; i <= n; i++ {
+		hs = append(hs, fmt.Sprintf("h%d", i))
+	}
+	return strings.Join(hs, ",")
+}
+
+// thruput runs the controller in its namespace.
+func (l *fleetLab) thruput(t *testing.T, args ...string) outcome {
+	t.Helper()
+	cmd := l.lan.Command(t.Context(), 0, thruputBin, args...)
+	cmd.Env = append(os.Environ(), "HOME="+l.home, "THRUPUT_DB="+l.db, "SSH_AUTH_SOCK=")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("thruput %v: %v", args, err)
+	}
+	return outcome{code: cmd.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}
+}
+
+func fleetLines(t *testing.T, o outcome) map[string]fleet.HostLine {
+	t.Helper()
+	var lines []fleet.HostLine
+	if err := json.Unmarshal([]byte(o.stdout), &lines); err != nil {
+		t.Fatalf("fleet output: %v\n%s\nstderr: %s", err, o.stdout, o.stderr)
+	}
+	m := map[string]fleet.HostLine{}
+	for _, l := range lines {
+		m[l.Host] = l
+	}
+	return m
+}
+
+// emptyDir fails the test if dir holds anything.
+func emptyDir(t *testing.T, dir string) {
+	t.Helper()
+	if es, err := os.ReadDir(dir); err != nil || len(es) > 0 {
+		var names []string
+		for _, e := range es {
+			names = append(names, e.Name())
+		}
+		t.Errorf("%s: %v %v, want empty", dir, names, err)
+	}
+}
+
+func TestFleetRun(t *testing.T) {
+	t.Parallel()
+	l := newFleetLab(t, 0, 0, 0)
+	target := l.target(t)
+	args := []string{"fleet", "run", "--json", "--hosts", l.hosts(3), "--label", "lab=x", "--",
+		"disk", "sweep", target, "--sizes", "64k", "--file-size", "1M", "--skip-space-check"}
+	o := l.thruput(t, args...)
+	if o.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	lines := fleetLines(t, o)
+	for i := 1; i <= 3; i++ {
+		h := lines[fmt.Sprintf("h%d", i)]
+		if h.Error != "" || len(h.Runs) != 1 || h.SentBytes == 0 || h.Platform != "amd64" {
+			t.Errorf("h%d: %+v", i, h)
+		}
+		// Scratch files of the run and of the remote wrapper are gone.
+		emptyDir(t, filepath.Join(l.sshd[i].Dir, "tmp"))
+	}
+	emptyDir(t, target)
+	list := l.thruput(t, "results", "list", "--json", "--label", "lab=x")
+	for i := 1; i <= 3; i++ {
+		if !strings.Contains(list.stdout, fmt.Sprintf(`"host": "h%d"`, i)) {
+			t.Errorf("no run labelled host=h%d in the store:\n%s", i, list.stdout)
+		}
+	}
+	// A second run copies nothing: the binary is in each host's cache.
+	o = l.thruput(t, args...)
+	for name, h := range fleetLines(t, o) {
+		if h.SentBytes != 0 || h.Error != "" {
+			t.Errorf("second run, %s: %+v", name, h)
+		}
+	}
+	// A damaged cache entry (a wrong platform's file) is replaced.
+	bins, _ := filepath.Glob(filepath.Join(l.sshd[1].Dir, "cache", "thruput", "*", "thruput"))
+	if len(bins) != 1 {
+		t.Fatalf("cache of h1: %v", bins)
+	}
+	os.WriteFile(bins[0], []byte("#!/bin/sh\necho wrong platform\n"), 0o755)
+	o = l.thruput(t, append([]string{"fleet", "run", "--json", "--hosts", "h1", "--"}, l.quick(t)...)...)
+	if h := fleetLines(t, o)["h1"]; h.SentBytes == 0 {
+		t.Errorf("a wrong cache entry was used: %+v %s", h, o.stderr)
+	}
+	o = l.thruput(t, "fleet", "clean", "--hosts", l.hosts(3))
+	if o.code != 0 {
+		t.Fatalf("clean: exit %d %s", o.code, o.stderr)
+	}
+	for i := 1; i <= 3; i++ {
+		emptyDir(t, filepath.Join(l.sshd[i].Dir, "cache"))
+	}
+}
+
+func TestFleetHostFailures(t *testing.T) {
+	t.Parallel()
+	l := newFleetLab(t, 0, 0, 0, 0, 0)
+	// h2: sshd stopped. h3: known_hosts holds another key for it.
+	// h4: its key is not known at all. h5: closes the session mid-run.
+	l.sshd[2].Stop()
+	known, _ := os.ReadFile(l.known)
+	lines := strings.Split(strings.TrimSpace(string(known)), "\n")
+	other := strings.Fields(lines[0])
+	lines[2] = l.lan.Hosts[3].Addr + " " + other[1] + " " + other[2]
+	lines = append(lines[:3], lines[4:]...)
+	os.WriteFile(l.known, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+
+	target := l.target(t)
+	go func() {
+		// Long enough after the start that h5 is measuring.
+		time.Sleep(1500 * time.Millisecond)
+		l.lan.KillAll(5)
+	}()
+	o := l.thruput(t, "fleet", "run", "--json", "--hosts", l.hosts(5), "--", "disk", "random", target,
+		"--time", "3s", "--total-size", "8M", "--files", "4")
+	if o.code != 1 {
+		t.Errorf("exit %d, want 1 (some hosts failed)\n%s", o.code, o.stderr)
+	}
+	got := fleetLines(t, o)
+	if h := got["h1"]; h.Error != "" || len(h.Runs) != 1 {
+		t.Errorf("h1 should have been measured and saved: %+v", h)
+	}
+	for host, want := range map[string]string{
+		"h2": "connection refused",
+		"h3": "REMOTE HOST IDENTIFICATION HAS CHANGED",
+		"h4": "is not known",
+		"h5": "closed",
+	} {
+		if h := got[host]; !strings.Contains(h.Error, want) || len(h.Runs) != 0 {
+			t.Errorf("%s: %+v, want an error saying %q", host, h, want)
+		}
+	}
+	if list := l.thruput(t, "results", "list", "--json"); strings.Count(list.stdout, `"host": "h`) != 1 {
+		t.Errorf("want h1's run alone in the store:\n%s", list.stdout)
+	}
+	// accept-new records h4's key, and the next run needs no flag.
+	o = l.thruput(t, append([]string{"fleet", "run", "--json", "--accept-new-host-keys", "--hosts", "h4", "--"}, l.quick(t)...)...)
+	if o.code != 0 {
+		t.Fatalf("accept-new: exit %d %s %s", o.code, o.stdout, o.stderr)
+	}
+	if o = l.thruput(t, append([]string{"fleet", "run", "--json", "--hosts", "h4", "--"}, l.quick(t)...)...); o.code != 0 {
+		t.Errorf("after accept-new: exit %d %s", o.code, o.stdout)
+	}
+	// A changed key is refused even with accept-new.
+	o = l.thruput(t, append([]string{"fleet", "run", "--json", "--accept-new-host-keys", "--hosts", "h3", "--"}, l.quick(t)...)...)
+	if o.code != 1 || !strings.Contains(o.stdout, "CHANGED") {
+		t.Errorf("changed key with accept-new: exit %d %s", o.code, o.stdout)
+	}
+}
+
+func TestFleetInterrupt(t *testing.T) {
+	t.Parallel()
+	l := newFleetLab(t, 0, 0)
+	target := l.target(t)
+	cmd := l.lan.Command(t.Context(), 0, thruputBin, "fleet", "run", "--hosts", l.hosts(2), "--",
+		"disk", "random", target, "--time", "60s", "--total-size", "8M", "--files", "4")
+	cmd.Env = append(os.Environ(), "HOME="+l.home, "THRUPUT_DB="+l.db, "SSH_AUTH_SOCK=")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The set-up phase writes the files; interrupt once measuring.
+	deadline := time.Now().Add(20 * time.Second)
+	for strings.Count(stderr.String(), "running") < 2 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	for i := 1; i <= 2; i++ {
+		// sshd, the session's shell, thruput and the input watcher.
+		if out, _ := exec.Command("ip", "netns", "pids", l.lan.Hosts[i].NS).Output(); len(strings.Fields(string(out))) < 4 {
+			t.Fatalf("h%d is not measuring:\n%s", i, stderr.String())
+		}
+	}
+	start := time.Now()
+	cmd.Process.Signal(os.Interrupt)
+	cmd.Wait()
+	if d := time.Since(start); d > 15*time.Second {
+		t.Errorf("the controller took %v to stop after SIGINT", d)
+	}
+	if cmd.ProcessState.ExitCode() == 0 {
+		t.Errorf("interrupted run exited 0:\n%s", stderr.String())
+	}
+	// The remote runs stopped and cleaned up after themselves.
+	time.Sleep(500 * time.Millisecond)
+	for i := 1; i <= 2; i++ {
+		if out, _ := exec.Command("ip", "netns", "pids", l.lan.Hosts[i].NS).Output(); len(strings.Fields(string(out))) != 1 {
+			ps, _ := exec.Command("ps", "-o", "pid,args", "-p", strings.Join(strings.Fields(string(out)), ",")).Output()
+			t.Errorf("h%d still runs more than its sshd:\n%s", i, ps)
+		}
+		emptyDir(t, filepath.Join(l.sshd[i].Dir, "tmp"))
+	}
+	emptyDir(t, target)
+}
+
+func TestFleetNet(t *testing.T) {
+	t.Parallel()
+	l := newFleetLab(t, 100, 100, 100, 100)
+	o := l.thruput(t, "fleet", "net", "--json", "--hosts", l.hosts(4), "--", "-t", "2")
+	if o.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	var m fleet.Matrix
+	if err := json.Unmarshal([]byte(o.stdout), &m); err != nil {
+		t.Fatalf("%v\n%s", err, o.stdout)
+	}
+	if len(m.Pairs) != 12 {
+		t.Fatalf("%d pairs, want 12", len(m.Pairs))
+	}
+	for _, p := range m.Pairs {
+		// 100 Mbit/s of Ethernet frames carry about 95 of TCP payload.
+		if p.MbitPerSecond == nil || *p.MbitPerSecond < 85 || *p.MbitPerSecond > 100 {
+			t.Errorf("%s -> %s: %v Mbit/s (%s), want about 94", p.From, p.To, p.MbitPerSecond, p.Error)
+		}
+	}
+	list := l.thruput(t, "results", "list", "--json", "--label", "from=h1", "--label", "to=h2")
+	if !strings.Contains(list.stdout, `"from": "h1"`) {
+		t.Errorf("the h1 -> h2 run is not in the store labelled from= and to=:\n%s", list.stdout)
+	}
+	tbl := l.thruput(t, "fleet", "net", "--hosts", "h1,h2", "--pairs", "ring", "--no-save", "--", "-t", "1")
+	if tbl.code != 0 || !strings.Contains(tbl.stdout, "Mbit/s from \\ to") {
+		t.Errorf("table: exit %d\n%s%s", tbl.code, tbl.stdout, tbl.stderr)
+	}
+}
