@@ -194,6 +194,7 @@ func TestBlockDeviceRefused(t *testing.T) {
 }
 
 func TestSweepCounts(t *testing.T) {
+	fstest.Long(t, "measures for seconds")
 	dir := t.TempDir()
 	doc := sweepJSON(t, dir, "--sizes", "8,4k,64k,1M", "--file-size", "4M", "--max-time", "20s")
 	if doc.Status != result.StatusOK || doc.Method != "disk.sweep" || len(doc.Targets) != 1 {
@@ -407,6 +408,7 @@ func startRun(t *testing.T, dir, file string, args ...string) (*exec.Cmd, *bytes
 }
 
 func TestInterruptLeavesNothing(t *testing.T) {
+	fstest.Long(t, "interrupts real runs")
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
@@ -434,6 +436,7 @@ func TestInterruptLeavesNothing(t *testing.T) {
 // TestInterruptOtherMethods: random and io stop on SIGINT with their
 // partial figures and leave nothing behind, like the sweep.
 func TestInterruptOtherMethods(t *testing.T) {
+	fstest.Long(t, "interrupts real runs")
 	for _, run := range [][]string{
 		{"test_file.1", "disk", "random", "--files", "2", "--total-size", "8M", "--bs", "4k", "--time", "30s"},
 		{"job.0", "disk", "io", "--rw", "randread", "--size", "8M", "--runtime", "30s", "--time-based", "--direct=false"},

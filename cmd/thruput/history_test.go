@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -329,6 +330,7 @@ func needPeer(t *testing.T, tool string) {
 // TestImportPeers brings real fio, sysbench and iperf3 output (made here,
 // now) into a store, and prints each as thruput's own runs print.
 func TestImportPeers(t *testing.T) {
+	fstest.Long(t, "runs fio, iperf3 and sysbench")
 	for _, tool := range []string{"fio", "sysbench", "iperf3"} {
 		needPeer(t, tool)
 	}
@@ -401,6 +403,7 @@ func TestImportPeers(t *testing.T) {
 // thruput server, twice a few seconds apart: each round's runs carry their
 // round and time, and compare can set the rounds side by side.
 func TestSuiteRepeatAgainstServer(t *testing.T) {
+	fstest.Long(t, "a suite against a server, for seconds")
 	port := freePort(t)
 	startBackground(t, exec.Command(thruputBin, "net", "server", "-B", "127.0.0.1", "-p", strconv.Itoa(port), "-q", "--no-save"))
 	waitListening(t, port)

@@ -99,6 +99,7 @@ func TestIOVerify(t *testing.T) {
 // TestIORepeatAndRamp checks the spread over repeats and that the ramp is
 // left out of the measured span.
 func TestIORepeatAndRamp(t *testing.T) {
+	fstest.Long(t, "measures for seconds")
 	dir := t.TempDir()
 	doc := ioJSON(t, dir, "--rw", "randread", "--size", "4M", "--repeat", "3", "--iodepth", "4", "--direct=false")
 	s := doc.IO.Summary

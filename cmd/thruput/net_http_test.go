@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/nettest"
 	"github.com/thruput/thruput/internal/result"
 )
@@ -103,6 +104,7 @@ func TestHTTPAgainstServe(t *testing.T) {
 }
 
 func TestHTTPFailures(t *testing.T) {
+	fstest.Long(t, "waits out timeouts")
 	// Content-Length 10 MiB, then the connection dies after 3.
 	short := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", strconv.Itoa(10<<20))

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/nettest"
 	"github.com/thruput/thruput/internal/result"
 )
@@ -166,6 +167,7 @@ var interopModes = []struct {
 // `thruput net server`. Both must end well, print JSON that parses, and
 // agree on what crossed.
 func TestInteropWithIperf3(t *testing.T) {
+	fstest.Long(t, "runs against the real iperf3 for seconds")
 	if _, err := exec.LookPath("iperf3"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("iperf3 not installed (scripts/setup installs it)")
@@ -363,6 +365,7 @@ func TestNetBadInput(t *testing.T) {
 }
 
 func TestNetClientFailures(t *testing.T) {
+	fstest.Long(t, "waits out timeouts")
 	// Nobody listening: refused, exit 1, and the JSON still says what was tried.
 	port := freePort(t)
 	o := thruput(t, "net", "client", "127.0.0.1", "-p", strconv.Itoa(port), "--json", "-q")
@@ -426,6 +429,7 @@ func TestNetClientFailures(t *testing.T) {
 
 // TestNetOutputs checks each format of a short thruput-to-thruput run.
 func TestNetOutputs(t *testing.T) {
+	fstest.Long(t, "transfers for seconds")
 	port := freePort(t)
 	startBackground(t, exec.Command(thruputBin, "net", "server", "-q", "--bind", "127.0.0.1", "-p", strconv.Itoa(port)))
 	waitListening(t, port)

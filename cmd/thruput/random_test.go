@@ -128,6 +128,7 @@ func TestRandomModes(t *testing.T) {
 // threads (sysbench loses count there), and with --fsync-all every file
 // is flushed each time.
 func TestRandomThreadsFsync(t *testing.T) {
+	fstest.Long(t, "measures for seconds")
 	dir := t.TempDir()
 	doc := randomJSON(t, dir, "--threads", "4", "--files", "16", "--total-size", "16M", "--bs", "4k", "--time", "1s", "--fsync-every", "20")
 	checkRandom(t, "tmp", doc)

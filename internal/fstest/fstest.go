@@ -139,11 +139,13 @@ func MinSize(kind string) int64 {
 	return specs[kind].min
 }
 
-// RequireRoot skips the test unless it runs as root. Under CI (CI=true) it
-// fails it instead: a CI run that skipped every filesystem test would look
-// green while testing nothing.
+// RequireRoot skips the test with -short (see Long), and unless it runs
+// as root. Under CI (CI=true) it fails it instead of the latter skip: a CI
+// run that skipped every filesystem test would look green while testing
+// nothing.
 func RequireRoot(t testing.TB) {
 	t.Helper()
+	Long(t, "it needs root and a real machine")
 	if os.Geteuid() == 0 {
 		return
 	}
@@ -151,6 +153,17 @@ func RequireRoot(t testing.TB) {
 		t.Fatalf("needs root, running as uid %d: root tests must not be skipped under CI (CI=true); run the tests as root", os.Geteuid())
 	}
 	t.Skip("needs root: run as root to test on real filesystems")
+}
+
+// Long skips t under -short: a developer's fast run (go test -short
+// ./...) holds unit, golden and fixture tests only; tests that format
+// filesystems, shape links, start servers or measure for seconds run in
+// the full suite (make check), which CI runs.
+func Long(t testing.TB, why string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("skipped with -short: %s", why)
+	}
 }
 
 // AssertNoScratch fails the test if dir directly contains an entry named

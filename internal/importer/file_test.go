@@ -8,12 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/result"
 )
 
 // TestEachFile reads a real fio output and an export of its runs from
 // files, as results import does, and refuses a cut-short export.
 func TestEachFile(t *testing.T) {
+	fstest.Long(t, "imports large exports")
 	dir := t.TempDir()
 	fio := filepath.Join(dir, "fio.json")
 	if err := os.WriteFile(fio, fioOutput(t), 0o644); err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/iperf3"
 	"github.com/thruput/thruput/internal/result"
 )
@@ -110,6 +111,7 @@ func checkTruncated(t *testing.T, out []byte) {
 }
 
 func TestFioReal(t *testing.T) {
+	fstest.Long(t, "runs the real fio")
 	t.Parallel()
 	out := fioOutput(t)
 	if got := Detect(out); got != FIO {
@@ -343,6 +345,7 @@ var sbNum = func(out []byte, key string) float64 {
 }
 
 func TestSysbenchReal(t *testing.T) {
+	fstest.Long(t, "runs the real sysbench")
 	t.Parallel()
 	rndrw, seqwr := sysbenchRuns(t)
 	for _, tc := range []struct {

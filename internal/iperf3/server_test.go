@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -109,6 +110,7 @@ func openFDs(t *testing.T) int {
 // CVE-2024-53580's wrong types, silent and vanishing clients) and checks
 // that after each it serves a good client, and that nothing leaks.
 func TestServerSurvivesHostileClients(t *testing.T) {
+	fstest.Long(t, "waits out hostile clients' timeouts")
 	ts := startServer(t, ServerConfig{IdleTimeout: 2 * time.Second})
 	ctx := context.Background()
 	// Warm up: the first test starts goroutines and fds that stay (the
@@ -311,6 +313,7 @@ func TestServerLimitsAndAuth(t *testing.T) {
 // TestClientServer runs thruput against itself over loopback in each mode
 // and checks that what one end sent the other received.
 func TestClientServer(t *testing.T) {
+	fstest.Long(t, "transfers for seconds")
 	ts := startServer(t, ServerConfig{})
 	ctx := context.Background()
 	for _, c := range []struct {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/compare"
+	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -233,6 +234,7 @@ func browserPage(t *testing.T) (page []byte, want map[string]int) {
 // screenshot that is not blank, a DOM with every chart and its points)
 // and that the page asked the network for nothing.
 func TestHTMLInChromium(t *testing.T) {
+	fstest.Long(t, "starts Chromium")
 	const bin = "/usr/bin/chromium"
 	if _, err := os.Stat(bin); err != nil {
 		if os.Getenv("CI") == "true" {

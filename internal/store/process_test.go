@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/thruput/thruput/internal/fstest"
 )
 
 // helperEnv selects what TestHelperProcess does when the test binary is
@@ -73,6 +75,7 @@ func integrityOK(t *testing.T, s *Store) {
 // Two processes create (the file does not exist yet) and fill one store at
 // the same time.
 func TestTwoProcesses(t *testing.T) {
+	fstest.Long(t, "starts processes racing on one store")
 	path := filepath.Join(t.TempDir(), "results.db")
 	const each = 200
 	// Both start at the same moment, so that both find no file and race to
