@@ -20,6 +20,7 @@ import (
 // selectFlags narrow what a label query picks, for compare and report.
 type selectFlags struct {
 	method, host string
+	all          bool
 }
 
 func newCompareCmd(a *app) *cobra.Command {
@@ -80,6 +81,7 @@ marked ~ is inside the noise: the repeats do not tell the two apart.`,
 func (sel *selectFlags) add(fl *pflag.FlagSet) {
 	fl.StringVar(&sel.method, "method", "", "label queries take only runs of this method (disk.sweep) or family (disk.)")
 	fl.StringVar(&sel.host, "host", "", "label queries take only runs made on this hostname")
+	fl.BoolVar(&sel.all, "all", false, "label queries also take runs that did not end ok (partial, failed, interrupted)")
 }
 
 // selectGroups turns compare's and report's arguments into groups of
@@ -95,7 +97,10 @@ func selectGroups(s *store.Store, args []string, sel selectFlags) ([]compare.Gro
 			groups = append(groups, compare.Group{Name: arg, Docs: []*result.Document{doc}})
 			continue
 		}
-		flt := store.Filter{Method: sel.method, Host: sel.host}
+		flt := store.Filter{Method: sel.method, Host: sel.host, Status: result.StatusOK}
+		if sel.all {
+			flt.Status = ""
+		}
 		for _, part := range strings.Split(arg, ",") {
 			q, err := store.ParseLabelQuery(part)
 			if err != nil {

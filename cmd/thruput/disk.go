@@ -154,8 +154,7 @@ func (a *app) runDisk(cmd *cobra.Command, method string, dirs []string, format s
 	if usage.Is(runErr) {
 		return runErr
 	}
-	a.conclude(doc, runErr, counters)
-	return errors.Join(runErr, a.emit(doc, format), a.save(doc))
+	return a.deliver(doc, runErr, counters, func() error { return a.emit(doc, format) })
 }
 
 func newDiskCleanCmd(a *app) *cobra.Command {

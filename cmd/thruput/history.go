@@ -18,7 +18,11 @@ import (
 // history is what the app keeps for the result store: where it is, the
 // labels and --no-save of the measuring command, and the store once open.
 type history struct {
-	db     string
+	db string
+	// dbSet is whether --db was given at all: --db '' is refused, not
+	// taken for the default.
+	dbSet  bool
+	loc    *store.Location
 	labels []string
 	noSave bool
 	// labelMap is labels parsed, set by openHistory.
@@ -52,9 +56,15 @@ func (a *app) openHistory(stderr io.Writer) error {
 	if a.noSave || a.store != nil {
 		return nil
 	}
-	path := a.storePath()
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		a.pending = path
+	loc, err := a.location()
+	if err != nil {
+		return err
+	}
+	if err := loc.Check(); err != nil {
+		return usage.Wrap(err)
+	}
+	if _, err := os.Stat(loc.Path); errors.Is(err, fs.ErrNotExist) {
+		a.pending = loc.Path
 	} else if _, err := a.openStore(); err != nil {
 		return err
 	}
@@ -65,11 +75,17 @@ func (a *app) openHistory(stderr io.Writer) error {
 	return nil
 }
 
-func (a *app) storePath() string {
-	if a.db != "" {
-		return a.db
+// location resolves --db and the environment once; a bad value is the
+// user's to fix (exit 2).
+func (a *app) location() (store.Location, error) {
+	if a.loc == nil {
+		l, err := store.Resolve(a.db, a.dbSet)
+		if err != nil {
+			return l, usage.Wrap(err)
+		}
+		a.loc = &l
 	}
-	return store.DefaultPath()
+	return *a.loc, nil
 }
 
 // openStore opens the store once per process, creating it when a run
@@ -78,7 +94,11 @@ func (a *app) openStore() (*store.Store, error) {
 	if a.store != nil {
 		return a.store, nil
 	}
-	s, err := store.Open(a.storePath())
+	loc, err := a.location()
+	if err != nil {
+		return nil, err
+	}
+	s, err := store.Open(loc.Path)
 	if err != nil {
 		// A file that is not a store is the user's to fix; a full disk
 		// or a lock held too long is a failure.
@@ -95,8 +115,12 @@ func (a *app) openStore() (*store.Store, error) {
 // a store that does not exist is not created, so a mistyped --db says so.
 func (a *app) readStore() (*store.Store, error) {
 	if a.store == nil {
-		if _, err := os.Stat(a.storePath()); errors.Is(err, fs.ErrNotExist) {
-			return nil, usage.Errorf("no result store at %s yet: every run saves there (or give --db FILE)", a.storePath())
+		loc, err := a.location()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(loc.Path); errors.Is(err, fs.ErrNotExist) {
+			return nil, usage.Errorf("no result store at %s yet: every run saves there (or give --db FILE)", loc.Path)
 		}
 	}
 	return a.openStore()
@@ -122,6 +146,18 @@ func (a *app) conclude(doc *result.Document, runErr error, counters map[string]i
 	if a.collect != nil {
 		a.collect(doc)
 	}
+}
+
+// deliver ends a run the same way for every method. A run that failed
+// before it measured anything is an error and nothing else: one line on
+// stderr, no table of zeros, nothing saved. Any other run is concluded,
+// printed by show, and saved, with what ended it in its status.
+func (a *app) deliver(doc *result.Document, runErr error, counters map[string]int64, show func() error) error {
+	if runErr != nil && !doc.Measured() {
+		return runErr
+	}
+	a.conclude(doc, runErr, counters)
+	return errors.Join(runErr, show(), a.save(doc))
 }
 
 // save keeps a concluded run in the store, after it has been printed, so

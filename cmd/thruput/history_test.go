@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,7 +42,7 @@ func quickSweep(t *testing.T, db, dir string, labels ...string) *result.Document
 }
 
 func TestRunsAreSaved(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "h", "results.db")
+	db := filepath.Join(t.TempDir(), "results.db")
 	dir := t.TempDir()
 	a := quickSweep(t, db, dir, "device=sandisk-extreme", "fs=tmp")
 	b := quickSweep(t, db, dir, "device=kingston", "fs=tmp")
@@ -138,6 +139,7 @@ func TestStoreBadInput(t *testing.T) {
 	// A store that does not exist is not made by a command that only
 	// reads, nor by a run refused before it measured.
 	missing := filepath.Join(t.TempDir(), "none", "results.db")
+	fresh := filepath.Join(t.TempDir(), "fresh.db")
 	db := filepath.Join(t.TempDir(), "results.db")
 	quickSweep(t, db, t.TempDir(), "fs=x")
 	out := filepath.Join(t.TempDir(), "out.json")
@@ -158,7 +160,7 @@ func TestStoreBadInput(t *testing.T) {
 		{[]string{"results", "list", "--db", missing}, "no result store"},
 		{[]string{"compare", "--db", missing, "fs=x"}, "no result store"},
 		{[]string{"report", "--db", missing}, "no result store"},
-		{[]string{"disk", "sweep", dir, "--db", missing, "--file-size", "100T"}, "100"},
+		{[]string{"disk", "sweep", dir, "--db", fresh, "--file-size", "100T"}, "100"},
 		{[]string{"disk", "sweep", dir, "--db", db, "--label", "nokey", "-o", out}, "key=value"},
 		{[]string{"disk", "sweep", dir, "--db", db, "--label", "a=1", "--label", "a=2"}, "twice"},
 		{[]string{"results", "list", "--db", db, "--since", "yesterday"}, "--since"},
@@ -186,6 +188,9 @@ func TestStoreBadInput(t *testing.T) {
 		if o.code != 2 || !strings.Contains(o.stderr, c.want) || strings.Count(strings.TrimSpace(o.stderr), "\n") > 0 {
 			t.Errorf("thruput %v: exit %d, stderr %q; want exit 2 and one line naming %q", c.args, o.code, o.stderr, c.want)
 		}
+	}
+	if _, err := os.Stat(fresh); err == nil {
+		t.Errorf("a command refused made the store %s", fresh)
 	}
 	if _, err := os.Stat(filepath.Dir(missing)); err == nil {
 		t.Errorf("a command refused made the store %s", missing)
@@ -443,5 +448,57 @@ func TestSuiteRepeatAgainstServer(t *testing.T) {
 	}
 	if o := thruput(t, "compare", "--db", db, "round=1", "round=2"); o.code != 0 || !strings.Contains(o.stdout, "net up") || !strings.Contains(o.stdout, "net down") {
 		t.Errorf("compare round=1 round=2: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+}
+
+// TestStoreCheckedFirst: a store that cannot take the run stops it in the
+// first second (not after a long measurement), exit 2, and nothing is made.
+func TestStoreCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	long := []string{"net", "client", "127.0.0.1", "-p", strconv.Itoa(freePort(t)), "-t", "300"}
+	for _, c := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{args: []string{"--db="}, want: "--db is empty"},
+		{args: []string{"--db", "postgres://u:pw@db/x"}, want: "postgres://u:xxxxx@db/x"},
+		{args: []string{"--db", "http://example/x"}, want: "SQLite file"},
+		{args: []string{"--db", filepath.Join(dir, "no", "such", "dir", "r.db")}, want: "does not exist"},
+		{args: []string{"--db", dir}, want: "is a directory"},
+		{args: []string{"--db", "/proc/r.db"}, want: "cannot make the store"},
+		{env: []string{"HOME=/nonexistent", "XDG_DATA_HOME=", "THRUPUT_DB="}, want: "$HOME is /nonexistent"},
+		{env: []string{"THRUPUT_DB=mysql://h/x"}, want: "THRUPUT_DB mysql://h/x"},
+	} {
+		cmd := exec.Command(thruputBin, append(c.args, long...)...)
+		cmd.Env = append(os.Environ(), c.env...)
+		cmd.Dir = dir
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), c.want) {
+			t.Errorf("%v %v: %v %s, want exit 2 saying %q", c.env, c.args, err, out, c.want)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%v %v: refused after %v, want at once", c.env, c.args, d)
+		}
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 0 {
+		t.Errorf("refused stores left %v behind", es)
+	}
+}
+
+// TestImportRefusesEmpty: a document with no measurement is not a run.
+func TestImportRefusesEmpty(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "empty.json")
+	os.WriteFile(f, []byte(`{"start":{},"intervals":[],"end":{}}`), 0o600)
+	db := filepath.Join(dir, "r.db")
+	o := thruput(t, "results", "import", f, "--db", db)
+	if o.code != 2 || !strings.Contains(o.stderr, "no measurement") {
+		t.Errorf("exit %d %q, want 2 and a reason", o.code, o.stderr)
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Error("a refused import made a store")
 	}
 }

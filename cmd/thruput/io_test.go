@@ -83,7 +83,7 @@ func TestIOVerify(t *testing.T) {
 		t.Fatalf("corrupted verify: exit %d, stderr %q", o.code, o.stderr)
 	}
 	doc, err := result.Read(strings.NewReader(o.stdout))
-	if err != nil || doc.Status != result.StatusFailed || doc.IO.Verify.Errors != 1 || doc.IO.Verify.Detail != "checksum mismatch" {
+	if err != nil || doc.Status != result.StatusPartial || doc.IO.Verify.Errors != 1 || doc.IO.Verify.Detail != "checksum mismatch" {
 		t.Errorf("corrupted verify result: %v %+v", err, doc.IO.Verify)
 	}
 	// Every byte counts: the checksum field's neighbours, and the offset.

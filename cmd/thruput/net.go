@@ -263,10 +263,18 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, host string) error 
 	lines := &report.NetIntervals{W: out, MiB: a.mib, UDP: f.udp}
 	line := a.progress()
 	var mu sync.Mutex
+	var connecting sync.Once
 	cfg := iperf3.ClientConfig{
 		Host: host, Port: f.port, Params: p, Interval: interval, ZeroCopy: f.zero,
 		ConnectTimeout: f.connectTimeout, Secret: secret, Version: "thruput " + toolVersion(),
 		OnStreams: func(id int64, local, remote string) {
+			// Said once connected, so that a refused connection prints
+			// its error alone.
+			connecting.Do(func() {
+				if live {
+					fmt.Fprintf(out, "Connecting to %s, port %d\n", host, f.port)
+				}
+			})
 			if live {
 				fmt.Fprintf(out, "[%3d] local %s connected to %s\n", id, local, remote)
 			}
@@ -285,24 +293,20 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, host string) error 
 			line.Set(fmt.Sprintf("%s  %.1f s  %s Mbit/s", host, float64(iv.EndNs)/1e9, strconv.FormatFloat(bps/1e6, 'f', 1, 64)))
 		},
 	}
-	if live {
-		fmt.Fprintf(out, "Connecting to %s, port %d\n", host, f.port)
-	}
 	n, runErr := iperf3.Run(cmd.Context(), cfg)
 	line.Clear()
 	n.Parameters.Interface = netInterface(n)
 	doc.Net = n
-	a.conclude(doc, runErr, counters)
-	switch {
-	case f.compat:
-		err = iperf3.WriteCompat(out, doc)
-	case live:
-		fmt.Fprintln(out)
-		err = report.NetSummary(out, doc, report.Options{Format: format, MiB: a.mib}, false)
-	default:
-		err = report.Write(out, doc, report.Options{Format: format, MiB: a.mib})
-	}
-	return errors.Join(runErr, err, a.save(doc))
+	return a.deliver(doc, runErr, counters, func() error {
+		switch {
+		case f.compat:
+			return iperf3.WriteCompat(out, doc)
+		case live:
+			fmt.Fprintln(out)
+			return report.NetSummary(out, doc, report.Options{Format: format, MiB: a.mib}, false)
+		}
+		return report.Write(out, doc, report.Options{Format: format, MiB: a.mib})
+	})
 }
 
 // netSetup reads the shared secret, if any, from its file (so it never

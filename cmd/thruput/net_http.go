@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"net"
@@ -90,8 +89,7 @@ func runNetHTTP(cmd *cobra.Command, a *app, c httpget.Config, rawURL string) err
 	if runs := doc.HTTP.Runs; len(runs) > 0 {
 		doc.HTTP.Interface = sysinfo.InterfaceOf(runs[0].LocalAddr)
 	}
-	a.conclude(doc, runErr, counters)
-	return errors.Join(runErr, report.Write(out, doc, report.Options{Format: format}), a.save(doc))
+	return a.deliver(doc, runErr, counters, func() error { return report.Write(out, doc, report.Options{Format: format}) })
 }
 
 func newNetHTTPServeCmd(a *app) *cobra.Command {

@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -366,14 +368,18 @@ func TestNetBadInput(t *testing.T) {
 
 func TestNetClientFailures(t *testing.T) {
 	fstest.Long(t, "waits out timeouts")
-	// Nobody listening: refused, exit 1, and the JSON still says what was tried.
+	// Nobody listening: measured nothing, so one line on stderr, exit 1,
+	// no table and nothing stored (not even a store created).
 	port := freePort(t)
-	o := thruput(t, "net", "client", "127.0.0.1", "-p", strconv.Itoa(port), "--json", "-q")
-	if o.code != 1 || !strings.Contains(o.stderr, "connection refused") {
-		t.Errorf("refused port: exit %d, %q", o.code, o.stderr)
+	db := filepath.Join(t.TempDir(), "results.db")
+	for _, format := range []string{"--json", "--format=table"} {
+		o := thruput(t, "net", "client", "127.0.0.1", "-p", strconv.Itoa(port), format, "--db", db)
+		if o.code != 1 || !strings.Contains(o.stderr, "connection refused") || strings.Count(o.stderr, "\n") != 1 || o.stdout != "" {
+			t.Errorf("refused port %s: exit %d, stderr %q, stdout %q", format, o.code, o.stderr, o.stdout)
+		}
 	}
-	if doc, err := result.Read(strings.NewReader(o.stdout)); err != nil || doc.Status != result.StatusFailed || doc.Net == nil {
-		t.Errorf("refused port: no failed result document: %v\n%s", err, o.stdout)
+	if _, err := os.Stat(db); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a run that measured nothing made or touched the store: %v", err)
 	}
 	// A server speaking another protocol.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -391,7 +397,7 @@ func TestNetClientFailures(t *testing.T) {
 			c.Close()
 		}
 	}()
-	o = thruput(t, "net", "client", "127.0.0.1", "-p", strconv.Itoa(ln.Addr().(*net.TCPAddr).Port), "-q")
+	o := thruput(t, "net", "client", "127.0.0.1", "-p", strconv.Itoa(ln.Addr().(*net.TCPAddr).Port), "-q")
 	if o.code != 1 || !strings.Contains(o.stderr, "does not speak the iperf3 protocol") {
 		t.Errorf("SSH server: exit %d, %q", o.code, o.stderr)
 	}
@@ -399,7 +405,7 @@ func TestNetClientFailures(t *testing.T) {
 	port = freePort(t)
 	srv := startBackground(t, exec.Command(thruputBin, "net", "server", "-q", "--bind", "127.0.0.1", "-p", strconv.Itoa(port)))
 	waitListening(t, port)
-	cli := exec.Command(thruputBin, "net", "client", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "30", "-i", "0.2", "-b", "50M", "--json", "-q")
+	cli := exec.Command(thruputBin, "net", "client", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "30", "-i", "0.2", "-b", "50M", "--json", "-q", "--db", db, "--label", "case=died")
 	var stdout, stderr bytes.Buffer
 	cli.Stdout, cli.Stderr = &stdout, &stderr
 	if err := cli.Start(); err != nil {
@@ -422,8 +428,21 @@ func TestNetClientFailures(t *testing.T) {
 	if err != nil || doc.Net == nil {
 		t.Fatalf("server died: %v", err)
 	}
-	if doc.Status != result.StatusFailed || len(doc.Net.Intervals) < 3 {
-		t.Errorf("server died: status %s, %d intervals kept", doc.Status, len(doc.Net.Intervals))
+	if doc.Status != result.StatusPartial || doc.Error == "" || len(doc.Net.Intervals) < 3 {
+		t.Errorf("server died: status %s (%q), %d intervals kept", doc.Status, doc.Error, len(doc.Net.Intervals))
+	}
+	// Stored as partial, and left out of list and compare unless --all.
+	if o := thruput(t, "results", "list", "--db", db, "--json"); strings.Contains(o.stdout, doc.ID) {
+		t.Errorf("results list shows the partial run without --all:\n%s", o.stdout)
+	}
+	if o := thruput(t, "results", "list", "--db", db, "--json", "--all"); !strings.Contains(o.stdout, doc.ID) || !strings.Contains(o.stdout, `"partial"`) {
+		t.Errorf("results list --all lacks the partial run:\n%s", o.stdout)
+	}
+	if o := thruput(t, "compare", "case=died", "--db", db); o.code != 2 || !strings.Contains(o.stderr, "no stored run matches") {
+		t.Errorf("compare took the partial run without --all: exit %d %s", o.code, o.stderr)
+	}
+	if o := thruput(t, "compare", "case=died", "--db", db, "--all"); o.code != 0 {
+		t.Errorf("compare --all: exit %d %s", o.code, o.stderr)
 	}
 }
 

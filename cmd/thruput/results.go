@@ -50,6 +50,8 @@ type filterFlags struct {
 	labels               []string
 	since, until         string
 	limit                int
+	// all is --all where the command hides runs that did not end ok.
+	all *bool
 }
 
 func (f *filterFlags) add(fl *pflag.FlagSet, limit int) {
@@ -58,7 +60,7 @@ func (f *filterFlags) add(fl *pflag.FlagSet, limit int) {
 	fl.StringArrayVar(&f.labels, "label", nil, "only runs with this `key=value` label, or with the key at all; repeatable (all must match)")
 	fl.StringVar(&f.since, "since", "", "only runs started at or after this time: 2026-11-21, 2026-11-21T13:00, or an age such as 24h or 7d")
 	fl.StringVar(&f.until, "until", "", "only runs started before this time (same forms as --since)")
-	fl.StringVar(&f.status, "status", "", "only runs that ended ok, failed or interrupted")
+	fl.StringVar(&f.status, "status", "", "only runs that ended ok, partial (failed part-way), failed or interrupted")
 	fl.IntVar(&f.limit, "limit", limit, "at most this many runs, the newest (0: all)")
 }
 
@@ -68,10 +70,13 @@ func (f *filterFlags) filter(now time.Time) (store.Filter, error) {
 		return flt, usage.Errorf("--limit %d: use 0 for all, or a positive count", f.limit)
 	}
 	switch f.status {
-	case "", result.StatusOK, result.StatusFailed, result.StatusInterrupted:
+	case "", result.StatusOK, result.StatusPartial, result.StatusFailed, result.StatusInterrupted:
 		flt.Status = f.status
 	default:
-		return flt, usage.Errorf("--status %q: use ok, failed or interrupted", f.status)
+		return flt, usage.Errorf("--status %q: use ok, partial, failed or interrupted", f.status)
+	}
+	if f.all != nil && !*f.all && flt.Status == "" {
+		flt.Status = result.StatusOK
 	}
 	for _, l := range f.labels {
 		q, err := store.ParseLabelQuery(l)
@@ -170,6 +175,7 @@ func newResultsListCmd(a *app) *cobra.Command {
 		},
 	}
 	f.add(c.Flags(), 50)
+	f.all = c.Flags().Bool("all", false, "also the runs that did not end ok (partial, failed, interrupted), which are left out otherwise")
 	return c
 }
 

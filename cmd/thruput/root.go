@@ -79,6 +79,9 @@ interrupted (the figures gathered so far are still printed), 2 for bad usage
   thruput report`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+			a.dbSet = a.dbSet || cmd.Flags().Changed("db")
+		},
 	}
 	f := root.PersistentFlags()
 	f.StringVar(&a.format, "format", "", "output format: "+strings.Join(report.Formats, ", ")+" (default table, or from the -o file's extension)")
@@ -211,6 +214,8 @@ func finish(doc *result.Document, err error) {
 		return
 	case isInterrupt(err):
 		doc.Status = result.StatusInterrupted
+	case doc.Measured():
+		doc.Status = result.StatusPartial
 	default:
 		doc.Status = result.StatusFailed
 	}

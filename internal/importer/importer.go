@@ -144,12 +144,33 @@ func Import(data []byte, file string) ([]*result.Document, error) {
 	case Sysbench:
 		docs, err = importSysbench(data, file)
 	case Thruput:
-		return importThruput(data)
+		docs, err = importThruput(data)
 	default:
 		return nil, errors.New("not a thruput result document, fio JSON, iperf3 -J JSON or sysbench fileio output")
 	}
-	stableIDs(docs, data, file)
-	return docs, err
+	if Detect(data) != Thruput {
+		stableIDs(docs, data, file)
+	}
+	if err != nil {
+		return docs, err
+	}
+	for i, d := range docs {
+		if err := checkMeasured(d, i+1); err != nil {
+			return nil, err
+		}
+	}
+	return docs, nil
+}
+
+// checkMeasured refuses a document that holds no measurement and names
+// no failure either ({"start":{},"intervals":[],"end":{}}): stored, it
+// would be a run of zeros. A failed run that says why is kept, as the
+// record of an attempt.
+func checkMeasured(d *result.Document, n int) error {
+	if d.Measured() || d.Error != "" {
+		return nil
+	}
+	return fmt.Errorf("run %d holds no measurement (no intervals, steps or results) and no error: nothing to import", n)
 }
 
 // stableIDs makes importing the same file twice give the same ids, so the
@@ -297,7 +318,14 @@ func EachFile(path string, fn func(*result.Document) error) (tool string, err er
 	case "":
 		return "", errors.New("not a thruput export, fio JSON, iperf3 -J JSON or sysbench fileio output")
 	case Thruput:
-		return tool, eachThruput(io.MultiReader(bytes.NewReader(head), f), fi.Size(), fn)
+		n := 0
+		return tool, eachThruput(io.MultiReader(bytes.NewReader(head), f), fi.Size(), func(d *result.Document) error {
+			n++
+			if err := checkMeasured(d, n); err != nil {
+				return err
+			}
+			return fn(d)
+		})
 	}
 	rest, err := io.ReadAll(io.LimitReader(f, maxToolOutput))
 	if err != nil {

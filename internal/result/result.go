@@ -26,7 +26,58 @@ const (
 	StatusOK          = "ok"
 	StatusFailed      = "failed"
 	StatusInterrupted = "interrupted"
+	// StatusPartial is a run that failed part-way: it keeps what it
+	// measured before the failure, which Error names.
+	StatusPartial = "partial"
 )
+
+// Measured reports whether the run moved any data: a run that failed
+// before its first byte (connection refused, unreadable target) measured
+// nothing and is an error, not a result.
+func (d *Document) Measured() bool {
+	switch {
+	case d.Sweep != nil:
+		for _, s := range d.Sweep.Steps {
+			if s.Bytes > 0 {
+				return true
+			}
+		}
+	case d.Random != nil:
+		return d.Random.Reads+d.Random.Writes > 0
+	case d.IO != nil:
+		for _, r := range d.IO.Runs {
+			if (r.Read != nil && r.Read.IOs > 0) || (r.Write != nil && r.Write.IOs > 0) {
+				return true
+			}
+		}
+	case d.Mark != nil:
+		for _, r := range d.Mark.Results {
+			if r.IOPS > 0 {
+				return true
+			}
+		}
+	case d.Net != nil:
+		for _, s := range d.Net.Sums {
+			if s.Sender.Bytes > 0 || s.Receiver.Bytes > 0 {
+				return true
+			}
+		}
+		for _, iv := range d.Net.Intervals {
+			for _, s := range iv.Sums {
+				if s.Bytes > 0 {
+					return true
+				}
+			}
+		}
+	case d.HTTP != nil:
+		for _, r := range d.HTTP.Runs {
+			if r.Bytes > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // Document is one run of one method.
 type Document struct {
@@ -44,8 +95,9 @@ type Document struct {
 	// StartedAt and EndedAt bound the whole run, in UTC.
 	StartedAt time.Time `json:"started_at"`
 	EndedAt   time.Time `json:"ended_at"`
-	// Status is "ok", "failed" or "interrupted"; with anything but "ok" the
-	// measurements hold what was gathered before the failure.
+	// Status is "ok", "partial" (failed part-way), "failed" or
+	// "interrupted"; with anything but "ok" the measurements hold what was
+	// gathered before the failure, and Error says what it was.
 	Status string `json:"status"`
 	// Error says what went wrong when Status is not "ok".
 	Error string `json:"error,omitempty"`

@@ -389,7 +389,7 @@ type Filter struct {
 	// Since (inclusive) and Until (exclusive) bound StartedAt; zero is
 	// unbounded.
 	Since, Until time.Time
-	// Status is "ok", "failed" or "interrupted"; "" is any.
+	// Status is one of result's Status values; "" is any.
 	Status string
 	// IDs are full ids or prefixes (a run matches any of them); strings
 	// shorter than four characters match only a full id. Empty is any.

@@ -70,24 +70,6 @@ type Store struct {
 	path string
 }
 
-// DefaultPath is where the store lives unless --db says otherwise:
-// $THRUPUT_DB, else $XDG_DATA_HOME/thruput/results.db, else
-// $HOME/.local/share/thruput/results.db.
-func DefaultPath() string {
-	if p := os.Getenv("THRUPUT_DB"); p != "" {
-		return p
-	}
-	// The XDG spec says a relative XDG_DATA_HOME is invalid and to be
-	// ignored.
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "thruput", "results.db")
-	}
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" {
-		home = "."
-	}
-	return filepath.Join(home, ".local", "share", "thruput", "results.db")
-}
 
 // Path is the store's file, absolute.
 func (s *Store) Path() string { return s.path }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -221,20 +222,75 @@ func TestParseLabelQuery(t *testing.T) {
 	}
 }
 
-func TestDefaultPath(t *testing.T) {
-	t.Setenv("HOME", "/home/pi")
+func TestResolve(t *testing.T) {
+	home, data := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
 	t.Setenv("THRUPUT_DB", "")
 	t.Setenv("XDG_DATA_HOME", "")
-	if got := DefaultPath(); got != "/home/pi/.local/share/thruput/results.db" {
-		t.Errorf("HOME: %s", got)
+	for _, c := range []struct {
+		env     map[string]string
+		db      string
+		set     bool
+		want    string
+		deflt   bool
+		wantErr string
+	}{
+		{want: home + "/.local/share/thruput/results.db", deflt: true},
+		{env: map[string]string{"XDG_DATA_HOME": data}, want: data + "/thruput/results.db", deflt: true},
+		{env: map[string]string{"XDG_DATA_HOME": "relative"}, want: home + "/.local/share/thruput/results.db", deflt: true},
+		{env: map[string]string{"THRUPUT_DB": "/tmp/x.db"}, want: "/tmp/x.db"},
+		{env: map[string]string{"THRUPUT_DB": "/tmp/x.db"}, db: "y.db", set: true, want: "y.db"},
+		{db: "sqlite:/tmp/z.db", set: true, want: "/tmp/z.db"},
+		{db: "", set: true, wantErr: "--db is empty"},
+		{db: "postgres://u:secret@db/x", set: true, wantErr: "postgres://u:xxxxx@db/x: thruput keeps its results in a SQLite file"},
+		{env: map[string]string{"THRUPUT_DB": "mysql://h/x"}, wantErr: "THRUPUT_DB mysql://h/x"},
+		{db: "sqlite:", set: true, wantErr: "names no file"},
+		{env: map[string]string{"HOME": "/nonexistent"}, wantErr: "$HOME is /nonexistent"},
+		{env: map[string]string{"XDG_DATA_HOME": "/nonexistent"}, wantErr: "$XDG_DATA_HOME is /nonexistent"},
+	} {
+		for k, v := range c.env {
+			t.Setenv(k, v)
+		}
+		l, err := Resolve(c.db, c.set)
+		switch {
+		case c.wantErr != "" && (!errors.Is(err, ErrLocation) || !strings.Contains(err.Error(), c.wantErr)):
+			t.Errorf("%v %q: %v, want %q", c.env, c.db, err, c.wantErr)
+		case c.wantErr == "" && (err != nil || l.Path != c.want || l.Default != c.deflt):
+			t.Errorf("%v %q: %+v %v, want %s", c.env, c.db, l, err, c.want)
+		}
+		if strings.Contains(fmt.Sprint(err), "secret") {
+			t.Errorf("the password is shown: %v", err)
+		}
+		t.Setenv("HOME", home)
+		t.Setenv("THRUPUT_DB", "")
+		t.Setenv("XDG_DATA_HOME", "")
 	}
-	t.Setenv("XDG_DATA_HOME", "/data")
-	if got := DefaultPath(); got != "/data/thruput/results.db" {
-		t.Errorf("XDG_DATA_HOME: %s", got)
+}
+
+func TestLocationCheck(t *testing.T) {
+	dir := t.TempDir()
+	ok := []Location{
+		{Path: filepath.Join(dir, "new.db")},
+		{Path: filepath.Join(dir, "a", "b", "results.db"), Default: true},
 	}
-	t.Setenv("THRUPUT_DB", "/tmp/x.db")
-	if got := DefaultPath(); got != "/tmp/x.db" {
-		t.Errorf("THRUPUT_DB: %s", got)
+	for _, l := range ok {
+		if err := l.Check(); err != nil {
+			t.Errorf("%+v: %v", l, err)
+		}
+	}
+	bad := map[Location]string{
+		{Path: filepath.Join(dir, "missing", "x.db")}: "does not exist",
+		{Path: dir}: "is a directory",
+		{Path: "/proc/x.db"}:                          "cannot make the store",
+	}
+	for l, want := range bad {
+		if err := l.Check(); !errors.Is(err, ErrLocation) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%+v: %v, want %q", l, err, want)
+		}
+	}
+	// Nothing is left behind: no probe file, no directories made.
+	if es, _ := os.ReadDir(dir); len(es) != 0 {
+		t.Errorf("Check left %v behind", es)
 	}
 }
 
