@@ -70,7 +70,6 @@ type Store struct {
 	path string
 }
 
-
 // Path is the store's file, absolute.
 func (s *Store) Path() string { return s.path }
 

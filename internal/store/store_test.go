@@ -280,8 +280,8 @@ func TestLocationCheck(t *testing.T) {
 	}
 	bad := map[Location]string{
 		{Path: filepath.Join(dir, "missing", "x.db")}: "does not exist",
-		{Path: dir}: "is a directory",
-		{Path: "/proc/x.db"}:                          "cannot make the store",
+		{Path: dir}:          "is a directory",
+		{Path: "/proc/x.db"}: "cannot make the store",
 	}
 	for l, want := range bad {
 		if err := l.Check(); !errors.Is(err, ErrLocation) || !strings.Contains(err.Error(), want) {
