@@ -128,6 +128,8 @@ func TestBadInput(t *testing.T) {
 		code int
 		msg  string
 	}{
+		{[]string{"disk", "sweep", "/proc"}, 2, "not a filesystem on a storage device"},
+		{[]string{"disk", "random", "/sys"}, 2, "sysfs"},
 		{[]string{"disk", "sweep", "--sizes", "4x"}, 2, `unknown unit "x"`},
 		{[]string{"disk", "sweep", "--sizes", "0"}, 2, "must be positive"},
 		{[]string{"disk", "sweep", "--sizes=-8"}, 2, "must be positive"},

@@ -38,6 +38,9 @@ func Target(dir string) (result.Target, error) {
 	if err := unix.Statfs(abs, &st); err != nil {
 		return result.Target{}, usage.Errorf("target %s: statfs: %w", abs, err)
 	}
+	if name, ok := pseudoFS[int64(st.Type)]; ok {
+		return result.Target{}, usage.Errorf("target %s is on %s, the kernel's view of itself, not a filesystem on a storage device: give a directory on the disk, card or stick to measure", abs, name)
+	}
 	if st.Flags&unix.ST_RDONLY != 0 {
 		return result.Target{}, usage.Errorf("target %s is on a read-only filesystem", abs)
 	}
@@ -53,6 +56,16 @@ func Target(dir string) (result.Target, error) {
 	t.FreeBytes = int64(st.Bavail) * int64(st.Bsize)
 	t.Compression = compression(t.MountOptions)
 	return t, nil
+}
+
+// pseudoFS are the kernel's filesystems that hold no data of a device:
+// measuring them is meaningless, and their free space of 0 would send the
+// user after the wrong remedy.
+var pseudoFS = map[int64]string{
+	unix.PROC_SUPER_MAGIC: "proc", unix.SYSFS_MAGIC: "sysfs", unix.CGROUP_SUPER_MAGIC: "cgroup",
+	unix.CGROUP2_SUPER_MAGIC: "cgroup2", unix.DEBUGFS_MAGIC: "debugfs", unix.TRACEFS_MAGIC: "tracefs",
+	unix.SECURITYFS_MAGIC: "securityfs", unix.BPF_FS_MAGIC: "bpf", unix.DEVPTS_SUPER_MAGIC: "devpts",
+	unix.PSTOREFS_MAGIC: "pstore", unix.EFIVARFS_MAGIC: "efivarfs", unix.NSFS_MAGIC: "nsfs",
 }
 
 // compression reads transparent compression from mount options (btrfs
