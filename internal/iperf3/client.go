@@ -105,7 +105,7 @@ func (c *client) close() {
 func (c *client) expect(want int8, timeout time.Duration) error {
 	st, err := readState(c.ctrl, timeout)
 	if err != nil {
-		return c.ctrlError(err)
+		return c.ctrlErrorAfter(err, timeout)
 	}
 	return c.check(st, want)
 }
@@ -128,9 +128,13 @@ func (c *client) check(st, want int8) error {
 	return fmt.Errorf("%s does not speak the iperf3 protocol: unexpected control byte %d (wanted %d)", c.addr, st, want)
 }
 
-func (c *client) ctrlError(err error) error {
+func (c *client) ctrlError(err error) error { return c.ctrlErrorAfter(err, ctrlTimeout) }
+
+// ctrlErrorAfter explains err from a control-connection operation that
+// waited up to waited: a timeout names the time it really waited.
+func (c *client) ctrlErrorAfter(err error, waited time.Duration) error {
 	if ne, ok := err.(net.Error); ok && ne.Timeout() {
-		return fmt.Errorf("%s did not answer on the control connection within %v (is it an iperf3 server?)", c.addr, ctrlTimeout)
+		return fmt.Errorf("%s did not answer on the control connection within %v (is it an iperf3 server?)", c.addr, waited)
 	}
 	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("%s closed the control connection (is it an iperf3 server?)", c.addr)
@@ -207,7 +211,7 @@ func (c *client) run(ctx context.Context) (*result.Net, error) {
 		next.err = os.ErrDeadlineExceeded
 	}
 	if next.err != nil {
-		return s.compose(s.local(), nil), c.ctrlError(next.err)
+		return s.compose(s.local(), nil), c.ctrlErrorAfter(next.err, setupTimeout)
 	}
 	if err := c.check(next.st, stateExchangeResults); err != nil {
 		return s.compose(s.local(), nil), err
@@ -221,7 +225,7 @@ func (c *client) run(ctx context.Context) (*result.Net, error) {
 	}
 	body, err := recvJSON(c.ctrl, maxPeerResultsSize, setupTimeout)
 	if err != nil {
-		return s.compose(mine, nil), fmt.Errorf("server results: %w", c.ctrlError(err))
+		return s.compose(mine, nil), fmt.Errorf("server results: %w", c.ctrlErrorAfter(err, setupTimeout))
 	}
 	remote, err := ParseResults(body)
 	if err != nil {
