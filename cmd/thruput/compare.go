@@ -68,7 +68,7 @@ marked ~ is inside the noise: the repeats do not tell the two apart.`,
 				return usage.Wrap(err)
 			}
 			return a.write(func(w io.Writer) error {
-				return report.WriteComparison(w, c, report.Options{Format: format, MiB: a.mib})
+				return report.WriteComparison(w, c, report.Options{Format: format, Units: a.units})
 			})
 		},
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thruput/thruput/internal/disk"
+	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/sysinfo"
 	"github.com/thruput/thruput/internal/units"
@@ -106,6 +107,15 @@ func runSweep(cmd *cobra.Command, a *app, f sweepFlags, dirs []string) error {
 	return a.runDisk(cmd, "disk.sweep", dirs, format, func(doc *result.Document, h disk.Hooks) error {
 		return disk.Sweep(cmd.Context(), cfg, doc, h)
 	})
+}
+
+// storageUnits checks --units for a storage page: MiB/s, or MB/s.
+func (a *app) storageUnits() error {
+	switch a.units {
+	case "", report.UnitsMiB, report.UnitsMB:
+		return nil
+	}
+	return usage.Errorf("--units %s: storage figures are in MiB/s, or MB/s with --units mb", a.units)
 }
 
 // runDisk is the frame every disk method shares: describe the targets

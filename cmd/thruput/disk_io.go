@@ -76,17 +76,18 @@ that carry their offset and a checksum and reads them all back.`,
 
 func newDiskMarkCmd(a *app) *cobra.Command {
 	var cfg disk.MarkConfig
-	var size, unit string
+	var size string
 	c := &cobra.Command{
 		Use:   "mark [DIR]",
 		Short: "The four desktop presets: SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1",
 		Long: `Run the four tests CrystalDiskMark made familiar, each read then write, on one
 file for --duration each: sequential 1 MiB at queue depth 8 and 1, random
-4 KiB at queue depth 32 and 1, one thread, O_DIRECT. The table prints MB/s
-(10^6 bytes, as those tools do) by default, MiB/s with --units mib; the JSON
-has both, and IOPS and latency.`,
+4 KiB at queue depth 32 and 1, one thread, O_DIRECT. The table prints MiB/s
+like every storage figure of thruput, or MB/s (10^6 bytes, as
+CrystalDiskMark prints) with --units mb; the JSON has both, and IOPS and
+latency.`,
 		Example: `  thruput disk mark /mnt/usb
-  thruput disk mark /mnt/ssd --size 4G --duration 10s --units mib`,
+  thruput disk mark /mnt/ssd --size 4G --duration 10s --units mb`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			format, err := a.outputFormat()
@@ -96,10 +97,9 @@ has both, and IOPS and latency.`,
 			if cfg.Size, err = units.ParseSize(size); err != nil {
 				return usage.Errorf("--size: %w", err)
 			}
-			if unit != "mb" && unit != "mib" {
-				return usage.Errorf("--units %q: use mb or mib", unit)
+			if err := a.storageUnits(); err != nil {
+				return err
 			}
-			a.mib = unit == "mib"
 			return a.runDisk(cmd, "disk.mark", args, format, func(doc *result.Document, h disk.Hooks) error {
 				return disk.Mark(cmd.Context(), cfg, doc, h)
 			})
@@ -111,6 +111,5 @@ has both, and IOPS and latency.`,
 	fl.DurationVar(&cfg.Duration, "duration", 5*time.Second, "length of each of the eight tests")
 	fl.BoolVar(&cfg.Direct, "direct", true, "O_DIRECT (--direct=false for buffered I/O, evicted before each test)")
 	fl.StringVar(&cfg.Engine, "engine", disk.EngineUring, "io_uring or sync")
-	fl.StringVar(&unit, "units", "mb", "table unit: mb (10^6 B/s) or mib (2^20 B/s)")
 	return c
 }

@@ -45,7 +45,6 @@ type clientFlags struct {
 	reverse, bidir, udp    bool
 	noDelay, compat, zero  bool
 	congestion, secretFile string
-	units                  string
 	connectTimeout         time.Duration
 }
 
@@ -101,7 +100,6 @@ read it; --json prints thruput's result document.`,
 	fl.BoolVarP(&f.compat, "iperf3-json", "J", false, "print iperf3's JSON (as iperf3 -J) instead of a table")
 	fl.StringVar(&f.secretFile, "secret-file", "", "file holding the shared secret a thruput server was started with")
 	fl.DurationVar(&f.connectTimeout, "connect-timeout", 10*time.Second, "give up connecting after this long")
-	fl.StringVar(&f.units, "units", "mbit", "table units: mbit (10^6 bit/s) or both (Mbit/s and MiB/s)")
 	return c
 }
 
@@ -123,16 +121,14 @@ func netInterface(n *result.Net) string {
 	return sysinfo.InterfaceOf(n.Streams[0].LocalAddr)
 }
 
-// netUnits settles --units for the tables.
-func (a *app) netUnits(u string) error {
-	switch u {
-	case "mbit":
-	case "both":
-		a.mib = true
-	default:
-		return usage.Errorf("--units %q: use mbit or both", u)
+// netUnits checks --units for a network page: Mbit/s, with MiB/s beside
+// it on request.
+func (a *app) netUnits() error {
+	switch a.units {
+	case "", report.UnitsMbit, report.UnitsBoth:
+		return nil
 	}
-	return nil
+	return usage.Errorf("--units %s: network figures are in Mbit/s; --units both adds MiB/s beside them", a.units)
 }
 
 // clientParams checks the flags as iperf3 would, naming the flag at fault.
@@ -226,7 +222,7 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, host string) error 
 	if err != nil {
 		return err
 	}
-	if err := a.netUnits(f.units); err != nil {
+	if err := a.netUnits(); err != nil {
 		return err
 	}
 	if f.compat && cmd.Flags().Changed("format") {
@@ -260,7 +256,7 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, host string) error 
 	// Live lines go where the table goes; with other formats a terminal
 	// gets a progress line instead.
 	live := format == "table" && !f.compat
-	lines := &report.NetIntervals{W: out, MiB: a.mib, UDP: f.udp}
+	lines := &report.NetIntervals{W: out, MiB: a.units == report.UnitsBoth, UDP: f.udp}
 	line := a.progress()
 	var mu sync.Mutex
 	var connecting sync.Once
@@ -303,9 +299,9 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, host string) error 
 			return iperf3.WriteCompat(out, doc)
 		case live:
 			fmt.Fprintln(out)
-			return report.NetSummary(out, doc, report.Options{Format: format, MiB: a.mib}, false)
+			return report.NetSummary(out, doc, report.Options{Format: format, Units: a.units}, false)
 		}
-		return report.Write(out, doc, report.Options{Format: format, MiB: a.mib})
+		return report.Write(out, doc, report.Options{Format: format, Units: a.units})
 	})
 }
 
@@ -345,7 +341,6 @@ type serverFlags struct {
 	maxBitrate  string
 	idle        time.Duration
 	secretFile  string
-	units       string
 }
 
 func newNetServerCmd(a *app) *cobra.Command {
@@ -384,7 +379,6 @@ same secret are served.`,
 	fl.DurationVar(&f.idle, "idle-timeout", 60*time.Second, "end a test in which no data moved for this long")
 	fl.StringVar(&f.secretFile, "secret-file", "", "serve only thruput clients that know the secret in this file")
 	fl.BoolVarP(&f.zero, "zerocopy", "Z", false, "send TCP with sendfile(2) from memory (reverse tests)")
-	fl.StringVar(&f.units, "units", "mbit", "table units: mbit (10^6 bit/s) or both (Mbit/s and MiB/s)")
 	return c
 }
 
@@ -393,7 +387,7 @@ func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := a.netUnits(f.units); err != nil {
+	if err := a.netUnits(); err != nil {
 		return err
 	}
 	if f.port < 1 || f.port > 65535 {
@@ -441,7 +435,7 @@ func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 			doc.Targets = []result.Target{}
 			counters = sysinfo.Default().Counters()
 			logf("test from %s (%s)", client, orVersion(p.ClientVersion))
-			lines = &report.NetIntervals{W: out, MiB: a.mib, UDP: p.UDP}
+			lines = &report.NetIntervals{W: out, MiB: a.units == report.UnitsBoth, UDP: p.UDP}
 		},
 		OnInterval: func(iv result.NetInterval) {
 			if live {
@@ -465,10 +459,10 @@ func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 			var werr error
 			if live {
 				fmt.Fprintln(out)
-				werr = report.NetSummary(out, doc, report.Options{Format: format, MiB: a.mib}, false)
+				werr = report.NetSummary(out, doc, report.Options{Format: format, Units: a.units}, false)
 				fmt.Fprintln(out)
 			} else {
-				werr = report.Write(out, doc, report.Options{Format: format, MiB: a.mib})
+				werr = report.Write(out, doc, report.Options{Format: format, Units: a.units})
 			}
 			if werr != nil {
 				logf("output: %v", werr)

@@ -67,7 +67,7 @@ func runReport(cmd *cobra.Command, a *app, args []string, sel selectFlags, png b
 		return err
 	}
 	if format == "markdown" {
-		return a.write(func(w io.Writer) error { return markdownReport(w, docs, cmp, a.mib) })
+		return a.write(func(w io.Writer) error { return markdownReport(w, docs, cmp, a.units) })
 	}
 	path := a.output
 	if path == "" {
@@ -77,7 +77,7 @@ func runReport(cmd *cobra.Command, a *app, args []string, sel selectFlags, png b
 		}
 		path = "thruput-report-" + name + ".html"
 	}
-	if err := writeHTMLFile(path, docs, cmp, a.mib); err != nil {
+	if err := writeHTMLFile(path, docs, cmp, a.units); err != nil {
 		return err
 	}
 	out := cmd.OutOrStdout()
@@ -151,8 +151,8 @@ func names(docs []*result.Document) []string {
 // place, so a failure never leaves half a page behind. A path that is not
 // a regular file (/dev/stdout, a FIFO) is written to as it is: renaming
 // over it would replace the device.
-func writeHTMLFile(path string, docs []*result.Document, cmp *compare.Comparison, mib bool) error {
-	render := func(w io.Writer) error { return report.WriteHTML(w, docs, cmp, report.HTMLOptions{MiB: mib}) }
+func writeHTMLFile(path string, docs []*result.Document, cmp *compare.Comparison, units string) error {
+	render := func(w io.Writer) error { return report.WriteHTML(w, docs, cmp, report.HTMLOptions{Units: units}) }
 	mode := os.FileMode(0o666) &^ umask()
 	if fi, err := os.Stat(path); err == nil {
 		if !fi.Mode().IsRegular() {
@@ -193,8 +193,8 @@ func umask() os.FileMode {
 
 // markdownReport is the paste-ready form: the comparison, then each run's
 // tables as the run printed them.
-func markdownReport(w io.Writer, docs []*result.Document, cmp *compare.Comparison, mib bool) error {
-	o := report.Options{Format: "markdown", MiB: mib}
+func markdownReport(w io.Writer, docs []*result.Document, cmp *compare.Comparison, units string) error {
+	o := report.Options{Format: "markdown", Units: units}
 	if cmp != nil {
 		if err := report.WriteComparison(w, cmp, o); err != nil {
 			return err

@@ -45,8 +45,8 @@ type app struct {
 	json   bool
 	output string
 	quiet  bool
-	// mib asks tables for MiB/s where they would print MB/s.
-	mib bool
+	// units is --units: the one unit system of every page (report.Units).
+	units string
 	// stdout replaces standard output when set: the suite's runs print
 	// nowhere, their documents go to the report.
 	stdout io.Writer
@@ -79,8 +79,13 @@ interrupted (the figures gathered so far are still printed), 2 for bad usage
   thruput report`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			a.dbSet = a.dbSet || cmd.Flags().Changed("db")
+			switch a.units {
+			case "", report.UnitsMiB, report.UnitsMB, report.UnitsMbit, report.UnitsBoth:
+				return nil
+			}
+			return usage.Errorf("--units %q: use mib, mb, mbit or both", a.units)
 		},
 	}
 	f := root.PersistentFlags()
@@ -88,6 +93,7 @@ interrupted (the figures gathered so far are still printed), 2 for bad usage
 	f.BoolVar(&a.json, "json", false, "same as --format json")
 	f.StringVarP(&a.output, "output", "o", "", "write the output to `FILE` instead of standard output")
 	f.BoolVarP(&a.quiet, "quiet", "q", false, "no progress line on stderr")
+	f.StringVar(&a.units, "units", "", "one unit system for the page: mib (MiB/s, storage's default), mb (MB/s, 10^6 B/s, as CrystalDiskMark prints), mbit (Mbit/s, networks' default) or both (MiB/s beside Mbit/s)")
 	f.StringVar(&a.db, "db", "", "the result store, a SQLite file (default $THRUPUT_DB, else $XDG_DATA_HOME/thruput/results.db)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage.Wrap(err) })
 	root.AddCommand(newVersionCmd(a), newDiskCmd(a), newNetCmd(a),
@@ -144,7 +150,7 @@ func (a *app) formatOf(formats ...string) (string, error) {
 
 // emit prints doc in the chosen format to -o FILE or standard output.
 func (a *app) emit(doc *result.Document, format string) error {
-	return a.write(func(w io.Writer) error { return report.Write(w, doc, report.Options{Format: format, MiB: a.mib}) })
+	return a.write(func(w io.Writer) error { return report.Write(w, doc, report.Options{Format: format, Units: a.units}) })
 }
 
 // write hands render -o FILE or standard output.

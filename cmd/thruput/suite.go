@@ -232,7 +232,7 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 	if path == "" {
 		path = filepath.Join(filepath.Dir(a.store.Path()), "thruput-suite-"+suiteID+".html")
 	}
-	if err := writeHTMLFile(path, docs, nil, a.mib); err != nil {
+	if err := writeHTMLFile(path, docs, nil, a.units); err != nil {
 		return err
 	}
 	ids := make([]string, len(docs))
@@ -263,7 +263,7 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 // runChild runs one thruput command in this process, sharing the open
 // store, and collects the documents it concludes.
 func (a *app) runChild(ctx context.Context, args []string, docs *[]*result.Document) error {
-	child := &app{argv: append([]string{a.argv[0]}, args...), quiet: a.quiet, mib: a.mib, stdout: io.Discard}
+	child := &app{argv: append([]string{a.argv[0]}, args...), quiet: a.quiet, units: a.units, stdout: io.Discard}
 	child.store = a.store
 	child.collect = func(d *result.Document) { *docs = append(*docs, d) }
 	root := newRoot(child)

@@ -219,10 +219,6 @@ func Judge(figure string, bytesPerSec float64, hops []result.Hop, shared []strin
 	b.Share = bytesPerSec / lim.CeilingBytesPerSec
 	pct := fmt.Sprintf("%.0f %%", b.Share*100)
 	ceil := rate(lim.CeilingBytesPerSec)
-	if !network {
-		// Link ceilings are quoted in MB/s where they are published.
-		ceil += fmt.Sprintf(" (%.1f MB/s)", lim.CeilingBytesPerSec/1e6)
-	}
 	what := fmt.Sprintf("the %s ceiling of %s at %s", lim.Link, ceil, lim.Name)
 	switch {
 	case b.Share > 1.05:
@@ -259,7 +255,7 @@ func busy(sys result.System, name string) string {
 	case i < 0:
 		return ""
 	case sys.Activity[i].BytesPerSec >= busyFloor:
-		return fmt.Sprintf(", busy at %.1f MB/s during the run", sys.Activity[i].BytesPerSec/1e6)
+		return fmt.Sprintf(", busy at %.1f MiB/s during the run", sys.Activity[i].BytesPerSec/(1<<20))
 	}
 	return ", idle during the run"
 }

@@ -26,7 +26,7 @@ func bottlenecks(ew *errWriter, doc *result.Document, md bool) {
 		for i, h := range b.Hops {
 			ceil := "ceiling unknown"
 			if h.CeilingBytesPerSec > 0 {
-				ceil = fmt.Sprintf("%.1f MB/s, %.0f Mbit/s", h.CeilingBytesPerSec/1e6, h.CeilingBytesPerSec*8/1e6)
+				ceil = fmt.Sprintf("%.1f MiB/s, %.0f Mbit/s", h.CeilingBytesPerSec/(1<<20), h.CeilingBytesPerSec*8/1e6)
 			}
 			mark := " "
 			if i == b.Limit {

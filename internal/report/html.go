@@ -23,9 +23,8 @@ import (
 type HTMLOptions struct {
 	// Title heads the page; empty gives one naming the method and host.
 	Title string
-	// MiB prints MiB/s where a table would print MB/s (disk mark), and adds
-	// MiB/s to the network tables, as Options.MiB does.
-	MiB bool
+	// Units is the page's unit system, as in Options.
+	Units string
 }
 
 // WriteHTML writes one self-contained page to publish runs as the posts
@@ -230,7 +229,7 @@ func htmlTableOf(t table, classes [][]string) htmlTable {
 }
 
 // docTables are the tables the text report prints for doc.
-func docTables(doc *result.Document, mib bool) []table {
+func docTables(doc *result.Document, units string) []table {
 	switch {
 	case doc.Sweep != nil:
 		var ts []table
@@ -245,9 +244,9 @@ func docTables(doc *result.Document, mib bool) []table {
 	case doc.IO != nil:
 		return ioTables(doc)
 	case doc.Mark != nil:
-		return markTables(doc, mib)
+		return markTables(doc, units == UnitsMB)
 	case doc.Net != nil:
-		return netTables(doc, mib)
+		return netTables(doc, units == UnitsBoth)
 	case doc.HTTP != nil:
 		return httpTables(doc)
 	}
@@ -427,7 +426,7 @@ func htmlDocOf(d *result.Document, i int, anchors map[string]int, o HTMLOptions)
 		return hd, err
 	}
 	hd.Charts = svgCharts(anchor, charts)
-	for _, t := range docTables(d, o.MiB) {
+	for _, t := range docTables(d, o.Units) {
 		hd.Tables = append(hd.Tables, htmlTableOf(t, nil))
 	}
 	for _, b := range d.Bottlenecks {
@@ -460,7 +459,7 @@ func anchorSafe(s string) string {
 func hopText(h result.Hop) string {
 	ceil := "ceiling unknown"
 	if h.CeilingBytesPerSec > 0 {
-		ceil = fmt.Sprintf("%.1f MB/s, %.0f Mbit/s", h.CeilingBytesPerSec/1e6, h.CeilingBytesPerSec*8/1e6)
+		ceil = fmt.Sprintf("%.1f MiB/s, %.0f Mbit/s", h.CeilingBytesPerSec/(1<<20), h.CeilingBytesPerSec*8/1e6)
 	}
 	s := fmt.Sprintf("%s: %s, %s", h.Name, orUnknown(h.Link), ceil)
 	if h.Basis != "" {
@@ -640,9 +639,9 @@ func systemOf(s *result.System) *htmlSystem {
 		hs.Tables = append(hs.Tables, text(t))
 	}
 	if len(s.Activity) > 0 {
-		t := table{Title: "Traffic during the run", Header: []string{"device", "MB/s"}}
+		t := table{Title: "Traffic during the run", Header: []string{"device", "MiB/s"}}
 		for _, a := range s.Activity {
-			t.Rows = append(t.Rows, []string{a.Device, strconv.FormatFloat(a.BytesPerSec/1e6, 'f', 2, 64)})
+			t.Rows = append(t.Rows, []string{a.Device, strconv.FormatFloat(a.BytesPerSec/(1<<20), 'f', 2, 64)})
 		}
 		hs.Tables = append(hs.Tables, htmlTableOf(t, nil))
 	}

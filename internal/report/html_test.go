@@ -118,7 +118,7 @@ func TestHTMLPage(t *testing.T) {
 	docs = append(docs, httpDoc(), httpFailedDoc())
 	docs[3].ID = "20261121T060000Z-mark" // methodDocs share an id; anchors must not
 	var buf bytes.Buffer
-	if err := WriteHTML(&buf, docs, nil, HTMLOptions{MiB: true}); err != nil {
+	if err := WriteHTML(&buf, docs, nil, HTMLOptions{Units: UnitsBoth}); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()

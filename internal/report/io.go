@@ -98,11 +98,11 @@ func ioCSV(w io.Writer, doc *result.Document) error {
 }
 
 // markTables is the familiar 4x2 grid.
-func markTables(doc *result.Document, mib bool) []table {
+func markTables(doc *result.Document, mb bool) []table {
 	m := doc.Mark
-	unit := "MB/s"
-	if mib {
-		unit = "MiB/s"
+	unit := "MiB/s"
+	if mb {
+		unit = "MB/s"
 	}
 	t := table{Title: fmt.Sprintf("%s, %s file, %s each, %s, %s", unit, units.IEC(m.Size), time.Duration(m.DurationNs), ioMode(m.Direct), m.Engine),
 		Header: []string{"test", "Read", "Write"}}
@@ -113,9 +113,9 @@ func markTables(doc *result.Document, mib bool) []table {
 			order = append(order, r.Preset)
 			cells[r.Preset] = []string{r.Preset, "-", "-"}
 		}
-		v := r.MBPerSec
-		if mib {
-			v = r.MiBPerSec
+		v := r.MiBPerSec
+		if mb {
+			v = r.MBPerSec
 		}
 		col := 1
 		if r.Phase == result.PhaseWrite {

@@ -183,7 +183,7 @@ func netText(w io.Writer, doc *result.Document, o Options, md bool) error {
 	ew := &errWriter{w: w}
 	ew.printf("%s\n\n", heading(doc))
 	if !md && len(doc.Net.Intervals) > 0 {
-		l := &NetIntervals{W: ew, MiB: o.MiB, UDP: doc.Net.Parameters.Protocol == "udp"}
+		l := &NetIntervals{W: ew, MiB: o.Units == UnitsBoth, UDP: doc.Net.Parameters.Protocol == "udp"}
 		for _, iv := range doc.Net.Intervals {
 			l.Line(iv)
 		}
@@ -196,7 +196,7 @@ func netText(w io.Writer, doc *result.Document, o Options, md bool) error {
 // that follows the live interval lines.
 func NetSummary(w io.Writer, doc *result.Document, o Options, md bool) error {
 	ew := &errWriter{w: w}
-	body(ew, doc, netTables(doc, o.MiB), md)
+	body(ew, doc, netTables(doc, o.Units == UnitsBoth), md)
 	return ew.err
 }
 

@@ -40,9 +40,20 @@ func FormatFor(path string) string {
 type Options struct {
 	// Format is one of Formats.
 	Format string
-	// MiB prints MiB/s where a table would print MB/s (disk mark).
-	MiB bool
+	// Units is the page's one unit system (--units): "" or "mib" for
+	// MiB/s of storage and Mbit/s of network, "mb" for MB/s (10^6 B/s) in
+	// storage tables as CrystalDiskMark prints them, "both" to add MiB/s
+	// beside Mbit/s in network tables.
+	Units string
 }
+
+// Units values; see Options.Units.
+const (
+	UnitsMiB  = "mib"
+	UnitsMB   = "mb"
+	UnitsMbit = "mbit"
+	UnitsBoth = "both"
+)
 
 // Write prints doc as o asks.
 func Write(w io.Writer, doc *result.Document, o Options) error {
@@ -70,7 +81,7 @@ func Write(w io.Writer, doc *result.Document, o Options) error {
 	case doc.Mark != nil && format == "csv":
 		return markCSV(w, doc)
 	case doc.Mark != nil:
-		return tables(w, doc, markTables(doc, o.MiB), format == "markdown")
+		return tables(w, doc, markTables(doc, o.Units == UnitsMB), format == "markdown")
 	case doc.Net != nil && format == "csv":
 		return netCSV(w, doc)
 	case doc.Net != nil:
