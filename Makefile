@@ -6,10 +6,17 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 # Every Pi and the usual SBCs: armv6 (Pi 1, Zero), armv7 (Pi 2), arm64, x86, RISC-V.
 PLATFORMS := linux/arm/6 linux/arm/7 linux/arm64 linux/amd64 linux/riscv64
 
-.PHONY: build dist run check setup lint test bench clean
+PREFIX    ?= /usr/local
+
+.PHONY: build install dist run check setup lint test test-short bench clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/thruput ./cmd/thruput
+
+# Puts bin/thruput on PATH: make install (as root), or
+# make install PREFIX=$$HOME/.local for one user.
+install: build
+	install -D -m 0755 bin/thruput $(DESTDIR)$(PREFIX)/bin/thruput
 
 # Static binaries for every platform into dist/, named thruput-OS-ARCH[vN].
 dist:
@@ -42,6 +49,10 @@ lint:
 
 test:
 	$(GO) test -count=1 -timeout 20m ./...
+
+# The developer's loop: unit, golden and fixture tests only, no root.
+test-short:
+	$(GO) test -short -count=1 ./...
 
 bench: build
 	./bench/sweep

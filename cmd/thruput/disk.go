@@ -48,10 +48,11 @@ func newDiskSweepCmd(a *app) *cobra.Command {
 	var f sweepFlags
 	c := &cobra.Command{
 		Use:   "sweep [DIR...]",
-		Short: "Write and read a file at each block size from 8 B to 1 MiB on each target",
+		Short: "Write and read a file at each block size from 8 B to 1 MiB, as a dd loop would",
 		Long: `For each block size, write a file with that block size (the final fsync is
 inside the timed span), evict it from the page cache, then read it back with
-the same block size: the seed posts' dd loop, one command. Each step is bounded
+the same block size: the loop people run by hand with dd (dd bs=4k
+count=..., conv=fsync, then dd of the file back), in one command. Each step is bounded
 by --max-time; a step that hits the bound reports the bytes it moved.
 
 Targets are directories on mounted filesystems, given as arguments or with
@@ -59,14 +60,14 @@ Targets are directories on mounted filesystems, given as arguments or with
 target and are removed at the end, on error and on Ctrl-C; one left by a
 killed run is removed by the next run there, or by 'thruput disk clean'.
 Block devices are never opened.`,
-		Example: `  # the seed's sweep on four filesystems of one disk
+		Example: `  # a dd-style sweep on four filesystems of one disk
   thruput disk sweep --target /media/ext2 --target /media/ext3 --target /media/ext4 --target /media/vfat
 
   # a quick look: 4 KiB to 1 MiB, 256 MiB files, 10 s per step, as markdown
-  thruput disk sweep /mnt/usb --sizes 4k-1M --file-size 256M --max-time 10s --format markdown
+  thruput disk sweep /mnt/usb --bs 4k-1M --file-size 256M --max-time 10s --format markdown
 
   # reads only, uncached, with O_DIRECT
-  sudo thruput disk sweep /mnt/ssd --read-only --direct --sizes 4k,64k,1M -o ssd.json`,
+  sudo thruput disk sweep /mnt/ssd --read-only --direct --bs 4k,64k,1M -o ssd.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runSweep(cmd, a, f, append(f.targets, args...))
 		},
@@ -74,9 +75,10 @@ Block devices are never opened.`,
 	fl := c.Flags()
 	a.addSaveFlags(fl)
 	fl.StringArrayVar(&f.targets, "target", nil, "directory to test in (repeatable; default the current directory)")
-	fl.StringVar(&f.sizes, "sizes", "8-1M", "block sizes: a list and ranges with k/M/G or KiB/MiB/GiB suffixes, e.g. 512,4k-1M (a range doubles)")
+	oldNames(fl, map[string]string{"sizes": "bs"})
+	fl.StringVar(&f.sizes, "bs", "8-1M", "block sizes, one step each: a list and ranges with k/M/G or KiB/MiB/GiB suffixes, e.g. 512,4k-1M (a range doubles)")
 	fl.StringVar(&f.fileSize, "file-size", "1G", "bytes to write and read per step")
-	fl.DurationVar(&f.maxTime, "max-time", 30*time.Second, "bound on each step; a step that reaches it reports the bytes moved so far")
+	fl.Var(units.NewDuration(&f.maxTime, 30*time.Second), "max-time", "bound on each step; a step that reaches it reports the bytes moved so far")
 	fl.BoolVar(&f.writeOnly, "write-only", false, "only the write steps")
 	fl.BoolVar(&f.readOnly, "read-only", false, "only the read steps (the file is laid out once, untimed)")
 	fl.StringVar(&f.data, "data", "random", "what to write: random (incompressible) or zero (like dd if=/dev/zero)")
@@ -96,7 +98,7 @@ func runSweep(cmd *cobra.Command, a *app, f sweepFlags, dirs []string) error {
 		Direct: f.direct, DropCaches: f.dropCaches, SkipSpaceCheck: f.skipSpaceCheck,
 	}
 	if cfg.BlockSizes, err = units.ParseSizeList(f.sizes); err != nil {
-		return usage.Errorf("--sizes: %w", err)
+		return usage.Errorf("--bs: %w", err)
 	}
 	if cfg.FileSize, err = units.ParseSize(f.fileSize); err != nil {
 		return usage.Errorf("--file-size: %w", err)

@@ -25,12 +25,12 @@ times and adds mean, standard deviation, min and max. O_DIRECT is the default,
 so the page cache plays no part; with --direct=false the file is evicted
 before each run and the result says it was buffered. --verify writes blocks
 that carry their offset and a checksum and reads them all back.`,
-		Example: `  # the seed's test: sequential write, then read, of 4 GiB at 4 KiB, queue depth 64, four times
+		Example: `  # fio's classic test: sequential write, then read, of 4 GiB at 4 KiB, queue depth 64, four times
   thruput disk io /mnt/sd --rw write --bs 4k --iodepth 64 --size 4G --repeat 4
   thruput disk io /mnt/sd --rw read --bs 4k --iodepth 64 --size 4G --repeat 4
 
   # random 4 KiB reads at QD32 for 30 s after a 5 s ramp
-  thruput disk io /mnt/ssd --rw randread --iodepth 32 --size 1G --runtime 30s --ramp 5s --time-based
+  thruput disk io /mnt/ssd --rw randread --iodepth 32 --size 1G -t 30s --ramp 5s --time-based
 
   # 70/30 random mix, 4 jobs; then a data check
   thruput disk io /mnt/ssd --rw randrw --mix 70 --jobs 4 --size 256M
@@ -62,10 +62,11 @@ that carry their offset and a checksum and reads them all back.`,
 	fl.StringVar(&bs, "bs", "4k", "block size of every request")
 	fl.IntVar(&cfg.IODepth, "iodepth", 1, "requests in flight per job (io_uring engine)")
 	fl.IntVar(&cfg.Jobs, "jobs", 1, "parallel jobs, each on a file of its own")
-	fl.StringVar(&size, "size", "1G", "file size per job; a run ends after one pass unless --runtime ends it first")
-	fl.DurationVar(&cfg.Runtime, "runtime", 0, "bound on each run after the ramp (0 = one pass over the file)")
-	fl.DurationVar(&cfg.Ramp, "ramp", 0, "run this long before counting (left out of the figures)")
-	fl.BoolVar(&cfg.TimeBased, "time-based", false, "loop over the file until --runtime")
+	fl.StringVar(&size, "size", "1G", "file size per job; a run ends after one pass unless -t ends it first")
+	fl.VarP(units.NewDuration(&cfg.Runtime, 0), "time", "t", "bound on each run after the ramp, as fio's runtime (0 = one pass over the file)")
+	oldNames(fl, map[string]string{"runtime": "time"})
+	fl.Var(units.NewDuration(&cfg.Ramp, 0), "ramp", "run this long before counting (left out of the figures)")
+	fl.BoolVar(&cfg.TimeBased, "time-based", false, "loop over the file until -t ends it")
 	fl.BoolVar(&cfg.Direct, "direct", true, "O_DIRECT (--direct=false for buffered I/O, evicted before each run)")
 	fl.StringVar(&cfg.Engine, "engine", disk.EngineUring, "io_uring (falls back to sync where the kernel refuses it) or sync")
 	fl.IntVar(&cfg.Repeat, "repeat", 1, "run the job this many times and report the spread")
@@ -79,15 +80,15 @@ func newDiskMarkCmd(a *app) *cobra.Command {
 	var size string
 	c := &cobra.Command{
 		Use:   "mark [DIR]",
-		Short: "The four desktop presets: SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1",
+		Short: "CrystalDiskMark's four presets: SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1",
 		Long: `Run the four tests CrystalDiskMark made familiar, each read then write, on one
-file for --duration each: sequential 1 MiB at queue depth 8 and 1, random
+file for -t each: sequential 1 MiB at queue depth 8 and 1, random
 4 KiB at queue depth 32 and 1, one thread, O_DIRECT. The table prints MiB/s
 like every storage figure of thruput, or MB/s (10^6 bytes, as
 CrystalDiskMark prints) with --units mb; the JSON has both, and IOPS and
 latency.`,
 		Example: `  thruput disk mark /mnt/usb
-  thruput disk mark /mnt/ssd --size 4G --duration 10s --units mb`,
+  thruput disk mark /mnt/ssd --size 4G -t 10s --units mb`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			format, err := a.outputFormat()
@@ -108,7 +109,8 @@ latency.`,
 	fl := c.Flags()
 	a.addSaveFlags(fl)
 	fl.StringVar(&size, "size", "1G", "test file size")
-	fl.DurationVar(&cfg.Duration, "duration", 5*time.Second, "length of each of the eight tests")
+	fl.VarP(units.NewDuration(&cfg.Duration, 5*time.Second), "time", "t", "length of each of the eight tests")
+	oldNames(fl, map[string]string{"duration": "time"})
 	fl.BoolVar(&cfg.Direct, "direct", true, "O_DIRECT (--direct=false for buffered I/O, evicted before each test)")
 	fl.StringVar(&cfg.Engine, "engine", disk.EngineUring, "io_uring or sync")
 	return c

@@ -29,11 +29,11 @@ latency percentiles from an HDR histogram, per-kind latency and thread
 fairness. Periodic fsync counts writes over all threads, so it works with
 --threads above 1. The files live in a .thruput-<run id> directory that is
 removed at the end, on error and on Ctrl-C.`,
-		Example: `  # the seed's run: 128 files, 5 GiB, random read/write 1.5:1, 16 KiB, fsync every 100, 300 s
+		Example: `  # sysbench fileio's classic run: 128 files, 5 GiB, random read/write 1.5:1, 16 KiB, fsync every 100, 300 s
   thruput disk random /mnt/usb
 
   # a short look with 4 threads
-  thruput disk random /mnt/usb --total-size 512M --time 30s --threads 4
+  thruput disk random /mnt/usb --size 512M -t 30s --threads 4
 
   # random reads only, uncached, 10000 requests
   thruput disk random /mnt/ssd --mode rndrd --direct --bs 4k --requests 10000`,
@@ -45,7 +45,7 @@ removed at the end, on error and on Ctrl-C.`,
 			}
 			cfg := f.cfg
 			if cfg.TotalSize, err = units.ParseSize(f.totalSize); err != nil {
-				return usage.Errorf("--total-size: %w", err)
+				return usage.Errorf("--size: %w", err)
 			}
 			if cfg.BlockSize, err = units.ParseSize(f.bs); err != nil {
 				return usage.Errorf("--bs: %w", err)
@@ -64,7 +64,8 @@ removed at the end, on error and on Ctrl-C.`,
 	fl := c.Flags()
 	a.addSaveFlags(fl)
 	fl.IntVar(&f.cfg.Files, "files", 128, "number of files in the set")
-	fl.StringVar(&f.totalSize, "total-size", "5G", "size of the whole file set")
+	fl.StringVar(&f.totalSize, "size", "5G", "size of the whole file set")
+	oldNames(fl, map[string]string{"total-size": "size"})
 	fl.StringVar(&f.cfg.Mode, "mode", "rndrw", "seqwr, seqrewr, seqrd, rndrd, rndwr or rndrw")
 	fl.Float64Var(&f.cfg.RWRatio, "rw-ratio", 1.5, "reads per write in rndrw")
 	fl.StringVar(&f.bs, "bs", "16k", "block size of every request")
@@ -73,7 +74,7 @@ removed at the end, on error and on Ctrl-C.`,
 	fl.BoolVar(&f.cfg.FsyncAll, "fsync-all", false, "each periodic fsync flushes every file of the set, as sysbench does")
 	fl.StringVar(&f.cfg.FsyncMode, "fsync-mode", "fsync", "fsync or fdatasync")
 	fl.IntVar(&f.cfg.Threads, "threads", 1, "worker threads")
-	fl.DurationVar(&f.cfg.Time, "time", 300*time.Second, "length of the timed phase (with --requests alone: no time bound)")
+	fl.VarP(units.NewDuration(&f.cfg.Time, 300*time.Second), "time", "t", "length of the timed phase (with --requests alone: no time bound)")
 	fl.Int64Var(&f.cfg.Requests, "requests", 0, "stop after this many requests over all threads (0 = no limit)")
 	fl.BoolVar(&f.cfg.Direct, "direct", false, "O_DIRECT for the timed phase (--bs must be a multiple of the logical block size)")
 	return c

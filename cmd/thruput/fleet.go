@@ -14,6 +14,7 @@ import (
 
 	"github.com/thruput/thruput/internal/fleet"
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/units"
 	"github.com/thruput/thruput/internal/usage"
 )
 
@@ -39,7 +40,7 @@ func (f *fleetFlags) add(fl *pflag.FlagSet) {
 	fl.StringVarP(&f.sshConfig, "ssh-config", "F", "", "ssh configuration `FILE` (default ~/.ssh/config)")
 	fl.BoolVar(&f.acceptNew, "accept-new-host-keys", false, "record host keys never seen before instead of refusing the host (a changed key is always refused)")
 	fl.IntVar(&f.parallel, "parallel", 0, "at most `N` hosts (fleet net: tests) at once (default all)")
-	fl.DurationVar(&f.hostTimeout, "host-timeout", 0, "give up on a host after this long (default no limit)")
+	fl.Var(units.NewDuration(&f.hostTimeout, 0), "host-timeout", "give up on a host after this long (default no limit)")
 	fl.StringVar(&f.binaries, "binaries", "", "`DIR` holding make dist's thruput-linux-* binaries for the hosts' platforms (default: beside this binary, then ./dist)")
 }
 
@@ -99,7 +100,7 @@ func newFleetRunCmd(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "run [flags] -- THRUPUT-COMMAND [ARGS...]",
 		Short: "Run one thruput measurement on every host at once",
-		Example: `  thruput fleet run --hosts pi1,pi2,user@pi3:2222 -- disk sweep /mnt/usb --sizes 4k,1M
+		Example: `  thruput fleet run --hosts pi1,pi2,user@pi3:2222 -- disk sweep /mnt/usb --bs 4k,1M
   thruput fleet run --inventory lab.yaml --group shelf1 -- disk random --mode rndrd`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runFleet(cmd.Context(), a, &f, args) },

@@ -51,7 +51,7 @@ type clientFlags struct {
 func newNetClientCmd(a *app) *cobra.Command {
 	var f clientFlags
 	c := &cobra.Command{
-		Use:   "client HOST",
+		Use:   "client HOST[:PORT]",
 		Short: "Run a throughput test against an iperf3 or thruput server",
 		Long: `Run a TCP or UDP throughput test against HOST, which runs 'iperf3 -s' (any 3.x)
 or 'thruput net server'. The flags are iperf3's: -P parallel streams, -t time,
@@ -62,7 +62,7 @@ Figures are Mbit/s (10^6 bit/s, the unit links are sold in) for the sender and
 the receiver of every stream, with TCP retransmits or UDP jitter and loss, and
 the CPU load of both ends. -J prints iperf3's own JSON so tools made for iperf3
 read it; --json prints thruput's result document.`,
-		Example: `  # the seed's test: 10 streams for 65 s, the first 5 s left out, each way and both
+		Example: `  # a long iperf3 test: 10 streams for 65 s, the first 5 s left out, each way and both
   thruput net client 192.168.1.10 -P 10 -t 65 -O 5
   thruput net client 192.168.1.10 -P 10 -t 65 -O 5 -R
   thruput net client 192.168.1.10 -P 10 -t 65 -O 5 --bidir
@@ -99,7 +99,7 @@ read it; --json prints thruput's result document.`,
 	fl.BoolVarP(&f.zero, "zerocopy", "Z", false, "send TCP with sendfile(2) from memory: no copy into the kernel")
 	fl.BoolVarP(&f.compat, "iperf3-json", "J", false, "print iperf3's JSON (as iperf3 -J) instead of a table")
 	fl.StringVar(&f.secretFile, "secret-file", "", "file holding the shared secret a thruput server was started with")
-	fl.DurationVar(&f.connectTimeout, "connect-timeout", 10*time.Second, "give up connecting after this long")
+	fl.Var(units.NewDuration(&f.connectTimeout, 10*time.Second), "connect-timeout", "give up connecting after this long")
 	return c
 }
 
@@ -217,10 +217,20 @@ func clientParams(cmd *cobra.Command, f clientFlags) (iperf3.Params, error) {
 	return p, nil
 }
 
-func runNetClient(cmd *cobra.Command, a *app, f clientFlags, host string) error {
+func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) error {
 	format, err := a.outputFormat()
 	if err != nil {
 		return err
+	}
+	host, port, err := iperf3.ParseServer(server)
+	if err != nil {
+		return usage.Wrap(err)
+	}
+	if port != 0 {
+		if cmd.Flags().Changed("port") && port != f.port {
+			return usage.Errorf("%s and -p %d name two ports: give one", server, f.port)
+		}
+		f.port = port
 	}
 	if err := a.netUnits(); err != nil {
 		return err
@@ -279,7 +289,10 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, host string) error 
 			mu.Lock()
 			defer mu.Unlock()
 			if live {
-				lines.Line(iv)
+				// -i 0: no interval lines, as iperf3.
+				if interval > 0 {
+					lines.Line(iv)
+				}
 				return
 			}
 			var bps float64
@@ -373,10 +386,10 @@ same secret are served.`,
 	fl.StringVarP(&f.bind, "bind", "B", "", "address to listen on (default all)")
 	fl.BoolVarP(&f.once, "once", "1", false, "serve one test, then exit (with its status)")
 	fl.StringVarP(&f.interval, "interval", "i", "1", "seconds between live figures (0 = none)")
-	fl.DurationVar(&f.maxDuration, "max-duration", 0, "refuse tests longer than this, end byte-limited ones at it (0 = no limit)")
+	fl.Var(units.NewDuration(&f.maxDuration, 0), "max-duration", "refuse tests longer than this, end byte-limited ones at it (0 = no limit)")
 	fl.IntVar(&f.maxStreams, "max-streams", 0, "refuse tests with more data connections (0 = no limit)")
 	fl.StringVar(&f.maxBitrate, "max-bitrate", "", "refuse tests whose senders together may exceed this rate, e.g. 500M (uncapped tests too)")
-	fl.DurationVar(&f.idle, "idle-timeout", 60*time.Second, "end a test in which no data moved for this long")
+	fl.Var(units.NewDuration(&f.idle, 60*time.Second), "idle-timeout", "end a test in which no data moved for this long")
 	fl.StringVar(&f.secretFile, "secret-file", "", "serve only thruput clients that know the secret in this file")
 	fl.BoolVarP(&f.zero, "zerocopy", "Z", false, "send TCP with sendfile(2) from memory (reverse tests)")
 	return c

@@ -34,7 +34,7 @@ It connects directly, whatever http_proxy says: through a proxy, the proxy
 would be what is measured. It speaks HTTP/1.1, as wget does, and asks for the
 body uncompressed. 'thruput net http-serve' on another machine serves a file
 from memory to download, so that machine's disk plays no part either.`,
-		Example: `  # the seed's test: 100 MiB from a LAN server that serves it from RAM
+		Example: `  # wget's test: 100 MiB from a LAN server that serves it from RAM
   thruput net http-serve --size 100M          # on the server
   thruput net http http://192.168.1.10:8080/  # on the client
 
@@ -48,8 +48,8 @@ from memory to download, so that machine's disk plays no part either.`,
 	}
 	fl := cmd.Flags()
 	a.addSaveFlags(fl)
-	fl.DurationVar(&c.Window, "window", time.Second, "span of the windows the peak rate is taken over")
-	fl.DurationVar(&c.Timeout, "timeout", 30*time.Second, "give up when connecting, the response or the body stalls this long")
+	fl.Var(units.NewDuration(&c.Window, time.Second), "window", "span of the windows the peak rate is taken over")
+	fl.Var(units.NewDuration(&c.Timeout, 30*time.Second), "timeout", "give up when connecting, the response or the body stalls this long")
 	fl.IntVar(&c.Repeat, "repeat", 1, "download this many times and report the spread")
 	fl.BoolVarP(&c.Insecure, "insecure", "k", false, "do not check the server's TLS certificate")
 	return cmd

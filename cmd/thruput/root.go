@@ -72,13 +72,15 @@ interrupted (the figures gathered so far are still printed), 2 for bad usage
 (nothing was measured or written).`,
 		Example: `  thruput suite                                  # every method, briefly, here; then an HTML report
   thruput disk sweep --target /mnt/usb --target /mnt/sd --label card=sandisk
-  thruput disk sweep --sizes 4k-1M --file-size 256M --format markdown
+  thruput disk sweep --bs 4k-1M --file-size 256M --format markdown
   thruput net client 192.168.1.10 -P 4 -t 30
   thruput results list
   thruput compare card=sandisk card=kingston
   thruput report`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// --version prints what `thruput version` prints.
+		Version: toolVersion(),
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			a.dbSet = a.dbSet || cmd.Flags().Changed("db")
 			switch a.units {
@@ -98,6 +100,7 @@ interrupted (the figures gathered so far are still printed), 2 for bad usage
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage.Wrap(err) })
 	root.AddCommand(newVersionCmd(a), newDiskCmd(a), newNetCmd(a),
 		newSysinfoCmd(a), newFleetCmd(a), newResultsCmd(a), newCompareCmd(a), newReportCmd(a), newSuiteCmd(a))
+	root.SetVersionTemplate(versionLine() + "\n")
 	markUsageErrors(root)
 	return root
 }
@@ -228,6 +231,10 @@ func finish(doc *result.Document, err error) {
 	doc.Error = err.Error()
 }
 
+func versionLine() string {
+	return fmt.Sprintf("thruput %s (%s, %s)", toolVersion(), runtime.Version(), platform())
+}
+
 func newVersionCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:     "version",
@@ -244,7 +251,7 @@ func newVersionCmd(a *app) *cobra.Command {
 				if format == "json" {
 					return writeJSON(w, t)
 				}
-				_, err := fmt.Fprintf(w, "thruput %s (%s, %s)\n", t.Version, t.GoVersion, t.Platform)
+				_, err := fmt.Fprintln(w, versionLine())
 				return err
 			})
 		},

@@ -20,6 +20,7 @@ import (
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/sysinfo"
+	"github.com/thruput/thruput/internal/units"
 	"github.com/thruput/thruput/internal/usage"
 )
 
@@ -44,8 +45,8 @@ server the suite starts and stops itself). That takes a minute or two and
 says whether the tool and the machine work; loopback figures measure the
 CPU and memory, not a network.
 
-With --disk, --net or --http, the seed posts' full method runs on what they
-name instead (--quick shortens it): the sweep from 8 B to 1 MiB with 1 GiB
+With --disk, --net or --http, the full method runs on what they name
+instead (--quick shortens it): the sweep from 8 B to 1 MiB with 1 GiB
 files, sysbench's 300 s random read/write mix on 5 GiB, fio's queue-depth
 64 sequential write and read of 4 GiB repeated 4 times, the presets; 10
 TCP streams for 65 s (5 s omitted) up, down and both at once, and one
@@ -55,7 +56,7 @@ download three times.
 Every run is saved with the label suite=<id> (and round=N, time=HH:MM with
 --repeat), then one HTML report of them all is written (-o FILE, else
 thruput-suite-<id>.html beside the result store) and its path printed.
---repeat N --every 8h runs it N times, as the seeds' WiFi tests did at
+--repeat N --every 8h runs it N times, as a WiFi survey over a day does at
 13:00, 21:00 and 05:00; 'thruput compare time=13:00 time=21:00' then sets
 the rounds side by side.`,
 		Example: `  thruput suite
@@ -69,9 +70,9 @@ the rounds side by side.`,
 	fl.StringVar(&f.netHost, "net", "", "iperf3 or thruput server to run the network test against (host or host:port)")
 	fl.StringVar(&f.httpURL, "http", "", "URL to download for the HTTP test")
 	fl.BoolVar(&f.quick, "quick", false, "the short version of each method (the default with no --disk, --net or --http)")
-	fl.BoolVar(&f.full, "full", false, "the seeds' full method (the default with --disk, --net or --http)")
+	fl.BoolVar(&f.full, "full", false, "the full method of each tool (the default with --disk, --net or --http)")
 	fl.IntVar(&f.repeat, "repeat", 1, "run the whole suite this many times")
-	fl.DurationVar(&f.every, "every", 0, "with --repeat, start a round this long after the previous one started (default: right after)")
+	fl.Var(units.NewDuration(&f.every, 0), "every", "with --repeat, start a round this long after the previous one started (default: right after)")
 	a.addSaveFlags(fl)
 	return c
 }
@@ -87,7 +88,7 @@ func suiteSteps(f suiteFlags, full bool, netAddr, httpURL string) []step {
 	for _, d := range f.disks {
 		if full {
 			steps = append(steps,
-				step{"sweep " + d, []string{"disk", "sweep", d, "--sizes", "8-1M", "--file-size", "1G", "--max-time", "30s"}},
+				step{"sweep " + d, []string{"disk", "sweep", d, "--bs", "8-1M", "--file-size", "1G", "--max-time", "30s"}},
 				step{"random " + d, []string{"disk", "random", d}},
 				step{"io write " + d, []string{"disk", "io", d, "--rw", "write", "--bs", "4k", "--iodepth", "64", "--size", "4G", "--repeat", "4"}},
 				step{"io read " + d, []string{"disk", "io", d, "--rw", "read", "--bs", "4k", "--iodepth", "64", "--size", "4G", "--repeat", "4"}},
@@ -95,20 +96,20 @@ func suiteSteps(f suiteFlags, full bool, netAddr, httpURL string) []step {
 			continue
 		}
 		steps = append(steps,
-			step{"sweep " + d, []string{"disk", "sweep", d, "--sizes", "512-1M", "--file-size", "32M", "--max-time", "2s"}},
-			step{"random " + d, []string{"disk", "random", d, "--files", "16", "--total-size", "128M", "--time", "8s"}},
-			step{"mark " + d, []string{"disk", "mark", d, "--size", "64M", "--duration", "2s"}})
+			step{"sweep " + d, []string{"disk", "sweep", d, "--bs", "512-1M", "--file-size", "32M", "--max-time", "2s"}},
+			step{"random " + d, []string{"disk", "random", d, "--files", "16", "--size", "128M", "-t", "8s"}},
+			step{"mark " + d, []string{"disk", "mark", d, "--size", "64M", "-t", "2s"}})
 	}
 	if netAddr != "" {
-		host, port, err := net.SplitHostPort(netAddr)
-		if err != nil {
-			host, port = netAddr, strconv.Itoa(iperf3.DefaultPort)
+		host, port, _ := iperf3.ParseServer(netAddr)
+		if port == 0 {
+			port = iperf3.DefaultPort
 		}
-		client := []string{"net", "client", host, "-p", port}
+		client := []string{"net", "client", host, "-p", strconv.Itoa(port)}
 		if full {
 			long := slices.Concat(client, []string{"-P", "10", "-t", "65", "-O", "5"})
 			// The capped run is one stream: -b caps each stream, and the
-			// seed's 40 Mbit/s is what the whole test may send.
+			// the 40 Mbit/s of a WiFi survey is what the whole test may send.
 			steps = append(steps,
 				step{"net up " + host, long},
 				step{"net down " + host, slices.Concat(long, []string{"-R"})},
@@ -151,10 +152,8 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 		}
 	}
 	if f.netHost != "" {
-		if _, port, err := net.SplitHostPort(f.netHost); err == nil {
-			if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-				return usage.Errorf("--net %q: the port must be a number from 1 to 65535", f.netHost)
-			}
+		if _, _, err := iperf3.ParseServer(f.netHost); err != nil {
+			return usage.Errorf("--net: %w", err)
 		}
 	}
 	for _, l := range a.labels {

@@ -32,7 +32,7 @@ func newSysinfoCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "sysinfo [PATH...]",
 		Short: "Show the hardware data crosses here: USB tree, disks, NICs, CPU clock, interrupts",
-		Long: `Print what the seed posts gather by hand with lsusb -t, ethtool, iw and
+		Long: `Print what people gather by hand with lsusb -t, ethtool, iw and
 /proc/interrupts before they explain a figure: the USB tree with speeds and
 drivers, each disk's bus and negotiated link (USB, SATA, PCIe, SD bus mode),
 each network interface's driver and link, the CPU clock and Raspberry Pi

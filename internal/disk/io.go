@@ -70,9 +70,9 @@ func (c IOConfig) Validate() error {
 	case c.Size < c.BlockSize:
 		return usage.Errorf("--size %s is smaller than --bs %s", units.IEC(c.Size), units.IEC(c.BlockSize))
 	case c.Runtime < 0 || c.Ramp < 0:
-		return usage.Errorf("--runtime and --ramp must not be negative")
+		return usage.Errorf("-t and --ramp must not be negative")
 	case c.TimeBased && c.Runtime == 0:
-		return usage.Errorf("--time-based needs --runtime")
+		return usage.Errorf("--time-based needs -t")
 	case c.Engine != EngineUring && c.Engine != EngineSync:
 		return usage.Errorf("--engine %q: use io_uring or sync", c.Engine)
 	case c.Repeat < 1 || c.Repeat > 1000:
@@ -80,7 +80,7 @@ func (c IOConfig) Validate() error {
 	case c.Verify && c.RW != "write" && c.RW != "randwrite":
 		return usage.Errorf("--verify checks what a write job wrote: use --rw write or randwrite")
 	case c.Verify && (c.Runtime > 0 || c.Ramp > 0):
-		return usage.Errorf("--verify needs every block written: drop --runtime and --ramp")
+		return usage.Errorf("--verify needs every block written: drop -t and --ramp")
 	case c.Verify && c.BlockSize < verifyHeader:
 		return usage.Errorf("--verify needs blocks of at least %d B", verifyHeader)
 	case c.Corrupt >= 0 && !c.Verify:

@@ -38,7 +38,7 @@ func Mark(ctx context.Context, c MarkConfig, doc *result.Document, h Hooks) erro
 		return usage.Errorf("--size %s: the presets need at least 1 MiB", units.IEC(c.Size))
 	}
 	if c.Duration <= 0 {
-		return usage.Errorf("--duration must be positive")
+		return usage.Errorf("-t must be positive")
 	}
 	if c.Engine != EngineUring && c.Engine != EngineSync {
 		return usage.Errorf("--engine %q: use io_uring or sync", c.Engine)

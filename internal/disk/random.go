@@ -43,7 +43,7 @@ func (c RandomConfig) Validate() error {
 	case c.Files < 1:
 		return usage.Errorf("--files must be at least 1")
 	case c.TotalSize < int64(c.Files)*c.BlockSize:
-		return usage.Errorf("--total-size %s is too small for %d files of at least one %s block", units.IEC(c.TotalSize), c.Files, units.IEC(c.BlockSize))
+		return usage.Errorf("--size %s is too small for %d files of at least one %s block", units.IEC(c.TotalSize), c.Files, units.IEC(c.BlockSize))
 	case !contains(RandomModes, c.Mode):
 		return usage.Errorf("--mode %q: use one of seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw", c.Mode)
 	case c.RWRatio <= 0:

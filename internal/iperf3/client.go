@@ -333,8 +333,8 @@ func (c *client) connectStreams(ctx context.Context) error {
 		c.streams = append(c.streams, st)
 	}
 	if c.cfg.OnStreams != nil {
-		for _, s := range c.streams {
-			c.cfg.OnStreams(s.id, s.local, s.peer)
+		for i, s := range c.streams {
+			c.cfg.OnStreams(int64(i+1), s.local, s.peer)
 		}
 	}
 	return nil

@@ -159,7 +159,7 @@ func (s *session) sample(now time.Time) {
 	var order []string
 	for i, st := range s.streams {
 		prev, c := s.last[i], &cur[i]
-		f := result.NetIntervalFlow{ID: st.id, Direction: direction(st), Sender: st.send, Bytes: c.bytes - prev.bytes}
+		f := result.NetIntervalFlow{ID: int64(i + 1), Direction: direction(st), Sender: st.send, Bytes: c.bytes - prev.bytes}
 		f.BitsPerSecond = rate(f.Bytes, secs)
 		switch {
 		case st.send && !st.udp && c.tcpOK:
@@ -343,7 +343,10 @@ func (s *session) compose(mine, remote *Results) *result.Net {
 	sums := map[string]*result.NetSum{}
 	var order []string
 	for i, st := range s.streams {
-		ns := result.NetStream{ID: st.id, Direction: direction(st), Local: "receiver",
+		// Streams are numbered 1, 2 ... wherever they are shown; the
+		// protocol's own ids (1, 3, 4 ... in iperf3) only match the
+		// peer's figures.
+		ns := result.NetStream{ID: int64(i + 1), Direction: direction(st), Local: "receiver",
 			LocalAddr: st.local, RemoteAddr: st.peer}
 		local := s.figure(i, st, mine.Streams[i], span)
 		var other result.NetFigure

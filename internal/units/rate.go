@@ -70,3 +70,31 @@ type syntaxError string
 
 func (e syntaxError) Error() string   { return string(e) }
 func (e syntaxError) Is(t error) bool { return t == ErrSyntax }
+
+// Duration is a flag value for a time, read as ParseSeconds reads it, so
+// that every duration flag takes 10, 0.5, 10s and 2m alike.
+type Duration struct{ p *time.Duration }
+
+// NewDuration sets *p to def and returns the flag value that sets it.
+func NewDuration(p *time.Duration, def time.Duration) Duration {
+	*p = def
+	return Duration{p}
+}
+
+func (d Duration) Set(s string) error {
+	v, err := ParseSeconds(s)
+	if err != nil {
+		return err
+	}
+	*d.p = v
+	return nil
+}
+
+func (d Duration) String() string {
+	if d.p == nil {
+		return ""
+	}
+	return d.p.String()
+}
+
+func (Duration) Type() string { return "duration" }
