@@ -72,9 +72,9 @@ func f3(x float64) string  { return strconv.FormatFloat(x, 'f', 3, 64) }
 func nsStr(n int64) string { return strconv.FormatInt(n, 10) }
 func latNs(l *result.Latency) []string {
 	if l == nil {
-		return []string{"", "", "", "", "", ""}
+		return []string{"", "", "", "", "", "", ""}
 	}
-	return []string{nsStr(l.MinNs), strconv.FormatFloat(l.MeanNs, 'f', 0, 64), nsStr(l.P50Ns), nsStr(l.P95Ns), nsStr(l.P99Ns), nsStr(l.P999Ns)}
+	return []string{nsStr(l.MinNs), strconv.FormatFloat(l.MeanNs, 'f', 0, 64), nsStr(l.P50Ns), nsStr(l.P95Ns), nsStr(l.P99Ns), nsStr(l.P999Ns), nsStr(l.MaxNs)}
 }
 
 // randomCSV prints one row: the run's counts, rates and overall latency.
@@ -84,7 +84,7 @@ func randomCSV(w io.Writer, doc *result.Document) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"path", "fs_type", "mode", "block_size", "threads", "elapsed_ns", "reads", "writes", "fsyncs",
 		"reads_per_s", "writes_per_s", "fsyncs_per_s", "read_mib_per_s", "write_mib_per_s",
-		"latency_min_ns", "latency_mean_ns", "latency_p50_ns", "latency_p95_ns", "latency_p99_ns", "latency_p99_9_ns"})
+		"latency_min_ns", "latency_mean_ns", "latency_p50_ns", "latency_p95_ns", "latency_p99_ns", "latency_p99_9_ns", "latency_max_ns"})
 	// An imported sysbench run names no directory.
 	var t result.Target
 	if len(doc.Targets) > 0 {
