@@ -215,7 +215,7 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 			if a.quiet {
 				args = append(args, "-q")
 			}
-			if err := a.runChild(ctx, args, &docs); err != nil {
+			if err := a.runChild(ctx, args, &docs, local); err != nil {
 				// A step refused (a disk too small for the full method)
 				// is a failed step: what the others measured is kept and
 				// reported.
@@ -261,10 +261,17 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 
 // runChild runs one thruput command in this process, sharing the open
 // store, and collects the documents it concludes.
-func (a *app) runChild(ctx context.Context, args []string, docs *[]*result.Document) error {
+func (a *app) runChild(ctx context.Context, args []string, docs *[]*result.Document, loopback bool) error {
 	child := &app{argv: append([]string{a.argv[0]}, args...), quiet: a.quiet, units: a.units, stdout: io.Discard}
 	child.store = a.store
-	child.collect = func(d *result.Document) { *docs = append(*docs, d) }
+	child.collect = func(d *result.Document) {
+		// The loopback server runs in this process: its CPU figure is
+		// the client's. Marked before the run is printed and saved.
+		if loopback && d.Net != nil {
+			d.Net.CPU.OneProcess = true
+		}
+		*docs = append(*docs, d)
+	}
 	root := newRoot(child)
 	root.SetArgs(args)
 	return root.ExecuteContext(ctx)

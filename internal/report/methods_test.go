@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -137,5 +139,19 @@ func TestMethodGolden(t *testing.T) {
 			}
 			checkGolden(t, name, doc, Options{Format: format, Units: units})
 		}
+	}
+}
+
+// TestOneProcessCPU: the suite's loopback test shows the CPU of its one
+// process once, not as two ends that agree.
+func TestOneProcessCPU(t *testing.T) {
+	doc := methodDocs()["net"]
+	doc.Net.CPU.OneProcess = true
+	var buf bytes.Buffer
+	if err := Write(&buf, doc, Options{Format: "table"}); err != nil {
+		t.Fatal(err)
+	}
+	if s := buf.String(); !strings.Contains(s, "CPU of both ends") || !strings.Contains(s, "one process") || strings.Contains(s, "at the other end") {
+		t.Errorf("one process, two CPU figures:\n%s", s)
 	}
 }

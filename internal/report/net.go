@@ -111,7 +111,10 @@ func netTables(doc *result.Document, mib bool) []table {
 	}
 	c := n.CPU
 	cpu := fmt.Sprintf("CPU here %s %% (user %s, system %s)", f1(c.LocalTotal), f1(c.LocalUser), f1(c.LocalSystem))
-	if c.RemoteTotal != nil {
+	switch {
+	case c.OneProcess:
+		cpu = fmt.Sprintf("CPU of both ends %s %% (user %s, system %s): client and server were one process", f1(c.LocalTotal), f1(c.LocalUser), f1(c.LocalSystem))
+	case c.RemoteTotal != nil:
 		cpu += fmt.Sprintf(", at the other end %s %% (user %s, system %s)", f1(*c.RemoteTotal), f1(*c.RemoteUser), f1(*c.RemoteSystem))
 	}
 	t.Notes = append(t.Notes, note{"", cpu + "; 100 % is one CPU busy"})

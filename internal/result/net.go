@@ -150,4 +150,8 @@ type NetCPU struct {
 	RemoteTotal  *float64 `json:"remote_total,omitempty"`
 	RemoteUser   *float64 `json:"remote_user,omitempty"`
 	RemoteSystem *float64 `json:"remote_system,omitempty"`
+	// OneProcess is set when client and server ran in one process (the
+	// suite's loopback test): both ends' figures are then that process's,
+	// and the same.
+	OneProcess bool `json:"one_process,omitempty"`
 }

@@ -36,21 +36,30 @@ func (fs FS) Counters() map[string]int64 {
 			tx, err2 := strconv.ParseInt(readValue(filepath.Join(dir, "tx_bytes")), 10, 64)
 			if err1 == nil && err2 == nil {
 				c[e.Name()] = rx + tx
+				// What a loopback device sends it receives: each byte
+				// once, not twice.
+				if readValue(filepath.Join(fs.Sys, "class", "net", e.Name(), "type")) == arphrdLoopback {
+					c[e.Name()] = tx
+				}
 			}
 		}
 	}
 	return c
 }
 
-// Activity is each device's traffic between two Counters readings secs
-// apart, by name.
+// arphrdLoopback is /sys/class/net/X/type of a loopback device.
+const arphrdLoopback = "772"
+
+// Activity is the traffic of each device that moved data between two
+// Counters readings secs apart, by name; idle ones (a loop device, zram,
+// an ifb nobody uses) are left out.
 func Activity(before, after map[string]int64, secs float64) []result.DeviceActivity {
 	if secs <= 0 {
 		return nil
 	}
 	var out []result.DeviceActivity
 	for name, b := range before {
-		if a, ok := after[name]; ok && a >= b {
+		if a, ok := after[name]; ok && a > b {
 			out = append(out, result.DeviceActivity{Device: name, BytesPerSec: float64(a-b) / secs})
 		}
 	}
