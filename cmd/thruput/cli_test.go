@@ -425,8 +425,10 @@ func TestInterruptLeavesNothing(t *testing.T) {
 				strings.Contains(stderr.String(), "context canceled") {
 				t.Errorf("exit %d, stderr %q", code, stderr.String())
 			}
-			if !strings.Contains(stdout.String(), "Run interrupted") {
-				t.Errorf("partial results not printed:\n%s", stdout.String())
+			// Stopped inside its first step, the run measured nothing:
+			// the line on stderr is all, no table of zeros.
+			if stdout.Len() != 0 {
+				t.Errorf("a run that measured nothing printed:\n%s", stdout.String())
 			}
 			if left := entries(t, dir); len(left) != 0 {
 				t.Errorf("left behind: %v", left)

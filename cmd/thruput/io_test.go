@@ -159,7 +159,7 @@ func TestIOBadInput(t *testing.T) {
 		{[]string{"--rw", "trim"}, `--rw "trim"`},
 		{[]string{"--bs", "1000", "--size", "1M"}, "--direct: --bs 1000 B is not a multiple of"},
 		{[]string{"--size", "1000T"}, "not enough free space"},
-		{[]string{"--time-based"}, "--time-based needs --runtime"},
+		{[]string{"--time-based"}, "--time-based needs -t"},
 		{[]string{"--engine", "libaio"}, `--engine "libaio"`},
 		{[]string{"--verify"}, "--verify checks what a write job wrote"},
 		{[]string{"--rw", "write", "--verify", "--runtime", "1s"}, "--verify needs every block written"},

@@ -149,6 +149,11 @@ func split(g Group, ranks map[key]float64) []column {
 				figs[f.key] = append(figs[f.key], f.samples...)
 				ranks[f.key] = f.stepRank
 			}
+			for _, s := range cachedSteps(d, ti) {
+				if !slices.Contains(col.Cached, s) {
+					col.Cached = append(col.Cached, s)
+				}
+			}
 			col.Runs = append(col.Runs, d.ID)
 			col.runs = append(col.runs, figs)
 		}

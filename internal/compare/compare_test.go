@@ -258,8 +258,8 @@ func TestRowsPerMethod(t *testing.T) {
 		doc  *result.Document
 		want string
 	}{
-		{mark, "mark|SEQ1M Q8T1 read|MB/s mark|SEQ1M Q8T1 write|MB/s mark|SEQ1M Q1T1 read|MB/s mark|SEQ1M Q1T1 write|MB/s " +
-			"mark|RND4K Q32T1 read|MB/s mark|RND4K Q32T1 write|MB/s mark|RND4K Q1T1 read|MB/s mark|RND4K Q1T1 write|MB/s"},
+		{mark, "mark|SEQ1M Q8T1 read|MiB/s mark|SEQ1M Q8T1 write|MiB/s mark|SEQ1M Q1T1 read|MiB/s mark|SEQ1M Q1T1 write|MiB/s " +
+			"mark|RND4K Q32T1 read|MiB/s mark|RND4K Q32T1 write|MiB/s mark|RND4K Q1T1 read|MiB/s mark|RND4K Q1T1 write|MiB/s"},
 		{ioRun("i", 1), "io read|randread 4k Q32T1|IOPS io read|randread 4k Q32T1|MiB/s io read|randread 4k Q32T1|p50 µs io read|randread 4k Q32T1|p99 µs"},
 		{random, "random|rndwr 16k, 2 threads|requests/s random|rndwr 16k, 2 threads|writes/s random|rndwr 16k, 2 threads|write MiB/s random|rndwr 16k, 2 threads|p95 ms"},
 		{net, "net up|sum|receiver Mbit/s net up|sum|sender Mbit/s net up|sum|jitter ms net up|sum|lost % " +
@@ -297,5 +297,18 @@ func TestSetBaseline(t *testing.T) {
 	}
 	if err := got.SetBaseline(3); err == nil {
 		t.Error("SetBaseline(3) of 3 columns accepted")
+	}
+}
+
+// TestCachedMark: a column whose run read from the page cache says so.
+func TestCachedMark(t *testing.T) {
+	d := &result.Document{ID: "r1", Method: "disk.random", Targets: []result.Target{{Path: "/mnt"}},
+		Random: &result.Random{ReadMiBPerSec: 4000, ReadDevice: &result.DeviceShare{Share: 0.008, Cached: true}}}
+	c, err := New([]Group{{Name: "r1", Docs: []*result.Document{d}}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Columns[0].Cached; len(got) != 1 || got[0] != "random reads" {
+		t.Errorf("cached steps %v, want [random reads]", got)
 	}
 }

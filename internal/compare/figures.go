@@ -72,7 +72,7 @@ func figures(doc *result.Document, ti int) []figure {
 			if r.Phase == result.PhaseWrite {
 				phase = 1
 			}
-			fs.add("mark", r.Preset+" "+r.Phase, float64(2*rank+phase), "MB/s", r.MBPerSec)
+			fs.add("mark", r.Preset+" "+r.Phase, float64(2*rank+phase), "MiB/s", r.MiBPerSec)
 		}
 	case doc.IO != nil:
 		ioFigures(&fs, doc.IO)
@@ -84,6 +84,36 @@ func figures(doc *result.Document, ti int) []figure {
 		httpFigures(&fs, doc.HTTP)
 	}
 	return fs
+}
+
+// cachedSteps names the read steps of doc on target ti that the page
+// cache served, in the rows' own words.
+func cachedSteps(doc *result.Document, ti int) []string {
+	var out []string
+	cached := func(s *result.DeviceShare) bool { return s != nil && s.Cached }
+	switch {
+	case doc.Sweep != nil:
+		for _, s := range doc.Sweep.Steps {
+			if s.Target == ti && cached(s.Device) {
+				out = append(out, "sweep read "+units.BlockLabel(s.BlockSize))
+			}
+		}
+	case doc.Mark != nil:
+		for _, r := range doc.Mark.Results {
+			if cached(r.Device) {
+				out = append(out, "mark "+r.Preset+" "+r.Phase)
+			}
+		}
+	case doc.IO != nil:
+		if slices.ContainsFunc(doc.IO.Runs, func(r result.IORun) bool { return r.Read != nil && cached(r.Read.Device) }) {
+			out = append(out, "io read")
+		}
+	case doc.Random != nil:
+		if cached(doc.Random.ReadDevice) {
+			out = append(out, "random reads")
+		}
+	}
+	return out
 }
 
 type figureList []figure

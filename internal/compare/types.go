@@ -18,6 +18,9 @@ type Column struct {
 	Target string `json:"target,omitempty"`
 	// Labels are the labels every run of the column shares.
 	Labels map[string]string `json:"labels,omitempty"`
+	// Cached names the read steps whose figure the page cache, not the
+	// device, served in some run of the column (result.DeviceShare).
+	Cached []string `json:"cached,omitempty"`
 }
 
 // Row is one figure of one step, across every column.

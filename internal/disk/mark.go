@@ -74,14 +74,20 @@ func mark(ctx context.Context, c MarkConfig, s *Scratch, doc *result.Document, h
 			if !c.Direct {
 				evictFDs(fds)
 			}
+			dev := startDeviceReads(t)
 			run, err := runIO(ctx, ic, fds, h, fmt.Sprintf("%s %s %s", t.Label(), p.name, phase))
 			d := run.Read
 			if phase == result.PhaseWrite {
 				d = run.Write
 			}
 			if d != nil {
+				var share *result.DeviceShare
+				if phase == result.PhaseRead {
+					share = dev.share(d.Bytes, !c.Direct)
+				}
 				doc.Mark.Results = append(doc.Mark.Results, result.MarkResult{Preset: p.name, Phase: phase,
-					MBPerSec: float64(d.Bytes) / 1e6 / (float64(run.ElapsedNs) / 1e9), MiBPerSec: d.MiBPerSec, IOPS: d.IOPS, Latency: d.Latency})
+					MBPerSec: float64(d.Bytes) / 1e6 / (float64(run.ElapsedNs) / 1e9), MiBPerSec: d.MiBPerSec, IOPS: d.IOPS, Latency: d.Latency,
+					Device: share})
 			}
 			if err != nil {
 				return fmt.Errorf("%s: %s %s: %w", t.Path, p.name, phase, err)

@@ -124,7 +124,10 @@ func random(ctx context.Context, c RandomConfig, s *Scratch, doc *result.Documen
 		}
 		doc.Random.Parameters.CacheDropped = true
 	}
-	if err := runRandom(ctx, c, fds, doc.Random, h, t.Label()); err != nil {
+	dev := startDeviceReads(t)
+	err = runRandom(ctx, c, fds, doc.Random, h, t.Label())
+	doc.Random.ReadDevice = dev.share(doc.Random.ReadBytes, !c.Direct)
+	if err != nil {
 		return fmt.Errorf("%s: %s: %w", t.Path, c.Mode, err)
 	}
 	return nil

@@ -294,6 +294,7 @@ func (r *runner) read(ti int, path string, bs int64) error {
 	}
 	blocks := (sx.Size + bs - 1) / bs
 	p := Progress{Target: t.Label(), Phase: result.PhaseRead, BlockSize: bs, Total: sx.Size, MaxTime: r.c.MaxTime}
+	dev := startDeviceReads(t)
 	res, start, err := r.timed(blocks, r.c.MaxTime, &p, func(n int) (ioResult, error) {
 		return readBlocks(fd, r.rbuf, int(bs), n)
 	})
@@ -304,6 +305,7 @@ func (r *runner) read(ti int, path string, bs int64) error {
 	st.ElapsedNs = int64(time.Since(start))
 	st.MiBPerSec = result.MiBPerSec(st.Bytes, st.ElapsedNs)
 	st.Truncated = res.bytes < sx.Size
+	st.Device = dev.share(st.Bytes, !r.c.Direct)
 	r.doc.Sweep.Steps = append(r.doc.Sweep.Steps, st)
 	return nil
 }

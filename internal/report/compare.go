@@ -111,6 +111,9 @@ func describeColumn(c compare.Column, name string) string {
 		}
 		s += "; labels " + strings.Join(l, ", ")
 	}
+	if len(c.Cached) > 0 {
+		s += "; cached (the page cache's figures, not the device's): " + strings.Join(c.Cached, ", ")
+	}
 	return s
 }
 

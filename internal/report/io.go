@@ -35,6 +35,11 @@ func ioTables(doc *result.Document) []table {
 			t.Rows = append(t.Rows, row)
 		}
 	}
+	for i, run := range r.Runs {
+		if run.Read != nil {
+			t.Notes = append(t.Notes, deviceNote(fmt.Sprintf("run %d reads", i+1), run.Read.Device)...)
+		}
+	}
 	if r.EngineNote != "" {
 		t.Notes = append(t.Notes, note{"!", r.EngineNote})
 	}
@@ -125,6 +130,11 @@ func markTables(doc *result.Document, mb bool) []table {
 	}
 	for _, p := range order {
 		t.Rows = append(t.Rows, cells[p])
+	}
+	for _, r := range m.Results {
+		if r.Device != nil && r.Device.Cached {
+			t.Notes = append(t.Notes, deviceNote(r.Preset+" read", r.Device)...)
+		}
 	}
 	if m.EngineNote != "" {
 		t.Notes = append(t.Notes, note{"!", m.EngineNote})

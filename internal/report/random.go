@@ -35,6 +35,7 @@ func randomTables(doc *result.Document) []table {
 		{"fsyncs", itoa(r.Fsyncs), f1(r.FsyncsPerSec), ""},
 		{"reads+writes", itoa(r.Reads + r.Writes), f1(r.RequestsPerSec), f1(r.ReadMiBPerSec + r.WriteMiBPerSec)},
 	}}
+	rates.Notes = append(rates.Notes, deviceNote("reads", r.ReadDevice)...)
 	lat := table{Title: "Latency per request, ms", Header: latencyHeader}
 	for _, l := range []struct {
 		name string

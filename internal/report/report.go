@@ -261,8 +261,11 @@ func sweepTable(doc *result.Document, phase string) *table {
 		t.Rows = append(t.Rows, row)
 	}
 	alignMarks(t.Rows)
+	if phase == result.PhaseRead {
+		t.Notes = append(t.Notes, sweepDeviceNotes(doc)...)
+	}
 	for _, n := range []note{
-		{markCached, "read from the page cache, not the device (tmpfs, or a filesystem that keeps its cache): a memory figure"},
+		{markCached, "read from the page cache, not the device (tmpfs, a filesystem that keeps its cache, or the device served under 90 % of the bytes): a memory figure"},
 		{markPartial, "part of the file was still cached: the figure mixes cache and device"},
 		{markUncertain, "loop device or FUSE: the image below may still be cached; --drop-caches (root) evicts it too"},
 		{markBounded, "stopped at --max-time; the rate is over the bytes moved by then"},
@@ -307,12 +310,14 @@ func sweepCell(steps []result.SweepStep, ti int, phase string, bs int64, used ma
 		used[m] = true
 		cell += m
 	}
-	switch s.Cache {
-	case result.CacheCached:
+	switch {
+	case s.Device != nil && s.Device.Cached:
 		mark(markCached)
-	case result.CachePartial:
+	case s.Cache == result.CacheCached:
+		mark(markCached)
+	case s.Cache == result.CachePartial:
 		mark(markPartial)
-	case result.CacheUncertain:
+	case s.Cache == result.CacheUncertain:
 		mark(markUncertain)
 	}
 	if s.Truncated {

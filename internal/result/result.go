@@ -325,6 +325,8 @@ type SweepStep struct {
 	// CachedFraction is the share of the file's pages resident before the
 	// read, 0 to 1 (reads only, when Cache is not unknown).
 	CachedFraction *float64 `json:"cached_fraction,omitempty"`
+	// Device is what the storage device served of a read step.
+	Device *DeviceShare `json:"device,omitempty"`
 }
 
 // MiBPerSec converts a byte count over a duration to MiB/s; zero time gives 0.
@@ -446,6 +448,8 @@ type Random struct {
 	// spread (a thread starved by the others shows as a large stddev).
 	Threads  []ThreadStats `json:"threads"`
 	Fairness Fairness      `json:"fairness"`
+	// ReadDevice is what the storage device served of the reads.
+	ReadDevice *DeviceShare `json:"read_device,omitempty"`
 }
 
 // RandomParameters are the effective parameters of a random file I/O run.
@@ -542,7 +546,27 @@ type IODirection struct {
 	MiBPerSec float64 `json:"mib_per_s"`
 	// Latency is completion latency: from submission to completion.
 	Latency *Latency `json:"latency,omitempty"`
+	// Device is what the storage device served of a read direction.
+	Device *DeviceShare `json:"device,omitempty"`
 }
+
+// DeviceShare is how much of what a read phase read the storage device
+// itself served, from its sector counts over the timed phase: the rest
+// came from the page cache, and a figure made of it measures memory.
+type DeviceShare struct {
+	// ReadBytes is what the device read meanwhile (readahead and other
+	// readers of the device count too).
+	ReadBytes int64 `json:"read_bytes"`
+	// Share is ReadBytes over the bytes the phase read.
+	Share float64 `json:"share"`
+	// Cached marks a buffered phase the device served less than
+	// CachedBelow of: its figure is the page cache's, not the device's.
+	Cached bool `json:"cached,omitempty"`
+}
+
+// CachedBelow is the device share under which a buffered read phase is
+// marked cached.
+const CachedBelow = 0.9
 
 // IOSummary is the spread of each figure over the runs.
 type IOSummary struct {
@@ -588,4 +612,6 @@ type MarkResult struct {
 	MiBPerSec float64  `json:"mib_per_s"`
 	IOPS      float64  `json:"iops"`
 	Latency   *Latency `json:"latency,omitempty"`
+	// Device is what the storage device served of a read phase.
+	Device *DeviceShare `json:"device,omitempty"`
 }
