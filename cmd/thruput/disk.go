@@ -34,7 +34,7 @@ func newDiskCmd(a *app) *cobra.Command {
 type sweepFlags struct {
 	targets        []string
 	sizes          string
-	fileSize       string
+	fileSize       int64
 	maxTime        time.Duration
 	writeOnly      bool
 	readOnly       bool
@@ -77,7 +77,7 @@ Block devices are never opened.`,
 	fl.StringArrayVar(&f.targets, "target", nil, "directory to test in (repeatable; default the current directory)")
 	oldNames(fl, map[string]string{"sizes": "bs"})
 	fl.StringVar(&f.sizes, "bs", "8-1M", "block sizes, one step each: a list and ranges with k/M/G or KiB/MiB/GiB suffixes, e.g. 512,4k-1M (a range doubles)")
-	fl.StringVar(&f.fileSize, "file-size", "1G", "bytes to write and read per step")
+	fl.Var(units.NewSize(&f.fileSize, 1<<30), "file-size", "bytes to write and read per step")
 	fl.Var(units.NewDuration(&f.maxTime, 30*time.Second), "max-time", "bound on each step; a step that reaches it reports the bytes moved so far")
 	fl.BoolVar(&f.writeOnly, "write-only", false, "only the write steps")
 	fl.BoolVar(&f.readOnly, "read-only", false, "only the read steps (the file is laid out once, untimed)")
@@ -100,9 +100,7 @@ func runSweep(cmd *cobra.Command, a *app, f sweepFlags, dirs []string) error {
 	if cfg.BlockSizes, err = units.ParseSizeList(f.sizes); err != nil {
 		return usage.Errorf("--bs: %w", err)
 	}
-	if cfg.FileSize, err = units.ParseSize(f.fileSize); err != nil {
-		return usage.Errorf("--file-size: %w", err)
-	}
+	cfg.FileSize = f.fileSize
 	if err := cfg.Validate(); err != nil {
 		return err
 	}

@@ -8,12 +8,10 @@ import (
 	"github.com/thruput/thruput/internal/disk"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/units"
-	"github.com/thruput/thruput/internal/usage"
 )
 
 func newDiskIOCmd(a *app) *cobra.Command {
 	var cfg disk.IOConfig
-	var bs, size string
 	c := &cobra.Command{
 		Use:   "io [DIR]",
 		Short: "Queue-depth I/O with O_DIRECT and io_uring, as fio",
@@ -41,12 +39,6 @@ that carry their offset and a checksum and reads them all back.`,
 			if err != nil {
 				return err
 			}
-			if cfg.BlockSize, err = units.ParseSize(bs); err != nil {
-				return usage.Errorf("--bs: %w", err)
-			}
-			if cfg.Size, err = units.ParseSize(size); err != nil {
-				return usage.Errorf("--size: %w", err)
-			}
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
@@ -59,10 +51,10 @@ that carry their offset and a checksum and reads them all back.`,
 	a.addSaveFlags(fl)
 	fl.StringVar(&cfg.RW, "rw", "read", "read, write, randread, randwrite or randrw")
 	fl.IntVar(&cfg.MixRead, "mix", 50, "read percentage of randrw")
-	fl.StringVar(&bs, "bs", "4k", "block size of every request")
+	fl.Var(units.NewSize(&cfg.BlockSize, 4<<10), "bs", "block size of every request")
 	fl.IntVar(&cfg.IODepth, "iodepth", 1, "requests in flight per job (io_uring engine)")
 	fl.IntVar(&cfg.Jobs, "jobs", 1, "parallel jobs, each on a file of its own")
-	fl.StringVar(&size, "size", "1G", "file size per job; a run ends after one pass unless -t ends it first")
+	fl.Var(units.NewSize(&cfg.Size, 1<<30), "size", "file size per job; a run ends after one pass unless -t ends it first")
 	fl.VarP(units.NewDuration(&cfg.Runtime, 0), "time", "t", "bound on each run after the ramp, as fio's runtime (0 = one pass over the file)")
 	oldNames(fl, map[string]string{"runtime": "time"})
 	fl.Var(units.NewDuration(&cfg.Ramp, 0), "ramp", "run this long before counting (left out of the figures)")
@@ -77,7 +69,6 @@ that carry their offset and a checksum and reads them all back.`,
 
 func newDiskMarkCmd(a *app) *cobra.Command {
 	var cfg disk.MarkConfig
-	var size string
 	c := &cobra.Command{
 		Use:   "mark [DIR]",
 		Short: "CrystalDiskMark's four presets: SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1",
@@ -95,9 +86,6 @@ latency.`,
 			if err != nil {
 				return err
 			}
-			if cfg.Size, err = units.ParseSize(size); err != nil {
-				return usage.Errorf("--size: %w", err)
-			}
 			if err := a.storageUnits(); err != nil {
 				return err
 			}
@@ -108,7 +96,7 @@ latency.`,
 	}
 	fl := c.Flags()
 	a.addSaveFlags(fl)
-	fl.StringVar(&size, "size", "1G", "test file size")
+	fl.Var(units.NewSize(&cfg.Size, 1<<30), "size", "test file size")
 	fl.VarP(units.NewDuration(&cfg.Duration, 5*time.Second), "time", "t", "length of each of the eight tests")
 	oldNames(fl, map[string]string{"duration": "time"})
 	fl.BoolVar(&cfg.Direct, "direct", true, "O_DIRECT (--direct=false for buffered I/O, evicted before each test)")

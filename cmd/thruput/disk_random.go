@@ -8,13 +8,10 @@ import (
 	"github.com/thruput/thruput/internal/disk"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/units"
-	"github.com/thruput/thruput/internal/usage"
 )
 
 type randomFlags struct {
-	cfg       disk.RandomConfig
-	totalSize string
-	bs        string
+	cfg disk.RandomConfig
 }
 
 func newDiskRandomCmd(a *app) *cobra.Command {
@@ -44,12 +41,6 @@ removed at the end, on error and on Ctrl-C.`,
 				return err
 			}
 			cfg := f.cfg
-			if cfg.TotalSize, err = units.ParseSize(f.totalSize); err != nil {
-				return usage.Errorf("--size: %w", err)
-			}
-			if cfg.BlockSize, err = units.ParseSize(f.bs); err != nil {
-				return usage.Errorf("--bs: %w", err)
-			}
 			if cmd.Flags().Changed("requests") && !cmd.Flags().Changed("time") {
 				cfg.Time = 0
 			}
@@ -64,11 +55,11 @@ removed at the end, on error and on Ctrl-C.`,
 	fl := c.Flags()
 	a.addSaveFlags(fl)
 	fl.IntVar(&f.cfg.Files, "files", 128, "number of files in the set")
-	fl.StringVar(&f.totalSize, "size", "5G", "size of the whole file set")
+	fl.Var(units.NewSize(&f.cfg.TotalSize, 5<<30), "size", "size of the whole file set")
 	oldNames(fl, map[string]string{"total-size": "size"})
 	fl.StringVar(&f.cfg.Mode, "mode", "rndrw", "seqwr, seqrewr, seqrd, rndrd, rndwr or rndrw")
 	fl.Float64Var(&f.cfg.RWRatio, "rw-ratio", 1.5, "reads per write in rndrw")
-	fl.StringVar(&f.bs, "bs", "16k", "block size of every request")
+	fl.Var(units.NewSize(&f.cfg.BlockSize, 16<<10), "bs", "block size of every request")
 	fl.IntVar(&f.cfg.FsyncEvery, "fsync-every", 100, "fsync the file just written after every N writes (0 = never)")
 	fl.BoolVar(&f.cfg.FsyncEnd, "fsync-end", true, "fsync every file at the end, inside the timed span")
 	fl.BoolVar(&f.cfg.FsyncAll, "fsync-all", false, "each periodic fsync flushes every file of the set, as sysbench does")

@@ -165,7 +165,7 @@ func TestRandomBadInput(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"--mode", "rndzz"}, `--mode "rndzz"`},
-		{[]string{"--bs", "0"}, "--bs: invalid size"},
+		{[]string{"--bs", "0"}, `"--bs" flag: invalid size`},
 		{[]string{"--files", "0"}, "--files must be at least 1"},
 		{[]string{"--total-size", "4k", "--files", "2"}, "too small for 2 files"},
 		{[]string{"--rw-ratio", "0"}, "--rw-ratio must be positive"},

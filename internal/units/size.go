@@ -166,3 +166,31 @@ func IEC(n int64) string {
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
+
+// Size is a flag value for a byte count, read as ParseSize reads it, so a
+// bad size is refused while the flags are parsed, naming its flag.
+type Size struct{ p *int64 }
+
+// NewSize sets *p to def and returns the flag value that sets it.
+func NewSize(p *int64, def int64) Size {
+	*p = def
+	return Size{p}
+}
+
+func (s Size) Set(v string) error {
+	n, err := ParseSize(v)
+	if err != nil {
+		return err
+	}
+	*s.p = n
+	return nil
+}
+
+func (s Size) String() string {
+	if s.p == nil {
+		return ""
+	}
+	return BlockLabel(*s.p)
+}
+
+func (Size) Type() string { return "size" }
