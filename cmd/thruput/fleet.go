@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -95,77 +94,68 @@ runs are saved), 2 for bad input.`,
 	return c
 }
 
-func newFleetRunCmd(a *app) *cobra.Command {
+// fleetCommand completes a fleet subcommand: the shared flags, and a run
+// that settles the hosts and the SSH settings (and, when it saves, the
+// store) before any host is contacted, calls do, saves the runs it
+// brought back, prints its outcome, and exits 1 when a host failed.
+func fleetCommand(a *app, c *cobra.Command, saves bool, do func(ctx context.Context, fl *fleet.Fleet, hosts []fleet.Host, args []string) (fleet.Outcome, error)) *cobra.Command {
 	var f fleetFlags
-	c := &cobra.Command{
+	f.add(c.Flags())
+	if saves {
+		a.addSaveFlags(c.Flags())
+	}
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		format, err := a.formatOf("table", "json", "markdown")
+		if err != nil {
+			return err
+		}
+		if saves {
+			if err := a.openHistory(os.Stderr); err != nil {
+				return err
+			}
+		}
+		fl, hosts, err := f.open(a, a.progressOut())
+		if err != nil {
+			return err
+		}
+		out, err := do(cmd.Context(), fl, hosts, args)
+		if err != nil {
+			return err
+		}
+		saveErr := a.saveAll(out.Runs())
+		werr := a.write(func(w io.Writer) error { return out.Write(w, format) })
+		return errors.Join(saveErr, werr, out.Failed())
+	}
+	return c
+}
+
+func newFleetRunCmd(a *app) *cobra.Command {
+	return fleetCommand(a, &cobra.Command{
 		Use:   "run [flags] -- THRUPUT-COMMAND [ARGS...]",
 		Short: "Run one thruput measurement on every host at once",
 		Example: `  thruput fleet run --hosts pi1,pi2,user@pi3:2222 -- disk sweep /mnt/usb --bs 4k,1M
   thruput fleet run --inventory lab.yaml --group shelf1 -- disk random --mode rndrd`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runFleet(cmd.Context(), a, &f, args) },
-	}
-	f.add(c.Flags())
-	a.addSaveFlags(c.Flags())
-	return c
+	}, true, runOnHosts)
 }
 
 func newFleetSuiteCmd(a *app) *cobra.Command {
-	var f fleetFlags
-	c := &cobra.Command{
+	return fleetCommand(a, &cobra.Command{
 		Use:     "suite [flags] [-- SUITE-ARGS...]",
 		Short:   "Run the suite on every host",
 		Example: "  thruput fleet suite --hosts pi1,pi2\n  thruput fleet suite --inventory lab.yaml -- --disk /mnt/usb --quick",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runFleet(cmd.Context(), a, &f, append([]string{"suite"}, args...))
-		},
-	}
-	f.add(c.Flags())
-	a.addSaveFlags(c.Flags())
-	return c
+	}, true, func(ctx context.Context, fl *fleet.Fleet, hosts []fleet.Host, args []string) (fleet.Outcome, error) {
+		return runOnHosts(ctx, fl, hosts, append([]string{"suite"}, args...))
+	})
 }
 
-// runFleet runs args on every host and saves what each brought back.
-func runFleet(ctx context.Context, a *app, f *fleetFlags, args []string) error {
+// runOnHosts runs a thruput command on every host; the runs come back
+// here, so the command may not send them elsewhere.
+func runOnHosts(ctx context.Context, fl *fleet.Fleet, hosts []fleet.Host, args []string) (fleet.Outcome, error) {
 	if i := slices.IndexFunc(args, func(s string) bool { return s == "--db" || s == "--no-save" || s == "fleet" }); i >= 0 {
-		return usage.Errorf("%s cannot be passed to the hosts: the runs come back here", args[i])
+		return nil, usage.Errorf("%s cannot be passed to the hosts: the runs come back here", args[i])
 	}
-	format, err := a.formatOf("table", "json", "markdown")
-	if err != nil {
-		return err
-	}
-	if err := a.openHistory(os.Stderr); err != nil {
-		return err
-	}
-	fl, hosts, err := f.open(a, a.progressOut())
-	if err != nil {
-		return err
-	}
-	res := fl.Run(ctx, hosts, args)
-	var docs []*result.Document
-	for _, r := range res {
-		docs = append(docs, r.Docs...)
-	}
-	saveErr := a.saveAll(docs)
-	werr := a.write(func(w io.Writer) error { return fleet.WriteLines(w, fleet.Lines(res), format) })
-	return errors.Join(saveErr, werr, hostsFailed(len(hosts), countFailed(res)))
-}
-
-func countFailed(res []fleet.HostResult) int {
-	n := 0
-	for _, r := range res {
-		if r.Err != nil {
-			n++
-		}
-	}
-	return n
-}
-
-func hostsFailed(total, failed int) error {
-	if failed == 0 {
-		return nil
-	}
-	return fmt.Errorf("%d of %d hosts failed", failed, total)
+	return fleet.HostRuns(fl.Run(ctx, hosts, args)), nil
 }
 
 // saveAll keeps runs brought back from hosts, with the command's labels.
@@ -189,10 +179,9 @@ func (a *app) progressOut() io.Writer {
 }
 
 func newFleetNetCmd(a *app) *cobra.Command {
-	var f fleetFlags
 	var pairs string
 	var port int
-	c := &cobra.Command{
+	c := fleetCommand(a, &cobra.Command{
 		Use:   "net [flags] [-- NET-CLIENT-FLAGS...]",
 		Short: "Measure the network between every pair of hosts, one test per host at a time",
 		Long: `Every ordered pair of hosts (or --pairs star:HOST, ring) is measured with
@@ -203,96 +192,36 @@ be wrong; independent pairs run side by side. Each pair is saved as a run
 labelled from= and to=, and a host x host matrix of Mbit/s is printed.`,
 		Example: `  thruput fleet net --hosts pi1,pi2,pi3
   thruput fleet net --inventory lab.yaml --pairs star:server -- -t 10 -P 4`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			format, err := a.formatOf("table", "json", "markdown")
-			if err != nil {
-				return err
-			}
-			if err := a.openHistory(os.Stderr); err != nil {
-				return err
-			}
-			fl, hosts, err := f.open(a, a.progressOut())
-			if err != nil {
-				return err
-			}
-			ps, err := fleet.Pairs(hosts, pairs)
-			if err != nil {
-				return usage.Wrap(err)
-			}
-			res := fl.Net(cmd.Context(), hosts, ps, fleet.NetOptions{ClientArgs: args, Port: port})
-			saveErr := a.saveAll(fleet.Docs(res))
-			werr := a.write(func(w io.Writer) error { return fleet.NewMatrix(hosts, res).Write(w, format) })
-			failed := 0
-			for _, r := range res {
-				if r.Err != nil {
-					failed++
-				}
-			}
-			if failed > 0 {
-				return errors.Join(saveErr, werr, fmt.Errorf("%d of %d pairs failed", failed, len(res)))
-			}
-			return errors.Join(saveErr, werr)
-		},
-	}
-	f.add(c.Flags())
+	}, true, func(ctx context.Context, fl *fleet.Fleet, hosts []fleet.Host, args []string) (fleet.Outcome, error) {
+		ps, err := fleet.Pairs(hosts, pairs)
+		if err != nil {
+			return nil, usage.Wrap(err)
+		}
+		return fleet.NetRuns{Hosts: hosts, Pairs: fl.Net(ctx, hosts, ps, fleet.NetOptions{ClientArgs: args, Port: port})}, nil
+	})
 	c.Flags().StringVar(&pairs, "pairs", "all", "which pairs: all (every ordered pair), ring, or star:HOST")
 	c.Flags().IntVarP(&port, "port", "p", 5201, "the servers' TCP port on the hosts")
-	a.addSaveFlags(c.Flags())
 	return c
 }
 
 func newFleetSysinfoCmd(a *app) *cobra.Command {
-	var f fleetFlags
-	c := &cobra.Command{
+	return fleetCommand(a, &cobra.Command{
 		Use:     "sysinfo [flags]",
 		Short:   "Collect every host's machine context (model, SoC, storage, NICs) in one table",
 		Example: "  thruput fleet sysinfo --hosts pi1,pi2,pi3\n  thruput fleet sysinfo --inventory lab.yaml --json",
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			format, err := a.formatOf("table", "json", "markdown")
-			if err != nil {
-				return err
-			}
-			fl, hosts, err := f.open(a, a.progressOut())
-			if err != nil {
-				return err
-			}
-			infos := fl.Sysinfo(cmd.Context(), hosts)
-			werr := a.write(func(w io.Writer) error { return fleet.WriteSysinfo(w, infos, format) })
-			failed := 0
-			for _, i := range infos {
-				if i.Error != "" {
-					failed++
-				}
-			}
-			return errors.Join(werr, hostsFailed(len(hosts), failed))
-		},
-	}
-	f.add(c.Flags())
-	return c
+	}, false, func(ctx context.Context, fl *fleet.Fleet, hosts []fleet.Host, _ []string) (fleet.Outcome, error) {
+		return fleet.Infos(fl.Sysinfo(ctx, hosts)), nil
+	})
 }
 
 func newFleetCleanCmd(a *app) *cobra.Command {
-	var f fleetFlags
-	c := &cobra.Command{
+	return fleetCommand(a, &cobra.Command{
 		Use:     "clean [flags]",
 		Short:   "Remove thruput's cache (the copied binaries) from every host",
 		Example: "  thruput fleet clean --hosts pi1,pi2",
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			format, err := a.formatOf("table", "json", "markdown")
-			if err != nil {
-				return err
-			}
-			fl, hosts, err := f.open(a, a.progressOut())
-			if err != nil {
-				return err
-			}
-			res := fl.Clean(cmd.Context(), hosts)
-			werr := a.write(func(w io.Writer) error { return fleet.WriteLines(w, fleet.Lines(res), format) })
-			return errors.Join(werr, hostsFailed(len(hosts), countFailed(res)))
-		},
-	}
-	f.add(c.Flags())
-	return c
+	}, false, func(ctx context.Context, fl *fleet.Fleet, hosts []fleet.Host, _ []string) (fleet.Outcome, error) {
+		return fleet.HostRuns(fl.Clean(ctx, hosts)), nil
+	})
 }

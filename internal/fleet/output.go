@@ -183,8 +183,8 @@ func (m Matrix) Write(w io.Writer, format string) error {
 	return nil
 }
 
-// Docs lists the runs of pair results, for saving.
-func Docs(res []PairResult) []*result.Document {
+// pairDocs lists the runs of pair results, for saving.
+func pairDocs(res []PairResult) []*result.Document {
 	var out []*result.Document
 	for _, r := range res {
 		if r.Doc != nil {
@@ -192,4 +192,82 @@ func Docs(res []PairResult) []*result.Document {
 		}
 	}
 	return out
+}
+
+// Outcome is what a fleet command brings back: something to print, the
+// runs to save here, and whether any host or pair failed.
+type Outcome interface {
+	Write(w io.Writer, format string) error
+	Runs() []*result.Document
+	// Failed is nil when every host (or pair) succeeded.
+	Failed() error
+}
+
+// HostRuns is the outcome of fleet run, suite and clean.
+type HostRuns []HostResult
+
+func (r HostRuns) Write(w io.Writer, format string) error { return WriteLines(w, Lines(r), format) }
+
+func (r HostRuns) Runs() []*result.Document {
+	var out []*result.Document
+	for _, h := range r {
+		out = append(out, h.Docs...)
+	}
+	return out
+}
+
+func (r HostRuns) Failed() error {
+	n := 0
+	for _, h := range r {
+		if h.Err != nil {
+			n++
+		}
+	}
+	return failures(n, len(r), "hosts")
+}
+
+func failures(n, total int, what string) error {
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d of %d %s failed", n, total, what)
+}
+
+// NetRuns is the outcome of fleet net.
+type NetRuns struct {
+	Hosts []Host
+	Pairs []PairResult
+}
+
+func (r NetRuns) Write(w io.Writer, format string) error {
+	return NewMatrix(r.Hosts, r.Pairs).Write(w, format)
+}
+
+func (r NetRuns) Runs() []*result.Document { return pairDocs(r.Pairs) }
+
+func (r NetRuns) Failed() error {
+	n := 0
+	for _, p := range r.Pairs {
+		if p.Err != nil {
+			n++
+		}
+	}
+	return failures(n, len(r.Pairs), "pairs")
+}
+
+// Infos is the outcome of fleet sysinfo.
+type Infos []HostInfo
+
+func (i Infos) Write(w io.Writer, format string) error { return WriteSysinfo(w, i, format) }
+
+func (Infos) Runs() []*result.Document { return nil }
+
+func (i Infos) Failed() error {
+	n := 0
+	for _, h := range i {
+		if h.Error != "" {
+			n++
+		}
+	}
+	return failures(n, len(i), "hosts")
 }
