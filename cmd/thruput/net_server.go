@@ -1,0 +1,206 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/thruput/thruput/internal/iperf3"
+	"github.com/thruput/thruput/internal/report"
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/sysinfo"
+	"github.com/thruput/thruput/internal/units"
+	"github.com/thruput/thruput/internal/usage"
+)
+
+// netSetup reads the shared secret, if any, from its file (so it never
+// shows in ps) and opens -o or standard output: the last checks before a
+// network command starts.
+func (a *app) netSetup(secretFile string) (secret []byte, out io.Writer, closeOut func(), err error) {
+	if secretFile != "" {
+		b, err := os.ReadFile(secretFile)
+		if err != nil {
+			return nil, nil, nil, usage.Errorf("--secret-file: %w", err)
+		}
+		if secret = []byte(strings.TrimSpace(string(b))); len(secret) < 8 {
+			return nil, nil, nil, usage.Errorf("--secret-file %s: the secret must be at least 8 characters", secretFile)
+		}
+	}
+	if err := a.openHistory(os.Stderr); err != nil {
+		return nil, nil, nil, err
+	}
+	if a.output == "" {
+		return secret, a.out(), func() {}, nil
+	}
+	f, err := os.Create(a.output)
+	if err != nil {
+		return nil, nil, nil, usage.Errorf("-o %s: %w", a.output, errors.Unwrap(err))
+	}
+	return secret, f, func() { f.Close() }, nil
+}
+
+type serverFlags struct {
+	port        int
+	bind        string
+	once, zero  bool
+	interval    string
+	maxDuration time.Duration
+	maxStreams  int
+	maxBitrate  string
+	idle        time.Duration
+	secretFile  string
+}
+
+func newNetServerCmd(a *app) *cobra.Command {
+	var f serverFlags
+	c := &cobra.Command{
+		Use:   "server",
+		Short: "Serve throughput tests to iperf3 and thruput clients",
+		Long: `Listen for iperf3 clients (any 3.x, or 'thruput net client') and serve one
+test at a time; a second client meanwhile is told the server is busy, as
+iperf3 does. Each test prints its live figures and final summary (or, with
+--json, one result document per test).
+
+The server bounds what a client can do: every control read has a deadline,
+parameters are capped at 8 KiB and checked for type and range, a test that
+moves no data for --idle-timeout is ended, and --max-duration, --max-streams
+and --max-bitrate refuse tests beyond what the operator allows, with a message
+the iperf3 client prints. With --secret-file only thruput clients holding the
+same secret are served.`,
+		Example: `  thruput net server
+  thruput net server --bind 192.168.1.10 --once --json -o test.json
+  thruput net server --max-duration 60s --max-streams 16 --max-bitrate 500M`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runNetServer(cmd, a, f)
+		},
+	}
+	fl := c.Flags()
+	a.addSaveFlags(fl)
+	fl.IntVarP(&f.port, "port", "p", iperf3.DefaultPort, "port to listen on")
+	fl.StringVarP(&f.bind, "bind", "B", "", "address to listen on (default all)")
+	fl.BoolVarP(&f.once, "once", "1", false, "serve one test, then exit (with its status)")
+	fl.StringVarP(&f.interval, "interval", "i", "1", "seconds between live figures (0 = none)")
+	fl.Var(units.NewDuration(&f.maxDuration, 0), "max-duration", "refuse tests longer than this, end byte-limited ones at it (0 = no limit)")
+	fl.IntVar(&f.maxStreams, "max-streams", 0, "refuse tests with more data connections (0 = no limit)")
+	fl.StringVar(&f.maxBitrate, "max-bitrate", "", "refuse tests whose senders together may exceed this rate, e.g. 500M (uncapped tests too)")
+	fl.Var(units.NewDuration(&f.idle, 60*time.Second), "idle-timeout", "end a test in which no data moved for this long")
+	fl.StringVar(&f.secretFile, "secret-file", "", "serve only thruput clients that know the secret in this file")
+	fl.BoolVarP(&f.zero, "zerocopy", "Z", false, "send TCP with sendfile(2) from memory (reverse tests)")
+	return c
+}
+
+func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
+	format, err := a.outputFormat()
+	if err != nil {
+		return err
+	}
+	if err := a.netUnits(); err != nil {
+		return err
+	}
+	if f.port < 1 || f.port > 65535 {
+		return usage.Errorf("-p %d: a port from 1 to 65535", f.port)
+	}
+	interval, err := units.ParseSeconds(f.interval)
+	if err != nil {
+		return usage.Errorf("-i: %w", err)
+	}
+	if interval > 0 && interval < 100*time.Millisecond {
+		return usage.Errorf("-i %s: at least 0.1 s, or 0 for none", f.interval)
+	}
+	if f.maxDuration < 0 || f.maxStreams < 0 || f.idle < time.Second {
+		return usage.Errorf("--max-duration, --max-streams: 0 or more; --idle-timeout: at least 1s")
+	}
+	limits := iperf3.Limits{MaxDuration: f.maxDuration, MaxStreams: f.maxStreams}
+	if f.maxBitrate != "" {
+		if limits.MaxBitrate, err = units.ParseBitrate(f.maxBitrate); err != nil {
+			return usage.Errorf("--max-bitrate: %w", err)
+		}
+	}
+	if f.bind != "" && net.ParseIP(f.bind) == nil {
+		return usage.Errorf("--bind %q: an IP address of this host", f.bind)
+	}
+	secret, out, closeOut, err := a.netSetup(f.secretFile)
+	if err != nil {
+		return err
+	}
+	defer closeOut()
+	stderr := cmd.ErrOrStderr()
+	logf := func(format string, args ...any) {
+		if !a.quiet {
+			fmt.Fprintf(stderr, "thruput: "+format+"\n", args...)
+		}
+	}
+	live := format == "table"
+	var lines *report.NetIntervals
+	var doc *result.Document
+	var counters map[string]int64
+	srv, err := iperf3.Listen(iperf3.ServerConfig{
+		Addr: net.JoinHostPort(f.bind, strconv.Itoa(f.port)), Limits: limits, Secret: secret,
+		Once: f.once, Interval: interval, ZeroCopy: f.zero, IdleTimeout: f.idle,
+		OnTest: func(client string, p *iperf3.Params) {
+			doc = a.newDocument("net.server")
+			doc.Targets = []result.Target{}
+			counters = sysinfo.Default().Counters()
+			logf("test from %s (%s)", client, orVersion(p.ClientVersion))
+			lines = &report.NetIntervals{W: out, MiB: a.units == report.UnitsBoth, UDP: p.UDP}
+		},
+		OnInterval: func(iv result.NetInterval) {
+			if live {
+				lines.Line(iv)
+			}
+		},
+		OnResult: func(n *result.Net, p *iperf3.Params, client string, err error) {
+			if n == nil {
+				n = &result.Net{}
+			}
+			n.Parameters = iperf3.Describe(p)
+			n.Parameters.Role, n.Parameters.Client, n.Parameters.PeerVersion = "server", client, p.ClientVersion
+			n.Parameters.Server = net.JoinHostPort(f.bind, strconv.Itoa(f.port))
+			n.Parameters.ZeroCopy = f.zero && !p.UDP
+			n.Parameters.Interface = netInterface(n)
+			doc.Net = n
+			a.conclude(doc, err, counters)
+			if err != nil {
+				logf("test from %s failed: %v", client, err)
+			}
+			var werr error
+			if live {
+				fmt.Fprintln(out)
+				werr = report.NetSummary(out, doc, report.Options{Format: format, Units: a.units}, false)
+				fmt.Fprintln(out)
+			} else {
+				werr = report.Write(out, doc, report.Options{Format: format, Units: a.units})
+			}
+			if werr != nil {
+				logf("output: %v", werr)
+			}
+			if serr := a.save(doc); serr != nil {
+				logf("%v", serr)
+			}
+		},
+		OnReject: func(client string, err error) { logf("refused %s: %v", client, err) },
+	})
+	if err != nil {
+		return usage.Wrap(err)
+	}
+	logf("listening on %s", srv.Addr())
+	return srv.Serve(cmd.Context())
+}
+
+func orVersion(v string) string {
+	if v == "" {
+		return "version not given"
+	}
+	if strings.HasPrefix(v, "thruput") {
+		return v
+	}
+	return "iperf " + v
+}
