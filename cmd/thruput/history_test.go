@@ -14,17 +14,18 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/fstest"
+	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 )
 
 // listed runs results list --json against db and decodes it.
-func listed(t *testing.T, db string, args ...string) []entryJSON {
+func listed(t *testing.T, db string, args ...string) []report.Entry {
 	t.Helper()
 	o := thruput(t, append([]string{"results", "list", "--json", "--db", db}, args...)...)
 	if o.code != 0 {
 		t.Fatalf("results list %v: exit %d: %s", args, o.code, o.stderr)
 	}
-	var out []entryJSON
+	var out []report.Entry
 	if err := json.Unmarshal([]byte(o.stdout), &out); err != nil {
 		t.Fatalf("results list --json: %v\n%s", err, o.stdout)
 	}
@@ -288,7 +289,7 @@ func TestSuite(t *testing.T) {
 	}
 	var out struct {
 		Suite, Report string
-		Runs          []entryJSON
+		Runs          []report.Entry
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 		t.Fatalf("suite --json: %v\n%s", err, stdout.String())
@@ -377,7 +378,7 @@ func TestImportPeers(t *testing.T) {
 		t.Errorf("the same files again must be skipped: exit %d\n%s%s", o.code, o.stdout, o.stderr)
 	}
 	got := listed(t, db)
-	from := map[string]entryJSON{}
+	from := map[string]report.Entry{}
 	for _, e := range got {
 		from[e.Imported] = e
 		if e.Labels["site"] != "lab" || e.Summary == "" {
@@ -421,7 +422,7 @@ func TestSuiteRepeatAgainstServer(t *testing.T) {
 	}
 	var out struct {
 		Report string
-		Runs   []entryJSON
+		Runs   []report.Entry
 	}
 	if err := json.Unmarshal([]byte(o.stdout), &out); err != nil {
 		t.Fatalf("suite --json: %v\n%s", err, o.stdout)

@@ -133,7 +133,7 @@ func names(docs []*result.Document) []string {
 	out := make([]string, len(docs))
 	seen := map[string]int{}
 	for i, d := range docs {
-		out[i] = labelString(d.Labels)
+		out[i] = report.Labels(d.Labels)
 		seen[out[i]]++
 	}
 	for i, d := range docs {

@@ -1,24 +1,14 @@
 package main
 
 import (
-	"bufio"
-	"encoding/csv"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"sort"
-	"strconv"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/thruput/thruput/internal/compare"
-	"github.com/thruput/thruput/internal/importer"
+	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/usage"
@@ -86,63 +76,13 @@ func (f *filterFlags) filter(now time.Time) (store.Filter, error) {
 		flt.Labels = append(flt.Labels, q)
 	}
 	var err error
-	if flt.Since, err = parseWhen(f.since, now); err != nil {
+	if flt.Since, err = store.ParseWhen(f.since, now); err != nil {
 		return flt, usage.Errorf("--since: %w", err)
 	}
-	if flt.Until, err = parseWhen(f.until, now); err != nil {
+	if flt.Until, err = store.ParseWhen(f.until, now); err != nil {
 		return flt, usage.Errorf("--until: %w", err)
 	}
 	return flt, nil
-}
-
-// parseWhen reads a point in time as people type it: a date, a date and
-// time (local time unless a zone is given), or an age counted back from now
-// in Go durations plus days ("36h", "7d"). Empty is the zero time.
-func parseWhen(s string, now time.Time) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		if n, err := strconv.Atoi(days); err == nil && n >= 0 && n <= 36500 {
-			return now.AddDate(0, 0, -n), nil
-		}
-	}
-	if d, err := time.ParseDuration(s); err == nil {
-		if d < 0 {
-			return time.Time{}, fmt.Errorf("%q: an age is not negative", s)
-		}
-		return now.Add(-d), nil
-	}
-	t, err := time.Parse(time.RFC3339, s)
-	for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02"} {
-		if err == nil {
-			break
-		}
-		t, err = time.ParseInLocation(layout, s, time.Local)
-	}
-	if err == nil {
-		// The store keeps nanoseconds since 1970 in 64 bits.
-		if t.Year() < 1970 || t.Year() > 2200 {
-			return time.Time{}, fmt.Errorf("%q: a year from 1970 to 2200", s)
-		}
-		return t, nil
-	}
-	return time.Time{}, fmt.Errorf("%q: use a date (2026-11-21), a date and time (2026-11-21T13:00), or an age (24h, 7d)", s)
-}
-
-// entryJSON is one line of `results list --json`; docs/result-json.md
-// documents these names.
-type entryJSON struct {
-	ID        string            `json:"id"`
-	Method    string            `json:"method"`
-	Host      string            `json:"host,omitempty"`
-	StartedAt time.Time         `json:"started_at"`
-	Status    string            `json:"status"`
-	Target    string            `json:"target,omitempty"`
-	FSType    string            `json:"fs_type,omitempty"`
-	Labels    map[string]string `json:"labels,omitempty"`
-	Summary   string            `json:"summary,omitempty"`
-	Imported  string            `json:"imported,omitempty"`
 }
 
 func newResultsListCmd(a *app) *cobra.Command {
@@ -171,7 +111,7 @@ func newResultsListCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.write(func(w io.Writer) error { return writeEntries(w, entries, format) })
+			return a.write(func(w io.Writer) error { return report.WriteEntries(w, entries, format) })
 		},
 	}
 	f.add(c.Flags(), 50)
@@ -187,67 +127,6 @@ func (a *app) listFormat() (string, error) {
 		format = "table"
 	}
 	return format, err
-}
-
-func entriesJSON(entries []store.Entry) []entryJSON {
-	out := make([]entryJSON, len(entries))
-	for i, e := range entries {
-		out[i] = entryJSON{e.ID, e.Method, e.Host, e.StartedAt.UTC(), e.Status, e.Target, e.FSType, e.Labels, e.Summary, e.Imported}
-	}
-	return out
-}
-
-func writeEntries(w io.Writer, entries []store.Entry, format string) error {
-	switch format {
-	case "json":
-		return writeJSON(w, entriesJSON(entries))
-	case "csv":
-		cw := csv.NewWriter(w)
-		_ = cw.Write([]string{"id", "method", "host", "started_at", "status", "target", "fs_type", "labels", "summary", "imported"})
-		for _, e := range entries {
-			_ = cw.Write([]string{e.ID, e.Method, e.Host, e.StartedAt.UTC().Format(time.RFC3339), e.Status, e.Target, e.FSType, labelString(e.Labels), e.Summary, e.Imported})
-		}
-		cw.Flush()
-		return cw.Error()
-	}
-	if len(entries) == 0 {
-		_, err := fmt.Fprintln(w, "no stored runs match")
-		return err
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTARTED\tMETHOD\tHOST\tTARGET\tLABELS\tRESULT")
-	for _, e := range entries {
-		res := e.Summary
-		if e.Status != result.StatusOK {
-			res = strings.TrimSpace(e.Status + " " + res)
-		}
-		if e.Imported != "" {
-			res += " (from " + e.Imported + ")"
-		}
-		target := e.Target
-		if e.FSType != "" {
-			target = e.FSType + " " + target
-		}
-		started := "-"
-		if !e.StartedAt.IsZero() {
-			started = e.StartedAt.Local().Format("2006-01-02 15:04")
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, started, e.Method, e.Host, target, labelString(e.Labels), res)
-	}
-	return tw.Flush()
-}
-
-// labelString prints labels sorted by key, as they are typed.
-func labelString(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for i, k := range keys {
-		keys[i] = k + "=" + m[k]
-	}
-	return strings.Join(keys, ",")
 }
 
 func newResultsShowCmd(a *app) *cobra.Command {
@@ -273,181 +152,6 @@ func newResultsShowCmd(a *app) *cobra.Command {
 			return a.emit(doc, format)
 		},
 	}
-}
-
-func newResultsExportCmd(a *app) *cobra.Command {
-	var f filterFlags
-	c := &cobra.Command{
-		Use:   "export [ID...]",
-		Short: "Write stored runs as JSON lines (one document a line) or CSV (one figure a row)",
-		Long: `JSON lines hold each run's whole result document, oldest first; 'thruput
-results import' on another machine takes them back. CSV has one row per
-figure (run, target, section, step, metric, value), the long form that
-spreadsheets and pandas pivot; the same figures 'thruput compare' lines up.`,
-		Example: `  thruput results export > all.jsonl
-  thruput results export --label site=lab -o lab.jsonl
-  thruput results export --method disk.sweep --format csv -o sweeps.csv`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			format, err := a.formatOf("jsonl", "json", "csv")
-			if err != nil {
-				return err
-			}
-			if format == "json" {
-				format = "jsonl"
-			}
-			flt, err := f.filter(time.Now())
-			if err != nil {
-				return err
-			}
-			s, err := a.readStore()
-			if err != nil {
-				return err
-			}
-			// An id that names nothing is an error here as in show and
-			// delete, not an empty export.
-			for _, arg := range args {
-				id, err := s.Resolve(arg)
-				if err != nil {
-					return usage.Wrap(err)
-				}
-				flt.IDs = append(flt.IDs, id)
-			}
-			docs, err := s.Documents(flt)
-			if err != nil {
-				return err
-			}
-			return a.write(func(w io.Writer) error {
-				if format == "csv" {
-					return exportCSV(w, docs)
-				}
-				bw := bufio.NewWriter(w)
-				enc := json.NewEncoder(bw)
-				for _, d := range docs {
-					if err := enc.Encode(d); err != nil {
-						return err
-					}
-				}
-				return bw.Flush()
-			})
-		},
-	}
-	f.add(c.Flags(), 0)
-	return c
-}
-
-// exportCSV writes the figures compare aligns, one row each: a table that
-// holds every method at once.
-func exportCSV(w io.Writer, docs []*result.Document) error {
-	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"id", "method", "started_at", "host", "labels", "target", "section", "step", "metric", "value"})
-	for _, d := range docs {
-		c, err := compare.New([]compare.Group{{Name: d.ID, Docs: []*result.Document{d}}}, 0)
-		if err != nil {
-			return err
-		}
-		for _, r := range c.Rows {
-			for i, cell := range r.Cells {
-				if !cell.Present {
-					continue
-				}
-				_ = cw.Write([]string{d.ID, d.Method, d.StartedAt.UTC().Format(time.RFC3339), d.Host.Hostname, labelString(d.Labels),
-					c.Columns[i].Target, r.Section, r.Step, r.Metric, strconv.FormatFloat(cell.Value, 'g', -1, 64)})
-			}
-		}
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-func newResultsImportCmd(a *app) *cobra.Command {
-	var host string
-	c := &cobra.Command{
-		Use:   "import FILE...",
-		Short: "Bring in runs: thruput exports, fio JSON, iperf3 -J JSON, sysbench fileio output",
-		Long: `Each file is recognised by its content: a thruput result document or JSON lines
-of them (from 'thruput results export'), fio --output-format=json, iperf3 -J
-(client or server), or the text sysbench fileio run prints. Runs already in
-the store (same id) are skipped. Imported runs carry "imported" in their
-documents; fio's output names no host, so --host says where it ran.`,
-		Example: `  thruput results import lab.jsonl
-  fio --output-format=json job.fio > fio.json && thruput results import fio.json --label device=sandisk
-  iperf3 -c pi4 -J > lan.json && thruput results import lan.json --host desktop --label channel=6`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runImport(cmd, a, args, host)
-		},
-	}
-	c.Flags().StringVar(&host, "host", "", "hostname to record on runs whose file names none")
-	c.Flags().StringArrayVar(&a.labels, "label", nil, "tag every imported run with `key=value`, replacing a label of that key the file gave; repeatable")
-	return c
-}
-
-func runImport(cmd *cobra.Command, a *app, files []string, host string) error {
-	format, err := a.listFormat()
-	if err != nil {
-		return err
-	}
-	labels, err := result.ParseLabels(a.labels)
-	if err != nil {
-		return usage.Errorf("--label: %w", err)
-	}
-	// Every file is read and converted once before the store is touched,
-	// so a bad file imports nothing (and makes no store); the second pass
-	// saves, one run at a time, so memory holds one run, not an export.
-	tag := func(d *result.Document) {
-		if host != "" && d.Host.Hostname == "" {
-			d.Host.Hostname = host
-		}
-		if len(labels) > 0 && d.Labels == nil {
-			d.Labels = map[string]string{}
-		}
-		for k, v := range labels {
-			d.Labels[k] = v
-		}
-	}
-	var lines []string
-	for _, f := range files {
-		n := 0
-		tool, err := importer.EachFile(f, func(*result.Document) error { n++; return nil })
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
-				return usage.Wrap(err)
-			}
-			return usage.Errorf("%s: %w", f, err)
-		}
-		lines = append(lines, fmt.Sprintf("%s: %d %s run(s)", f, n, tool))
-	}
-	s, err := a.openStore()
-	if err != nil {
-		return err
-	}
-	var ids []string
-	saved, skipped, err := s.SaveEach(func(save func(*result.Document) error) error {
-		for _, f := range files {
-			_, err := importer.EachFile(f, func(d *result.Document) error {
-				tag(d)
-				ids = append(ids, d.ID)
-				return save(d)
-			})
-			if err != nil {
-				return fmt.Errorf("%s: %w", f, err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return a.write(func(w io.Writer) error {
-		if format == "json" {
-			return writeJSON(w, map[string]any{"saved": saved, "skipped": skipped, "ids": ids})
-		}
-		for _, l := range lines {
-			fmt.Fprintln(w, l)
-		}
-		_, err := fmt.Fprintf(w, "saved %d, skipped %d already in %s\n", saved, skipped, s.Path())
-		return err
-	})
 }
 
 func newResultsDeleteCmd(a *app) *cobra.Command {

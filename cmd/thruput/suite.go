@@ -17,6 +17,7 @@ import (
 	"github.com/thruput/thruput/internal/disk"
 	"github.com/thruput/thruput/internal/httpget"
 	"github.com/thruput/thruput/internal/iperf3"
+	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/sysinfo"
@@ -246,8 +247,8 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 	w := a.out()
 	var werr error
 	if format == "json" {
-		werr = writeJSON(w, map[string]any{"suite": suiteID, "report": path, "runs": entriesJSON(entries)})
-	} else if werr = writeEntries(w, entries, format); werr == nil {
+		werr = writeJSON(w, map[string]any{"suite": suiteID, "report": path, "runs": report.Entries(entries)})
+	} else if werr = report.WriteEntries(w, entries, format); werr == nil {
 		_, werr = fmt.Fprintf(w, "\nReport: %s\n", path)
 	}
 	if ctx.Err() != nil {

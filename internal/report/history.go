@@ -1,0 +1,121 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/thruput/thruput/internal/compare"
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/store"
+)
+
+// Entry is one line of `results list --json`; docs/result-json.md
+// documents these names.
+type Entry struct {
+	ID        string            `json:"id"`
+	Method    string            `json:"method"`
+	Host      string            `json:"host,omitempty"`
+	StartedAt time.Time         `json:"started_at"`
+	Status    string            `json:"status"`
+	Target    string            `json:"target,omitempty"`
+	FSType    string            `json:"fs_type,omitempty"`
+	Labels    map[string]string `json:"labels,omitempty"`
+	Summary   string            `json:"summary,omitempty"`
+	Imported  string            `json:"imported,omitempty"`
+}
+
+// Entries are the stored runs as results list --json prints them.
+func Entries(entries []store.Entry) []Entry {
+	out := make([]Entry, len(entries))
+	for i, e := range entries {
+		out[i] = Entry{e.ID, e.Method, e.Host, e.StartedAt.UTC(), e.Status, e.Target, e.FSType, e.Labels, e.Summary, e.Imported}
+	}
+	return out
+}
+
+// WriteEntries prints the list of stored runs: a table, CSV or JSON.
+func WriteEntries(w io.Writer, entries []store.Entry, format string) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(Entries(entries))
+	case "csv":
+		cw := csv.NewWriter(w)
+		_ = cw.Write([]string{"id", "method", "host", "started_at", "status", "target", "fs_type", "labels", "summary", "imported"})
+		for _, e := range entries {
+			_ = cw.Write([]string{e.ID, e.Method, e.Host, e.StartedAt.UTC().Format(time.RFC3339), e.Status, e.Target, e.FSType, Labels(e.Labels), e.Summary, e.Imported})
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+	if len(entries) == 0 {
+		_, err := fmt.Fprintln(w, "no stored runs match")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTARTED\tMETHOD\tHOST\tTARGET\tLABELS\tRESULT")
+	for _, e := range entries {
+		res := e.Summary
+		if e.Status != result.StatusOK {
+			res = strings.TrimSpace(e.Status + " " + res)
+		}
+		if e.Imported != "" {
+			res += " (from " + e.Imported + ")"
+		}
+		target := e.Target
+		if e.FSType != "" {
+			target = e.FSType + " " + target
+		}
+		started := "-"
+		if !e.StartedAt.IsZero() {
+			started = e.StartedAt.Local().Format("2006-01-02 15:04")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, started, e.Method, e.Host, target, Labels(e.Labels), res)
+	}
+	return tw.Flush()
+}
+
+// Labels prints labels sorted by key, as they are typed.
+func Labels(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for i, k := range keys {
+		keys[i] = k + "=" + m[k]
+	}
+	return strings.Join(keys, ",")
+}
+
+// ExportCSV writes the figures compare aligns, one row each: a table that
+// holds every method at once.
+func ExportCSV(w io.Writer, docs []*result.Document) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"id", "method", "started_at", "host", "labels", "target", "section", "step", "metric", "value"})
+	for _, d := range docs {
+		c, err := compare.New([]compare.Group{{Name: d.ID, Docs: []*result.Document{d}}}, 0)
+		if err != nil {
+			return err
+		}
+		for _, r := range c.Rows {
+			for i, cell := range r.Cells {
+				if !cell.Present {
+					continue
+				}
+				_ = cw.Write([]string{d.ID, d.Method, d.StartedAt.UTC().Format(time.RFC3339), d.Host.Hostname, Labels(d.Labels),
+					c.Columns[i].Target, r.Section, r.Step, r.Metric, strconv.FormatFloat(cell.Value, 'g', -1, 64)})
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
