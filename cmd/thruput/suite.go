@@ -7,8 +7,6 @@ import (
 	"io"
 	"net"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +18,7 @@ import (
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/store"
+	"github.com/thruput/thruput/internal/suite"
 	"github.com/thruput/thruput/internal/sysinfo"
 	"github.com/thruput/thruput/internal/units"
 	"github.com/thruput/thruput/internal/usage"
@@ -76,56 +75,6 @@ the rounds side by side.`,
 	fl.Var(units.NewDuration(&f.every, 0), "every", "with --repeat, start a round this long after the previous one started (default: right after)")
 	a.addSaveFlags(fl)
 	return c
-}
-
-// step is one run of the suite: the command line of a thruput command.
-type step struct {
-	name string
-	args []string
-}
-
-func suiteSteps(f suiteFlags, full bool, netAddr, httpURL string) []step {
-	var steps []step
-	for _, d := range f.disks {
-		if full {
-			steps = append(steps,
-				step{"sweep " + d, []string{"disk", "sweep", d, "--bs", "8-1M", "--file-size", "1G", "--max-time", "30s"}},
-				step{"random " + d, []string{"disk", "random", d}},
-				step{"io write " + d, []string{"disk", "io", d, "--rw", "write", "--bs", "4k", "--iodepth", "64", "--size", "4G", "--repeat", "4"}},
-				step{"io read " + d, []string{"disk", "io", d, "--rw", "read", "--bs", "4k", "--iodepth", "64", "--size", "4G", "--repeat", "4"}},
-				step{"mark " + d, []string{"disk", "mark", d}})
-			continue
-		}
-		steps = append(steps,
-			step{"sweep " + d, []string{"disk", "sweep", d, "--bs", "512-1M", "--file-size", "32M", "--max-time", "2s"}},
-			step{"random " + d, []string{"disk", "random", d, "--files", "16", "--size", "128M", "-t", "8s"}},
-			step{"mark " + d, []string{"disk", "mark", d, "--size", "64M", "-t", "2s"}})
-	}
-	if netAddr != "" {
-		host, port, _ := iperf3.ParseServer(netAddr)
-		if port == 0 {
-			port = iperf3.DefaultPort
-		}
-		client := []string{"net", "client", host, "-p", strconv.Itoa(port)}
-		if full {
-			long := slices.Concat(client, []string{"-P", "10", "-t", "65", "-O", "5"})
-			// The capped run is one stream: -b caps each stream, and the
-			// the 40 Mbit/s of a WiFi survey is what the whole test may send.
-			steps = append(steps,
-				step{"net up " + host, long},
-				step{"net down " + host, slices.Concat(long, []string{"-R"})},
-				step{"net both " + host, slices.Concat(long, []string{"--bidir"})},
-				step{"net capped " + host, slices.Concat(client, []string{"-t", "65", "-O", "5", "-b", "40M"})})
-		} else {
-			steps = append(steps,
-				step{"net up " + host, slices.Concat(client, []string{"-t", "4"})},
-				step{"net down " + host, slices.Concat(client, []string{"-t", "4", "-R"})})
-		}
-	}
-	if httpURL != "" {
-		steps = append(steps, step{"http " + httpURL, []string{"net", "http", httpURL, "--repeat", "3"}})
-	}
-	return steps
 }
 
 func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
@@ -190,41 +139,23 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 	}
 	suiteID := newRunID()
 	var docs []*result.Document
-	var failed []string
-	start := time.Now()
-	for round := 1; round <= f.repeat; round++ {
-		if round > 1 && f.every > 0 {
-			if err := sleepUntil(ctx, start.Add(time.Duration(round-1)*f.every)); err != nil {
-				break
-			}
-		}
-		labels := append([]string{"suite=" + suiteID}, a.labels...)
-		if f.repeat > 1 {
-			labels = append(labels, "round="+strconv.Itoa(round), "time="+time.Now().Format("15:04"))
-		}
-		for _, s := range suiteSteps(f, full, netAddr, httpURL) {
-			if ctx.Err() != nil {
-				break
-			}
-			if !a.quiet {
-				fmt.Fprintf(stderr, "thruput suite: %s\n", s.name)
-			}
-			args := append([]string{}, s.args...)
-			for _, l := range labels {
-				args = append(args, "--label", l)
-			}
-			if a.quiet {
-				args = append(args, "-q")
-			}
-			if err := a.runChild(ctx, args, &docs, local); err != nil {
-				// A step refused (a disk too small for the full method)
-				// is a failed step: what the others measured is kept and
-				// reported.
-				failed = append(failed, s.name)
-				fmt.Fprintf(stderr, "thruput suite: %s: %v\n", s.name, err)
-			}
-		}
+	plan := suite.Plan(suite.Options{Disks: f.disks, Net: netAddr, HTTP: httpURL, Full: full})
+	var log io.Writer
+	if !a.quiet {
+		log = stderr
 	}
+	failed := suite.Run(ctx, plan, suite.Rounds{ID: suiteID, Repeat: f.repeat, Every: f.every, Labels: a.labels, Quiet: a.quiet, Log: log},
+		func(ctx context.Context, args []string) error {
+			// One step follows another against the same server, which may
+			// still be closing the last test: busy is worth a few tries.
+			err := a.runChild(ctx, args, &docs, local)
+			for try := 0; errors.Is(err, iperf3.ErrBusy) && try < 4 && ctx.Err() == nil; try++ {
+				time.Sleep(500 * time.Millisecond)
+				err = a.runChild(ctx, args, &docs, local)
+			}
+			return err
+		},
+		func(name string, err error) { fmt.Fprintf(stderr, "thruput suite: %s: %v\n", name, err) })
 	if len(docs) == 0 {
 		return errors.Join(ctx.Err(), errors.New("the suite measured nothing"))
 	}
@@ -312,15 +243,4 @@ func loopbackServers(ctx context.Context) (stop func(), netAddr, httpURL string,
 		<-done
 	}
 	return stop, srv.Addr().String(), "http://" + ln.Addr().String() + "/", nil
-}
-
-func sleepUntil(ctx context.Context, t time.Time) error {
-	timer := time.NewTimer(time.Until(t))
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		return nil
-	}
 }

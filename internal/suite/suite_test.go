@@ -1,0 +1,52 @@
+package suite
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRun: every step of every round runs with the suite's labels, a
+// failed step is reported and the others still run, and Every spaces the
+// rounds from their starts.
+func TestRun(t *testing.T) {
+	plan := []Step{{"a", []string{"disk", "sweep"}}, {"b", []string{"net", "client", "x"}}}
+	var calls [][]string
+	var reported []string
+	start := time.Now()
+	failed := Run(context.Background(), plan, Rounds{ID: "s1", Repeat: 2, Every: 100 * time.Millisecond, Labels: []string{"site=lab"}, Quiet: true},
+		func(_ context.Context, args []string) error {
+			calls = append(calls, args)
+			if args[0] == "net" {
+				return errors.New("refused")
+			}
+			return nil
+		},
+		func(name string, err error) { reported = append(reported, name+": "+err.Error()) })
+	if d := time.Since(start); d < 100*time.Millisecond {
+		t.Errorf("two rounds 100 ms apart took %v", d)
+	}
+	if len(calls) != 4 || !slices.Equal(failed, []string{"b", "b"}) || len(reported) != 2 {
+		t.Fatalf("calls %v, failed %v, reported %v", calls, failed, reported)
+	}
+	first := strings.Join(calls[0], " ")
+	for _, want := range []string{"--label suite=s1", "--label site=lab", "--label round=1", "-q"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("%q lacks %q", first, want)
+		}
+	}
+	if !strings.Contains(strings.Join(calls[2], " "), "round=2") {
+		t.Errorf("second round: %v", calls[2])
+	}
+	// A cancelled context stops before the next step.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	n := 0
+	Run(ctx, plan, Rounds{ID: "s2", Repeat: 3}, func(context.Context, []string) error { n++; return nil }, func(string, error) {})
+	if n != 0 {
+		t.Errorf("%d steps ran after cancel", n)
+	}
+}
