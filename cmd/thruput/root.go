@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -27,16 +26,6 @@ import (
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = ""
-
-func toolVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
 
 // app is what every command shares: the command line and the output flags.
 type app struct {
@@ -195,18 +184,6 @@ func (a *app) newDocument(method string) *result.Document {
 	}
 }
 
-func platform() string {
-	p := runtime.GOOS + "/" + runtime.GOARCH
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "GOARM" {
-				p += "/v" + strings.TrimSuffix(s.Value, ",softfloat")
-			}
-		}
-	}
-	return p
-}
-
 // newRunID is sortable by time and unique across machines sharing a target.
 func newRunID() string {
 	b := make([]byte, 3)
@@ -229,31 +206,4 @@ func finish(doc *result.Document, err error) {
 		doc.Status = result.StatusFailed
 	}
 	doc.Error = err.Error()
-}
-
-func versionLine() string {
-	return fmt.Sprintf("thruput %s (%s, %s)", toolVersion(), runtime.Version(), platform())
-}
-
-func newVersionCmd(a *app) *cobra.Command {
-	return &cobra.Command{
-		Use:     "version",
-		Short:   "Print thruput's version and build",
-		Args:    cobra.NoArgs,
-		Example: "  thruput version\n  thruput version --json",
-		RunE: func(*cobra.Command, []string) error {
-			format, err := a.outputFormat()
-			if err != nil {
-				return err
-			}
-			t := result.Tool{Name: "thruput", Version: toolVersion(), GoVersion: runtime.Version(), Platform: platform()}
-			return a.write(func(w io.Writer) error {
-				if format == "json" {
-					return writeJSON(w, t)
-				}
-				_, err := fmt.Fprintln(w, versionLine())
-				return err
-			})
-		},
-	}
 }
