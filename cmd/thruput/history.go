@@ -126,6 +126,17 @@ func (a *app) readStore() (*store.Store, error) {
 	return a.openStore()
 }
 
+// readWith settles the output format and opens the store to read: the
+// first two steps of every command that reads the history.
+func (a *app) readWith(format func() (string, error)) (string, *store.Store, error) {
+	f, err := format()
+	if err != nil {
+		return "", nil, err
+	}
+	s, err := a.readStore()
+	return f, s, err
+}
+
 func (a *app) closeStore() error {
 	if a.store == nil {
 		return nil

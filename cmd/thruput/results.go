@@ -95,15 +95,11 @@ func newResultsListCmd(a *app) *cobra.Command {
   thruput results list --method net. --since 7d
   thruput results list --label channel --label site=home --json`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			format, err := a.listFormat()
-			if err != nil {
-				return err
-			}
 			flt, err := f.filter(time.Now())
 			if err != nil {
 				return err
 			}
-			s, err := a.readStore()
+			format, s, err := a.readWith(a.listFormat)
 			if err != nil {
 				return err
 			}
@@ -137,11 +133,7 @@ func newResultsShowCmd(a *app) *cobra.Command {
 		Example: `  thruput results show 20261121T0530
   thruput results show 20261121T0530 --json > run.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			format, err := a.outputFormat()
-			if err != nil {
-				return err
-			}
-			s, err := a.readStore()
+			format, s, err := a.readWith(a.outputFormat)
 			if err != nil {
 				return err
 			}
