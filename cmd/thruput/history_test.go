@@ -318,6 +318,23 @@ func TestSuite(t *testing.T) {
 	if got := listed(t, db, "--label", "suite="+out.Suite); len(got) != len(out.Runs) {
 		t.Errorf("store holds %d runs of the suite, it reported %d", len(got), len(out.Runs))
 	}
+	// The suite's page again, from the store.
+	page := filepath.Join(home, "again.html")
+	if o := thruput(t, "report", "suite="+out.Suite, "--db", db, "-o", page); o.code != 0 {
+		t.Errorf("report suite=%s: exit %d %s", out.Suite, o.code, o.stderr)
+	} else if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), out.Runs[0].ID) {
+		t.Errorf("report suite=%s: %v, page lacks its runs", out.Suite, err)
+	}
+	// The loopback test's two ends are one process, and say so.
+	for _, r := range out.Runs {
+		if r.Method != "net.client" {
+			continue
+		}
+		o := thruput(t, "results", "show", r.ID, "--db", db, "--json")
+		if doc, err := result.Read(strings.NewReader(o.stdout)); err != nil || !doc.Net.CPU.OneProcess {
+			t.Errorf("suite's loopback net run %s: one_process not set (%v)", r.ID, err)
+		}
+	}
 	t.Logf("suite took %v", took.Round(time.Second))
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -26,7 +27,7 @@ func newReportCmd(a *app) *cobra.Command {
 		Short: "Write one self-contained HTML page (or markdown) with charts for runs or a comparison",
 		Long: `With no argument, reports the newest stored run; with one run id, that run;
 with several arguments (as 'thruput compare' takes them), a comparison of
-them first, then each run. The HTML page needs nothing else to be viewed:
+them first, then each run; with suite=ID, the page of that suite again. The HTML page needs nothing else to be viewed:
 styles and charts (inline SVG) are in the file, and it loads nothing from
 the network. It holds the tables, the charts (a sweep's MiB/s against
 block size, IOPS as grouped bars, a network test's Mbit/s per interval per
@@ -39,7 +40,8 @@ beside the page.`,
 		Example: `  thruput report
   thruput report 20261121T0530 -o sd-card.html --png
   thruput report fs=ext4 fs=vfat --method disk.sweep
-  thruput report 20261121T0530 --format markdown > post.md`,
+  thruput report 20261121T0530 --format markdown > post.md
+  thruput report suite=20261121T0530Z-a1b2c3`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReport(cmd, a, args, sel, png)
 		},
@@ -107,6 +109,19 @@ func reportInput(s *store.Store, args []string, sel selectFlags) ([]*result.Docu
 			return nil, nil, usage.Errorf("the store %s holds no run yet; run one, or give ids", s.Path())
 		}
 		args = []string{latest[0].ID}
+	}
+	// suite=ID alone is a suite's page again: its runs one after another,
+	// of whatever methods, not a comparison.
+	if id, ok := strings.CutPrefix(args[0], "suite="); ok && len(args) == 1 && !strings.Contains(id, ",") {
+		docs, err := s.Documents(store.Filter{Labels: []store.LabelQuery{{Key: "suite", Value: id}}})
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(docs) == 0 {
+			return nil, nil, usage.Errorf("no stored run belongs to suite %s", id)
+		}
+		slices.SortFunc(docs, func(x, y *result.Document) int { return x.StartedAt.Compare(y.StartedAt) })
+		return docs, nil, nil
 	}
 	groups, err := selectGroups(s, args, sel)
 	if err != nil {

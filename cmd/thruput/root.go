@@ -128,14 +128,19 @@ func (a *app) formatOf(formats ...string) (string, error) {
 		}
 		f = "json"
 	}
+	fromFile := false
 	if f == "" {
 		f = report.FormatFor(a.output)
+		fromFile = f != ""
 	}
 	if f == "" {
 		return formats[0], nil
 	}
 	if slices.Contains(formats, f) {
 		return f, nil
+	}
+	if fromFile {
+		return "", usage.Errorf("-o %s: this command writes %s; name the file for one of them (.%s) or give --format", a.output, strings.Join(formats, ", "), strings.Join(report.Extensions(formats), ", ."))
 	}
 	return "", usage.Errorf("--format %q: use one of %s", f, strings.Join(formats, ", "))
 }

@@ -32,8 +32,24 @@ func FormatFor(path string) string {
 		return "markdown"
 	case ".txt":
 		return "table"
+	case ".html", ".htm":
+		return "html"
+	case ".jsonl":
+		return "jsonl"
 	}
 	return ""
+}
+
+// Extensions are the file extensions FormatFor knows formats by.
+func Extensions(formats []string) []string {
+	ext := map[string]string{"table": "txt", "json": "json", "csv": "csv", "markdown": "md", "html": "html", "jsonl": "jsonl"}
+	out := make([]string, 0, len(formats))
+	for _, f := range formats {
+		if e, ok := ext[f]; ok {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // Options choose how a document is printed.
