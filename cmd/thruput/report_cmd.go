@@ -86,7 +86,7 @@ func runReport(cmd *cobra.Command, a *app, args []string, sel selectFlags, png b
 	fmt.Fprintln(out, path)
 	if png {
 		base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-		paths, err := report.WritePNGs(filepath.Dir(path), base, docs, names(docs))
+		paths, err := report.WritePNGs(filepath.Dir(path), base, docs, cmp, report.HTMLOptions{Units: a.units})
 		for _, p := range paths {
 			fmt.Fprintln(out, p)
 		}
@@ -139,27 +139,6 @@ func reportInput(s *store.Store, args []string, sel selectFlags) ([]*result.Docu
 		return nil, nil, usage.Wrap(err)
 	}
 	return docs, cmp, nil
-}
-
-// names labels each document's chart series: its labels when it has
-// some, as those say what differs between runs, else its id; runs whose
-// labels are the same are told apart by the end of their ids.
-func names(docs []*result.Document) []string {
-	out := make([]string, len(docs))
-	seen := map[string]int{}
-	for i, d := range docs {
-		out[i] = report.Labels(d.Labels)
-		seen[out[i]]++
-	}
-	for i, d := range docs {
-		switch {
-		case out[i] == "":
-			out[i] = d.ID
-		case seen[out[i]] > 1:
-			out[i] += " (" + d.ID[max(0, len(d.ID)-6):] + ")"
-		}
-	}
-	return out
 }
 
 // writeHTMLFile writes the page through a temporary file renamed into

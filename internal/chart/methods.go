@@ -497,10 +497,11 @@ func netCharts(runs []run) []*Chart {
 			}
 			hue, ok := dirColors[dir]
 			for i, id := range ids {
-				s := newSeries(fmt.Sprintf("%s #%d", dir, id), len(ss), vg.Points(1))
-				if ok {
-					s.paint(hue[1], shapes[i%len(shapes)])
-				}
+				s := newSeries(fmt.Sprintf("%s stream %d", dir, id), len(ss), vg.Points(1))
+				// Each stream a colour of its own, none a sum's, so that
+				// one slow stream stands out; the legend names them. Black is left
+				// out: vgsvg draws it without the fill that marks a data point.
+				s.paint(palette[2+len(ss)%4], shapes[i%len(shapes)])
 				for _, iv := range n.Intervals {
 					for _, f := range iv.Streams {
 						if f.Direction == dir && f.ID == id {
@@ -541,8 +542,9 @@ func netCharts(runs []run) []*Chart {
 	return out
 }
 
-// dirColors keep a direction's lines in one hue, dark for its sum and
-// light for its streams, so a bidirectional test reads as two bundles.
+// dirColors are each direction's sum colour (the first; the second is
+// kept for its lighter variants), so a bidirectional test's two sums read
+// apart from each other and from the streams.
 var dirColors = map[string][2]color.NRGBA{
 	result.DirUp:   {palette[0], palette[5]}, // blue, sky blue
 	result.DirDown: {palette[1], palette[3]}, // vermillion, orange

@@ -37,6 +37,21 @@ type HTMLOptions struct {
 // makes the browser refuse any load a future change might slip in. It
 // opens the same from a file, an e-mail or a web server.
 func WriteHTML(w io.Writer, docs []*result.Document, cmp *compare.Comparison, o HTMLOptions) error {
+	page, err := buildPage(docs, cmp, o)
+	if err != nil {
+		return err
+	}
+	// Render whole before writing, so a template error leaves no half page.
+	var buf bytes.Buffer
+	if err := htmlTemplate.ExecuteTemplate(&buf, "page", page); err != nil {
+		return err
+	}
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+// buildPage lays out the page: the comparison first, then each run.
+func buildPage(docs []*result.Document, cmp *compare.Comparison, o HTMLOptions) (htmlPage, error) {
 	page := htmlPage{Title: o.Title}
 	if len(docs) > 0 {
 		page.Generator = strings.TrimSpace(docs[0].Tool.Name + " " + docs[0].Tool.Version)
@@ -44,7 +59,7 @@ func WriteHTML(w io.Writer, docs []*result.Document, cmp *compare.Comparison, o 
 	if cmp != nil {
 		c, err := htmlComparisonOf(docs, cmp)
 		if err != nil {
-			return err
+			return page, err
 		}
 		page.Comparison = c
 		page.Nav = append(page.Nav, htmlLink{Anchor: "comparison", Text: "Comparison"})
@@ -53,7 +68,7 @@ func WriteHTML(w io.Writer, docs []*result.Document, cmp *compare.Comparison, o 
 	for i, d := range docs {
 		hd, err := htmlDocOf(d, i, anchors, o)
 		if err != nil {
-			return err
+			return page, err
 		}
 		page.Docs = append(page.Docs, hd)
 		page.Nav = append(page.Nav, htmlLink{Anchor: hd.Anchor, Text: hd.Heading + ", " + d.ID})
@@ -64,66 +79,43 @@ func WriteHTML(w io.Writer, docs []*result.Document, cmp *compare.Comparison, o 
 	if page.Title == "" {
 		page.Title = defaultTitle(docs, cmp)
 	}
-	// Render whole before writing, so a template error leaves no half page.
-	var buf bytes.Buffer
-	if err := htmlTemplate.ExecuteTemplate(&buf, "page", page); err != nil {
-		return err
-	}
-	_, err := w.Write(buf.Bytes())
-	return err
+	return page, nil
 }
 
-// WritePNGs writes every chart of docs as dir/<prefix>-<chart name>.png
-// (without the dash when prefix is empty) and returns the paths. names
-// label each document's series as in chart.For; nil uses the run ids.
-// Documents of different methods are charted apart.
-func WritePNGs(dir, prefix string, docs []*result.Document, names []string) ([]string, error) {
-	if names == nil {
-		for _, d := range docs {
-			names = append(names, d.ID)
-		}
+// WritePNGs writes every chart of the page WriteHTML makes of docs and
+// cmp, as dir/<prefix>-<chart id>.png (without the dash when prefix is
+// empty), and returns the paths: the same charts, from the same data, as
+// the page's SVGs.
+func WritePNGs(dir, prefix string, docs []*result.Document, cmp *compare.Comparison, o HTMLOptions) ([]string, error) {
+	page, err := buildPage(docs, cmp, o)
+	if err != nil {
+		return nil, err
 	}
-	if len(names) != len(docs) {
-		return nil, fmt.Errorf("%d names for %d documents", len(names), len(docs))
+	var charts []htmlChart
+	if page.Comparison != nil {
+		charts = append(charts, page.Comparison.Charts...)
 	}
-	var kinds []string
-	byKind := map[string][]int{}
-	for i, d := range docs {
-		k := chart.Kind(d)
-		if k == "" {
-			continue
-		}
-		if byKind[k] == nil {
-			kinds = append(kinds, k)
-		}
-		byKind[k] = append(byKind[k], i)
+	for _, d := range page.Docs {
+		charts = append(charts, d.Charts...)
 	}
 	var paths []string
-	for _, k := range kinds {
-		var ds []*result.Document
-		var ns []string
-		for _, i := range byKind[k] {
-			ds, ns = append(ds, docs[i]), append(ns, names[i])
+	for _, c := range charts {
+		if c.chart == nil {
+			continue
 		}
-		charts, err := chart.For(ds, ns)
+		b, err := c.chart.PNG()
 		if err != nil {
+			return paths, fmt.Errorf("%s: %w", c.ID, err)
+		}
+		name := c.ID + ".png"
+		if prefix != "" {
+			name = prefix + "-" + name
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
 			return paths, err
 		}
-		for _, c := range charts {
-			b, err := c.PNG()
-			if err != nil {
-				return paths, err
-			}
-			name := c.Name + ".png"
-			if prefix != "" {
-				name = prefix + "-" + name
-			}
-			p := filepath.Join(dir, name)
-			if err := os.WriteFile(p, b, 0o644); err != nil {
-				return paths, err
-			}
-			paths = append(paths, p)
-		}
+		paths = append(paths, p)
 	}
 	return paths, nil
 }
@@ -178,6 +170,8 @@ type htmlChart struct {
 	SVG template.HTML
 	// Err says why the chart could not be drawn.
 	Err string
+	// chart is what SVG was drawn from, for the PNG of the same chart.
+	chart *chart.Chart
 }
 
 type htmlTable struct {
@@ -268,7 +262,7 @@ func defaultTitle(docs []*result.Document, cmp *compare.Comparison) string {
 func svgCharts(prefix string, charts []*chart.Chart) []htmlChart {
 	var out []htmlChart
 	for _, c := range charts {
-		h := htmlChart{ID: prefix + "-" + c.Name, Title: c.Title}
+		h := htmlChart{ID: prefix + "-" + c.Name, Title: c.Title, chart: c}
 		// A chart that cannot be drawn costs the page that chart, not the
 		// page: the tables hold the same figures.
 		if b, err := c.SVG(); err != nil {

@@ -175,15 +175,21 @@ func TestHTMLTableGolden(t *testing.T) {
 	matchGolden(t, "html-sweep-tables", buf.Bytes())
 }
 
+// TestWritePNGs: --png writes every chart of the page, each the chart
+// of the figure of the same id, comparison included.
 func TestWritePNGs(t *testing.T) {
 	dir := t.TempDir()
-	paths, err := WritePNGs(dir, "pi", []*result.Document{sweepDoc(), netDoc(), methodDocs()["mark"]}, nil)
+	page, _ := browserPage(t)
+	docs, cmp := browserInput(t)
+	paths, err := WritePNGs(dir, "pi", docs, cmp, HTMLOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, p := range paths {
-		names = append(names, filepath.Base(p))
+	figures := regexp.MustCompile(`<figure id="([^"]+)"`).FindAllStringSubmatch(string(page), -1)
+	if len(paths) != len(figures) || len(paths) < 5 {
+		t.Errorf("%d PNGs for %d charts on the page", len(paths), len(figures))
+	}
+	for i, p := range paths {
 		f, err := os.Open(p)
 		if err != nil {
 			t.Fatal(err)
@@ -192,17 +198,17 @@ func TestWritePNGs(t *testing.T) {
 			t.Errorf("%s: %v", p, err)
 		}
 		f.Close()
-	}
-	want := "pi-sweep-write.png pi-sweep-read.png pi-net.png pi-mark-mibps.png pi-mark-iops.png"
-	if got := strings.Join(names, " "); got != want {
-		t.Errorf("wrote %s; want %s", got, want)
+		if i < len(figures) && filepath.Base(p) != "pi-"+figures[i][1]+".png" {
+			t.Errorf("PNG %d is %s, the page's chart %d is %s", i, filepath.Base(p), i, figures[i][1])
+		}
 	}
 }
 
 // browserPage is a comparison of two sweep runs (two targets each, so four
 // columns) followed by both runs and a network run: the page the browser
 // test opens. want maps each figure's id to its data points.
-func browserPage(t *testing.T) (page []byte, want map[string]int) {
+// browserInput is the runs and comparison of browserPage.
+func browserInput(t *testing.T) ([]*result.Document, *compare.Comparison) {
 	a, b := sweepDoc(), sweepDoc()
 	a.ID, b.ID = "20261121T053000Z-aaaaaa", "20261122T053000Z-bbbbbb"
 	a.Labels, b.Labels = map[string]string{"fs": "ext4", "usb": "2.0"}, map[string]string{"fs": "ext4", "usb": "3.0"}
@@ -216,8 +222,14 @@ func browserPage(t *testing.T) (page []byte, want map[string]int) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return []*result.Document{a, b, n}, cmp
+}
+
+func browserPage(t *testing.T) (page []byte, want map[string]int) {
+	docs, cmp := browserInput(t)
+	a, b, n := docs[0], docs[1], docs[2]
 	var buf bytes.Buffer
-	if err := WriteHTML(&buf, []*result.Document{a, b, n}, cmp, HTMLOptions{Title: "USB 2 against USB 3 on a Pi"}); err != nil {
+	if err := WriteHTML(&buf, docs, cmp, HTMLOptions{Title: "USB 2 against USB 3 on a Pi"}); err != nil {
 		t.Fatal(err)
 	}
 	// sweepDoc has 3 steps a phase on ext4 and 2 on tmpfs.

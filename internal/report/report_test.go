@@ -135,7 +135,7 @@ func TestReadRejects(t *testing.T) {
 }
 
 func TestFormatFor(t *testing.T) {
-	for in, want := range map[string]string{"a.json": "json", "b.CSV": "csv", "c.md": "markdown", "d.txt": "table", "e": "", "f.html": ""} {
+	for in, want := range map[string]string{"a.json": "json", "b.CSV": "csv", "c.md": "markdown", "d.txt": "table", "e": "", "f.html": "html", "g.jsonl": "jsonl", "h.pdf": ""} {
 		if got := FormatFor(in); got != want {
 			t.Errorf("FormatFor(%q) = %q; want %q", in, got, want)
 		}
