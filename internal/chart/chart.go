@@ -49,6 +49,10 @@ type Chart struct {
 
 	plot   *plot.Plot
 	legend *plot.Legend // nil when there is a single series
+	// legendNames are the legend's entries, which the SVG names in its
+	// data-legend attribute for tests and tools.
+	legendNames []string
+	series      int
 	// marks describe the data points in the order they are drawn, which is
 	// the order their markers appear in the SVG.
 	marks []string
@@ -140,8 +144,8 @@ func (c *Chart) finishSVG(b []byte) ([]byte, error) {
 	}
 	title := html.EscapeString(c.Title)
 	var out bytes.Buffer
-	fmt.Fprintf(&out, `<svg xmlns="http://www.w3.org/2000/svg" width="%.5gpt" height="%.5gpt" viewBox="0 0 %.5g %.5g" role="img" aria-label="%s" class="chart" data-chart="%s">`,
-		Width.Points(), Height.Points(), Width.Points(), Height.Points(), title, html.EscapeString(c.Name))
+	fmt.Fprintf(&out, `<svg xmlns="http://www.w3.org/2000/svg" width="%.5gpt" height="%.5gpt" viewBox="0 0 %.5g %.5g" role="img" aria-label="%s" class="chart" data-chart="%s" data-series="%d" data-legend="%s">`,
+		Width.Points(), Height.Points(), Width.Points(), Height.Points(), title, html.EscapeString(c.Name), c.series, html.EscapeString(strings.Join(c.legendNames, "|")))
 	fmt.Fprintf(&out, "\n<title>%s</title>", title)
 	rest := fontFamily.ReplaceAll(b[len(open):], []byte(fontStack))
 	n := 0
@@ -268,7 +272,7 @@ func legendName(s string) string {
 // build assembles a chart from plotters, a grid first so it lies under
 // the data; series and bars enter the legend when there are several.
 func build(name, title string, p *plot.Plot, grid *plotter.Grid, items ...marked) *Chart {
-	c := &Chart{Name: name, Title: title, plot: p}
+	c := &Chart{Name: name, Title: title, plot: p, series: len(items)}
 	p.Add(grid)
 	if len(items) > 1 {
 		c.legend = newLegend()
@@ -278,6 +282,7 @@ func build(name, title string, p *plot.Plot, grid *plotter.Grid, items ...marked
 		c.marks = append(c.marks, it.labels()...)
 		if c.legend != nil {
 			c.legend.Add(legendName(it.name()), it)
+			c.legendNames = append(c.legendNames, legendName(it.name()))
 		}
 	}
 	return c

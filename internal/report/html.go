@@ -16,6 +16,7 @@ import (
 	"github.com/thruput/thruput/internal/chart"
 	"github.com/thruput/thruput/internal/compare"
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/units"
 )
 
@@ -73,6 +74,11 @@ func buildPage(docs []*result.Document, cmp *compare.Comparison, o HTMLOptions) 
 		page.Docs = append(page.Docs, hd)
 		page.Nav = append(page.Nav, htmlLink{Anchor: hd.Anchor, Text: hd.Heading + ", " + d.ID})
 	}
+	if len(docs) > 1 {
+		page.Nav = nil // the summary links every run
+		page.Summary = summaryTable(docs, page.Docs)
+		page.Machines = machinesOnce(docs, page.Docs)
+	}
 	if len(page.Nav) < 2 {
 		page.Nav = nil
 	}
@@ -80,6 +86,50 @@ func buildPage(docs []*result.Document, cmp *compare.Comparison, o HTMLOptions) 
 		page.Title = defaultTitle(docs, cmp)
 	}
 	return page, nil
+}
+
+// summaryTable lists the page's runs, each linked to its section, with
+// its headline figures.
+func summaryTable(docs []*result.Document, hds []htmlDoc) *htmlTable {
+	t := &htmlTable{Title: "Runs on this page", Header: []string{"run", "host", "target", "figures", "status"}, Text: true}
+	for i, d := range docs {
+		target := ""
+		if len(d.Targets) > 0 {
+			target = describe(d.Targets[0])
+		}
+		t.Rows = append(t.Rows, []htmlCell{{Text: hds[i].Heading, Link: hds[i].Anchor}, {Text: orUnknown(d.Host.Hostname)},
+			{Text: target}, {Text: store.Summary(d)}, {Text: d.Status}})
+	}
+	return t
+}
+
+// machinesOnce gives each machine of the page one section of its own and
+// leaves each run only the context that is the run's: on a suite's page
+// of six runs the hardware was printed six times.
+func machinesOnce(docs []*result.Document, hds []htmlDoc) []htmlMachine {
+	var out []htmlMachine
+	index := map[string]int{}
+	for i, d := range docs {
+		name := orUnknown(d.Host.Hostname)
+		j, ok := index[name]
+		if !ok {
+			j = len(out)
+			index[name] = j
+			out = append(out, htmlMachine{Anchor: "machine-" + anchorSafe(name), Name: name, Facts: hds[i].Facts, System: hds[i].System})
+			if out[j].System != nil {
+				sys := *out[j].System
+				sys.Traffic = nil
+				out[j].System = &sys
+			}
+		}
+		hd := &hds[i]
+		hd.Machine, hd.MachineName = out[j].Anchor, name
+		if hd.System != nil {
+			hd.Traffic = hd.System.Traffic
+		}
+		hd.Facts, hd.System = nil, nil
+	}
+	return out
 }
 
 // WritePNGs writes every chart of the page WriteHTML makes of docs and
@@ -129,8 +179,12 @@ func (t table) html(w io.Writer) error {
 type htmlPage struct {
 	Title, Generator string
 	Nav              []htmlLink
-	Comparison       *htmlComparison
-	Docs             []htmlDoc
+	// Summary is every run's figures at a glance, with links, on a page
+	// of several runs.
+	Summary    *htmlTable
+	Comparison *htmlComparison
+	Docs       []htmlDoc
+	Machines   []htmlMachine
 }
 
 type htmlLink struct{ Anchor, Text string }
@@ -161,6 +215,11 @@ type htmlDoc struct {
 	Facts               []htmlFact
 	Targets             *htmlTable
 	System              *htmlSystem
+	// Machine, when set, is the anchor of the page's one description of
+	// the machine the run was made on; the run shows only what is its own
+	// (command, targets, traffic).
+	Machine, MachineName string
+	Traffic              *htmlTable
 }
 
 type htmlChart struct {
@@ -184,7 +243,7 @@ type htmlTable struct {
 	Text bool
 }
 
-type htmlCell struct{ Text, Class string }
+type htmlCell struct{ Text, Class, Link string }
 
 type htmlBottleneck struct {
 	Figure, Verdict string
@@ -203,6 +262,17 @@ type htmlSystem struct {
 	Summary string
 	CPU     string
 	Tables  []htmlTable
+	// Traffic is what the run's own devices moved: it belongs to the run,
+	// not to the machine.
+	Traffic *htmlTable
+}
+
+// htmlMachine is a machine's context, shown once on a page of several of
+// its runs.
+type htmlMachine struct {
+	Anchor, Name string
+	Facts        []htmlFact
+	System       *htmlSystem
 }
 
 // htmlTableOf converts a table, classes giving per row and cell a CSS
@@ -637,7 +707,8 @@ func systemOf(s *result.System) *htmlSystem {
 		for _, a := range s.Activity {
 			t.Rows = append(t.Rows, []string{a.Device, strconv.FormatFloat(a.BytesPerSec/(1<<20), 'f', 2, 64)})
 		}
-		hs.Tables = append(hs.Tables, htmlTableOf(t, nil))
+		tt := htmlTableOf(t, nil)
+		hs.Traffic = &tt
 	}
 	return hs
 }
@@ -678,12 +749,14 @@ figure svg{display:block;width:100%;max-width:48rem;height:auto}
 .tablewrap{overflow-x:auto;margin:.6em 0 1.4em}
 table{border-collapse:collapse;font-size:.9rem}
 .tabletitle{font-weight:600;margin:0 0 .35em}
-th,td{padding:.22em .75em;border-bottom:1px solid #e6e6e6;vertical-align:top}
-thead th{border-bottom:2px solid #bdbdbd;text-align:right;font-weight:600;white-space:nowrap}
+th,td{padding:.22em .6em;border-bottom:1px solid #e6e6e6;vertical-align:top}
+thead th{border-bottom:2px solid #bdbdbd;text-align:right;font-weight:600;overflow-wrap:anywhere}
 thead th:first-child,tbody th{text-align:left}
 tbody th{font-weight:normal;white-space:nowrap}
 td.num{text-align:right;white-space:pre;font-variant-numeric:tabular-nums}
 table.text th,table.text td{text-align:left}
+table.text{width:100%}
+table.text td,table.text tbody th,table.text thead th{white-space:normal;overflow-wrap:anywhere}
 tbody tr:hover{background:#f7f9fb}
 ul.notes{font-size:.85rem;color:#555;margin:.4em 0 0;padding-left:1.2em}
 ul.notes code{font-weight:600}
@@ -708,7 +781,7 @@ footer{margin-top:3em;color:#777;font-size:.85rem}
 {{with .Nav}}<nav><ul>{{range .}}
 <li><a href="#{{.Anchor}}">{{.Text}}</a></li>{{end}}
 </ul></nav>
-{{end}}{{with .Comparison}}{{template "comparison" .}}{{end}}{{range .Docs}}{{template "doc" .}}{{end}}
+{{end}}{{with .Summary}}{{template "table" .}}{{end}}{{with .Comparison}}{{template "comparison" .}}{{end}}{{range .Docs}}{{template "doc" .}}{{end}}{{range .Machines}}{{template "machine" .}}{{end}}
 <footer>Generated by {{or .Generator "thruput"}}. This page loads nothing from anywhere: it can be saved, mailed or published as it is.</footer>
 </main>
 </body>
@@ -737,15 +810,26 @@ footer{margin-top:3em;color:#777;font-size:.85rem}
 <p class="meta">Shared with: {{range $i, $s := .}}{{if not (first $i)}}; {{end}}{{$s}}{{end}}</p>{{end}}</li>{{end}}
 </ul>
 {{end}}<h3>Machine</h3>
-<dl class="facts">{{range .Facts}}
+{{if .Machine}}<p class="meta">On <a href="#{{.Machine}}">{{.MachineName}}</a>, described once below.</p>
+{{end}}<dl class="facts">{{range .Facts}}
 <dt>{{.Name}}</dt><dd>{{.Value}}</dd>{{end}}{{with .Command}}
 <dt>Command</dt><dd><code>{{.}}</code></dd>{{end}}
 </dl>
-{{with .Targets}}{{template "table" .}}{{end}}{{with .System}}<details open>
+{{with .Targets}}{{template "table" .}}{{end}}{{with .Traffic}}{{template "table" .}}{{end}}{{with .System}}{{template "system" .}}{{end}}</section>
+{{end}}
+
+{{define "system"}}<details open>
 <summary>Hardware: {{.Summary}}</summary>
 {{with .CPU}}<p class="meta">CPU clock: {{.}}</p>
-{{end}}{{range .Tables}}{{template "table" .}}{{end}}</details>
-{{end}}</section>
+{{end}}{{range .Tables}}{{template "table" .}}{{end}}{{with .Traffic}}{{template "table" .}}{{end}}</details>
+{{end}}
+
+{{define "machine"}}<section id="{{.Anchor}}">
+<h2>Machine: {{.Name}}</h2>
+<dl class="facts">{{range .Facts}}
+<dt>{{.Name}}</dt><dd>{{.Value}}</dd>{{end}}
+</dl>
+{{with .System}}{{template "system" .}}{{end}}</section>
 {{end}}
 
 {{define "chart"}}{{if .Err}}<p class="warn">Chart “{{.Title}}” could not be drawn: {{.Err}}</p>
@@ -759,7 +843,7 @@ footer{margin-top:3em;color:#777;font-size:.85rem}
 <table{{if .Text}} class="text"{{end}}>
 <thead><tr>{{range .Header}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}
-<tr>{{range $i, $c := .}}{{if first $i}}<th scope="row">{{$c.Text}}</th>{{else}}<td class="{{with $c.Class}}{{.}}{{else}}num{{end}}">{{$c.Text}}</td>{{end}}{{end}}</tr>{{end}}
+<tr>{{range $i, $c := .}}{{if first $i}}<th scope="row">{{if $c.Link}}<a href="#{{$c.Link}}">{{$c.Text}}</a>{{else}}{{$c.Text}}{{end}}</th>{{else}}<td class="{{with $c.Class}}{{.}}{{else}}num{{end}}">{{$c.Text}}</td>{{end}}{{end}}</tr>{{end}}
 </tbody>
 </table>{{with .Notes}}
 <ul class="notes">{{range .}}<li>{{with .Mark}}<code>{{.}}</code> {{end}}{{.Text}}</li>{{end}}</ul>{{end}}
