@@ -333,3 +333,27 @@ func TestNiceTicks(t *testing.T) {
 		}
 	}
 }
+
+// TestShortDownloads: transfers too short for a time axis are drawn as
+// each repeat's rate and time to first byte.
+func TestShortDownloads(t *testing.T) {
+	d := httpDoc()
+	for i := range d.HTTP.Runs {
+		d.HTTP.Runs[i].Windows = d.HTTP.Runs[i].Windows[:1]
+		d.HTTP.Runs[i].MiBPerSec, d.HTTP.Runs[i].Bytes, d.HTTP.Runs[i].TTFBNs = 11.2, 100<<20, int64(3e6+i*1e6)
+	}
+	charts, err := For([]*result.Document{d}, []string{"a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range charts {
+		names = append(names, c.Name)
+		if _, err := c.SVG(); err != nil {
+			t.Errorf("%s: %v", c.Name, err)
+		}
+	}
+	if strings.Join(names, " ") != "http-mibps http-ttfb" {
+		t.Errorf("charts %v, want the rate and TTFB per repeat", names)
+	}
+}

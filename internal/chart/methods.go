@@ -580,6 +580,20 @@ func netDirections(n *result.Net) []string {
 
 // httpCharts: MiB/s per window, a line per download of every run.
 func httpCharts(runs []run) []*Chart {
+	// A transfer shorter than three windows leaves a time axis with a
+	// dot or two on it: then each repeat's rate and its time to first
+	// byte carry the information.
+	short := true
+	for _, r := range runs {
+		for _, h := range r.doc.HTTP.Runs {
+			if len(h.Windows) > 2 {
+				short = false
+			}
+		}
+	}
+	if short {
+		return httpRepeatCharts(runs)
+	}
 	var ss []*series
 	for _, r := range runs {
 		for i, h := range r.doc.HTTP.Runs {
@@ -606,6 +620,31 @@ func httpCharts(runs []run) []*Chart {
 		return nil
 	}
 	return []*Chart{timeChart("http", "HTTP download, MiB/s per window", "MiB/s", ss)}
+}
+
+// httpRepeatCharts draws each repeat's average rate and time to first
+// byte as bars, a bar per run.
+func httpRepeatCharts(runs []run) []*Chart {
+	mib, ttfb := newGroups(len(runs)), newGroups(len(runs))
+	for ri, r := range runs {
+		for i, h := range r.doc.HTTP.Runs {
+			key := "repeat " + strconv.Itoa(i+1)
+			if h.Bytes > 0 {
+				mib.set(key, ri, h.MiBPerSec, figure(h.MiBPerSec, "MiB/s"))
+			}
+			if h.TTFBNs > 0 {
+				ms := float64(h.TTFBNs) / 1e6
+				ttfb.set(key, ri, ms, strconv.FormatFloat(ms, 'f', 2, 64)+" ms")
+			}
+		}
+	}
+	names := make([]string, len(runs))
+	for i, r := range runs {
+		names[i] = r.name
+	}
+	return nonNil(
+		mib.chart("http-mibps", "HTTP download, MiB/s of each repeat", "MiB/s", runs, names),
+		ttfb.chart("http-ttfb", "HTTP download, time to first byte of each repeat", "ms", runs, names))
 }
 
 // timeChart draws series over seconds since the start, from zero on both

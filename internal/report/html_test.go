@@ -145,10 +145,11 @@ func TestHTMLPage(t *testing.T) {
 		}
 	}
 	// The charts of each document: sweep 2, random 2, io 2, mark 2, net 1,
-	// net-udp 1, http 1, http-failed 1.
+	// net-udp 1, and for the short downloads (http, http-failed) each
+	// repeat's rate and time to first byte, 2 each.
 	ss := svgs(page)
-	if len(ss) != 12 {
-		t.Errorf("%d charts in the page, want 12", len(ss))
+	if len(ss) != 14 {
+		t.Errorf("%d charts in the page, want 14", len(ss))
 	}
 	for i, s := range ss {
 		if err := wellFormed(s); err != nil {
