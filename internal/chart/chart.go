@@ -391,6 +391,9 @@ type bars struct {
 	Name string
 	// Values by category index; NaN where the series has none.
 	Values []float64
+	// Lo and Hi bound each value's spread (its repeats' lowest and
+	// highest), drawn as an error bar; NaN, or absent, where there is none.
+	Lo, Hi []float64
 	Labels []string
 	Color  color.NRGBA
 	// Slot and Slots place the bar within each group.
@@ -417,13 +420,19 @@ func (b *bars) labels() []string {
 // measured from anything else mislead.
 func (b *bars) DataRange() (xmin, xmax, ymin, ymax float64) {
 	xmin, xmax = -0.5, float64(len(b.Values))-0.5
-	for _, v := range b.Values {
+	for i, v := range b.Values {
 		if !math.IsNaN(v) {
 			ymax = math.Max(ymax, v)
+		}
+		if i < len(b.Hi) && !math.IsNaN(b.Hi[i]) {
+			ymax = math.Max(ymax, b.Hi[i])
 		}
 	}
 	return xmin, xmax, 0, ymax
 }
+
+// errorBar is the spread's line and caps over a bar.
+var errorBar = draw.LineStyle{Color: color.NRGBA{0x33, 0x33, 0x33, 0xFF}, Width: vg.Points(1)}
 
 func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
@@ -442,6 +451,13 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 			top = bottom + vg.Points(0.5)
 		}
 		c.FillPolygon(clr, []vg.Point{{X: l, Y: bottom}, {X: r, Y: bottom}, {X: r, Y: top}, {X: l, Y: top}})
+		if i < len(b.Lo) && i < len(b.Hi) && !math.IsNaN(b.Lo[i]) && !math.IsNaN(b.Hi[i]) {
+			mid, cap := (l+r)/2, (r-l)/4
+			lo, hi := trY(b.Lo[i]), trY(b.Hi[i])
+			c.StrokeLine2(errorBar, mid, lo, mid, hi)
+			c.StrokeLine2(errorBar, mid-cap, lo, mid+cap, lo)
+			c.StrokeLine2(errorBar, mid-cap, hi, mid+cap, hi)
+		}
 	}
 }
 

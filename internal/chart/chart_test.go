@@ -357,3 +357,26 @@ func TestShortDownloads(t *testing.T) {
 		t.Errorf("charts %v, want the rate and TTFB per repeat", names)
 	}
 }
+
+// TestErrorBars: repeats draw their spread over the bar, and the axis
+// holds the highest repeat.
+func TestErrorBars(t *testing.T) {
+	d := ioDoc()
+	if len(d.IO.Runs) < 2 {
+		t.Fatalf("ioDoc has %d runs; the test needs repeats", len(d.IO.Runs))
+	}
+	charts, err := For([]*result.Document{d}, []string{"a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range charts {
+		svg, err := c.SVG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Each error bar is three strokes in its dark grey.
+		if n := strings.Count(string(svg), "stroke:#333333"); n < 3 {
+			t.Errorf("%s: %d error bar strokes, want 3 or more", c.Name, n)
+		}
+	}
+}

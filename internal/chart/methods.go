@@ -264,6 +264,8 @@ func log2Ticks(lo, hi int64) plot.ConstantTicks {
 type category struct {
 	label  string
 	values []float64
+	// lo and hi are each value's spread, NaN where it has none.
+	lo, hi []float64
 	notes  []string
 }
 
@@ -277,16 +279,21 @@ type groups struct {
 func newGroups(runs int) *groups { return &groups{runs: runs, by: map[string]*category{}} }
 
 func (g *groups) set(key string, run int, v float64, note string) {
+	g.setSpread(key, run, v, math.NaN(), math.NaN(), note)
+}
+
+// setSpread is set with the value's spread, drawn as an error bar.
+func (g *groups) setSpread(key string, run int, v, lo, hi float64, note string) {
 	c := g.by[key]
 	if c == nil {
-		c = &category{label: key, values: make([]float64, g.runs), notes: make([]string, g.runs)}
+		c = &category{label: key, values: make([]float64, g.runs), lo: make([]float64, g.runs), hi: make([]float64, g.runs), notes: make([]string, g.runs)}
 		for i := range c.values {
-			c.values[i] = math.NaN()
+			c.values[i], c.lo[i], c.hi[i] = math.NaN(), math.NaN(), math.NaN()
 		}
 		g.by[key] = c
 		g.order = append(g.order, key)
 	}
-	c.values[run], c.notes[run] = v, note
+	c.values[run], c.lo[run], c.hi[run], c.notes[run] = v, lo, hi, note
 }
 
 // chart draws the groups as bars, one series per run.
@@ -300,6 +307,7 @@ func (g *groups) chart(name, title, unit string, runs []run, seriesNames []strin
 		for _, key := range g.order {
 			c := g.by[key]
 			b.Values = append(b.Values, c.values[ri])
+			b.Lo, b.Hi = append(b.Lo, c.lo[ri]), append(b.Hi, c.hi[ri])
 			b.Labels = append(b.Labels, fmt.Sprintf("%s, %s: %s", b.Name, strings.ReplaceAll(key, "\n", " "), c.notes[ri]))
 		}
 		items[ri] = b
@@ -406,6 +414,8 @@ func ioCharts(runs []run) []*Chart {
 				note := figure(mean, x.unit)
 				if len(ds) > 1 {
 					note += fmt.Sprintf(" (mean of %d runs, %s to %s)", len(ds), figure(lo, x.unit), figure(hi, x.unit))
+					x.g.setSpread(key, ri, mean, lo, hi, note)
+					continue
 				}
 				x.g.set(key, ri, mean, note)
 			}

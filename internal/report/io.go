@@ -45,13 +45,13 @@ func ioTables(doc *result.Document) []table {
 	}
 	out := []table{t}
 	if s := r.Summary; s != nil {
-		sp := table{Title: fmt.Sprintf("Over %d runs", len(r.Runs)), Header: []string{"", "mean", "stddev", "min", "max"}}
+		sp := table{Title: fmt.Sprintf("Over %d runs", len(r.Runs)), Header: []string{"", "mean ± stddev", "min", "max"}}
 		for _, x := range []struct {
 			name string
 			s    *result.Spread
 		}{{"read IOPS", s.ReadIOPS}, {"read MiB/s", s.ReadMiBPerSec}, {"write IOPS", s.WriteIOPS}, {"write MiB/s", s.WriteMiBPerSec}} {
 			if x.s != nil {
-				sp.Rows = append(sp.Rows, []string{x.name, f1(x.s.Mean), f1(x.s.Stddev), f1(x.s.Min), f1(x.s.Max)})
+				sp.Rows = append(sp.Rows, []string{x.name, f1(x.s.Mean) + " ± " + f1(x.s.Stddev), f1(x.s.Min), f1(x.s.Max)})
 			}
 		}
 		out = append(out, sp)
