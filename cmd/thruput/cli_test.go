@@ -61,7 +61,12 @@ type outcome struct {
 // thruput runs the binary and returns its exit code and output.
 func thruput(t testing.TB, args ...string) outcome {
 	t.Helper()
-	cmd := exec.Command(thruputBin, args...)
+	return runOutcome(t, exec.Command(thruputBin, args...), args)
+}
+
+// runOutcome runs cmd, a thruput given args, to its end.
+func runOutcome(t testing.TB, cmd *exec.Cmd, args []string) outcome {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -89,14 +88,7 @@ func (l *fleetLab) thruput(t *testing.T, args ...string) outcome {
 	t.Helper()
 	cmd := l.lan.Command(t.Context(), 0, thruputBin, args...)
 	cmd.Env = append(os.Environ(), "HOME="+l.home, "THRUPUT_DB="+l.db, "SSH_AUTH_SOCK=")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatalf("thruput %v: %v", args, err)
-	}
-	return outcome{code: cmd.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}
+	return runOutcome(t, cmd, args)
 }
 
 func fleetLines(t *testing.T, o outcome) map[string]fleet.HostLine {

@@ -28,17 +28,9 @@ type NetOptions struct {
 	Port int
 }
 
-// serveScript runs a one-test server in the foreground; closing the
-// session's input stops it, as in measureScript.
-const serveScript = `exec 3<&0
-%s -q net server --once --no-save -p %d </dev/null >/dev/null &
-p=$!
-( cat <&3 >/dev/null; kill -INT $p ) >/dev/null 2>&1 &
-w=$!
-exec 3<&-
-wait $p; s=$?
-kill $w 2>/dev/null
-exit $s`
+// serveScript runs a one-test server; closing the session's input stops
+// it, as it stops a measurement.
+var serveScript = interruptible(`%s -q net server --once --no-save -p %d </dev/null >/dev/null`) + "exit $s"
 
 // listenScript waits up to 10 s for a TCP listener on the port (from
 // /proc/net/tcp{,6}, so no ss or netstat is needed on the host).

@@ -114,25 +114,32 @@ func (f *Fleet) open(ctx context.Context, h Host) (*session, error) {
 // (its scratch store, when there is one, lives there) and removes the
 // directory whatever happens. The controller closing the session's input
 // (an interrupt, a timeout, a lost connection) is turned into SIGINT for
-// thruput, which then removes its own scratch files; stdin is saved on
-// fd 3 because an asynchronous command's input is /dev/null. With a
+// thruput, which then removes its own scratch files (interruptible). With a
 // store, its runs are printed as JSON lines after thruput ends; without,
 // thruput's own output is.
-const remoteScript = `T=%s
+var remoteScript = `T=%s
 d=$(mktemp -d "${TMPDIR:-/tmp}/thruput-fleet.XXXXXX") || exit 125
 trap 'rm -rf "$d"' EXIT
 trap 'exit 130' HUP INT TERM
-exec 3<&0
-"$T" %s </dev/null >"$d/out" 2>"$d/err" &
+` + interruptible(`"$T" %s </dev/null >"$d/out" 2>"$d/err"`) + `if [ -s "$d/r.db" ]; then "$T" --db "$d/r.db" -q results export 2>>"$d/err"; else cat "$d/out"; fi
+cat "$d/err" >&2
+exit $s`
+
+// interruptible is shell text that runs cmdline (its output redirected
+// by the caller) in the background and leaves its exit status in $s; the
+// session's input closing meanwhile is turned into SIGINT for it. The
+// input is kept on fd 3 because an asynchronous command's is /dev/null.
+func interruptible(cmdline string) string {
+	return `exec 3<&0
+` + cmdline + ` &
 p=$!
 ( cat <&3 >/dev/null; kill -INT $p ) >/dev/null 2>&1 &
 w=$!
 exec 3<&-
 wait $p; s=$?
 kill $w 2>/dev/null
-if [ -s "$d/r.db" ]; then "$T" --db "$d/r.db" -q results export 2>>"$d/err"; else cat "$d/out"; fi
-cat "$d/err" >&2
-exit $s`
+`
+}
 
 // command runs `thruput GLOBAL ARGS` on the host (global is shell text,
 // so it may name "$d") and returns its standard output; a failure

@@ -246,7 +246,10 @@ func browserPage(t *testing.T) (page []byte, want map[string]int) {
 // name resolution disabled and a network log, and checks it renders (a
 // screenshot that is not blank, a DOM with every chart and its points)
 // and that the page asked the network for nothing.
-func TestHTMLInChromium(t *testing.T) {
+// needChromium gives Debian's Chromium, skipping the test without it, or
+// failing it under CI, where scripts/setup installs it.
+func needChromium(t *testing.T) string {
+	t.Helper()
 	fstest.Long(t, "starts Chromium")
 	const bin = "/usr/bin/chromium"
 	if _, err := os.Stat(bin); err != nil {
@@ -255,6 +258,11 @@ func TestHTMLInChromium(t *testing.T) {
 		}
 		t.Skipf("%s not found: skipping the browser check of the HTML page (install chromium to run it)", bin)
 	}
+	return bin
+}
+
+func TestHTMLInChromium(t *testing.T) {
+	bin := needChromium(t)
 	page, want := browserPage(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "page.html")

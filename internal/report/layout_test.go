@@ -13,7 +13,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/thruput/thruput/internal/compare"
-	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -23,14 +22,7 @@ import (
 // "rotational" short), and a legend on every chart of more than one
 // series.
 func TestLayoutInChromium(t *testing.T) {
-	fstest.Long(t, "starts Chromium")
-	const bin = "/usr/bin/chromium"
-	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s: %v; CI must check the page's layout in a browser (install chromium)", bin, err)
-		}
-		t.Skipf("%s not found: skipping the layout check (install chromium to run it)", bin)
-	}
+	bin := needChromium(t)
 	suitePage := func() []byte {
 		var docs []*result.Document
 		for _, name := range []string{"random", "io", "mark", "net", "net-udp"} {
