@@ -136,6 +136,15 @@ func TestFleetRun(t *testing.T) {
 		emptyDir(t, filepath.Join(l.sshd[i].Dir, "tmp"))
 	}
 	emptyDir(t, target)
+	// ProxyJump: h1's own loopback is reachable only through h1.
+	cfg, _ := os.ReadFile(filepath.Join(l.home, ".ssh", "config"))
+	cfg = fmt.Appendf(cfg, "Host inside\n  HostName 127.0.0.1\n  User %s\n  ProxyJump h1\n", l.user.Username)
+	os.WriteFile(filepath.Join(l.home, ".ssh", "config"), cfg, 0o600)
+	known, _ := os.ReadFile(l.known)
+	os.WriteFile(l.known, fmt.Appendf(known, "127.0.0.1 %s\n", l.sshd[1].HostKeyPub), 0o600)
+	if o := l.thruput(t, append([]string{"fleet", "run", "--json", "--hosts", "inside", "--"}, l.quick(t)...)...); o.code != 0 {
+		t.Errorf("through ProxyJump: exit %d %s %s", o.code, o.stdout, o.stderr)
+	}
 	list := l.thruput(t, "results", "list", "--json", "--label", "lab=x")
 	for i := 1; i <= 3; i++ {
 		if !strings.Contains(list.stdout, fmt.Sprintf(`"host": "h%d"`, i)) {

@@ -62,7 +62,10 @@ func (l *LAN) StartSSHD(t testing.TB, i int, authorizedKey string, u *user.User)
 	if err := os.WriteFile(filepath.Join(s.Dir, "authorized_keys"), []byte(authorizedKey+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Also on the namespace's own loopback, which only a jump through
+	// this host reaches: a ProxyJump test can tell it went through.
 	cfg := fmt.Sprintf(`ListenAddress %s
+ListenAddress 127.0.0.1:22
 HostKey %s
 PidFile none
 AuthorizedKeysFile %s/authorized_keys
