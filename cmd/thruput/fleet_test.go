@@ -168,6 +168,10 @@ func TestFleetRun(t *testing.T) {
 	if h := fleetLines(t, o)["h1"]; h.SentBytes == 0 {
 		t.Errorf("a wrong cache entry was used: %+v %s", h, o.stderr)
 	}
+	// A command that saves no run: each host's answer is printed.
+	if o := l.thruput(t, "fleet", "run", "--hosts", "h2,h3", "--", "sysinfo"); o.code != 0 || !strings.Contains(o.stdout, "== h3 ==") {
+		t.Errorf("fleet run -- sysinfo: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
 	o = l.thruput(t, "fleet", "clean", "--hosts", l.hosts(3))
 	if o.code != 0 {
 		t.Fatalf("clean: exit %d %s", o.code, o.stderr)

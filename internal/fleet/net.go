@@ -115,7 +115,7 @@ func (f *Fleet) pair(ctx context.Context, from, to *session, o NetOptions) (*res
 	}
 	addr := f.dialer.resolve(to.host).hostname
 	args := append([]string{"net", "client", addr, "-p", strconv.Itoa(o.Port)}, o.ClientArgs...)
-	docs, err := from.measure(ctx, args)
+	docs, _, err := from.measure(ctx, args)
 	// A --once server ends with its test; one that does not (the client
 	// never reached it) is stopped.
 	select {

@@ -18,7 +18,9 @@ type HostLine struct {
 	Platform  string   `json:"platform,omitempty"`
 	SentBytes int64    `json:"sent_bytes"`
 	Runs      []string `json:"runs"`
-	Error     string   `json:"error,omitempty"`
+	// Output is what a command that saves no run printed there.
+	Output string `json:"output,omitempty"`
+	Error  string `json:"error,omitempty"`
 }
 
 // Lines summarises results for printing; saved maps a run to the error
@@ -26,7 +28,7 @@ type HostLine struct {
 func Lines(res []HostResult) []HostLine {
 	out := make([]HostLine, len(res))
 	for i, r := range res {
-		l := HostLine{Host: r.Host.Name, SentBytes: r.Sent, Runs: []string{}}
+		l := HostLine{Host: r.Host.Name, SentBytes: r.Sent, Runs: []string{}, Output: r.Output}
 		if r.Platform.GOARCH != "" {
 			l.Platform = r.Platform.String()
 		}
@@ -64,7 +66,19 @@ func WriteLines(w io.Writer, lines []HostLine, format string) error {
 		}
 		rows = append(rows, []string{l.Host, dash(l.Platform), copied, runs, status})
 	}
-	return writeRows(w, rows, format == "markdown")
+	if err := writeRows(w, rows, format == "markdown"); err != nil {
+		return err
+	}
+	// What commands that save no run printed, host by host.
+	for _, l := range lines {
+		if l.Output == "" {
+			continue
+		}
+		if _, err := fmt.Fprintf(w, "\n== %s ==\n%s", l.Host, l.Output); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func dash(s string) string {

@@ -59,7 +59,9 @@ type HostResult struct {
 	// cache already held it).
 	Sent int64
 	Docs []*result.Document
-	Err  error
+	// Output is what a command that saves no run (sysinfo) printed.
+	Output string
+	Err    error
 }
 
 func (f *Fleet) progress(h Host, format string, args ...any) {
@@ -121,9 +123,13 @@ var remoteScript = `T=%s
 d=$(mktemp -d "${TMPDIR:-/tmp}/thruput-fleet.XXXXXX") || exit 125
 trap 'rm -rf "$d"' EXIT
 trap 'exit 130' HUP INT TERM
-` + interruptible(`"$T" %s </dev/null >"$d/out" 2>"$d/err"`) + `if [ -s "$d/r.db" ]; then "$T" --db "$d/r.db" -q results export 2>>"$d/err"; else cat "$d/out"; fi
+` + interruptible(`"$T" %s </dev/null >"$d/out" 2>"$d/err"`) + `if [ -s "$d/r.db" ]; then echo '` + runsMark + `'; "$T" --db "$d/r.db" -q results export 2>>"$d/err"; else cat "$d/out"; fi
 cat "$d/err" >&2
 exit $s`
+
+// runsMark heads the output of a remote command that saved runs: what
+// follows is its runs as JSON lines, not what it printed.
+const runsMark = "#thruput-runs"
 
 // interruptible is shell text that runs cmdline (its output redirected
 // by the caller) in the background and leaves its exit status in $s; the
@@ -155,16 +161,20 @@ func (s *session) command(ctx context.Context, global string, args []string) ([]
 }
 
 // measure runs one thruput command on the host and returns its runs,
-// labelled with the host. A command that failed after measuring
-// something returns what it measured and the error.
-func (s *session) measure(ctx context.Context, args []string) ([]*result.Document, error) {
+// labelled with the host, or, for a command that saves none, what it
+// printed. A command that failed after measuring something returns what
+// it measured and the error.
+func (s *session) measure(ctx context.Context, args []string) ([]*result.Document, []byte, error) {
 	out, err := s.command(ctx, `--db "$d/r.db" -q`, args)
-	docs, perr := parseDocs(out)
-	switch {
-	case perr != nil && err == nil && !bytes.HasPrefix(bytes.TrimSpace(out), []byte("{")):
-		return nil, fmt.Errorf("thruput %s saved no run: fleet run is for measurements (fleet sysinfo collects the machines' context)", strings.Join(args, " "))
-	case perr != nil:
-		return nil, fmt.Errorf("the host returned output that is not thruput's: %w", perr)
+	runs, saved := bytes.CutPrefix(out, []byte(runsMark+"\n"))
+	if !saved {
+		// A command that saves no run (sysinfo, version): what it
+		// printed is the host's answer.
+		return nil, out, err
+	}
+	docs, perr := parseDocs(runs)
+	if perr != nil {
+		return nil, nil, fmt.Errorf("the host returned output that is not thruput's: %w", perr)
 	}
 	for _, d := range docs {
 		if d.Labels == nil {
@@ -173,13 +183,10 @@ func (s *session) measure(ctx context.Context, args []string) ([]*result.Documen
 		maps.Copy(d.Labels, s.host.Labels)
 		d.Labels["host"] = s.host.Name
 	}
-	if err != nil {
-		return docs, err
+	if err == nil && len(docs) == 0 {
+		err = errors.New("the host saved no run")
 	}
-	if len(docs) == 0 {
-		return nil, errors.New("the host saved no run")
-	}
-	return docs, nil
+	return docs, nil, err
 }
 
 func lastLine(s string) string {
@@ -226,7 +233,9 @@ func (f *Fleet) Run(ctx context.Context, hosts []Host, args []string) []HostResu
 		defer s.Close()
 		r.Platform, r.Sent = s.platform, s.sent
 		f.progress(h, "running thruput %s", strings.Join(args, " "))
-		r.Docs, r.Err = s.measure(ctx, args)
+		var out []byte
+		r.Docs, out, r.Err = s.measure(ctx, args)
+		r.Output = string(out)
 	})
 	return res
 }
