@@ -28,6 +28,27 @@ func (p Platform) distName() string { return "thruput-linux-" + p.String() }
 // model and architecture lines.
 const probeScript = `uname -m; getconf LONG_BIT 2>/dev/null || echo ?; grep -m 4 -E '^(model name|Processor|CPU architecture)' /proc/cpuinfo 2>/dev/null; true`
 
+// cacheScript lists the binaries in the host's cache, a line each:
+// "size sha256 path", the sum from the file written beside the binary
+// when it was placed (hashing 20 MB on every run would cost a Pi more
+// than the run).
+const cacheScript = `for f in ` + cacheDir + `/*/thruput; do [ -x "$f" ] && printf '%s %s %s\n' "$(wc -c < "$f")" "$(cat "$f.sha256" 2>/dev/null || echo -)" "$f"; done; true`
+
+// cacheMark separates the probe's lines from the cache listing.
+const cacheMark = "#thruput-cache"
+
+// cached finds bin in a cache listing: a file of its size whose recorded
+// sum is its own.
+func cached(listing string, bin *binary) (string, bool) {
+	for _, l := range strings.Split(listing, "\n") {
+		f := strings.SplitN(l, " ", 3)
+		if len(f) == 3 && f[0] == strconv.FormatInt(bin.size, 10) && f[1] == bin.sum && strings.Contains(f[2], bin.sum[:16]) {
+			return f[2], true
+		}
+	}
+	return "", false
+}
+
 // DetectPlatform reads probeScript's output. The userland decides, not the
 // kernel: a 32-bit Raspberry Pi OS often runs a 64-bit kernel (uname
 // says aarch64, LONG_BIT says 32), and a Pi 1 or Zero is ARMv6, which a

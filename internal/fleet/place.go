@@ -157,7 +157,9 @@ type Binaries struct {
 
 type binary struct {
 	path string
-	data []byte
+	// size and sum are the file's; hosts are sent it from the file, so
+	// the controller never holds a binary in memory.
+	size int64
 	sum  string
 }
 
@@ -180,12 +182,17 @@ func (b *Binaries) find(p Platform) (*binary, error) {
 		candidates = append(candidates, filepath.Join(d, p.distName()))
 	}
 	for _, c := range candidates {
-		data, err := os.ReadFile(c)
+		f, err := os.Open(c)
 		if err != nil {
 			continue
 		}
-		sum := sha256.Sum256(data)
-		bin := &binary{path: c, data: data, sum: hex.EncodeToString(sum[:])}
+		h := sha256.New()
+		n, err := io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c, err)
+		}
+		bin := &binary{path: c, size: n, sum: hex.EncodeToString(h.Sum(nil))}
 		if b.bins == nil {
 			b.bins = map[Platform]*binary{}
 		}
@@ -203,23 +210,25 @@ func hostPlatform() Platform {
 	return p
 }
 
-// place makes sure the host's cache holds bin and returns its path there
-// and the bytes it sent. The name carries the version and the SHA-256,
-// so a second run sends nothing; the file is checked against the sum
-// (a wrong or truncated copy is replaced), and written under a temporary
-// name then renamed, so controllers sharing a home over NFS never see
-// each other's half-written copy.
+// place copies bin into the host's cache and returns its path there and
+// the bytes it sent (open skips this when the cache already holds it).
+// The name carries the version and the SHA-256; the copy is checked
+// against the sum on arrival and written under a temporary name, then
+// renamed, as is the sum recorded beside it, so controllers sharing a
+// home over NFS never see each other's half-written copy.
 func (c *Conn) place(ctx context.Context, bin *binary, version string) (string, int64, error) {
 	dir := cacheDir + "/" + quote(version+"-"+bin.sum[:16])
 	final := dir + "/thruput"
-	check := fmt.Sprintf(`f=%s; [ -x "$f" ] && sha256sum "$f" 2>/dev/null | cut -d' ' -f1`, final)
-	if out, _ := c.output(ctx, check); strings.TrimSpace(out) == bin.sum {
-		return final, 0, nil
+	put := fmt.Sprintf(`set -e; d=%s; mkdir -p "$d"; t="$d/.thruput.$$.tmp"; trap 'rm -f "$t" "$t.sum"' EXIT; cat > "$t"; chmod 755 "$t"; `+
+		`[ "$(sha256sum "$t" | cut -d' ' -f1)" = %s ] || { echo "the copy arrived damaged" >&2; exit 1; }; mv -f "$t" "$d/thruput"; `+
+		`printf %%s %s > "$t.sum"; mv -f "$t.sum" "$d/thruput.sha256"; trap - EXIT`, dir, bin.sum, bin.sum)
+	f, err := os.Open(bin.path)
+	if err != nil {
+		return "", 0, err
 	}
-	put := fmt.Sprintf(`set -e; d=%s; mkdir -p "$d"; t="$d/.thruput.$$.tmp"; trap 'rm -f "$t"' EXIT; cat > "$t"; chmod 755 "$t"; `+
-		`[ "$(sha256sum "$t" | cut -d' ' -f1)" = %s ] || { echo "the copy arrived damaged" >&2; exit 1; }; mv -f "$t" "$d/thruput"; trap - EXIT`, dir, bin.sum)
-	if err := c.run(ctx, put, bytes.NewReader(bin.data), io.Discard); err != nil {
+	defer f.Close()
+	if err := c.run(ctx, put, f, io.Discard); err != nil {
 		return "", 0, fmt.Errorf("copying thruput to the host: %w", err)
 	}
-	return final, int64(len(bin.data)), nil
+	return final, bin.size, nil
 }

@@ -90,12 +90,15 @@ func (f *Fleet) open(ctx context.Context, h Host) (*session, error) {
 		return nil, err
 	}
 	s := &session{Conn: c, host: h}
-	out, err := c.output(ctx, probeScript)
+	// One session reads the platform and the cache: a warm run costs the
+	// host this and the measurement.
+	out, err := c.output(ctx, probeScript+"; echo '"+cacheMark+"'; "+cacheScript)
 	if err != nil {
 		c.Close()
 		return nil, fmt.Errorf("reading the platform: %w", err)
 	}
-	if s.platform, err = DetectPlatform(out); err != nil {
+	probe, listing, _ := strings.Cut(out, cacheMark+"\n")
+	if s.platform, err = DetectPlatform(probe); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -103,6 +106,10 @@ func (f *Fleet) open(ctx context.Context, h Host) (*session, error) {
 	if err != nil {
 		c.Close()
 		return nil, err
+	}
+	if path, ok := cached(listing, bin); ok {
+		s.bin = quote(path)
+		return s, nil
 	}
 	f.progress(h, "placing thruput for %s", s.platform)
 	if s.bin, s.sent, err = c.place(ctx, bin, f.opts.Version); err != nil {
