@@ -189,7 +189,8 @@ thruput net client on the first against a one-test server on the second;
 flags after -- go to net client (-t, -P, -R, -u -b ...). Tests that share a
 host never run at once: they would share its link and both figures would
 be wrong; independent pairs run side by side. Each pair is saved as a run
-labelled from= and to=, and a host x host matrix of Mbit/s is printed.`,
+labelled from=, to= and fleet=ID, and a host x host matrix of Mbit/s is
+printed; thruput report fleet=ID draws it as a heat map.`,
 		Example: `  thruput fleet net --hosts pi1,pi2,pi3
   thruput fleet net --inventory lab.yaml --pairs star:server -- -t 10 -P 4`,
 	}, true, func(ctx context.Context, fl *fleet.Fleet, hosts []fleet.Host, args []string) (fleet.Outcome, error) {
@@ -197,7 +198,14 @@ labelled from= and to=, and a host x host matrix of Mbit/s is printed.`,
 		if err != nil {
 			return nil, usage.Wrap(err)
 		}
-		return fleet.NetRuns{Hosts: hosts, Pairs: fl.Net(ctx, hosts, ps, fleet.NetOptions{ClientArgs: args, Port: port})}, nil
+		res := fleet.NetRuns{Hosts: hosts, Pairs: fl.Net(ctx, hosts, ps, fleet.NetOptions{ClientArgs: args, Port: port})}
+		// One label ties the pairs together: thruput report fleet=ID
+		// draws them as a host x host heat map.
+		id := newRunID()
+		for _, d := range res.Runs() {
+			d.Labels["fleet"] = id
+		}
+		return res, nil
 	})
 	c.Flags().StringVar(&pairs, "pairs", "all", "which pairs: all (every ordered pair), ring, or star:HOST")
 	c.Flags().IntVarP(&port, "port", "p", 5201, "the servers' TCP port on the hosts")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/thruput/thruput/internal/fleet"
 	"github.com/thruput/thruput/internal/nettest"
+	"github.com/thruput/thruput/internal/report"
 )
 
 // fleetLab is hosts h1..hN, each a namespace with its own sshd, on one
@@ -303,8 +304,16 @@ func TestFleetNet(t *testing.T) {
 		}
 	}
 	list := l.thruput(t, "results", "list", "--json", "--label", "from=h1", "--label", "to=h2")
-	if !strings.Contains(list.stdout, `"from": "h1"`) {
-		t.Errorf("the h1 -> h2 run is not in the store labelled from= and to=:\n%s", list.stdout)
+	var runs []report.Entry
+	if err := json.Unmarshal([]byte(list.stdout), &runs); err != nil || len(runs) != 1 || runs[0].Labels["fleet"] == "" {
+		t.Fatalf("the h1 -> h2 run is not in the store labelled from=, to= and fleet=: %v\n%s", err, list.stdout)
+	}
+	// The pairs' heat map, from the store.
+	page := filepath.Join(l.home, "matrix.html")
+	if o := l.thruput(t, "report", "fleet="+runs[0].Labels["fleet"], "-o", page); o.code != 0 {
+		t.Errorf("report fleet=: exit %d %s", o.code, o.stderr)
+	} else if b, _ := os.ReadFile(page); !strings.Contains(string(b), "Network between hosts") || strings.Count(string(b), `<td class="num" style=`) != 12 {
+		t.Errorf("report fleet=: no heat map of 12 pairs in %s", page)
 	}
 	tbl := l.thruput(t, "fleet", "net", "--hosts", "h1,h2,h3", "--no-save", "-q", "--", "-t", "1")
 	if tbl.code != 0 || !strings.Contains(tbl.stdout, "Mbit/s from \\ to") {

@@ -110,15 +110,16 @@ func reportInput(s *store.Store, args []string, sel selectFlags) ([]*result.Docu
 		}
 		args = []string{latest[0].ID}
 	}
-	// suite=ID alone is a suite's page again: its runs one after another,
-	// of whatever methods, not a comparison.
-	if id, ok := strings.CutPrefix(args[0], "suite="); ok && len(args) == 1 && !strings.Contains(id, ",") {
-		docs, err := s.Documents(store.Filter{Labels: []store.LabelQuery{{Key: "suite", Value: id}}})
+	// suite=ID or fleet=ID alone is that suite's or fleet run's page
+	// again: its runs one after another, of whatever methods, not a
+	// comparison.
+	if key, id, ok := strings.Cut(args[0], "="); ok && (key == "suite" || key == "fleet") && len(args) == 1 && !strings.Contains(id, ",") {
+		docs, err := s.Documents(store.Filter{Labels: []store.LabelQuery{{Key: key, Value: id}}})
 		if err != nil {
 			return nil, nil, err
 		}
 		if len(docs) == 0 {
-			return nil, nil, usage.Errorf("no stored run belongs to suite %s", id)
+			return nil, nil, usage.Errorf("no stored run belongs to %s %s", key, id)
 		}
 		slices.SortFunc(docs, func(x, y *result.Document) int { return x.StartedAt.Compare(y.StartedAt) })
 		return docs, nil, nil

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -123,4 +124,29 @@ func TestHTMLGoldens(t *testing.T) {
 	matchGolden(t, "html-suite", page(suite, nil))
 	docs, cmp := browserInput(t)
 	matchGolden(t, "html-comparison", page(docs, cmp))
+}
+
+// TestMatrix: fleet net's runs (labelled from= and to=) make a host x
+// host heat map, each cell linked to its run and shaded by its rate.
+func TestMatrix(t *testing.T) {
+	var docs []*result.Document
+	for i, p := range [][2]string{{"pi1", "pi2"}, {"pi2", "pi1"}, {"pi1", "pi3"}} {
+		d := netDoc()
+		d.ID = fmt.Sprintf("20261125T040000Z-%06d", i)
+		d.Labels = map[string]string{"from": p[0], "to": p[1], "fleet": "f1"}
+		docs = append(docs, d)
+	}
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, docs, nil, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{"Network between hosts", `<th scope="row">pi1</th>`, `style="background:rgba(0,114,178,`, `href="#run-20261125T040000Z-000002"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "ZgotmplZ") {
+		t.Error("the template refused a cell's style")
+	}
 }
