@@ -180,6 +180,49 @@ func TestFleetRun(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		emptyDir(t, filepath.Join(l.sshd[i].Dir, "cache"))
 	}
+	// Two controllers at once on cold caches, as on hosts sharing a home
+	// over NFS: both succeed and each cache holds one whole binary.
+	done := make(chan outcome, 2)
+	for range 2 {
+		go func() { done <- l.thruput(t, append([]string{"fleet", "run", "--json", "--hosts", l.hosts(3), "--"}, l.quick(t)...)...) }()
+	}
+	for range 2 {
+		if o := <-done; o.code != 0 {
+			t.Errorf("concurrent controllers: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+		}
+	}
+	self, _ := os.Stat(thruputBin)
+	for i := 1; i <= 3; i++ {
+		files, _ := filepath.Glob(filepath.Join(l.sshd[i].Dir, "cache", "thruput", "*", "*"))
+		var names []string
+		for _, f := range files {
+			names = append(names, filepath.Base(f))
+		}
+		bin, err := os.Stat(filepath.Join(filepath.Dir(files[0]), "thruput"))
+		if len(files) != 2 || err != nil || bin.Size() != self.Size() {
+			t.Errorf("h%d's cache after two controllers: %v (%v)", i, names, err)
+		}
+	}
+	// fleet sysinfo: one row a host.
+	o = l.thruput(t, "fleet", "sysinfo", "--json", "--hosts", "h1,h2")
+	var infos []fleet.HostInfo
+	if err := json.Unmarshal([]byte(o.stdout), &infos); err != nil || o.code != 0 || len(infos) != 2 || infos[1].Machine == nil || infos[1].System == nil {
+		t.Errorf("fleet sysinfo: exit %d %v\n%s", o.code, err, o.stdout)
+	}
+}
+
+func TestFleetSuite(t *testing.T) {
+	t.Parallel()
+	l := newFleetLab(t, 0)
+	o := l.thruput(t, "fleet", "suite", "--json", "--hosts", "h1", "--", "--disk", l.target(t), "--quick")
+	lines := fleetLines(t, o)
+	if o.code != 0 || len(lines["h1"].Runs) != 3 {
+		t.Fatalf("fleet suite: exit %d, %+v\n%s", o.code, lines, o.stderr)
+	}
+	list := l.thruput(t, "results", "list", "--json", "--label", "host=h1")
+	if n := strings.Count(list.stdout, `"suite": "`); n != 3 {
+		t.Errorf("%d suite runs of h1 in the store, want 3:\n%s", n, list.stdout)
+	}
 }
 
 func TestFleetHostFailures(t *testing.T) {
