@@ -184,7 +184,9 @@ func TestFleetRun(t *testing.T) {
 	// over NFS: both succeed and each cache holds one whole binary.
 	done := make(chan outcome, 2)
 	for range 2 {
-		go func() { done <- l.thruput(t, append([]string{"fleet", "run", "--json", "--hosts", l.hosts(3), "--"}, l.quick(t)...)...) }()
+		go func() {
+			done <- l.thruput(t, append([]string{"fleet", "run", "--json", "--hosts", l.hosts(3), "--"}, l.quick(t)...)...)
+		}()
 	}
 	for range 2 {
 		if o := <-done; o.code != 0 {
