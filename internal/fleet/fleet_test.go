@@ -239,3 +239,14 @@ func TestQuote(t *testing.T) {
 		}
 	}
 }
+
+func TestMeasures(t *testing.T) {
+	for args, want := range map[string]bool{
+		"disk sweep /mnt": true, "disk clean /mnt": false, "net client pi": true, "net http http://x/": true,
+		"net server": false, "suite --quick": true, "sysinfo": false, "version": false, "": false,
+	} {
+		if got := measures(strings.Fields(args)); got != want {
+			t.Errorf("measures(%q) = %v, want %v", args, got, want)
+		}
+	}
+}

@@ -175,6 +175,9 @@ func (s *session) measure(ctx context.Context, args []string) ([]*result.Documen
 	out, err := s.command(ctx, `--db "$d/r.db" -q`, args)
 	runs, saved := bytes.CutPrefix(out, []byte(runsMark+"\n"))
 	if !saved {
+		if err == nil && measures(args) {
+			return nil, nil, fmt.Errorf("the host saved no run; it answered: %.80q", bytes.TrimSpace(out))
+		}
 		// A command that saves no run (sysinfo, version): what it
 		// printed is the host's answer.
 		return nil, out, err
@@ -194,6 +197,23 @@ func (s *session) measure(ctx context.Context, args []string) ([]*result.Documen
 		err = errors.New("the host saved no run")
 	}
 	return docs, nil, err
+}
+
+// measures says whether a thruput command line saves runs: the disk
+// methods, the network client and download, and the suite do.
+func measures(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	switch args[0] {
+	case "suite":
+		return true
+	case "disk":
+		return len(args) > 1 && args[1] != "clean"
+	case "net":
+		return len(args) > 1 && (args[1] == "client" || args[1] == "http")
+	}
+	return false
 }
 
 func lastLine(s string) string {
