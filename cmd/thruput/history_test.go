@@ -520,3 +520,23 @@ func TestImportRefusesEmpty(t *testing.T) {
 		t.Error("a refused import made a store")
 	}
 }
+
+// TestExportMetrics: a .prom file for node_exporter's textfile collector,
+// written beside and renamed into place.
+func TestExportMetrics(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "results.db")
+	quickSweep(t, db, t.TempDir(), "fs=tmp")
+	out := filepath.Join(dir, "prom", "thruput.prom")
+	os.Mkdir(filepath.Dir(out), 0o755)
+	if o := thruput(t, "results", "export", "--db", db, "-o", out); o.code != 0 {
+		t.Fatalf("export -o .prom: exit %d %s", o.code, o.stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(string(b), "thruput_disk_sweep_bytes_per_second{") || !strings.HasSuffix(string(b), "# EOF\n") {
+		t.Errorf("%s: %v\n%s", out, err, b)
+	}
+	if es, _ := os.ReadDir(filepath.Dir(out)); len(es) != 1 {
+		t.Errorf("the temporary file was left beside: %v", es)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,16 +22,21 @@ func newResultsExportCmd(a *app) *cobra.Command {
 	var f filterFlags
 	c := &cobra.Command{
 		Use:   "export [ID...]",
-		Short: "Write stored runs as JSON lines (one document a line) or CSV (one figure a row)",
+		Short: "Write stored runs as JSON lines (one document a line), CSV (one figure a row) or Prometheus metrics",
 		Long: `JSON lines hold each run's whole result document, oldest first; 'thruput
 results import' on another machine takes them back. CSV has one row per
 figure (run, target, section, step, metric, value), the long form that
-spreadsheets and pandas pivot; the same figures 'thruput compare' lines up.`,
+spreadsheets and pandas pivot; the same figures 'thruput compare' lines up.
+--format openmetrics writes the latest figure of every host, method,
+target and step as Prometheus gauges in base units, for node_exporter's
+textfile collector: with -o the file is written beside and renamed into
+place, so the collector never reads half of it.`,
 		Example: `  thruput results export > all.jsonl
   thruput results export --label site=lab -o lab.jsonl
-  thruput results export --method disk.sweep --format csv -o sweeps.csv`,
+  thruput results export --method disk.sweep --format csv -o sweeps.csv
+  thruput results export --format openmetrics -o /var/lib/node_exporter/textfile/thruput.prom`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			format, err := a.formatOf("jsonl", "json", "csv")
+			format, err := a.formatOf("jsonl", "json", "csv", "openmetrics")
 			if err != nil {
 				return err
 			}
@@ -57,6 +63,11 @@ spreadsheets and pandas pivot; the same figures 'thruput compare' lines up.`,
 			docs, err := s.Documents(flt)
 			if err != nil {
 				return err
+			}
+			if format == "openmetrics" {
+				// Oldest first, so each series keeps its latest run.
+				slices.Reverse(docs)
+				return a.writeAtomic(func(w io.Writer) error { return report.WriteMetrics(w, docs) })
 			}
 			return a.write(func(w io.Writer) error {
 				if format == "csv" {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -164,6 +165,28 @@ func (a *app) write(render func(io.Writer) error) error {
 	}
 	bw := bufio.NewWriter(f)
 	return errors.Join(render(bw), bw.Flush(), f.Close())
+}
+
+// writeAtomic is write for files others read while they change (a
+// node_exporter textfile): -o FILE is written under a temporary name
+// beside it and renamed into place.
+func (a *app) writeAtomic(render func(io.Writer) error) error {
+	if a.output == "" {
+		return a.write(render)
+	}
+	f, err := os.CreateTemp(filepath.Dir(a.output), "."+filepath.Base(a.output)+".*")
+	if err != nil {
+		return fmt.Errorf("output: %w", err)
+	}
+	bw := bufio.NewWriter(f)
+	err = errors.Join(render(bw), bw.Flush(), f.Chmod(0o644), f.Close())
+	if err == nil {
+		err = os.Rename(f.Name(), a.output)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -36,13 +36,15 @@ func FormatFor(path string) string {
 		return "html"
 	case ".jsonl":
 		return "jsonl"
+	case ".prom":
+		return "openmetrics"
 	}
 	return ""
 }
 
 // Extensions are the file extensions FormatFor knows formats by.
 func Extensions(formats []string) []string {
-	ext := map[string]string{"table": "txt", "json": "json", "csv": "csv", "markdown": "md", "html": "html", "jsonl": "jsonl"}
+	ext := map[string]string{"table": "txt", "json": "json", "csv": "csv", "markdown": "md", "html": "html", "jsonl": "jsonl", "openmetrics": "prom"}
 	out := make([]string, 0, len(formats))
 	for _, f := range formats {
 		if e, ok := ext[f]; ok {

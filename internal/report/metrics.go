@@ -1,0 +1,171 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/units"
+)
+
+// metricHelp names each metric WriteMetrics writes and says what it is.
+// Names are in base units (bytes per second, seconds), as Prometheus asks.
+var metricHelp = map[string]string{
+	"thruput_disk_sweep_bytes_per_second":     "Sequential write (fsync included) or read of one block size, the latest run's.",
+	"thruput_disk_random_bytes_per_second":    "Random file I/O (sysbench fileio's method), reads or writes, the latest run's.",
+	"thruput_disk_random_requests_per_second": "Random file I/O requests (reads and writes) per second, the latest run's.",
+	"thruput_disk_io_bytes_per_second":        "Queue-depth I/O (fio's method), the mean of the latest run's repeats.",
+	"thruput_disk_io_operations_per_second":   "Queue-depth I/O operations per second, the mean of the latest run's repeats.",
+	"thruput_disk_mark_bytes_per_second":      "CrystalDiskMark's presets, the latest run's.",
+	"thruput_net_bytes_per_second":            "Network throughput the receiver counted (iperf3's method), the latest run's.",
+	"thruput_http_bytes_per_second":           "HTTP download rate (wget's method), the mean of the latest run's repeats.",
+	"thruput_last_run_timestamp_seconds":      "When the latest run of a method on a host ended, in seconds since 1970.",
+}
+
+type metricSample struct {
+	name   string
+	labels map[string]string
+	value  float64
+}
+
+// WriteMetrics writes the latest figure of every series in docs in the
+// Prometheus text format, ending with OpenMetrics' # EOF (a comment to
+// Prometheus' parser): what node_exporter's textfile collector reads and
+// thruput serve's /metrics sends. A series is a host, a method, a target
+// and a step; its labels never name a run, so they stay few. docs are
+// oldest first; a later run of a series replaces an earlier one.
+func WriteMetrics(w io.Writer, docs []*result.Document) error {
+	latest := map[string]metricSample{}
+	for _, d := range docs {
+		if d.Status != result.StatusOK {
+			continue
+		}
+		for _, s := range samples(d) {
+			latest[s.name+"{"+labelText(s.labels)+"}"] = s
+		}
+	}
+	byName := map[string][]string{}
+	for k, s := range latest {
+		byName[s.name] = append(byName[s.name], k)
+	}
+	ew := &errWriter{w: w}
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		ew.printf("# HELP %s %s\n# TYPE %s gauge\n", name, metricHelp[name], name)
+		keys := byName[name]
+		slices.Sort(keys)
+		for _, k := range keys {
+			ew.printf("%s %s\n", k, strconv.FormatFloat(latest[k].value, 'g', -1, 64))
+		}
+	}
+	ew.printf("# EOF\n")
+	return ew.err
+}
+
+// samples are a run's figures as metric samples.
+func samples(d *result.Document) []metricSample {
+	host := d.Host.Hostname
+	var out []metricSample
+	add := func(name string, v float64, kv ...string) {
+		l := map[string]string{"host": host}
+		for i := 0; i+1 < len(kv); i += 2 {
+			l[kv[i]] = kv[i+1]
+		}
+		out = append(out, metricSample{name, l, v})
+	}
+	target := func(i int) string {
+		if i < len(d.Targets) {
+			return d.Targets[i].Path
+		}
+		return ""
+	}
+	const mib = 1 << 20
+	switch {
+	case d.Sweep != nil:
+		for _, s := range d.Sweep.Steps {
+			add("thruput_disk_sweep_bytes_per_second", s.MiBPerSec*mib, "target", target(s.Target), "phase", s.Phase, "block_size", units.BlockLabel(s.BlockSize))
+		}
+	case d.Random != nil:
+		r := d.Random
+		if r.Reads > 0 {
+			add("thruput_disk_random_bytes_per_second", r.ReadMiBPerSec*mib, "target", target(0), "mode", r.Parameters.Mode, "direction", "read")
+		}
+		if r.Writes > 0 {
+			add("thruput_disk_random_bytes_per_second", r.WriteMiBPerSec*mib, "target", target(0), "mode", r.Parameters.Mode, "direction", "write")
+		}
+		add("thruput_disk_random_requests_per_second", r.RequestsPerSec, "target", target(0), "mode", r.Parameters.Mode)
+	case d.IO != nil:
+		p := d.IO.Parameters
+		for _, dir := range []string{result.PhaseRead, result.PhaseWrite} {
+			var bps, iops float64
+			n := 0
+			for _, run := range d.IO.Runs {
+				x := run.Read
+				if dir == result.PhaseWrite {
+					x = run.Write
+				}
+				if x != nil {
+					bps, iops, n = bps+x.MiBPerSec*mib, iops+x.IOPS, n+1
+				}
+			}
+			if n == 0 {
+				continue
+			}
+			kv := []string{"target", target(0), "rw", p.RW, "block_size", units.BlockLabel(p.BlockSize), "iodepth", strconv.Itoa(p.IODepth), "direction", dir}
+			add("thruput_disk_io_bytes_per_second", bps/float64(n), kv...)
+			add("thruput_disk_io_operations_per_second", iops/float64(n), kv...)
+		}
+	case d.Mark != nil:
+		for _, r := range d.Mark.Results {
+			add("thruput_disk_mark_bytes_per_second", r.MiBPerSec*mib, "target", target(0), "preset", r.Preset, "direction", r.Phase)
+		}
+	case d.Net != nil:
+		for _, s := range d.Net.Sums {
+			add("thruput_net_bytes_per_second", s.Receiver.BitsPerSecond/8, "role", d.Net.Parameters.Role, "peer", peerOf(d), "direction", s.Direction)
+		}
+	case d.HTTP != nil:
+		var sum float64
+		n := 0
+		for _, r := range d.HTTP.Runs {
+			if r.Bytes > 0 {
+				sum, n = sum+r.MiBPerSec*mib, n+1
+			}
+		}
+		if n > 0 {
+			add("thruput_http_bytes_per_second", sum/float64(n), "url", d.HTTP.Parameters.URL)
+		}
+	}
+	if len(out) > 0 && !d.EndedAt.IsZero() {
+		add("thruput_last_run_timestamp_seconds", float64(d.EndedAt.UnixNano())/1e9, "method", d.Method)
+	}
+	return out
+}
+
+// peerOf is the other end of a network run: the server as dialled, or
+// the client's address without its port, which changes every test and
+// would make a series per test.
+func peerOf(d *result.Document) string {
+	p := d.Net.Parameters
+	if p.Role == "client" {
+		return p.Server
+	}
+	if h, _, err := net.SplitHostPort(p.Client); err == nil {
+		return h
+	}
+	return p.Client
+}
+
+// labelText prints labels sorted by name, values escaped as the text
+// format wants.
+func labelText(l map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(l)) {
+		v := strings.NewReplacer(`\`, `\\`, "\n", `\n`, `"`, `\"`).Replace(l[k])
+		parts = append(parts, fmt.Sprintf(`%s="%s"`, k, v))
+	}
+	return strings.Join(parts, ",")
+}

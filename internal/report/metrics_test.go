@@ -1,0 +1,66 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/thruput/thruput/internal/result"
+)
+
+// TestMetrics: the latest run of each series wins, no label names a run,
+// and Prometheus' own linter accepts the page.
+func TestMetrics(t *testing.T) {
+	old, newer := sweepDoc(), sweepDoc()
+	old.Status, newer.Status = result.StatusOK, result.StatusOK
+	newer.EndedAt = old.EndedAt.Add(time.Hour)
+	for i := range newer.Sweep.Steps {
+		newer.Sweep.Steps[i].MiBPerSec = 100
+	}
+	var docs []*result.Document
+	docs = append(docs, old, newer)
+	for _, name := range []string{"random", "io", "mark", "net", "net-udp"} {
+		d := methodDocs()[name]
+		d.Status = result.StatusOK
+		docs = append(docs, d)
+	}
+	failed := sweepDoc()
+	failed.Status = result.StatusPartial
+	failed.Host.Hostname = "elsewhere"
+	docs = append(docs, failed, httpDoc())
+	var buf bytes.Buffer
+	if err := WriteMetrics(&buf, docs); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{
+		`# TYPE thruput_disk_sweep_bytes_per_second gauge`,
+		`thruput_disk_sweep_bytes_per_second{block_size="4k",host="raspberrypi",phase="write",target="/media/ext4"} 1.048576e+08`,
+		`thruput_disk_mark_bytes_per_second{`, `thruput_disk_io_operations_per_second{`, `thruput_net_bytes_per_second{`,
+		`thruput_last_run_timestamp_seconds{host="raspberrypi",method="disk.sweep"}`, "# EOF\n",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("metrics lack %q:\n%s", want, page)
+		}
+	}
+	for _, bad := range []string{old.ID, "elsewhere", "run="} {
+		if strings.Contains(page, bad) {
+			t.Errorf("metrics hold %q: a run id, or a run that did not end ok", bad)
+		}
+	}
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("promtool missing; scripts/setup installs it (Debian's prometheus)")
+		}
+		t.Skip("promtool not installed: the linter check is skipped")
+	}
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = strings.NewReader(page)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
+}
