@@ -90,7 +90,7 @@ known_hosts are used as ssh would; unknown host keys are refused unless
 --accept-new-host-keys. Exit status 1 when any host failed (the others'
 runs are saved), 2 for bad input.`,
 	}
-	c.AddCommand(newFleetRunCmd(a), newFleetNetCmd(a), newFleetSysinfoCmd(a), newFleetSuiteCmd(a), newFleetCleanCmd(a))
+	c.AddCommand(newFleetRunCmd(a), newFleetNetCmd(a), newFleetSysinfoCmd(a), newFleetSuiteCmd(a), newFleetCleanCmd(a), newFleetExecCmd())
 	return c
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,9 +38,14 @@ func TestFleetBench(t *testing.T) {
 	}
 	l := newFleetLab(t, make([]int, hosts)...)
 	rss := regexp.MustCompile(`(?m)^rss=(\d+)$`)
+	// cpu is the machine's busy CPU time over each run: whether the
+	// hosts' share of two CPUs, not the controller, sets the pace.
+	var cpu []time.Duration
 	// run times the controller and reads its peak RSS (GNU time, which
 	// ip netns exec runs in the controller's namespace).
 	run := func(args ...string) (time.Duration, int, []fleet.HostLine) {
+		busy0 := cpuBusy(t)
+		defer func() { cpu = append(cpu, cpuBusy(t)-busy0) }()
 		cmd := l.lan.Command(t.Context(), 0, "/usr/bin/time", append([]string{"-f", "rss=%M", thruputBin}, args...)...)
 		cmd.Env = append(os.Environ(), "HOME="+l.home, "THRUPUT_DB="+l.db, "SSH_AUTH_SOCK=")
 		start := time.Now()
@@ -65,14 +71,14 @@ func TestFleetBench(t *testing.T) {
 	all := l.hosts(hosts)
 	cold, coldRSS, lines := run("fleet", "run", "--json", "--hosts", all, "--", "sysinfo")
 	say("fleet run -- sysinfo, %d hosts, cold cache: %v, %d MiB copied, controller peak RSS %.1f MiB", hosts, cold.Round(time.Millisecond), sent(lines)>>20, float64(coldRSS)/1024)
-	var one, many []time.Duration
+	var one, many, oneCPU, manyCPU []time.Duration
 	var peak int
 	var resent int64
 	for range 3 {
 		d, _, _ := run("fleet", "run", "--json", "--hosts", "h1", "--", "sysinfo")
-		one = append(one, d)
+		one, oneCPU = append(one, d), append(oneCPU, cpu[len(cpu)-1])
 		d, r, lines := run("fleet", "run", "--json", "--hosts", all, "--", "sysinfo")
-		many = append(many, d)
+		many, manyCPU = append(many, d), append(manyCPU, cpu[len(cpu)-1])
 		peak, resent = max(peak, r, coldRSS), resent+sent(lines)
 	}
 	med := func(ds []time.Duration) time.Duration {
@@ -81,9 +87,28 @@ func TestFleetBench(t *testing.T) {
 	}
 	ratio := float64(med(many)) / float64(med(one))
 	say("warm cache, median of 3: 1 host %v, %d hosts %v (%.2fx)", med(one).Round(time.Millisecond), hosts, med(many).Round(time.Millisecond), ratio)
+	say("machine CPU busy, median: 1 host %v, %d hosts %v (%v a host, %d CPUs)", med(oneCPU).Round(time.Millisecond), hosts, med(manyCPU).Round(time.Millisecond), (med(manyCPU) / time.Duration(hosts)).Round(100*time.Microsecond), runtime.NumCPU())
 	verdict(ratio <= 3, "%d hosts take %.2fx the time of one (<= 3x)", hosts, ratio)
 	verdict(peak < 64<<10, "controller peak RSS %.1f MiB (< 64 MiB)", float64(peak)/1024)
 	verdict(resent == 0, "a second run copies no binary (%d bytes copied)", resent)
+}
+
+// cpuBusy is the time all CPUs of the machine spent not idle, from
+// /proc/stat.
+func cpuBusy(t *testing.T) time.Duration {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	var busy int64
+	for i, f := range strings.Fields(line)[1:] {
+		n, _ := strconv.ParseInt(f, 10, 64)
+		if i != 3 && i != 4 && i < 8 { // idle and iowait; guest is in user
+			busy += n
+		}
+	}
+	return time.Duration(busy) * time.Second / 100
 }
 
 // TestFleetNetBench compares each pair of fleet net on 100 Mbit/s links

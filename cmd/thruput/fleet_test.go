@@ -211,18 +211,17 @@ func TestFleetRun(t *testing.T) {
 	if err := json.Unmarshal([]byte(o.stdout), &infos); err != nil || o.code != 0 || len(infos) != 2 || infos[1].Machine == nil || infos[1].System == nil {
 		t.Errorf("fleet sysinfo: exit %d %v\n%s", o.code, err, o.stdout)
 	}
-	// A host whose thruput answers garbage (here a script of the cached
-	// binary's size, its recorded sum kept) is a failed host with the
+	// A host whose thruput answers garbage (here a script that speaks
+	// the protocol's first lines, then not) is a failed host with the
 	// reason; the others are saved.
 	bins, _ = filepath.Glob(filepath.Join(l.sshd[2].Dir, "cache", "thruput", "*", "thruput"))
-	script := "#!/bin/sh\n[ \"$1\" = --db ] && touch \"$2\"\necho '{not json'\n#"
-	script += strings.Repeat("x", int(self.Size())-len(script)-1) + "\n"
+	script := "#!/bin/sh\necho '" + fleet.ExecMark + "'; echo '" + fleet.RunsMark + "'; echo '{not json'\n"
 	if err := os.WriteFile(bins[0], []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	o = l.thruput(t, append([]string{"fleet", "run", "--json", "--hosts", l.hosts(3), "--"}, l.quick(t)...)...)
 	got := fleetLines(t, o)
-	if o.code != 1 || !strings.Contains(got["h2"].Error, "saved no run") || len(got["h1"].Runs) != 1 || len(got["h3"].Runs) != 1 {
+	if o.code != 1 || !strings.Contains(got["h2"].Error, "not thruput's") || len(got["h1"].Runs) != 1 || len(got["h3"].Runs) != 1 {
 		t.Errorf("a host answering garbage: exit %d %+v", o.code, got)
 	}
 }

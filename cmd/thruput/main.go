@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -22,20 +23,26 @@ const (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	code := run(ctx, os.Args, nil)
 	stop()
 	os.Exit(code)
 }
 
-func run(ctx context.Context, argv []string) int {
-	a := &app{argv: argv}
+// run runs one command line; stdout, when not nil, receives what it
+// would print on standard output.
+func run(ctx context.Context, argv []string, stdout io.Writer) int {
+	a := &app{argv: argv, stdout: stdout}
 	root := newRoot(a)
 	root.SetArgs(argv[1:])
 	err := root.ExecuteContext(ctx)
 	err = errors.Join(err, a.closeStore())
 	if err == nil {
 		return exitOK
+	}
+	var status exitStatus
+	if errors.As(err, &status) {
+		return int(status)
 	}
 	fmt.Fprintf(os.Stderr, "thruput: %v\n", err)
 	if usage.Is(err) {

@@ -29,21 +29,23 @@ func (p Platform) distName() string { return "thruput-linux-" + p.String() }
 const probeScript = `uname -m; getconf LONG_BIT 2>/dev/null || echo ?; grep -m 4 -E '^(model name|Processor|CPU architecture)' /proc/cpuinfo 2>/dev/null; true`
 
 // cacheScript lists the binaries in the host's cache, a line each:
-// "size sha256 path", the sum from the file written beside the binary
-// when it was placed (hashing 20 MB on every run would cost a Pi more
-// than the run).
-const cacheScript = `for f in ` + cacheDir + `/*/thruput; do [ -x "$f" ] && printf '%s %s %s\n' "$(wc -c < "$f")" "$(cat "$f.sha256" 2>/dev/null || echo -)" "$f"; done; true`
+// "sha256 path", the sum from the file written beside the binary once the
+// copy was checked and in place (hashing 30 MB on every run would cost a
+// Pi more than the run). Only shell builtins: a fork is a host's dearest
+// step on a warm run.
+const cacheScript = `for f in ` + cacheDir + `/*/thruput; do s=; [ -x "$f" ] && read -r s < "$f.sha256"; [ -n "$s" ] && echo "$s $f"; done 2>/dev/null; true`
 
 // cacheMark separates the probe's lines from the cache listing.
 const cacheMark = "#thruput-cache"
 
-// cached finds bin in a cache listing: a file of its size whose recorded
-// sum is its own.
+// cached finds bin in a cache listing: a file in its directory whose
+// recorded sum is its own. (The sum file has no newline, so read fails
+// on it yet sets s.)
 func cached(listing string, bin *binary) (string, bool) {
 	for _, l := range strings.Split(listing, "\n") {
-		f := strings.SplitN(l, " ", 3)
-		if len(f) == 3 && f[0] == strconv.FormatInt(bin.size, 10) && f[1] == bin.sum && strings.Contains(f[2], bin.sum[:16]) {
-			return f[2], true
+		sum, path, ok := strings.Cut(l, " ")
+		if ok && sum == bin.sum && strings.Contains(path, bin.sum[:16]) {
+			return path, true
 		}
 	}
 	return "", false

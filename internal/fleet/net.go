@@ -28,10 +28,6 @@ type NetOptions struct {
 	Port int
 }
 
-// serveScript runs a one-test server; closing the session's input stops
-// it, as it stops a measurement.
-var serveScript = interruptible(`%s -q net server --once --no-save -p %d </dev/null >/dev/null`) + "exit $s"
-
 // listenScript waits up to 10 s for a TCP listener on the port (from
 // /proc/net/tcp{,6}, so no ss or netstat is needed on the host).
 const listenScript = `p=$(printf ':%%04X ' %d); i=0
@@ -108,7 +104,9 @@ func (f *Fleet) pair(ctx context.Context, from, to *session, o NetOptions) (*res
 	defer stop()
 	served := make(chan error, 1)
 	go func() {
-		served <- to.run(sctx, fmt.Sprintf(serveScript, to.bin, o.Port), nil, io.Discard)
+		// Its input closing (stop) ends it, as it ends a measurement.
+		_, err := to.command(sctx, []string{"net", "server", "--once", "--no-save", "-p", strconv.Itoa(o.Port)})
+		served <- err
 	}()
 	if err := to.run(ctx, fmt.Sprintf(listenScript, o.Port), nil, io.Discard); err != nil {
 		return nil, fmt.Errorf("server on %s: %w", to.host.Name, firstErr(served, err))

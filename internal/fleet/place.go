@@ -54,9 +54,9 @@ func (e *exitError) Error() string {
 
 // run runs a shell command on the host with stdin as its input; with no
 // stdin the input stays open while the command runs. When ctx ends
-// first, the command's standard input is closed, which the wrapper of a measurement
-// turns into SIGINT so that it removes its scratch files; the session is
-// closed if it has not ended 10 s later.
+// first, the command's standard input is closed, which `thruput fleet
+// exec` turns into an interrupt so that it removes its scratch files; the
+// session is closed if it has not ended 10 s later.
 func (c *Conn) run(ctx context.Context, cmd string, stdin io.Reader, stdout io.Writer) error {
 	s, err := c.NewSession()
 	if err != nil {
@@ -72,6 +72,20 @@ func (c *Conn) run(ctx context.Context, cmd string, stdin io.Reader, stdout io.W
 	if err := s.Start(cmd); err != nil {
 		return fmt.Errorf("ssh exec: %w", err)
 	}
+	return finish(ctx, s, in, stdin, &errb, wait(s))
+}
+
+// wait is s.Wait's answer, on a channel; a session can be waited for once.
+func wait(s *ssh.Session) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- s.Wait() }()
+	return done
+}
+
+// finish feeds a started session its input and waits for it (done is
+// its wait), closing its input when ctx ends first, and returns its end
+// as an error.
+func finish(ctx context.Context, s *ssh.Session, in io.WriteCloser, stdin io.Reader, errb *bytes.Buffer, done <-chan error) error {
 	var copyErr error
 	copied := make(chan struct{})
 	go func() {
@@ -81,8 +95,7 @@ func (c *Conn) run(ctx context.Context, cmd string, stdin io.Reader, stdout io.W
 		}
 		close(copied)
 	}()
-	done := make(chan error, 1)
-	go func() { done <- s.Wait() }()
+	var err error
 	select {
 	case err = <-done:
 	case <-ctx.Done():
@@ -115,13 +128,6 @@ func (c *Conn) run(ctx context.Context, cmd string, stdin io.Reader, stdout io.W
 		return errors.New("the connection closed before the command ended")
 	}
 	return err
-}
-
-// output runs cmd and returns its standard output.
-func (c *Conn) output(ctx context.Context, cmd string) (string, error) {
-	var out bytes.Buffer
-	err := c.run(ctx, cmd, nil, &limitWriter{w: &out, n: 1 << 20})
-	return out.String(), err
 }
 
 type limitWriter struct {

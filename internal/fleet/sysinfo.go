@@ -35,7 +35,7 @@ func (f *Fleet) Sysinfo(ctx context.Context, hosts []Host) []HostInfo {
 		}
 		defer s.Close()
 		info.Platform = s.platform.String()
-		data, err := s.command(ctx, "-q", []string{"sysinfo", "--json"})
+		data, err := s.command(ctx, []string{"sysinfo", "--json"})
 		if err != nil {
 			info.Error = err.Error()
 			return
