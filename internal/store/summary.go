@@ -77,7 +77,7 @@ func randomSummary(doc *result.Document) string {
 	}
 	parts := []string{fmt.Sprintf("%s %s %s req/s", units.SizeLabel(r.Parameters.BlockSize), r.Parameters.Mode, count(r.RequestsPerSec))}
 	if r.Reads > 0 {
-		parts = append(parts, fmt.Sprintf("read %.1f MiB/s", r.ReadMiBPerSec))
+		parts = append(parts, fmt.Sprintf("read %.1f MiB/s", r.ReadMiBPerSec)+cachedMark(r.ReadDevice))
 	}
 	if r.Writes > 0 {
 		parts = append(parts, fmt.Sprintf("write %.1f MiB/s", r.WriteMiBPerSec))
@@ -93,6 +93,7 @@ func ioSummary(doc *result.Document) string {
 	}
 	var iops, mibs [2]float64
 	var n [2]int
+	var cached *result.DeviceShare
 	for _, r := range io.Runs {
 		for k, d := range []*result.IODirection{r.Read, r.Write} {
 			if d != nil {
@@ -101,11 +102,18 @@ func ioSummary(doc *result.Document) string {
 				n[k]++
 			}
 		}
+		if r.Read != nil && r.Read.Device != nil && r.Read.Device.Cached {
+			cached = r.Read.Device
+		}
 	}
 	var figs, names []string
 	for k, name := range []string{"read", "write"} {
 		if n[k] > 0 {
-			figs = append(figs, fmt.Sprintf("%s IOPS, %.1f MiB/s", count(iops[k]/float64(n[k])), mibs[k]/float64(n[k])))
+			fig := fmt.Sprintf("%s IOPS, %.1f MiB/s", count(iops[k]/float64(n[k])), mibs[k]/float64(n[k]))
+			if k == 0 {
+				fig += cachedMark(cached)
+			}
+			figs = append(figs, fig)
 			names = append(names, name)
 		}
 	}
@@ -125,6 +133,15 @@ func ioSummary(doc *result.Document) string {
 	return s
 }
 
+// cachedMark says a read figure is the page cache's, as the sweep's
+// steps do.
+func cachedMark(d *result.DeviceShare) string {
+	if d != nil && d.Cached {
+		return " cached"
+	}
+	return ""
+}
+
 // markSummary is the first preset, the sequential one people quote.
 func markSummary(doc *result.Document) string {
 	if doc.Mark == nil {
@@ -135,7 +152,7 @@ func markSummary(doc *result.Document) string {
 	for _, phase := range []string{result.PhaseRead, result.PhaseWrite} {
 		for _, r := range doc.Mark.Results {
 			if r.Preset == preset && r.Phase == phase {
-				parts = append(parts, fmt.Sprintf("%s %.1f MB/s", phase, r.MBPerSec))
+				parts = append(parts, fmt.Sprintf("%s %.1f MiB/s", phase, r.MiBPerSec)+cachedMark(r.Device))
 				break
 			}
 		}
