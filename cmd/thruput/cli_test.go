@@ -34,6 +34,8 @@ func TestMain(m *testing.M) {
 	// Every run saves itself; the tests' runs go to a store of their own,
 	// never the user's.
 	os.Setenv("THRUPUT_DB", filepath.Join(dir, "results.db"))
+	// and runs a store refused go to a spool of their own.
+	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 	build := exec.Command("go", "build", "-o", thruputBin, ".")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {

@@ -82,7 +82,7 @@ func (sel *selectFlags) add(fl *pflag.FlagSet) {
 
 // selectGroups turns compare's and report's arguments into groups of
 // stored documents, one group per argument.
-func selectGroups(s *store.Store, args []string, sel selectFlags) ([]compare.Group, error) {
+func selectGroups(s store.Store, args []string, sel selectFlags) ([]compare.Group, error) {
 	var groups []compare.Group
 	for _, arg := range args {
 		if !strings.Contains(arg, "=") {

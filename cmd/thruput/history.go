@@ -12,6 +12,7 @@ import (
 
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/store"
+	"github.com/thruput/thruput/internal/store/postgres"
 	"github.com/thruput/thruput/internal/usage"
 )
 
@@ -27,7 +28,7 @@ type history struct {
 	noSave bool
 	// labelMap is labels parsed, set by openHistory.
 	labelMap map[string]string
-	store    *store.Store
+	store    store.Store
 	// pending is a store path that does not exist yet: a run creates it
 	// when it saves, so a run refused before measuring leaves no store.
 	pending string
@@ -63,7 +64,7 @@ func (a *app) openHistory(stderr io.Writer) error {
 	if err := loc.Check(); err != nil {
 		return usage.Wrap(err)
 	}
-	if _, err := os.Stat(loc.Path); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(loc.Path); loc.URL == "" && errors.Is(err, fs.ErrNotExist) {
 		a.pending = loc.Path
 	} else if _, err := a.openStore(); err != nil {
 		return err
@@ -90,7 +91,7 @@ func (a *app) location() (store.Location, error) {
 
 // openStore opens the store once per process, creating it when a run
 // saves into it for the first time.
-func (a *app) openStore() (*store.Store, error) {
+func (a *app) openStore() (store.Store, error) {
 	if a.store != nil {
 		return a.store, nil
 	}
@@ -98,28 +99,41 @@ func (a *app) openStore() (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := store.Open(loc.Path)
+	s, err := openLocation(loc)
 	if err != nil {
-		// A file that is not a store is the user's to fix; a full disk
-		// or a lock held too long is a failure.
-		if errors.Is(err, store.ErrNotStore) || errors.Is(err, store.ErrNewer) {
-			return nil, usage.Wrap(err)
-		}
 		return nil, err
 	}
 	a.store = s
 	return s, nil
 }
 
+// openLocation opens the backend the location names. A value the user
+// must fix (not a store, a newer schema, a URL that does not parse) is
+// exit 2; an unreachable server, a refused login or a full disk is a
+// failure.
+func openLocation(loc store.Location) (store.Store, error) {
+	var s store.Store
+	var err error
+	if loc.URL != "" {
+		s, err = postgres.Open(loc.URL)
+	} else {
+		s, err = store.Open(loc.Path)
+	}
+	if errors.Is(err, store.ErrNotStore) || errors.Is(err, store.ErrNewer) || errors.Is(err, store.ErrLocation) {
+		return nil, usage.Wrap(err)
+	}
+	return s, err
+}
+
 // readStore opens the store for the commands that only read the history;
 // a store that does not exist is not created, so a mistyped --db says so.
-func (a *app) readStore() (*store.Store, error) {
+func (a *app) readStore() (store.Store, error) {
 	if a.store == nil {
 		loc, err := a.location()
 		if err != nil {
 			return nil, err
 		}
-		if _, err := os.Stat(loc.Path); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(loc.Path); loc.URL == "" && errors.Is(err, fs.ErrNotExist) {
 			return nil, usage.Errorf("no result store at %s yet: every run saves there (or give --db FILE)", loc.Path)
 		}
 	}
@@ -128,7 +142,7 @@ func (a *app) readStore() (*store.Store, error) {
 
 // readWith settles the output format and opens the store to read: the
 // first two steps of every command that reads the history.
-func (a *app) readWith(format func() (string, error)) (string, *store.Store, error) {
+func (a *app) readWith(format func() (string, error)) (string, store.Store, error) {
 	f, err := format()
 	if err != nil {
 		return "", nil, err
@@ -177,17 +191,41 @@ func (a *app) deliver(doc *result.Document, runErr error, counters map[string]in
 func (a *app) save(doc *result.Document) error {
 	if a.pending != "" && a.store == nil {
 		if _, err := a.openStore(); err != nil {
-			return fmt.Errorf("saving the run: %w", err)
+			return a.spool(doc, fmt.Errorf("saving the run: %w", err))
 		}
 	}
 	if a.store == nil {
 		return nil
 	}
 	if err := a.store.Save(doc); err != nil {
-		return fmt.Errorf("saving the run to %s: %w", a.store.Path(), err)
+		return a.spool(doc, fmt.Errorf("saving the run to %s: %w", a.store.Path(), err))
 	}
 	if a.saveLog != nil {
 		fmt.Fprintf(a.saveLog, "thruput: saved as %s in %s\n", doc.ID, a.store.Path())
 	}
+	// The store works again: runs spooled when it did not go in now.
+	if sp, err := store.DefaultSpool(); err == nil {
+		saved, _, err := sp.Deliver(a.store)
+		if saved > 0 {
+			fmt.Fprintf(os.Stderr, "thruput: delivered %d spooled run(s) to %s\n", saved, a.store.Path())
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "thruput: the spool %s: %v\n", sp.Dir, err)
+		}
+	}
 	return nil
+}
+
+// spool keeps a measured run that could not be saved, so that it is not
+// lost: the error says where it is and how it gets delivered.
+func (a *app) spool(doc *result.Document, saveErr error) error {
+	sp, err := store.DefaultSpool()
+	var path string
+	if err == nil {
+		path, err = sp.Add(doc)
+	}
+	if err != nil {
+		return fmt.Errorf("%w; keeping it in the spool failed too: %v", saveErr, err)
+	}
+	return fmt.Errorf("%w; the run is kept in %s, and `thruput results push` (or the next run that saves) delivers it", saveErr, path)
 }

@@ -480,7 +480,7 @@ func TestStoreCheckedFirst(t *testing.T) {
 		want string
 	}{
 		{args: []string{"--db="}, want: "--db is empty"},
-		{args: []string{"--db", "postgres://u:pw@db/x"}, want: "postgres://u:xxxxx@db/x"},
+		{args: []string{"--db", "mysql://u:pw@db/x"}, want: "mysql://u:xxxxx@db/x"},
 		{args: []string{"--db", "http://example/x"}, want: "SQLite file"},
 		{args: []string{"--db", filepath.Join(dir, "no", "such", "dir", "r.db")}, want: "does not exist"},
 		{args: []string{"--db", dir}, want: "is a directory"},

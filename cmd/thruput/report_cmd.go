@@ -99,7 +99,7 @@ func runReport(cmd *cobra.Command, a *app, args []string, sel selectFlags, png b
 
 // reportInput picks the runs of a report: the newest with no argument,
 // one run with one id, else a comparison of the arguments.
-func reportInput(s *store.Store, args []string, sel selectFlags) ([]*result.Document, *compare.Comparison, error) {
+func reportInput(s store.Store, args []string, sel selectFlags) ([]*result.Document, *compare.Comparison, error) {
 	if len(args) == 0 {
 		latest, err := s.List(store.Filter{Method: sel.method, Host: sel.host, Limit: 1})
 		if err != nil {

@@ -30,7 +30,7 @@ least 4 characters).`,
   thruput results delete 20261121T0530Z-a1b2c3`,
 	}
 	c.AddCommand(newResultsListCmd(a), newResultsShowCmd(a), newResultsExportCmd(a),
-		newResultsImportCmd(a), newResultsDeleteCmd(a))
+		newResultsImportCmd(a), newResultsDeleteCmd(a), newResultsPushCmd(a), newResultsPullCmd(a))
 	return c
 }
 

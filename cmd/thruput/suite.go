@@ -161,7 +161,12 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 	}
 	path := a.output
 	if path == "" {
-		path = filepath.Join(filepath.Dir(a.store.Path()), "thruput-suite-"+suiteID+".html")
+		// Beside a SQLite store; a PostgreSQL one has no directory, so
+		// the report goes where the suite was started.
+		path = "thruput-suite-" + suiteID + ".html"
+		if a.loc != nil && a.loc.URL == "" {
+			path = filepath.Join(filepath.Dir(a.store.Path()), path)
+		}
 	}
 	if err := writeHTMLFile(path, docs, nil, a.units); err != nil {
 		return err

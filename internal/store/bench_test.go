@@ -42,7 +42,7 @@ func benchStore(b *testing.B) string {
 			return
 		}
 		benchPath = filepath.Join(benchDir, "results.db")
-		var s *Store
+		var s *DB
 		if s, benchErr = Open(benchPath); benchErr != nil {
 			return
 		}
@@ -57,7 +57,7 @@ func benchStore(b *testing.B) string {
 	return benchPath
 }
 
-func benchOpen(b *testing.B) *Store {
+func benchOpen(b *testing.B) *DB {
 	s, err := Open(benchStore(b))
 	if err != nil {
 		b.Fatal(err)

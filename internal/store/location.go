@@ -19,6 +19,9 @@ var ErrLocation = errors.New("result store")
 // Location is where the store is, resolved from --db and the environment.
 type Location struct {
 	Path string
+	// URL is set instead of Path for a PostgreSQL store
+	// (postgres://, postgresql://).
+	URL string
 	// Default is set when neither --db nor $THRUPUT_DB chose it: only
 	// then are missing directories made.
 	Default bool
@@ -48,12 +51,14 @@ func Resolve(db string, set bool) (Location, error) {
 	if db != "" {
 		if rest, ok := strings.CutPrefix(db, "sqlite:"); ok && !strings.HasPrefix(rest, "//") {
 			db = rest
+		} else if strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://") {
+			return Location{URL: db}, nil
 		} else if schemeLike.MatchString(db) {
 			shown := db
 			if u, err := url.Parse(db); err == nil {
 				shown = u.Redacted()
 			}
-			return Location{}, locationErr("%s %s: thruput keeps its results in a SQLite file; give a path or sqlite:PATH", src, shown)
+			return Location{}, locationErr("%s %s: thruput keeps its results in a SQLite file or in PostgreSQL; give a path, sqlite:PATH or a postgres:// URL", src, shown)
 		}
 		if db == "" {
 			return Location{}, locationErr("%s sqlite: names no file", src)
@@ -92,6 +97,9 @@ func isDir(d, name string) error {
 // location, and then only below an existing one that is writable). It
 // leaves nothing behind.
 func (l Location) Check() error {
+	if l.URL != "" {
+		return nil // the server is asked when the store is opened
+	}
 	fi, err := os.Stat(l.Path)
 	switch {
 	case err == nil && fi.IsDir():

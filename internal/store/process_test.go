@@ -64,7 +64,7 @@ func helper(path, prefix string, n int, start time.Time) *exec.Cmd {
 	return cmd
 }
 
-func integrityOK(t *testing.T, s *Store) {
+func integrityOK(t *testing.T, s *DB) {
 	t.Helper()
 	var res string
 	if err := s.db.QueryRow(`PRAGMA integrity_check`).Scan(&res); err != nil || res != "ok" {

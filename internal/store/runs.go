@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/thruput/thruput/internal/result"
 )
@@ -112,18 +113,18 @@ type inserter struct {
 	run, doc, label *sql.Stmt
 }
 
-func newInserter(ctx context.Context, tx *sql.Tx) (*inserter, error) {
+func (s *DB) newInserter(ctx context.Context, tx *sql.Tx) (*inserter, error) {
 	var in inserter
 	var err error
-	if in.run, err = tx.PrepareContext(ctx, `INSERT INTO runs (id, method, host, started_at, status, target, fs_type, summary, imported)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`); err != nil {
+	if in.run, err = tx.PrepareContext(ctx, s.sql(`INSERT INTO runs (id, method, host, started_at, status, target, fs_type, summary, imported)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`)); err != nil {
 		return nil, err
 	}
-	if in.doc, err = tx.PrepareContext(ctx, `INSERT INTO documents (run_id, json) VALUES (?, ?)`); err != nil {
+	if in.doc, err = tx.PrepareContext(ctx, s.sql(`INSERT INTO documents (run_id, json) VALUES (?, ?)`)); err != nil {
 		in.close()
 		return nil, err
 	}
-	if in.label, err = tx.PrepareContext(ctx, `INSERT INTO labels (run_id, key, value) VALUES (?, ?, ?)`); err != nil {
+	if in.label, err = tx.PrepareContext(ctx, s.sql(`INSERT INTO labels (run_id, key, value) VALUES (?, ?, ?)`)); err != nil {
 		in.close()
 		return nil, err
 	}
@@ -161,7 +162,7 @@ func (in *inserter) insert(ctx context.Context, r *row) (bool, error) {
 
 // Save stores one document. An id already stored is ErrExists, wrapped
 // with the id.
-func (s *Store) Save(doc *result.Document) error {
+func (s *DB) Save(doc *result.Document) error {
 	saved, _, err := s.SaveAll([]*result.Document{doc})
 	if err != nil {
 		return err
@@ -176,7 +177,7 @@ func (s *Store) Save(doc *result.Document) error {
 // takes one commit, not thousands). Documents whose id is already stored,
 // or repeated in docs, are skipped and counted; any other failure saves
 // nothing.
-func (s *Store) SaveAll(docs []*result.Document) (saved, skipped int, err error) {
+func (s *DB) SaveAll(docs []*result.Document) (saved, skipped int, err error) {
 	return s.SaveEach(func(save func(*result.Document) error) error {
 		for _, d := range docs {
 			if err := save(d); err != nil {
@@ -191,14 +192,14 @@ func (s *Store) SaveAll(docs []*result.Document) (saved, skipped int, err error)
 // save for every document, inside one transaction, so an import holds one
 // run in memory rather than a whole export. If each (or a save) returns an
 // error, nothing is saved.
-func (s *Store) SaveEach(each func(save func(*result.Document) error) error) (saved, skipped int, err error) {
+func (s *DB) SaveEach(each func(save func(*result.Document) error) error) (saved, skipped int, err error) {
 	ctx := context.Background()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, 0, fmt.Errorf("save: %w", err)
 	}
 	defer tx.Rollback()
-	in, err := newInserter(ctx, tx)
+	in, err := s.newInserter(ctx, tx)
 	if err != nil {
 		return 0, 0, fmt.Errorf("save: %w", err)
 	}
@@ -237,16 +238,19 @@ type querier interface {
 
 // Resolve turns a full id, or a prefix of at least four characters that
 // only one run has, into the stored id.
-func (s *Store) Resolve(idOrPrefix string) (string, error) {
-	return resolve(context.Background(), s.db, idOrPrefix)
+func (s *DB) Resolve(idOrPrefix string) (string, error) {
+	return s.resolve(context.Background(), s.db, idOrPrefix)
 }
 
-func resolve(ctx context.Context, q querier, p string) (string, error) {
+func (s *DB) resolve(ctx context.Context, q querier, p string) (string, error) {
 	if p == "" {
 		return "", errors.New("empty run id")
 	}
+	if !utf8.ValidString(p) {
+		return "", fmt.Errorf("run %q: %w", p, ErrNotFound)
+	}
 	var id string
-	err := q.QueryRowContext(ctx, `SELECT id FROM runs WHERE id = ?`, p).Scan(&id)
+	err := q.QueryRowContext(ctx, s.sql(`SELECT id FROM runs WHERE id = ?`), p).Scan(&id)
 	if err == nil {
 		return id, nil
 	}
@@ -257,7 +261,7 @@ func resolve(ctx context.Context, q querier, p string) (string, error) {
 		return "", fmt.Errorf("run %q: %w (give the full id or at least %d characters of it)", p, ErrNotFound, minPrefix)
 	}
 	where, args := prefixCond("id", p)
-	rows, err := q.QueryContext(ctx, `SELECT id FROM runs WHERE `+where+` ORDER BY id LIMIT 6`, args...)
+	rows, err := q.QueryContext(ctx, s.sql(`SELECT id FROM runs WHERE `+where+` ORDER BY id LIMIT 6`), args...)
 	if err != nil {
 		return "", err
 	}
@@ -281,7 +285,7 @@ func resolve(ctx context.Context, q querier, p string) (string, error) {
 	list := strings.Join(ids[:min(len(ids), 5)], ", ")
 	if len(ids) > 5 {
 		var n int
-		if err := q.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE `+where, args...).Scan(&n); err != nil {
+		if err := q.QueryRowContext(ctx, s.sql(`SELECT count(*) FROM runs WHERE `+where), args...).Scan(&n); err != nil {
 			return "", err
 		}
 		list += fmt.Sprintf(" and %d more", n-5)
@@ -289,14 +293,49 @@ func resolve(ctx context.Context, q querier, p string) (string, error) {
 	return "", fmt.Errorf("%w %q: it matches %s", ErrAmbiguous, p, list)
 }
 
+// sql writes a query of this package (placeholders ?) in the store's
+// dialect: PostgreSQL numbers them. Queries hold no '?' in literals.
+func (s *DB) sql(q string) string {
+	if s.dialect != PostgreSQL {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for _, c := range q {
+		if c == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// joinLabels aggregates a run's labels into one column, pairs joined by
+// control characters that labels cannot hold (prepare checks).
+func (s *DB) joinLabels() string {
+	if s.dialect == PostgreSQL {
+		return `string_agg(key || chr(31) || value, chr(30))`
+	}
+	return `group_concat(key || char(31) || value, char(30))`
+}
+
 // prefixCond matches values of col starting with p as a range, which an
 // index answers directly (LIKE would take '_' for a wildcard and ignore
 // case).
 func prefixCond(col, p string) (string, []any) {
-	if end, ok := prefixEnd(p); ok {
-		return "(" + col + " >= ? AND " + col + " < ?)", []any{p, end}
+	end, ok := prefixEnd(p)
+	switch {
+	case !utf8.ValidString(p):
+		// Stored text is UTF-8 (PostgreSQL refuses anything else).
+		return "FALSE", nil
+	case !ok:
+		return col + " >= ?", []any{p}
+	case !utf8.ValidString(end):
+		return "substr(" + col + ", 1, ?) = ?", []any{utf8.RuneCountInString(p), p}
 	}
-	return col + " >= ?", []any{p}
+	return "(" + col + " >= ? AND " + col + " < ?)", []any{p, end}
 }
 
 // prefixEnd is the least string greater than every string starting with
@@ -313,14 +352,14 @@ func prefixEnd(p string) (string, bool) {
 }
 
 // Get returns the stored document with this id or unique prefix.
-func (s *Store) Get(idOrPrefix string) (*result.Document, error) {
+func (s *DB) Get(idOrPrefix string) (*result.Document, error) {
 	ctx := context.Background()
-	id, err := resolve(ctx, s.db, idOrPrefix)
+	id, err := s.resolve(ctx, s.db, idOrPrefix)
 	if err != nil {
 		return nil, err
 	}
 	var js []byte
-	err = s.db.QueryRowContext(ctx, `SELECT json FROM documents WHERE run_id = ?`, id).Scan(&js)
+	err = s.db.QueryRowContext(ctx, s.sql(`SELECT json FROM documents WHERE run_id = ?`), id).Scan(&js)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("run %q: %w", idOrPrefix, ErrNotFound) // deleted meanwhile
 	}
@@ -341,7 +380,7 @@ func decode(id string, js []byte) (*result.Document, error) {
 // Delete removes runs by id or unique prefix, all or none: an id that
 // matches nothing, or a prefix that matches several, deletes nothing. It
 // returns how many runs were deleted.
-func (s *Store) Delete(ids ...string) (int, error) {
+func (s *DB) Delete(ids ...string) (int, error) {
 	if len(ids) == 0 {
 		return 0, nil
 	}
@@ -353,7 +392,7 @@ func (s *Store) Delete(ids ...string) (int, error) {
 	defer tx.Rollback()
 	seen := make(map[string]bool, len(ids))
 	for _, p := range ids {
-		id, err := resolve(ctx, tx, p)
+		id, err := s.resolve(ctx, tx, p)
 		if err != nil {
 			return 0, err
 		}
@@ -362,7 +401,7 @@ func (s *Store) Delete(ids ...string) (int, error) {
 	n := 0
 	for id := range seen {
 		// Labels and the document go with the run (ON DELETE CASCADE).
-		res, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE id = ?`, id)
+		res, err := tx.ExecContext(ctx, s.sql(`DELETE FROM runs WHERE id = ?`), id)
 		if err != nil {
 			return 0, err
 		}
@@ -467,7 +506,7 @@ func (f *Filter) where() (string, []any, error) {
 	if len(f.IDs) > 0 {
 		var or []string
 		for _, p := range f.IDs {
-			if len(p) < minPrefix {
+			if len(p) < minPrefix && utf8.ValidString(p) {
 				or = append(or, `id = ?`)
 				args = append(args, p)
 				continue
@@ -482,7 +521,7 @@ func (f *Filter) where() (string, []any, error) {
 		return "", nil, fmt.Errorf("negative limit %d", f.Limit)
 	}
 	if len(conds) == 0 {
-		return "1", nil, nil
+		return "TRUE", nil, nil
 	}
 	return strings.Join(conds, " AND "), args, nil
 }
@@ -520,7 +559,7 @@ type Entry struct {
 
 // List returns the runs the filter selects, newest first, without decoding
 // a single document.
-func (s *Store) List(f Filter) ([]Entry, error) {
+func (s *DB) List(f Filter) ([]Entry, error) {
 	w, args, err := f.where()
 	if err != nil {
 		return nil, err
@@ -530,12 +569,12 @@ func (s *Store) List(f Filter) ([]Entry, error) {
 	// or a join would cost a row per label, and rows are what a list of
 	// thousands pays for.
 	q := `SELECT id, method, host, status, started_at, target, fs_type, summary, imported,
-		(SELECT group_concat(key || char(31) || value, char(30)) FROM labels WHERE run_id = runs.id)
+		(SELECT ` + s.joinLabels() + ` FROM labels WHERE run_id = runs.id)
 		FROM runs WHERE ` + w + ` ORDER BY started_at DESC, id DESC`
 	if f.Limit > 0 {
 		q += fmt.Sprintf(` LIMIT %d`, f.Limit)
 	}
-	rows, err := s.db.QueryContext(context.Background(), q, args...)
+	rows, err := s.db.QueryContext(context.Background(), s.sql(q), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -563,14 +602,14 @@ func (s *Store) List(f Filter) ([]Entry, error) {
 
 // Documents returns the full documents the filter selects, oldest first
 // (the newest Limit of them when limited).
-func (s *Store) Documents(f Filter) ([]*result.Document, error) {
+func (s *DB) Documents(f Filter) ([]*result.Document, error) {
 	ctx := context.Background()
 	sub, args, err := f.selectIDs()
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT r.id, d.json FROM runs r JOIN documents d ON d.run_id = r.id
-		WHERE r.id IN (`+sub+`) ORDER BY r.started_at, r.id`, args...)
+	rows, err := s.db.QueryContext(ctx, s.sql(`SELECT r.id, d.json FROM runs r JOIN documents d ON d.run_id = r.id
+		WHERE r.id IN (`+sub+`) ORDER BY r.started_at, r.id`), args...)
 	if err != nil {
 		return nil, err
 	}

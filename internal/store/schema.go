@@ -173,7 +173,7 @@ func (st state) check(path string) (fresh bool, err error) {
 // reading the state again, so that two processes opening an old (or new,
 // empty) store at once migrate it once. Nothing is written unless the file
 // proves to be a thruput store of this or an older version.
-func (s *Store) migrate(ctx context.Context) error {
+func (s *DB) migrate(ctx context.Context) error {
 	st, err := readState(ctx, s.db)
 	if err != nil {
 		return damaged(s.path, err)
@@ -229,7 +229,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 }
 
-func (s *Store) upgrade(ctx context.Context) error {
+func (s *DB) upgrade(ctx context.Context) error {
 	tx, err := s.db.BeginTx(ctx, nil) // BEGIN IMMEDIATE (see dsn)
 	if err != nil {
 		return damaged(s.path, err)

@@ -63,19 +63,37 @@ var (
 	ErrNewer = errors.New("made by a newer thruput")
 )
 
-// Store is an open result store. Its methods may be called from several
-// goroutines; they take turns on one connection.
-type Store struct {
-	db   *sql.DB
-	path string
+// DB is the SQL both backends share: a store is a *DB over SQLite or
+// PostgreSQL, which differ in their schema, their migrations and a few
+// words of SQL (Dialect). Its methods may be called from several
+// goroutines.
+type DB struct {
+	db      *sql.DB
+	path    string
+	dialect Dialect
 }
 
-// Path is the store's file, absolute.
-func (s *Store) Path() string { return s.path }
+// Dialect is the SQL a DB speaks.
+type Dialect int
+
+const (
+	SQLite Dialect = iota
+	PostgreSQL
+)
+
+// NewDB makes a store of an open, migrated database; name is what
+// messages call it (a file, or a URL without its password).
+func NewDB(db *sql.DB, name string, d Dialect) *DB {
+	return &DB{db: db, path: name, dialect: d}
+}
+
+// Path names the store: the SQLite file, absolute, or the PostgreSQL URL
+// without its password.
+func (s *DB) Path() string { return s.path }
 
 // Close closes the store. The last connection to close checkpoints the WAL
 // into the main file and removes it.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *DB) Close() error { return s.db.Close() }
 
 // storeError is Open's refusal: one line naming the file, matching
 // ErrNotStore or ErrNewer with errors.Is.
@@ -99,7 +117,7 @@ func notStore(path, format string, a ...any) error {
 
 // Open opens the store at path, creating it (and its directory, 0700) when
 // it does not exist, and migrating an older schema to the current one.
-func Open(path string) (*Store, error) {
+func Open(path string) (*DB, error) {
 	if path == "" {
 		return nil, errors.New("open result store: empty path")
 	}
@@ -135,7 +153,7 @@ func Open(path string) (*Store, error) {
 	// its rows to the end before returning, and each connection costs a
 	// page cache, which matters on a 512 MiB Pi.
 	db.SetMaxOpenConns(1)
-	s := &Store{db: db, path: abs}
+	s := &DB{db: db, path: abs}
 	if err := s.migrate(context.Background()); err != nil {
 		db.Close()
 		return nil, err

@@ -16,7 +16,7 @@ import (
 	"github.com/thruput/thruput/internal/result"
 )
 
-func openTemp(t *testing.T) *Store {
+func openTemp(t *testing.T) *DB {
 	t.Helper()
 	s, err := Open(filepath.Join(t.TempDir(), "results.db"))
 	if err != nil {
@@ -234,6 +234,7 @@ func TestResolve(t *testing.T) {
 		want    string
 		deflt   bool
 		wantErr string
+		wantURL string
 	}{
 		{want: home + "/.local/share/thruput/results.db", deflt: true},
 		{env: map[string]string{"XDG_DATA_HOME": data}, want: data + "/thruput/results.db", deflt: true},
@@ -242,7 +243,9 @@ func TestResolve(t *testing.T) {
 		{env: map[string]string{"THRUPUT_DB": "/tmp/x.db"}, db: "y.db", set: true, want: "y.db"},
 		{db: "sqlite:/tmp/z.db", set: true, want: "/tmp/z.db"},
 		{db: "", set: true, wantErr: "--db is empty"},
-		{db: "postgres://u:secret@db/x", set: true, wantErr: "postgres://u:xxxxx@db/x: thruput keeps its results in a SQLite file"},
+		{db: "postgres://u:secret@db/x", set: true, wantURL: "postgres://u:secret@db/x"},
+		{env: map[string]string{"THRUPUT_DB": "postgresql:///x?host=/run/postgresql"}, wantURL: "postgresql:///x?host=/run/postgresql"},
+		{db: "http://u:secret@db/x", set: true, wantErr: "http://u:xxxxx@db/x: thruput keeps its results in a SQLite file or in PostgreSQL"},
 		{env: map[string]string{"THRUPUT_DB": "mysql://h/x"}, wantErr: "THRUPUT_DB mysql://h/x"},
 		{db: "sqlite:", set: true, wantErr: "names no file"},
 		{env: map[string]string{"HOME": "/nonexistent"}, wantErr: "$HOME is /nonexistent"},
@@ -255,7 +258,7 @@ func TestResolve(t *testing.T) {
 		switch {
 		case c.wantErr != "" && (!errors.Is(err, ErrLocation) || !strings.Contains(err.Error(), c.wantErr)):
 			t.Errorf("%v %q: %v, want %q", c.env, c.db, err, c.wantErr)
-		case c.wantErr == "" && (err != nil || l.Path != c.want || l.Default != c.deflt):
+		case c.wantErr == "" && (err != nil || l.Path != c.want || l.Default != c.deflt || l.URL != c.wantURL):
 			t.Errorf("%v %q: %+v %v, want %s", c.env, c.db, l, err, c.want)
 		}
 		if strings.Contains(fmt.Sprint(err), "secret") {

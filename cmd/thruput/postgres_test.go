@@ -1,0 +1,130 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/thruput/thruput/internal/pgtest"
+)
+
+// TestPostgresStore: every results command and report gives the same
+// output on PostgreSQL as on SQLite, push and pull copy once, twenty
+// processes saving at once lose nothing, an unreachable store stops a
+// run in its first second, and a run whose save failed is spooled and
+// delivered.
+func TestPostgresStore(t *testing.T) {
+	t.Parallel()
+	c := pgtest.New(t)
+	dir := t.TempDir()
+	lite := filepath.Join(dir, "results.db")
+	a := quickSweep(t, lite, t.TempDir(), "fs=tmp", "card=a")
+	b := quickSweep(t, lite, t.TempDir(), "fs=tmp", "card=b")
+	pg := c.NewDatabase(t)
+
+	o := thruput(t, "results", "push", "--db", lite, "--to", pg)
+	if o.code != 0 || !strings.Contains(o.stdout, "pushed 2 run(s)") || strings.Contains(o.stdout, pgtest.Password) {
+		t.Fatalf("push: exit %d %q %s", o.code, o.stdout, o.stderr)
+	}
+	if o := thruput(t, "results", "push", "--db", lite, "--to", pg); !strings.Contains(o.stdout, "pushed 0 run(s)") || !strings.Contains(o.stdout, "2 already there") {
+		t.Errorf("a second push: %q %s", o.stdout, o.stderr)
+	}
+	back := filepath.Join(dir, "back.db")
+	if o := thruput(t, "results", "pull", "--db", back, "--from", pg, "--label", "card=b"); o.code != 0 || !strings.Contains(o.stdout, "pulled 1 run(s)") {
+		t.Errorf("pull: exit %d %q %s", o.code, o.stdout, o.stderr)
+	}
+	for _, args := range [][]string{
+		{"results", "list"},
+		{"results", "list", "--json", "--label", "card=a"},
+		{"results", "show", a.ID[:len(a.ID)-2]},
+		{"results", "export", "--format", "csv"},
+		{"compare", "card=a", "card=b"},
+		{"report", "--format", "markdown", a.ID, b.ID},
+	} {
+		want := thruput(t, append(args, "--db", lite)...)
+		got := thruput(t, append(args, "--db", pg)...)
+		if got.code != 0 || got.stdout != want.stdout {
+			t.Errorf("%v: PostgreSQL gives (exit %d %s)\n%s\nSQLite gives\n%s", args, got.code, got.stderr, got.stdout, want.stdout)
+		}
+	}
+	if o := thruput(t, "results", "delete", "--db", pg, b.ID); o.code != 0 {
+		t.Errorf("delete: exit %d %s", o.code, o.stderr)
+	}
+	if o := thruput(t, "results", "list", "--db", pg, "--json"); strings.Contains(o.stdout, b.ID) || !strings.Contains(o.stdout, a.ID) {
+		t.Errorf("after delete: %s", o.stdout)
+	}
+
+	t.Run("twenty savers", func(t *testing.T) {
+		pg := c.NewDatabase(t)
+		var wg sync.WaitGroup
+		outs := make([]outcome, 20)
+		for i := range 20 {
+			d := *a
+			d.ID = fmt.Sprintf("20261125T0600%02dZ-par%03d", i, i)
+			f := filepath.Join(t.TempDir(), "run.json")
+			var js strings.Builder
+			d.Write(&js)
+			os.WriteFile(f, []byte(js.String()), 0o600)
+			wg.Go(func() { outs[i] = thruput(t, "results", "import", "--db", pg, f) })
+		}
+		wg.Wait()
+		for i, o := range outs {
+			if o.code != 0 {
+				t.Errorf("saver %d: exit %d %s", i, o.code, o.stderr)
+			}
+		}
+		if o := thruput(t, "results", "list", "--db", pg, "--format", "csv"); strings.Count(o.stdout, "par0") != 20 {
+			t.Errorf("twenty runs saved at once, found:\n%s", o.stdout)
+		}
+	})
+
+	t.Run("unreachable", func(t *testing.T) {
+		long := []string{"disk", "random", t.TempDir(), "-t", "300", "--size", "8M", "--files", "4"}
+		for _, u := range []string{c.URL("wrong-password"), "postgres://thruput:pw@127.0.0.1:1/x?connect_timeout=1", "postgresql:///x?host=" + t.TempDir()} {
+			start := time.Now()
+			o := thruput(t, append([]string{"--db", u}, long...)...)
+			if o.code != 1 || !strings.Contains(o.stderr, "cannot reach the result store") || strings.Contains(o.stderr, "wrong-password") || strings.Contains(o.stderr, ":pw@") {
+				t.Errorf("%s: exit %d %q, want 1 and the reason without the password", u, o.code, o.stderr)
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("%s: refused after %v", u, d)
+			}
+		}
+		if o := thruput(t, append([]string{"--db", "postgres://h:notaport/x"}, long...)...); o.code != 2 {
+			t.Errorf("a URL that does not parse: exit %d %s", o.code, o.stderr)
+		}
+	})
+
+	t.Run("spool", func(t *testing.T) {
+		pg := c.NewDatabase(t)
+		state := t.TempDir()
+		cmd := exec.Command(thruputBin, "--db", pg, "disk", "random", t.TempDir(), "-t", "2", "--size", "8M", "--files", "4", "-q", "--label", "spooled=yes")
+		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
+		done := make(chan outcome)
+		go func() { done <- runOutcome(t, cmd, nil) }()
+		time.Sleep(time.Second)
+		c.Stop()
+		o := <-done
+		c.Start()
+		spooled, _ := filepath.Glob(filepath.Join(state, "thruput", "spool", "*.json"))
+		if o.code != 1 || len(spooled) != 1 || !strings.Contains(o.stderr, spooled[0]) || !strings.Contains(o.stderr, "results push") {
+			t.Fatalf("a save that failed: exit %d %q, spool %v", o.code, o.stderr, spooled)
+		}
+		push := exec.Command(thruputBin, "results", "push", "--db", pg)
+		push.Env = cmd.Env
+		if o := runOutcome(t, push, nil); o.code != 0 || !strings.Contains(o.stdout, "delivered 1 spooled run(s)") {
+			t.Errorf("push of the spool: exit %d %q %s", o.code, o.stdout, o.stderr)
+		}
+		if left, _ := filepath.Glob(filepath.Join(state, "thruput", "spool", "*")); len(left) != 0 {
+			t.Errorf("delivered runs left in the spool: %v", left)
+		}
+		if o := thruput(t, "results", "list", "--db", pg, "--label", "spooled=yes", "--format", "csv"); strings.Count(o.stdout, "disk.random") != 1 {
+			t.Errorf("the spooled run is not in the store:\n%s%s", o.stdout, o.stderr)
+		}
+	})
+}

@@ -1,0 +1,31 @@
+package store
+
+import "github.com/thruput/thruput/internal/result"
+
+// Store is the contract every backend keeps (SQLite here, PostgreSQL in
+// store/postgres), and the one test suite in store/storetest checks:
+// every results command and report reads and writes through it alone.
+type Store interface {
+	// Save stores one document; an id already stored is ErrExists.
+	Save(doc *result.Document) error
+	// SaveAll stores documents in one transaction, skipping ids already
+	// stored; any other failure saves nothing.
+	SaveAll(docs []*result.Document) (saved, skipped int, err error)
+	// SaveEach is SaveAll for documents that arrive one at a time.
+	SaveEach(each func(save func(*result.Document) error) error) (saved, skipped int, err error)
+	// Resolve turns an id or a unique prefix of 4 or more characters into
+	// the stored id (ErrNotFound, ErrAmbiguous).
+	Resolve(idOrPrefix string) (string, error)
+	Get(idOrPrefix string) (*result.Document, error)
+	// Delete removes runs, all or none, and says how many.
+	Delete(ids ...string) (int, error)
+	// List is the runs a filter selects, newest first, from the columns.
+	List(f Filter) ([]Entry, error)
+	// Documents is the documents a filter selects, oldest first.
+	Documents(f Filter) ([]*result.Document, error)
+	// Path names the store in messages, never with a password.
+	Path() string
+	Close() error
+}
+
+var _ Store = (*DB)(nil)

@@ -1,0 +1,108 @@
+package postgres
+
+import (
+	"errors"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/thruput/thruput/internal/pgtest"
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/store"
+	"github.com/thruput/thruput/internal/store/storetest"
+)
+
+func TestPostgres(t *testing.T) {
+	t.Parallel()
+	c := pgtest.New(t)
+	t.Run("contract", func(t *testing.T) {
+		storetest.Run(t, func(t *testing.T) store.Store {
+			s, err := Open(c.NewDatabase(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		})
+	})
+	t.Run("migrate once", func(t *testing.T) {
+		// Ten processes' worth of first opens at once: one creates the
+		// schema, the others find it.
+		u := c.NewDatabase(t)
+		var wg sync.WaitGroup
+		errs := make(chan error, 10)
+		for range 10 {
+			wg.Go(func() {
+				s, err := Open(u)
+				if err == nil {
+					err = s.Close()
+				}
+				errs <- err
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Error(err)
+			}
+		}
+		cfg, _ := Parse(u)
+		db := stdlib.OpenDB(*cfg)
+		defer db.Close()
+		var v int
+		if err := db.QueryRow(`SELECT version FROM thruput.schema_version`).Scan(&v); err != nil || v != len(migrations) {
+			t.Errorf("schema version %d %v", v, err)
+		}
+		// A schema from a newer thruput is refused, untouched.
+		db.Exec(`UPDATE thruput.schema_version SET version = 99`)
+		if _, err := Open(u); !errors.Is(err, store.ErrNewer) {
+			t.Errorf("a newer schema: %v", err)
+		}
+	})
+	t.Run("refusals", func(t *testing.T) {
+		start := time.Now()
+		_, err := Open(c.URL("wrong-password"))
+		if !errors.Is(err, ErrUnreachable) || strings.Contains(err.Error(), "wrong-password") || !strings.Contains(err.Error(), "password") {
+			t.Errorf("a wrong password: %v", err)
+		}
+		// Nothing listens on this socket directory.
+		u := strings.Replace(c.URL(pgtest.Password), url.QueryEscape(c.Socket), url.QueryEscape(t.TempDir()), 1)
+		if _, err := Open(u); !errors.Is(err, ErrUnreachable) || strings.Contains(err.Error(), pgtest.Password) {
+			t.Errorf("no server: %v", err)
+		}
+		if took := time.Since(start); took > 2*time.Second {
+			t.Errorf("the refusals took %v", took)
+		}
+		if _, err := Open("postgres://u:pw@host:notaport/db"); !errors.Is(err, store.ErrLocation) || strings.Contains(err.Error(), ":pw@") {
+			t.Errorf("a bad URL: %v", err)
+		}
+	})
+	t.Run("saved runs survive reopening", func(t *testing.T) {
+		u := c.NewDatabase(t)
+		s, err := Open(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := storetest.Doc("20260301T120000Z-ffff01", "disk.sweep", "pi4", 0, map[string]string{"host": "pi4"})
+		if err := s.Save(d); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		s2, err := Open(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s2.Close()
+		if got, err := s2.Get("20260301T120000Z-ffff01"); err != nil || got.Status != result.StatusOK {
+			t.Errorf("%v %v", got, err)
+		}
+		if strings.Contains(s2.Path(), pgtest.Password) {
+			t.Errorf("Path shows the password: %s", s2.Path())
+		}
+	})
+}

@@ -1,0 +1,149 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/thruput/thruput/internal/result"
+)
+
+// Spool keeps runs that were measured but could not be saved (the
+// PostgreSQL server was down, the disk full), one JSON file a run, until
+// a save succeeds or `results push` delivers them.
+type Spool struct{ Dir string }
+
+// DefaultSpool is $XDG_STATE_HOME/thruput/spool, else
+// ~/.local/state/thruput/spool.
+func DefaultSpool() (Spool, error) {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return Spool{Dir: filepath.Join(d, "thruput", "spool")}, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return Spool{}, errors.New("no home directory for the spool ($HOME is not set)")
+	}
+	return Spool{Dir: filepath.Join(home, ".local", "state", "thruput", "spool")}, nil
+}
+
+// Add writes the run into the spool (under a temporary name, then
+// renamed, so a reader never sees half a run) and returns its file.
+func (sp Spool) Add(doc *result.Document) (string, error) {
+	if err := os.MkdirAll(sp.Dir, 0o700); err != nil {
+		return "", err
+	}
+	js, err := json.Marshal(doc)
+	if err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp(sp.Dir, ".spool-*")
+	if err != nil {
+		return "", err
+	}
+	_, werr := f.Write(js)
+	if err := errors.Join(werr, f.Sync(), f.Close()); err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	path := filepath.Join(sp.Dir, filepath.Base(doc.ID)+".json")
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return path, nil
+}
+
+// files are the spooled runs, oldest id first.
+func (sp Spool) files() ([]string, error) {
+	es, err := os.ReadDir(sp.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range es {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".json") && !strings.HasPrefix(e.Name(), ".") {
+			out = append(out, filepath.Join(sp.Dir, e.Name()))
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Deliver saves every spooled run into s in one transaction and removes
+// the files it saved or found already stored. A file that is not a run is
+// left where it is and named in the error.
+func (sp Spool) Deliver(s Store) (saved, skipped int, err error) {
+	files, err := sp.files()
+	if err != nil || len(files) == 0 {
+		return 0, 0, err
+	}
+	var docs []*result.Document
+	var kept []string
+	var bad []error
+	for _, f := range files {
+		d, err := readRun(f)
+		if err != nil {
+			bad = append(bad, err)
+			continue
+		}
+		docs, kept = append(docs, d), append(kept, f)
+	}
+	if len(docs) > 0 {
+		if saved, skipped, err = s.SaveAll(docs); err != nil {
+			return 0, 0, err
+		}
+		for _, f := range kept {
+			os.Remove(f)
+		}
+	}
+	return saved, skipped, errors.Join(bad...)
+}
+
+func readRun(path string) (*result.Document, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	d, err := result.Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("spooled run %s: %w", path, err)
+	}
+	return d, nil
+}
+
+// Copy saves the runs of src that f selects into dst, 500 at a time,
+// skipping ids dst already holds: copying twice copies nothing the
+// second time.
+func Copy(dst, src Store, f Filter) (saved, skipped int, err error) {
+	es, err := src.List(f)
+	if err != nil {
+		return 0, 0, err
+	}
+	for len(es) > 0 {
+		batch := es[:min(500, len(es))]
+		es = es[len(batch):]
+		var ids []string
+		for _, e := range batch {
+			ids = append(ids, e.ID)
+		}
+		docs, err := src.Documents(Filter{IDs: ids})
+		if err != nil {
+			return saved, skipped, err
+		}
+		n, k, err := dst.SaveAll(docs)
+		if err != nil {
+			return saved, skipped, err
+		}
+		saved, skipped = saved+n, skipped+k
+	}
+	return saved, skipped, nil
+}

@@ -1,0 +1,170 @@
+// Package storetest is the one test suite every result store backend
+// passes: the contract of store.Store, checked the same way on SQLite and
+// on PostgreSQL.
+package storetest
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/store"
+)
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// Doc is a small document of a method, host and start hour.
+func Doc(id, method, host string, hour int, labels map[string]string) *result.Document {
+	d := &result.Document{ID: id, Method: method, StartedAt: t0.Add(time.Duration(hour) * time.Hour), Status: result.StatusOK, Labels: labels}
+	d.Host.Hostname = host
+	d.Targets = []result.Target{{Path: "/mnt/" + host, FSType: "ext4"}}
+	return d
+}
+
+func ids(es []store.Entry) []string {
+	out := []string{}
+	for _, e := range es {
+		out = append(out, e.ID)
+	}
+	return out
+}
+
+// Run checks the contract on fresh, empty stores that open makes.
+func Run(t *testing.T, open func(t *testing.T) store.Store) {
+	docs := []*result.Document{
+		Doc("20260301T120000Z-aaaa01", "disk.sweep", "pi4", 0, map[string]string{"device": "sandisk", "fs": "ext4"}),
+		Doc("20260301T130000Z-aaaa02", "disk.random", "pi4", 1, map[string]string{"device": "evo"}),
+		Doc("20260301T140000Z-bbbb03", "disk.io", "pi5", 2, nil),
+		Doc("20260301T150000Z-bbbb04", "net.client", "pi5", 3, map[string]string{"site": "lab"}),
+		Doc("20260301T160000Z-cccc05", "net.http", "zero2", 4, map[string]string{"device": "sandisk"}),
+	}
+	docs[2].Status, docs[2].Error = result.StatusFailed, "device vanished"
+	fill := func(t *testing.T) store.Store {
+		s := open(t)
+		if n, skipped, err := s.SaveAll(docs); n != len(docs) || skipped != 0 || err != nil {
+			t.Fatalf("SaveAll: %d %d %v", n, skipped, err)
+		}
+		return s
+	}
+	t.Run("round trip", func(t *testing.T) {
+		s := fill(t)
+		for _, d := range docs {
+			got, err := s.Get(d.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, d) {
+				t.Errorf("Get(%s) = %+v, want %+v", d.ID, got, d)
+			}
+		}
+		if err := s.Save(docs[0]); !errors.Is(err, store.ErrExists) {
+			t.Errorf("saving an id again: %v, want ErrExists", err)
+		}
+		if n, skipped, err := s.SaveAll(docs[:2]); n != 0 || skipped != 2 || err != nil {
+			t.Errorf("SaveAll of stored runs: %d saved %d skipped %v", n, skipped, err)
+		}
+	})
+	t.Run("list and filters", func(t *testing.T) {
+		s := fill(t)
+		cases := []struct {
+			f    store.Filter
+			want []string
+		}{
+			{store.Filter{}, []string{"20260301T160000Z-cccc05", "20260301T150000Z-bbbb04", "20260301T140000Z-bbbb03", "20260301T130000Z-aaaa02", "20260301T120000Z-aaaa01"}},
+			{store.Filter{Method: "disk."}, []string{"20260301T140000Z-bbbb03", "20260301T130000Z-aaaa02", "20260301T120000Z-aaaa01"}},
+			{store.Filter{Method: "net.http"}, []string{"20260301T160000Z-cccc05"}},
+			{store.Filter{Host: "pi5"}, []string{"20260301T150000Z-bbbb04", "20260301T140000Z-bbbb03"}},
+			{store.Filter{Labels: []store.LabelQuery{{Key: "device", Value: "sandisk"}}}, []string{"20260301T160000Z-cccc05", "20260301T120000Z-aaaa01"}},
+			{store.Filter{Labels: []store.LabelQuery{{Key: "device", Any: true}, {Key: "fs", Value: "ext4"}}}, []string{"20260301T120000Z-aaaa01"}},
+			{store.Filter{Since: t0.Add(time.Hour), Until: t0.Add(3 * time.Hour)}, []string{"20260301T140000Z-bbbb03", "20260301T130000Z-aaaa02"}},
+			{store.Filter{Status: result.StatusFailed}, []string{"20260301T140000Z-bbbb03"}},
+			{store.Filter{IDs: []string{"20260301T12", "20260301T150000Z-bbbb04"}}, []string{"20260301T150000Z-bbbb04", "20260301T120000Z-aaaa01"}},
+			{store.Filter{Limit: 2}, []string{"20260301T160000Z-cccc05", "20260301T150000Z-bbbb04"}},
+			{store.Filter{Host: "nobody"}, []string{}},
+		}
+		for _, c := range cases {
+			es, err := s.List(c.f)
+			if err != nil {
+				t.Fatalf("%+v: %v", c.f, err)
+			}
+			if got := ids(es); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("List(%+v) = %v, want %v", c.f, got, c.want)
+			}
+		}
+		es, _ := s.List(store.Filter{IDs: []string{"20260301T120000Z-aaaa01"}})
+		e := es[0]
+		if e.Method != "disk.sweep" || e.Host != "pi4" || !e.StartedAt.Equal(t0) || e.Target != "/mnt/pi4" || e.FSType != "ext4" ||
+			!reflect.DeepEqual(e.Labels, map[string]string{"device": "sandisk", "fs": "ext4"}) || e.Status != result.StatusOK {
+			t.Errorf("entry %+v", e)
+		}
+		ds, err := s.Documents(store.Filter{Method: "disk.", Limit: 2})
+		if err != nil || len(ds) != 2 || ds[0].ID != "20260301T130000Z-aaaa02" || ds[1].ID != "20260301T140000Z-bbbb03" {
+			t.Errorf("Documents (the newest two, oldest first): %v %v", ds, err)
+		}
+	})
+	t.Run("ids and delete", func(t *testing.T) {
+		s := fill(t)
+		if id, err := s.Resolve("20260301T16"); err != nil || id != "20260301T160000Z-cccc05" {
+			t.Errorf("Resolve prefix: %q %v", id, err)
+		}
+		if _, err := s.Resolve("20260301T1"); !errors.Is(err, store.ErrAmbiguous) {
+			t.Errorf("an ambiguous prefix: %v", err)
+		}
+		if _, err := s.Resolve("2026" + "9999"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("an unknown id: %v", err)
+		}
+		if _, err := s.Resolve("\xff\xff\xff\xff"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("a prefix of 0xff bytes: %v", err)
+		}
+		if _, err := s.Resolve("20260301T16\x7f"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("a prefix whose successor is not UTF-8: %v", err)
+		}
+		if n, err := s.Delete("20260301T120000Z-aaaa01", "nope-nope"); n != 0 || err == nil {
+			t.Errorf("Delete with an unknown id deletes nothing: %d %v", n, err)
+		}
+		if n, err := s.Delete("20260301T120000Z-aaaa01", "20260301T13"); n != 2 || err != nil {
+			t.Errorf("Delete: %d %v", n, err)
+		}
+		es, _ := s.List(store.Filter{Labels: []store.LabelQuery{{Key: "device", Any: true}}})
+		if got := ids(es); !reflect.DeepEqual(got, []string{"20260301T160000Z-cccc05"}) {
+			t.Errorf("labels of deleted runs remain: %v", got)
+		}
+		if _, err := s.Get("20260301T120000Z-aaaa01"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("Get of a deleted run: %v", err)
+		}
+	})
+	t.Run("all or nothing", func(t *testing.T) {
+		s := open(t)
+		bad := Doc("20260301T170000Z-dddd06", "", "pi4", 5, nil)
+		if _, _, err := s.SaveAll([]*result.Document{docs[0], bad}); err == nil {
+			t.Fatal("a document without a method was saved")
+		}
+		if es, _ := s.List(store.Filter{}); len(es) != 0 {
+			t.Errorf("a failed SaveAll kept %v", ids(es))
+		}
+	})
+	t.Run("concurrent savers", func(t *testing.T) {
+		s := open(t)
+		var wg sync.WaitGroup
+		errs := make(chan error, 20)
+		for i := range 20 {
+			wg.Go(func() {
+				errs <- s.Save(Doc(fmt.Sprintf("20260302T%02d0000Z-eeee%02d", i, i), "disk.sweep", "pi4", i, map[string]string{"n": fmt.Sprint(i)}))
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Error(err)
+			}
+		}
+		if es, _ := s.List(store.Filter{}); len(es) != 20 {
+			t.Errorf("%d of 20 runs saved at once were kept", len(es))
+		}
+	})
+}
