@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -12,16 +11,11 @@ import (
 
 	"github.com/thruput/thruput/internal/compare"
 	"github.com/thruput/thruput/internal/report"
-	"github.com/thruput/thruput/internal/result"
-	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/usage"
 )
 
 // selectFlags narrow what a label query picks, for compare and report.
-type selectFlags struct {
-	method, host string
-	all          bool
-}
+type selectFlags report.Selection
 
 func newCompareCmd(a *app) *cobra.Command {
 	var sel selectFlags
@@ -48,7 +42,7 @@ marked ~ is inside the noise: the repeats do not tell the two apart.`,
 			if err != nil {
 				return err
 			}
-			groups, err := selectGroups(s, args, sel)
+			groups, err := report.Groups(s, args, report.Selection(sel))
 			if err != nil {
 				return err
 			}
@@ -75,56 +69,9 @@ marked ~ is inside the noise: the repeats do not tell the two apart.`,
 }
 
 func (sel *selectFlags) add(fl *pflag.FlagSet) {
-	fl.StringVar(&sel.method, "method", "", "label queries take only runs of this method (disk.sweep) or family (disk.)")
-	fl.StringVar(&sel.host, "host", "", "label queries take only runs made on this hostname")
-	fl.BoolVar(&sel.all, "all", false, "label queries also take runs that did not end ok (partial, failed, interrupted)")
-}
-
-// selectGroups turns compare's and report's arguments into groups of
-// stored documents, one group per argument.
-func selectGroups(s store.Store, args []string, sel selectFlags) ([]compare.Group, error) {
-	var groups []compare.Group
-	for _, arg := range args {
-		if !strings.Contains(arg, "=") {
-			doc, err := s.Get(arg)
-			if err != nil {
-				return nil, usage.Wrap(err)
-			}
-			groups = append(groups, compare.Group{Name: arg, Docs: []*result.Document{doc}})
-			continue
-		}
-		flt := store.Filter{Method: sel.method, Host: sel.host, Status: result.StatusOK}
-		if sel.all {
-			flt.Status = ""
-		}
-		for _, part := range strings.Split(arg, ",") {
-			q, err := store.ParseLabelQuery(part)
-			if err != nil {
-				return nil, usage.Wrap(err)
-			}
-			flt.Labels = append(flt.Labels, q)
-		}
-		docs, err := s.Documents(flt)
-		if err != nil {
-			return nil, err
-		}
-		if len(docs) == 0 {
-			return nil, usage.Errorf("%s: no stored run matches", arg)
-		}
-		var methods []string
-		for _, d := range docs {
-			if !slices.Contains(methods, d.Method) {
-				methods = append(methods, d.Method)
-			}
-		}
-		for _, m := range methods[1:] {
-			if compare.Kind(m) != compare.Kind(methods[0]) {
-				return nil, usage.Errorf("%s matches runs of %s; choose one with --method", arg, strings.Join(methods, ", "))
-			}
-		}
-		groups = append(groups, compare.Group{Name: arg, Docs: docs})
-	}
-	return groups, nil
+	fl.StringVar(&sel.Method, "method", "", "label queries take only runs of this method (disk.sweep) or family (disk.)")
+	fl.StringVar(&sel.Host, "host", "", "label queries take only runs made on this hostname")
+	fl.BoolVar(&sel.All, "all", false, "label queries also take runs that did not end ok (partial, failed, interrupted)")
 }
 
 // baselineIndex finds --baseline among the columns: a column's name

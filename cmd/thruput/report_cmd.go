@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -15,7 +14,6 @@ import (
 	"github.com/thruput/thruput/internal/compare"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
-	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/usage"
 )
 
@@ -64,7 +62,7 @@ func runReport(cmd *cobra.Command, a *app, args []string, sel selectFlags, png b
 	if err != nil {
 		return err
 	}
-	docs, cmp, err := reportInput(s, args, sel)
+	docs, cmp, err := report.Select(s, args, report.Selection(sel))
 	if err != nil {
 		return err
 	}
@@ -95,51 +93,6 @@ func runReport(cmd *cobra.Command, a *app, args []string, sel selectFlags, png b
 		}
 	}
 	return nil
-}
-
-// reportInput picks the runs of a report: the newest with no argument,
-// one run with one id, else a comparison of the arguments.
-func reportInput(s store.Store, args []string, sel selectFlags) ([]*result.Document, *compare.Comparison, error) {
-	if len(args) == 0 {
-		latest, err := s.List(store.Filter{Method: sel.method, Host: sel.host, Limit: 1})
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(latest) == 0 {
-			return nil, nil, usage.Errorf("the store %s holds no run yet; run one, or give ids", s.Path())
-		}
-		args = []string{latest[0].ID}
-	}
-	// suite=ID or fleet=ID alone is that suite's or fleet run's page
-	// again: its runs one after another, of whatever methods, not a
-	// comparison.
-	if key, id, ok := strings.Cut(args[0], "="); ok && (key == "suite" || key == "fleet") && len(args) == 1 && !strings.Contains(id, ",") {
-		docs, err := s.Documents(store.Filter{Labels: []store.LabelQuery{{Key: key, Value: id}}})
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(docs) == 0 {
-			return nil, nil, usage.Errorf("no stored run belongs to %s %s", key, id)
-		}
-		slices.SortFunc(docs, func(x, y *result.Document) int { return x.StartedAt.Compare(y.StartedAt) })
-		return docs, nil, nil
-	}
-	groups, err := selectGroups(s, args, sel)
-	if err != nil {
-		return nil, nil, err
-	}
-	var docs []*result.Document
-	for _, g := range groups {
-		docs = append(docs, g.Docs...)
-	}
-	if len(groups) == 1 && len(docs) == 1 {
-		return docs, nil, nil
-	}
-	cmp, err := compare.New(groups, 0)
-	if err != nil {
-		return nil, nil, usage.Wrap(err)
-	}
-	return docs, cmp, nil
 }
 
 // writeHTMLFile writes the page through a temporary file renamed into

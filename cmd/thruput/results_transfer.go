@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -27,8 +26,8 @@ func newResultsExportCmd(a *app) *cobra.Command {
 results import' on another machine takes them back. CSV has one row per
 figure (run, target, section, step, metric, value), the long form that
 spreadsheets and pandas pivot; the same figures 'thruput compare' lines up.
---format openmetrics writes the latest figure of every host, method,
-target and step as Prometheus gauges in base units, for node_exporter's
+--format openmetrics writes the figures of the newest run that ended ok of
+every host, method and target as Prometheus gauges in base units, for node_exporter's
 textfile collector: with -o the file is written beside and renamed into
 place, so the collector never reads half of it.`,
 		Example: `  thruput results export > all.jsonl
@@ -60,14 +59,18 @@ place, so the collector never reads half of it.`,
 				}
 				flt.IDs = append(flt.IDs, id)
 			}
+			if format == "openmetrics" {
+				// The newest run of each host, method and target, as
+				// serve's /metrics shows them.
+				docs, err := s.Latest(flt)
+				if err != nil {
+					return err
+				}
+				return a.writeAtomic(func(w io.Writer) error { return report.WriteMetrics(w, docs) })
+			}
 			docs, err := s.Documents(flt)
 			if err != nil {
 				return err
-			}
-			if format == "openmetrics" {
-				// Oldest first, so each series keeps its latest run.
-				slices.Reverse(docs)
-				return a.writeAtomic(func(w io.Writer) error { return report.WriteMetrics(w, docs) })
 			}
 			return a.write(func(w io.Writer) error {
 				if format == "csv" {

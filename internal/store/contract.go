@@ -23,6 +23,9 @@ type Store interface {
 	List(f Filter) ([]Entry, error)
 	// Documents is the documents a filter selects, oldest first.
 	Documents(f Filter) ([]*result.Document, error)
+	// Latest is the newest run that ended ok of every host, method and
+	// target the filter selects, oldest first.
+	Latest(f Filter) ([]*result.Document, error)
 	// Path names the store in messages, never with a password.
 	Path() string
 	Close() error

@@ -603,11 +603,28 @@ func (s *DB) List(f Filter) ([]Entry, error) {
 // Documents returns the full documents the filter selects, oldest first
 // (the newest Limit of them when limited).
 func (s *DB) Documents(f Filter) ([]*result.Document, error) {
-	ctx := context.Background()
 	sub, args, err := f.selectIDs()
 	if err != nil {
 		return nil, err
 	}
+	return s.documentsIn(context.Background(), sub, args)
+}
+
+// Latest returns the newest run that ended ok of every host, method and
+// target the filter selects, oldest first: the runs whose figures a
+// dashboard or Prometheus shows now, found without reading the others.
+func (s *DB) Latest(f Filter) ([]*result.Document, error) {
+	w, args, err := f.where()
+	if err != nil {
+		return nil, err
+	}
+	sub := `SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY host, method, target ORDER BY started_at DESC, id DESC) AS n
+		FROM runs WHERE status = 'ok' AND ` + w + `) latest WHERE n = 1`
+	return s.documentsIn(context.Background(), sub, args)
+}
+
+// documentsIn reads the documents of the ids the subquery gives.
+func (s *DB) documentsIn(ctx context.Context, sub string, args []any) ([]*result.Document, error) {
 	rows, err := s.db.QueryContext(ctx, s.sql(`SELECT r.id, d.json FROM runs r JOIN documents d ON d.run_id = r.id
 		WHERE r.id IN (`+sub+`) ORDER BY r.started_at, r.id`), args...)
 	if err != nil {

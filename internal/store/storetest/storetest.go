@@ -106,6 +106,27 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 			t.Errorf("Documents (the newest two, oldest first): %v %v", ds, err)
 		}
 	})
+	t.Run("latest", func(t *testing.T) {
+		s := fill(t)
+		newer := Doc("20260301T170000Z-aaaa06", "disk.sweep", "pi4", 5, nil)
+		failed := Doc("20260301T180000Z-aaaa07", "disk.sweep", "pi4", 6, nil)
+		failed.Status = result.StatusFailed
+		s.SaveAll([]*result.Document{newer, failed})
+		ds, err := s.Latest(store.Filter{})
+		var got []string
+		for _, d := range ds {
+			got = append(got, d.ID)
+		}
+		// pi4's sweep: the newer run that ended ok; pi5's failed io run
+		// is no figure.
+		want := []string{"20260301T130000Z-aaaa02", "20260301T150000Z-bbbb04", "20260301T160000Z-cccc05", "20260301T170000Z-aaaa06"}
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("Latest = %v %v, want %v", got, err, want)
+		}
+		if ds, _ := s.Latest(store.Filter{Host: "pi5"}); len(ds) != 1 {
+			t.Errorf("Latest of pi5: %d runs", len(ds))
+		}
+	})
 	t.Run("ids and delete", func(t *testing.T) {
 		s := fill(t)
 		if id, err := s.Resolve("20260301T16"); err != nil || id != "20260301T160000Z-cccc05" {

@@ -1,0 +1,111 @@
+package report
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/thruput/thruput/internal/compare"
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/store"
+	"github.com/thruput/thruput/internal/usage"
+)
+
+// Selection narrows what a label query picks, for compare, report and
+// serve's pages.
+type Selection struct {
+	Method, Host string
+	// All also takes runs that did not end ok.
+	All bool
+}
+
+// Groups turns compare's and report's arguments into groups of
+// stored documents, one group per argument.
+func Groups(s store.Store, args []string, sel Selection) ([]compare.Group, error) {
+	var groups []compare.Group
+	for _, arg := range args {
+		if !strings.Contains(arg, "=") {
+			doc, err := s.Get(arg)
+			if err != nil {
+				return nil, usage.Wrap(err)
+			}
+			groups = append(groups, compare.Group{Name: arg, Docs: []*result.Document{doc}})
+			continue
+		}
+		flt := store.Filter{Method: sel.Method, Host: sel.Host, Status: result.StatusOK}
+		if sel.All {
+			flt.Status = ""
+		}
+		for _, part := range strings.Split(arg, ",") {
+			q, err := store.ParseLabelQuery(part)
+			if err != nil {
+				return nil, usage.Wrap(err)
+			}
+			flt.Labels = append(flt.Labels, q)
+		}
+		docs, err := s.Documents(flt)
+		if err != nil {
+			return nil, err
+		}
+		if len(docs) == 0 {
+			return nil, usage.Errorf("%s: no stored run matches", arg)
+		}
+		var methods []string
+		for _, d := range docs {
+			if !slices.Contains(methods, d.Method) {
+				methods = append(methods, d.Method)
+			}
+		}
+		for _, m := range methods[1:] {
+			if compare.Kind(m) != compare.Kind(methods[0]) {
+				return nil, usage.Errorf("%s matches runs of %s; choose one with --method", arg, strings.Join(methods, ", "))
+			}
+		}
+		groups = append(groups, compare.Group{Name: arg, Docs: docs})
+	}
+	return groups, nil
+}
+
+// Select picks the runs of a report: the newest with no argument,
+// one run with one id, else a comparison of the arguments.
+func Select(s store.Store, args []string, sel Selection) ([]*result.Document, *compare.Comparison, error) {
+	if len(args) == 0 {
+		latest, err := s.List(store.Filter{Method: sel.Method, Host: sel.Host, Limit: 1})
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(latest) == 0 {
+			return nil, nil, usage.Errorf("the store %s holds no run yet; run one, or give ids", s.Path())
+		}
+		args = []string{latest[0].ID}
+	}
+	// suite=ID or fleet=ID alone is that suite's or fleet run's page
+	// again: its runs one after another, of whatever methods, not a
+	// comparison.
+	if key, id, ok := strings.Cut(args[0], "="); ok && (key == "suite" || key == "fleet") && len(args) == 1 && !strings.Contains(id, ",") {
+		docs, err := s.Documents(store.Filter{Labels: []store.LabelQuery{{Key: key, Value: id}}})
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(docs) == 0 {
+			return nil, nil, usage.Errorf("no stored run belongs to %s %s", key, id)
+		}
+		slices.SortFunc(docs, func(x, y *result.Document) int { return x.StartedAt.Compare(y.StartedAt) })
+		return docs, nil, nil
+	}
+	groups, err := Groups(s, args, sel)
+	if err != nil {
+		return nil, nil, err
+	}
+	var docs []*result.Document
+	for _, g := range groups {
+		docs = append(docs, g.Docs...)
+	}
+	if len(groups) == 1 && len(docs) == 1 {
+		return docs, nil, nil
+	}
+	cmp, err := compare.New(groups, 0)
+	if err != nil {
+		return nil, nil, usage.Wrap(err)
+	}
+	return docs, cmp, nil
+}
