@@ -52,6 +52,13 @@ func TestPostgresStore(t *testing.T) {
 			t.Errorf("%v: PostgreSQL gives (exit %d %s)\n%s\nSQLite gives\n%s", args, got.code, got.stderr, got.stdout, want.stdout)
 		}
 	}
+	u := startDashboard(t, "--db", pg)
+	if code, body := get(t, u+"/?label=card%3Da"); code != 200 || !strings.Contains(body, a.ID) || strings.Contains(body, b.ID) {
+		t.Errorf("serve on PostgreSQL: %d\n%.500s", code, body)
+	}
+	if code, body := get(t, u+"/metrics"); code != 200 || !strings.Contains(body, "thruput_disk_sweep_bytes_per_second{") {
+		t.Errorf("/metrics on PostgreSQL: %d\n%s", code, body)
+	}
 	if o := thruput(t, "results", "delete", "--db", pg, b.ID); o.code != 0 {
 		t.Errorf("delete: exit %d %s", o.code, o.stderr)
 	}

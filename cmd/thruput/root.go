@@ -89,7 +89,7 @@ interrupted (the figures gathered so far are still printed), 2 for bad usage
 	f.StringVar(&a.db, "db", "", "the result store, a SQLite file (default $THRUPUT_DB, else $XDG_DATA_HOME/thruput/results.db)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage.Wrap(err) })
 	root.AddCommand(newVersionCmd(a), newDiskCmd(a), newNetCmd(a),
-		newSysinfoCmd(a), newFleetCmd(a), newResultsCmd(a), newCompareCmd(a), newReportCmd(a), newSuiteCmd(a))
+		newSysinfoCmd(a), newFleetCmd(a), newResultsCmd(a), newCompareCmd(a), newReportCmd(a), newSuiteCmd(a), newServeCmd(a))
 	root.SetVersionTemplate(versionLine() + "\n")
 	markUsageErrors(root)
 	return root

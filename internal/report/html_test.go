@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thruput/thruput/internal/browsertest"
 	"github.com/thruput/thruput/internal/compare"
-	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -246,23 +246,8 @@ func browserPage(t *testing.T) (page []byte, want map[string]int) {
 // name resolution disabled and a network log, and checks it renders (a
 // screenshot that is not blank, a DOM with every chart and its points)
 // and that the page asked the network for nothing.
-// needChromium gives Debian's Chromium, skipping the test without it, or
-// failing it under CI, where scripts/setup installs it.
-func needChromium(t *testing.T) string {
-	t.Helper()
-	fstest.Long(t, "starts Chromium")
-	const bin = "/usr/bin/chromium"
-	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s: %v; CI must check the HTML page in a browser (install the chromium package)", bin, err)
-		}
-		t.Skipf("%s not found: skipping the browser check of the HTML page (install chromium to run it)", bin)
-	}
-	return bin
-}
-
 func TestHTMLInChromium(t *testing.T) {
-	bin := needChromium(t)
+	bin := browsertest.Need(t)
 	page, want := browserPage(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "page.html")

@@ -2,16 +2,16 @@ package report
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/thruput/thruput/internal/browsertest"
 
 	"github.com/thruput/thruput/internal/compare"
 	"github.com/thruput/thruput/internal/result"
@@ -23,7 +23,6 @@ import (
 // "rotational" short), and a legend on every chart of more than one
 // series.
 func TestLayoutInChromium(t *testing.T) {
-	bin := needChromium(t)
 	suitePage := func() []byte {
 		var docs []*result.Document
 		for _, name := range []string{"random", "io", "mark", "net", "net-udp"} {
@@ -41,17 +40,7 @@ func TestLayoutInChromium(t *testing.T) {
 	}
 	cmpPage, _ := browserPage(t)
 	dir := t.TempDir()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"), chromedp.UserDataDir(filepath.Join(dir, "profile")),
-		chromedp.WindowSize(1024, 800))
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
-	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
+	bctx := browsertest.New(t, 1024, 800)
 	const measure = `(() => {
 		const over = [];
 		for (const el of document.querySelectorAll('main, section, .tablewrap, table, td, th, p, li, dd, figure')) {

@@ -1,0 +1,284 @@
+package serve
+
+import (
+	"bytes"
+	"errors"
+	"html/template"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/thruput/thruput/internal/compare"
+	"github.com/thruput/thruput/internal/report"
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/store"
+	"github.com/thruput/thruput/internal/usage"
+)
+
+// pageSize is the runs a list page shows; older ones are a link away.
+const pageSize = 100
+
+type listPage struct {
+	Runs     []listRun
+	Query    url.Values
+	Older    string
+	Writable bool
+	Version  string
+	Count    int
+	Statuses []string
+}
+
+type listRun struct {
+	store.Entry
+	Labels string
+	Fleet  string
+	Trend  string
+}
+
+// when reads a time filter: what --since and --until take, or the exact
+// time an "older runs" link carries.
+func when(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	return store.ParseWhen(s, time.Now())
+}
+
+func (s *Server) list(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := store.Filter{Method: q.Get("method"), Host: q.Get("host"), Status: q.Get("status"), Limit: pageSize}
+	var err error
+	for _, l := range q["label"] {
+		if l == "" {
+			continue
+		}
+		lq, err := store.ParseLabelQuery(l)
+		if err != nil {
+			s.fail(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		f.Labels = append(f.Labels, lq)
+	}
+	if f.Since, err = when(q.Get("since")); err != nil {
+		s.fail(w, http.StatusBadRequest, "since: "+err.Error())
+		return
+	}
+	if f.Until, err = when(q.Get("until")); err != nil {
+		s.fail(w, http.StatusBadRequest, "until: "+err.Error())
+		return
+	}
+	switch f.Status {
+	case "", result.StatusOK, result.StatusPartial, result.StatusFailed, result.StatusInterrupted:
+	default:
+		s.fail(w, http.StatusBadRequest, "status: ok, partial, failed or interrupted")
+		return
+	}
+	es, err := s.o.Store.List(f)
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	p := listPage{Query: q, Writable: s.o.Token != "", Version: s.o.Version, Count: len(es),
+		Statuses: []string{result.StatusOK, result.StatusPartial, result.StatusFailed, result.StatusInterrupted}}
+	for _, e := range es {
+		lr := listRun{Entry: e, Fleet: e.Labels["fleet"],
+			Trend: "/trend?" + url.Values{"host": {e.Host}, "method": {e.Method}}.Encode()}
+		var ls []string
+		for k, v := range e.Labels {
+			ls = append(ls, k+"="+v)
+		}
+		slices.Sort(ls)
+		lr.Labels = strings.Join(ls, " ")
+		p.Runs = append(p.Runs, lr)
+	}
+	if len(es) == pageSize {
+		older := url.Values{}
+		for k, v := range q {
+			older[k] = v
+		}
+		older.Set("until", es[len(es)-1].StartedAt.Format(time.RFC3339Nano))
+		p.Older = "/?" + older.Encode()
+	}
+	s.html(w, "list.html", p)
+}
+
+func (s *Server) html(w http.ResponseWriter, name string, data any) {
+	s.htmlCode(w, http.StatusOK, name, data)
+}
+
+func (s *Server) htmlCode(w http.ResponseWriter, code int, name string, data any) {
+	var b bytes.Buffer
+	if err := pages.ExecuteTemplate(&b, name, data); err != nil {
+		s.fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	w.Write(b.Bytes())
+}
+
+// storeErr answers a store or selection error: what the request named
+// wrongly is 4xx, anything else the server's fault.
+func (s *Server) storeErr(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		s.fail(w, http.StatusNotFound, err.Error())
+	case errors.Is(err, store.ErrAmbiguous), usage.Is(err):
+		s.fail(w, http.StatusBadRequest, err.Error())
+	default:
+		s.fail(w, http.StatusInternalServerError, err.Error())
+	}
+}
+
+// report answers with report's page of docs, a way back to the list
+// added at its top.
+func (s *Server) report(w http.ResponseWriter, docs []*result.Document, cmp *compare.Comparison) {
+	var b bytes.Buffer
+	if err := report.WriteHTML(&b, docs, cmp, report.HTMLOptions{Units: s.o.Units}); err != nil {
+		s.fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	page := b.Bytes()
+	if i := bytes.Index(page, []byte("<body>")); i >= 0 {
+		nav := []byte(`<body><nav style="margin:0.5em 1em;font:14px sans-serif"><a href="/">&larr; all runs</a></nav>`)
+		page = append(page[:i:i], append(nav, page[i+len("<body>"):]...)...)
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(page)
+}
+
+func (s *Server) run(w http.ResponseWriter, r *http.Request) {
+	d, err := s.o.Store.Get(r.PathValue("id"))
+	if err != nil {
+		s.storeErr(w, err)
+		return
+	}
+	s.report(w, []*result.Document{d}, nil)
+}
+
+// compare puts the runs named by run= (ids or label queries, as
+// `thruput compare` takes them) side by side.
+func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
+	args := r.URL.Query()["run"]
+	if len(args) == 0 {
+		s.fail(w, http.StatusBadRequest, "name the runs: /compare?run=ID&run=ID, or label queries such as run=fs=ext4")
+		return
+	}
+	docs, cmp, err := report.Select(s.o.Store, args, report.Selection{Method: r.URL.Query().Get("method")})
+	if err != nil {
+		s.storeErr(w, err)
+		return
+	}
+	s.report(w, docs, cmp)
+}
+
+func (s *Server) fleet(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if strings.ContainsAny(id, ",=") {
+		s.fail(w, http.StatusBadRequest, "a fleet id")
+		return
+	}
+	docs, _, err := report.Select(s.o.Store, []string{"fleet=" + id}, report.Selection{})
+	if err != nil {
+		s.storeErr(w, err)
+		return
+	}
+	s.report(w, docs, nil)
+}
+
+// trendRuns bounds the runs a trend reads: a year of daily runs.
+const trendRuns = 400
+
+type trendPage struct {
+	Host, Method string
+	Runs         int
+	Charts       []template.HTML
+	Version      string
+}
+
+func (s *Server) trend(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	p := trendPage{Host: q.Get("host"), Method: q.Get("method"), Version: s.o.Version}
+	if p.Host == "" || p.Method == "" {
+		s.fail(w, http.StatusBadRequest, "name a host and a method: /trend?host=pi4&method=disk.sweep")
+		return
+	}
+	docs, err := s.o.Store.Documents(store.Filter{Host: p.Host, Method: p.Method, Status: result.StatusOK, Limit: trendRuns})
+	if err != nil {
+		s.storeErr(w, err)
+		return
+	}
+	if len(docs) == 0 {
+		s.fail(w, http.StatusNotFound, "no run of "+p.Method+" on "+p.Host+" ended ok")
+		return
+	}
+	p.Runs = len(docs)
+	for _, c := range report.Trend(docs) {
+		svg, err := c.SVG()
+		if err != nil {
+			s.fail(w, http.StatusInternalServerError, err.Error())
+			return
+		}
+		// Our own chart code drew it.
+		p.Charts = append(p.Charts, template.HTML(svg))
+	}
+	s.html(w, "trend.html", p)
+}
+
+// metrics is the Prometheus text format of the newest run of every host,
+// method and target: what `results export --format openmetrics` writes.
+func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
+	docs, err := s.o.Store.Latest(store.Filter{})
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	var b bytes.Buffer
+	if err := report.WriteMetrics(&b, docs); err != nil {
+		s.fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	w.Write(b.Bytes())
+}
+
+func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
+	if s.o.Token == "" {
+		s.fail(w, http.StatusForbidden, "this server is read-only: start it with --token-file to allow deleting runs")
+		return
+	}
+	if _, err := s.o.Store.Delete(r.PathValue("id")); err != nil {
+		s.storeErr(w, err)
+		return
+	}
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+func (s *Server) loginForm(w http.ResponseWriter, r *http.Request) {
+	s.html(w, "login.html", map[string]any{"Version": s.o.Version, "Wrong": false})
+}
+
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	if s.o.Token == "" {
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			s.fail(w, http.StatusRequestEntityTooLarge, "the request is too large")
+			return
+		}
+		s.fail(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	r.Header.Set("Authorization", "Bearer "+r.PostForm.Get("token"))
+	if !s.authorized(r) {
+		s.htmlCode(w, http.StatusUnauthorized, "login.html", map[string]any{"Version": s.o.Version, "Wrong": true})
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.session(), Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}

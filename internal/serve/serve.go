@@ -1,0 +1,204 @@
+// Package serve is thruput's dashboard: the result history as web pages
+// (the run list with filters, each run's report, comparisons, trends, the
+// fleet's network matrix) and /metrics for Prometheus, read from any
+// store. Pages load nothing from anywhere: style and charts are inline.
+package serve
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/subtle"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html/template"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/thruput/thruput/internal/store"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+var pages = template.Must(template.New("").Funcs(template.FuncMap{
+	"when": func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.UTC().Format("2006-01-02 15:04:05")
+	},
+	"query": func(kv ...string) string {
+		v := url.Values{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			v.Set(kv[i], kv[i+1])
+		}
+		return v.Encode()
+	},
+}).ParseFS(templateFS, "templates/*.html"))
+
+// Options configure a server.
+type Options struct {
+	Store store.Store
+	// Token, when set, is needed for every page (a bearer token, or the
+	// cookie /login gives) and allows deleting runs; without it the
+	// server is read-only and must listen on loopback.
+	Token string
+	// Units is the pages' unit system, as report's.
+	Units string
+	// Version is thruput's, for the footer.
+	Version string
+}
+
+// Server is the dashboard's handler.
+type Server struct {
+	o   Options
+	mux *http.ServeMux
+}
+
+// New makes the handler.
+func New(o Options) *Server {
+	s := &Server{o: o, mux: http.NewServeMux()}
+	s.mux.HandleFunc("GET /{$}", s.list)
+	s.mux.HandleFunc("GET /runs/{id}", s.run)
+	s.mux.HandleFunc("POST /runs/{id}/delete", s.delete)
+	s.mux.HandleFunc("GET /compare", s.compare)
+	s.mux.HandleFunc("GET /trend", s.trend)
+	s.mux.HandleFunc("GET /fleet/{id}", s.fleet)
+	s.mux.HandleFunc("GET /metrics", s.metrics)
+	s.mux.HandleFunc("GET /login", s.loginForm)
+	s.mux.HandleFunc("POST /login", s.login)
+	return s
+}
+
+// maxBody bounds what a request may send: forms of a token or nothing.
+const maxBody = 16 << 10
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	// The pages are self-contained: nothing may load, nothing may run.
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	}
+	// No page has a path with dot segments: refused, not redirected to
+	// what they would resolve to.
+	if p := r.URL.Path; strings.Contains(p, "/..") || strings.Contains(p, "/./") || strings.Contains(p, "//") || strings.Contains(p, "\\") {
+		s.fail(w, http.StatusBadRequest, "a path with dot segments")
+		return
+	}
+	if s.o.Token != "" && r.URL.Path != "/login" && !s.authorized(r) {
+		if strings.Contains(r.Header.Get("Accept"), "text/html") {
+			http.Redirect(w, r, "/login", http.StatusSeeOther)
+			return
+		}
+		h.Set("WWW-Authenticate", `Bearer realm="thruput"`)
+		s.fail(w, http.StatusUnauthorized, "a token is needed: Authorization: Bearer <token>, or log in at /login")
+		return
+	}
+	if r.Method == http.MethodPost && !s.sameOrigin(r) {
+		s.fail(w, http.StatusForbidden, "a change must come from this server's own pages (cross-origin request refused)")
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// cookieName holds a login: the token's HMAC, never the token.
+const cookieName = "thruput_session"
+
+func (s *Server) session() string {
+	m := hmac.New(sha256.New, []byte(s.o.Token))
+	m.Write([]byte("thruput serve session"))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	if bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+		return subtle.ConstantTimeCompare([]byte(bearer), []byte(s.o.Token)) == 1
+	}
+	c, err := r.Cookie(cookieName)
+	return err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(s.session())) == 1
+}
+
+// sameOrigin is the CSRF check of a state-changing request: a browser
+// names the page that sent it in Origin (or Referer), and it must be this
+// server. A request with neither comes from no browser page; it must
+// carry the bearer token, which a page of another site cannot add.
+func (s *Server) sameOrigin(r *http.Request) bool {
+	from := r.Header.Get("Origin")
+	if from == "" || from == "null" {
+		from = r.Header.Get("Referer")
+	}
+	if from == "" {
+		return strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ")
+	}
+	u, err := url.Parse(from)
+	return err == nil && u.Host == r.Host && (u.Scheme == "http" || u.Scheme == "https")
+}
+
+func (s *Server) fail(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	pages.ExecuteTemplate(w, "error.html", map[string]any{"Code": code, "Status": http.StatusText(code), "Message": msg, "Version": s.o.Version})
+}
+
+// CheckListen refuses an address other than loopback without a token:
+// the history names machines, paths and networks, and delete changes it.
+func CheckListen(addr string, token bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--listen %s: want HOST:PORT (127.0.0.1:8080): %v", addr, err)
+	}
+	if token {
+		return nil
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("--listen %s is not loopback: give --token-file FILE, so that only who holds the token reads the history", addr)
+}
+
+// Run serves h on addr until ctx ends, then lets requests under way
+// finish for up to 10 s. ready, when set, is told the address listened on.
+func Run(ctx context.Context, addr string, h http.Handler, ready func(net.Addr)) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler: h,
+		// Slow or stuck clients are cut off rather than held forever.
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    16 << 10,
+	}
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	err = srv.Shutdown(sctx)
+	if serr := <-done; !errors.Is(serr, http.ErrServerClosed) {
+		err = errors.Join(err, serr)
+	}
+	return err
+}

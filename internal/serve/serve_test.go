@@ -1,0 +1,295 @@
+package serve
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/store"
+)
+
+var t0 = time.Date(2026, 11, 1, 6, 0, 0, 0, time.UTC)
+
+func sweep(id, host string, day int, read float64, labels map[string]string) *result.Document {
+	d := &result.Document{ID: id, Method: "disk.sweep", Status: result.StatusOK, Labels: labels,
+		StartedAt: t0.AddDate(0, 0, day), EndedAt: t0.AddDate(0, 0, day).Add(time.Minute)}
+	d.Host.Hostname = host
+	d.Targets = []result.Target{{Path: "/mnt/usb", FSType: "ext4"}}
+	d.Sweep = &result.Sweep{Parameters: result.SweepParameters{Write: true, Read: true}, Steps: []result.SweepStep{
+		{Phase: "write", BlockSize: 4 << 10, Bytes: 64 << 20, ElapsedNs: 8e9, MiBPerSec: read / 8},
+		{Phase: "read", BlockSize: 4 << 10, Bytes: 64 << 20, ElapsedNs: 4e9, MiBPerSec: read / 4},
+		{Phase: "write", BlockSize: 1 << 20, Bytes: 64 << 20, ElapsedNs: 2e9, MiBPerSec: read / 2},
+		{Phase: "read", BlockSize: 1 << 20, Bytes: 64 << 20, ElapsedNs: 1e9, MiBPerSec: read},
+	}}
+	return d
+}
+
+func pair(id, from, to string, mbit float64) *result.Document {
+	at := t0.AddDate(0, 0, 4)
+	d := &result.Document{ID: id, Method: "net.client", Status: result.StatusOK, StartedAt: at, EndedAt: at.Add(10 * time.Second),
+		Labels: map[string]string{"fleet": "f1", "from": from, "to": to, "host": from}}
+	d.Host.Hostname = from
+	d.Net = &result.Net{Parameters: result.NetParameters{Role: "client", Server: to}, Sums: []result.NetSum{
+		{Direction: result.DirUp, Receiver: result.NetFigure{Bytes: int64(mbit * 1e6 / 8 * 10), Seconds: 10, BitsPerSecond: mbit * 1e6}}}}
+	return d
+}
+
+func fixture(t *testing.T) store.Store {
+	t.Helper()
+	s, err := store.Open(filepath.Join(t.TempDir(), "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	docs := []*result.Document{
+		sweep("20261101T060000Z-aaaa01", "pi4", 0, 40, map[string]string{"card": "a"}),
+		sweep("20261102T060000Z-aaaa02", "pi4", 1, 42, map[string]string{"card": "a"}),
+		sweep("20261103T060000Z-bbbb03", "pi4", 2, 21, map[string]string{"card": "b"}),
+		sweep("20261104T060000Z-cccc04", "pi5", 3, 90, nil),
+		pair("20261105T060000Z-dddd05", "h1", "h2", 94.1),
+		pair("20261105T060010Z-dddd06", "h2", "h1", 93.8),
+	}
+	if _, _, err := s.SaveAll(docs); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+type client struct {
+	t   *testing.T
+	url string
+}
+
+func (c client) do(method, path string, hdr map[string]string, body string) (int, string) {
+	c.t.Helper()
+	req, err := http.NewRequest(method, c.url+path, strings.NewReader(body))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// newClient serves o with Run, as thruput serve does, on a loopback port.
+func newClient(t *testing.T, o Options) client {
+	ctx, cancel := context.WithCancel(context.Background())
+	addr := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, "127.0.0.1:0", New(o), func(a net.Addr) { addr <- a }) }()
+	var u string
+	select {
+	case a := <-addr:
+		u = "http://" + a.String()
+	case err := <-done:
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	})
+	return client{t, u}
+}
+
+func TestPages(t *testing.T) {
+	s := fixture(t)
+	c := newClient(t, Options{Store: s, Version: "test"})
+	for _, tc := range []struct {
+		path string
+		code int
+		want []string
+	}{
+		{"/", 200, []string{"20261104T060000Z-cccc04", "pi5", "read 90.0 MiB/s", `href="/fleet/f1"`, `href="/trend?host=pi4&amp;method=disk.sweep"`}},
+		{"/?host=pi4&label=card%3Db", 200, []string{"20261103T060000Z-bbbb03"}},
+		{"/?since=2026-11-03&until=2026-11-04", 200, []string{"20261103T060000Z-bbbb03"}},
+		{"/runs/20261101T060000Z-aaaa01", 200, []string{"<svg", "/mnt/usb", `href="/"`}},
+		{"/runs/20261101T06", 200, []string{"<svg"}},
+		{"/compare?run=card%3Da&run=card%3Db", 200, []string{"0.51x", "<svg"}},
+		{"/trend?host=pi4&method=disk.sweep", 200, []string{"<svg", "3 run(s)", "1M read /mnt/usb"}},
+		{"/fleet/f1", 200, []string{"h1", "h2", "94.1"}},
+		{"/runs/nope-nope-nope", 404, []string{"not in the store"}},
+		{"/runs/2026", 400, []string{"ambiguous"}},
+		{"/fleet/none", 400, []string{"no stored run"}},
+		{"/compare", 400, nil},
+		{"/compare?run=nope%3Dx", 400, []string{"no stored run matches"}},
+		{"/trend?host=pi4", 400, nil},
+		{"/trend?host=zz&method=disk.sweep", 404, nil},
+		{"/?label=%3D%3D", 400, nil},
+		{"/?status=odd", 400, nil},
+		{"/?since=yesterday", 400, nil},
+		{"/nothing-here", 404, nil},
+		{"/runs/../../../etc/passwd", 400, nil},
+		{"/runs/..%2f..%2fetc%2fpasswd", 400, nil},
+		{"//etc/passwd", 400, nil},
+	} {
+		code, body := c.do("GET", tc.path, nil, "")
+		if code != tc.code {
+			t.Errorf("GET %s: %d, want %d\n%.300s", tc.path, code, tc.code, body)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(body, w) {
+				t.Errorf("GET %s: no %q in\n%.2000s", tc.path, w, body)
+			}
+		}
+		if strings.Contains(body, "root:") {
+			t.Errorf("GET %s: a file of the machine was served", tc.path)
+		}
+	}
+	// Read-only without a token: a change is refused, the run stays.
+	if code, _ := c.do("POST", "/runs/20261101T060000Z-aaaa01/delete", map[string]string{"Origin": c.url}, ""); code != 403 {
+		t.Errorf("delete on a read-only server: %d", code)
+	}
+	if _, err := s.Get("20261101T060000Z-aaaa01"); err != nil {
+		t.Error(err)
+	}
+	// An oversized request is refused, not read.
+	if code, _ := c.do("POST", "/login", map[string]string{"Origin": c.url}, "token="+strings.Repeat("x", 1<<20)); code != 303 && code != 413 {
+		t.Errorf("an oversized POST: %d", code)
+	}
+	req, _ := http.NewRequest("GET", c.url+"/", nil)
+	req.Header.Set("X-Big", strings.Repeat("y", 64<<10))
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode != 431 {
+			t.Errorf("a 64 KiB header: %d", resp.StatusCode)
+		}
+	}
+}
+
+func TestToken(t *testing.T) {
+	s := fixture(t)
+	const token = "0123456789abcdef-token"
+	c := newClient(t, Options{Store: s, Token: token})
+	bearer := map[string]string{"Authorization": "Bearer " + token}
+	for _, h := range []map[string]string{nil, {"Authorization": "Bearer wrong"}, {"Cookie": cookieName + "=forged"}} {
+		if code, _ := c.do("GET", "/", h, ""); code != 401 {
+			t.Errorf("GET / with %v: %d, want 401", h, code)
+		}
+		if code, _ := c.do("GET", "/metrics", h, ""); code != 401 {
+			t.Errorf("GET /metrics with %v: %d, want 401", h, code)
+		}
+	}
+	if code, _ := c.do("GET", "/", map[string]string{"Accept": "text/html"}, ""); code != 303 {
+		t.Errorf("a browser without the token is not sent to /login: %d", code)
+	}
+	if code, _ := c.do("GET", "/", bearer, ""); code != 200 {
+		t.Errorf("GET / with the token: %d", code)
+	}
+	// A login gives a cookie that is not the token.
+	req, _ := http.NewRequest("POST", c.url+"/login", strings.NewReader(url.Values{"token": {token}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", c.url)
+	resp, err := (&http.Transport{}).RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	var session string
+	for _, ck := range resp.Cookies() {
+		if ck.Name == cookieName {
+			session = ck.Value
+		}
+	}
+	if resp.StatusCode != 303 || session == "" || strings.Contains(session, token) {
+		t.Fatalf("login: %d cookie %q", resp.StatusCode, session)
+	}
+	cookie := map[string]string{"Cookie": cookieName + "=" + session}
+	if code, _ := c.do("GET", "/runs/20261101T060000Z-aaaa01", cookie, ""); code != 200 {
+		t.Errorf("a page with the login cookie: %d", code)
+	}
+	if code, _ := c.do("POST", "/login", map[string]string{"Origin": c.url}, "token=wrong"); code != 401 {
+		t.Errorf("a wrong login: %d", code)
+	}
+	// Cross-origin changes are refused, whatever the credentials.
+	for _, h := range []map[string]string{
+		{"Cookie": cookie["Cookie"], "Origin": "http://evil.example"},
+		{"Cookie": cookie["Cookie"], "Referer": "http://evil.example/page"},
+		{"Cookie": cookie["Cookie"]},
+		{"Authorization": bearer["Authorization"], "Origin": "http://evil.example"},
+	} {
+		if code, _ := c.do("POST", "/runs/20261101T060000Z-aaaa01/delete", h, ""); code != 403 {
+			t.Errorf("a cross-origin delete with %v: %d, want 403", h, code)
+		}
+	}
+	if _, err := s.Get("20261101T060000Z-aaaa01"); err != nil {
+		t.Fatalf("a refused delete deleted: %v", err)
+	}
+	// The server's own page may delete, as may a script with the token.
+	if code, _ := c.do("POST", "/runs/20261101T060000Z-aaaa01/delete", map[string]string{"Cookie": cookie["Cookie"], "Origin": c.url}, ""); code != 303 {
+		t.Errorf("a same-origin delete: %d", code)
+	}
+	if code, _ := c.do("POST", "/runs/20261102T060000Z-aaaa02/delete", bearer, ""); code != 303 {
+		t.Errorf("a delete with the bearer token: %d", code)
+	}
+	if code, _ := c.do("POST", "/runs/20261102T060000Z-aaaa02/delete", bearer, ""); code != 404 {
+		t.Errorf("deleting an unknown run: %d", code)
+	}
+	if es, _ := s.List(store.Filter{Host: "pi4"}); len(es) != 1 {
+		t.Errorf("%d runs of pi4 left, want 1", len(es))
+	}
+}
+
+func TestCheckListen(t *testing.T) {
+	for _, c := range []struct {
+		addr  string
+		token bool
+		ok    bool
+	}{
+		{"127.0.0.1:8080", false, true}, {"[::1]:8080", false, true}, {"localhost:8080", false, true},
+		{"0.0.0.0:8080", false, false}, {":8080", false, false}, {"192.168.1.2:80", false, false},
+		{"0.0.0.0:8080", true, true}, {"nonsense", true, false},
+	} {
+		if err := CheckListen(c.addr, c.token); (err == nil) != c.ok {
+			t.Errorf("CheckListen(%s, %v) = %v", c.addr, c.token, err)
+		}
+	}
+}
+
+// TestMetrics: promtool accepts /metrics, and it is what the export gives.
+func TestMetrics(t *testing.T) {
+	s := fixture(t)
+	c := newClient(t, Options{Store: s})
+	code, body := c.do("GET", "/metrics", nil, "")
+	if code != 200 || !strings.Contains(body, `thruput_disk_sweep_bytes_per_second{block_size="1M",host="pi4",phase="read",target="/mnt/usb"} 2.2020096e+07`) {
+		t.Fatalf("/metrics: %d\n%s", code, body)
+	}
+	if strings.Contains(body, "aaaa01") || strings.Contains(body, "card=") {
+		t.Error("/metrics names a run or a run's label")
+	}
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no promtool: install prometheus (scripts/setup does)")
+		}
+		t.Skip("no promtool (apt-get install prometheus)")
+	}
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = strings.NewReader(body)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
+}
