@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,6 +52,14 @@ func TestPostgresStore(t *testing.T) {
 		if got.code != 0 || got.stdout != want.stdout {
 			t.Errorf("%v: PostgreSQL gives (exit %d %s)\n%s\nSQLite gives\n%s", args, got.code, got.stderr, got.stdout, want.stdout)
 		}
+	}
+	// libpq's environment fills what the URL leaves out: here the
+	// password and the socket directory.
+	pu, _ := url.Parse(pg)
+	bare := exec.Command(thruputBin, "results", "list", "--db", "postgres://"+pgtest.User+"@"+pu.Path+"?sslmode=disable")
+	bare.Env = append(os.Environ(), "PGPASSWORD="+pgtest.Password, "PGHOST="+c.Socket)
+	if o := runOutcome(t, bare, nil); o.code != 0 || !strings.Contains(o.stdout, a.ID[:15]) {
+		t.Errorf("a URL completed by PGHOST and PGPASSWORD: exit %d %s%s", o.code, o.stdout, o.stderr)
 	}
 	u := startDashboard(t, "--db", pg)
 	if code, body := get(t, u+"/?label=card%3Da"); code != 200 || !strings.Contains(body, a.ID) || strings.Contains(body, b.ID) {
