@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/stats"
 )
 
 // sweep is a run over targets; mib[t] maps a block size to its write and
@@ -231,8 +232,8 @@ func TestNoise(t *testing.T) {
 		}
 	}
 	for df, want := range map[float64]float64{0.4: 12.706, 1: 12.706, 4.9: 2.776, 30: 2.042, 31: 1.96, 1e6: 1.96} {
-		if got := tCritical(df); got != want {
-			t.Errorf("tCritical(%v) = %v; want %v", df, got, want)
+		if got := stats.T975(df); got != want {
+			t.Errorf("stats.T975(%v) = %v; want %v", df, got, want)
 		}
 	}
 }

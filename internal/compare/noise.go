@@ -50,26 +50,5 @@ func welchDiffers(a, b result.Spread) bool {
 	// Welch–Satterthwaite degrees of freedom; a side without variance
 	// adds nothing to the denominator.
 	df := se2 * se2 / (va*va/float64(a.N-1) + vb*vb/float64(b.N-1))
-	return t > tCritical(df)
-}
-
-// t95 is Student's t at 0.975 for 1 to 30 degrees of freedom.
-var t95 = [...]float64{
-	12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-	2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-	2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-}
-
-// tCritical rounds fractional degrees of freedom down, which errs towards
-// calling a difference noise; beyond the table the normal 1.96 is close
-// enough for the repeats anyone makes.
-func tCritical(df float64) float64 {
-	k := int(math.Floor(df))
-	switch {
-	case k < 1:
-		return t95[0]
-	case k <= len(t95):
-		return t95[k-1]
-	}
-	return 1.96
+	return t > stats.T975(df)
 }
