@@ -42,6 +42,7 @@ type sweepFlags struct {
 	direct         bool
 	dropCaches     bool
 	skipSpaceCheck bool
+	stable         stableFlags
 }
 
 func newDiskSweepCmd(a *app) *cobra.Command {
@@ -53,7 +54,11 @@ func newDiskSweepCmd(a *app) *cobra.Command {
 inside the timed span), evict it from the page cache, then read it back with
 the same block size: the loop people run by hand with dd (dd bs=4k
 count=..., conv=fsync, then dd of the file back), in one command. Each step is bounded
-by --max-time; a step that hits the bound reports the bytes it moved.
+by --max-time; a step that hits the bound reports the bytes it moved. With
+--until-stable a step ends as soon as its rate is known to ±2 % (95 %
+interval over 100 ms windows, warm-up cut off); every figure carries its
+interval either way, and a rate that drops and stays down is reported as
+both rates and where it dropped.
 
 Targets are directories on mounted filesystems, given as arguments or with
 --target. Test files live in a fresh .thruput-<run id> directory inside each
@@ -85,6 +90,7 @@ Block devices are never opened.`,
 	fl.BoolVar(&f.direct, "direct", false, "open files with O_DIRECT (block sizes must be multiples of the device's logical block size)")
 	fl.BoolVar(&f.dropCaches, "drop-caches", false, "also drop all clean caches before each read (root)")
 	fl.BoolVar(&f.skipSpaceCheck, "skip-space-check", false, "start even if free space looks too small (for filesystems that misreport it)")
+	f.stable.add(fl)
 	return c
 }
 
@@ -96,6 +102,7 @@ func runSweep(cmd *cobra.Command, a *app, f sweepFlags, dirs []string) error {
 	cfg := disk.SweepConfig{
 		MaxTime: f.maxTime, Write: !f.readOnly, Read: !f.writeOnly, Data: f.data,
 		Direct: f.direct, DropCaches: f.dropCaches, SkipSpaceCheck: f.skipSpaceCheck,
+		Steady: f.stable.options(),
 	}
 	if cfg.BlockSizes, err = units.ParseSizeList(f.sizes); err != nil {
 		return usage.Errorf("--bs: %w", err)

@@ -1,6 +1,14 @@
 package main
 
-import "github.com/spf13/pflag"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/thruput/thruput/internal/steady"
+)
 
 // oldNames keeps the flag names of earlier releases working, hidden from
 // help: pflag looks every name up through the normalizer, so --total-size
@@ -13,3 +21,41 @@ func oldNames(fl *pflag.FlagSet, old map[string]string) {
 		return pflag.NormalizedName(name)
 	})
 }
+
+// stableFlags are --until-stable[=PCT] and --sustained, on every method
+// that measures a rate.
+type stableFlags struct {
+	pct       stablePct
+	sustained bool
+}
+
+func (s *stableFlags) add(fl *pflag.FlagSet) {
+	f := fl.VarPF(&s.pct, "until-stable", "", "end each step once the 95 % interval of its rate is within ±`PCT` % of it (2 when given alone), or at its time bound; warm-up cut off")
+	f.NoOptDefVal = "2"
+	fl.BoolVar(&s.sustained, "sustained", false, "when the rate drops and stays down (an SD card's SLC cache or the page cache filling), the figure is the rate after the drop")
+}
+
+func (s stableFlags) options() steady.Options {
+	return steady.Options{Target: float64(s.pct) / 100, Sustained: s.sustained}
+}
+
+// stablePct is --until-stable's percentage: "2", "2%", "0.5".
+type stablePct float64
+
+func (p *stablePct) String() string {
+	if *p == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(float64(*p), 'g', -1, 64)
+}
+
+func (p *stablePct) Set(s string) error {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
+	if err != nil || !(v > 0 && v <= 50) {
+		return fmt.Errorf("want a percentage above 0 and at most 50, such as 2 or 0.5")
+	}
+	*p = stablePct(v)
+	return nil
+}
+
+func (p *stablePct) Type() string { return "PCT" }

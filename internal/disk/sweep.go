@@ -6,6 +6,7 @@ package disk
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/steady"
 	"github.com/thruput/thruput/internal/units"
 	"github.com/thruput/thruput/internal/usage"
 )
@@ -32,6 +34,9 @@ type SweepConfig struct {
 	// SkipSpaceCheck is for filesystems whose free-space figure cannot be
 	// trusted; a full filesystem then ends the run with ENOSPC.
 	SkipSpaceCheck bool
+	// Steady is --until-stable and --sustained: each step may end before
+	// its bound, and carries its interval either way.
+	Steady steady.Options
 }
 
 // Progress is reported after every chunk of blocks, about every 50 ms.
@@ -246,7 +251,11 @@ func (r *runner) write(ti int, path string, bs int64, phase string, maxTime time
 	}
 	off := 0
 	p := Progress{Target: r.doc.Targets[ti].Label(), Phase: phase, BlockSize: bs, Total: blocks * bs, MaxTime: maxTime}
-	res, start, err := r.timed(blocks, maxTime, &p, func(n int) (ioResult, error) {
+	var m *steady.Meter
+	if phase == result.PhaseWrite {
+		m = r.c.Steady.Meter()
+	}
+	res, start, err := r.timed(blocks, maxTime, &p, m, func(n int) (ioResult, error) {
 		return writeBlocks(fd, r.pool, window, int(bs), n, &off)
 	})
 	if err != nil {
@@ -263,8 +272,29 @@ func (r *runner) write(ti int, path string, bs int64, phase string, maxTime time
 	st.ElapsedNs = int64(end.Sub(start))
 	st.FsyncNs = int64(end.Sub(syncStart))
 	st.MiBPerSec = result.MiBPerSec(st.Bytes, st.ElapsedNs)
-	st.Truncated = res.bytes < blocks*bs
+	if m != nil {
+		// A buffered write's figure keeps its final fsync: the windows
+		// saw the page cache take the data, the fsync the device.
+		st.Interval = figure(m, &st.MiBPerSec, r.c.Direct)
+	}
+	st.Truncated = res.bytes < blocks*bs && !stopped(st.Interval)
 	return st, nil
+}
+
+// stopped says a phase ended because its figure was known, not at its
+// bound.
+func stopped(iv *result.Interval) bool { return iv != nil && iv.Target > 0 && iv.Converged }
+
+// figure puts a phase's interval in its result. The figure becomes the
+// windows' mean, warm-up cut off, when the phase ran until it was known
+// (and windows saw what the figure measures: useMean), and the rate after
+// the cliff with --sustained.
+func figure(m *steady.Meter, mibps *float64, useMean bool) *result.Interval {
+	iv := m.Interval()
+	if iv != nil && (iv.Sustained || useMean && m.Adaptive() && iv.Known()) {
+		*mibps = iv.Mean / (1 << 20)
+	}
+	return iv
 }
 
 // read evicts path from the page cache, records how much of it is still
@@ -295,8 +325,26 @@ func (r *runner) read(ti int, path string, bs int64) error {
 	blocks := (sx.Size + bs - 1) / bs
 	p := Progress{Target: t.Label(), Phase: result.PhaseRead, BlockSize: bs, Total: sx.Size, MaxTime: r.c.MaxTime}
 	dev := startDeviceReads(t)
-	res, start, err := r.timed(blocks, r.c.MaxTime, &p, func(n int) (ioResult, error) {
-		return readBlocks(fd, r.rbuf, int(bs), n)
+	m := r.c.Steady.Meter()
+	limit := blocks
+	if m.Adaptive() {
+		// Until its figure is known, the read starts over at the end of
+		// the file, evicted again (an early-stopped write left a short
+		// file); the time bound still holds.
+		limit = math.MaxInt64 / 2
+	}
+	res, start, err := r.timed(limit, r.c.MaxTime, &p, m, func(n int) (ioResult, error) {
+		res, err := readBlocks(fd, r.rbuf, int(bs), n)
+		if res.eof && m.Adaptive() && err == nil {
+			if _, err := unix.Seek(fd, 0, 0); err != nil {
+				return res, err
+			}
+			if _, err := evict(path, false); err != nil {
+				return res, err
+			}
+			res.eof = false
+		}
+		return res, err
 	})
 	if err != nil {
 		return fail(err)
@@ -304,7 +352,8 @@ func (r *runner) read(ti int, path string, bs int64) error {
 	st.Bytes, st.Ops = res.bytes, res.ops
 	st.ElapsedNs = int64(time.Since(start))
 	st.MiBPerSec = result.MiBPerSec(st.Bytes, st.ElapsedNs)
-	st.Truncated = res.bytes < sx.Size
+	st.Interval = figure(m, &st.MiBPerSec, true)
+	st.Truncated = res.bytes < sx.Size && !stopped(st.Interval) && !m.Adaptive()
 	st.Device = dev.share(st.Bytes, !r.c.Direct)
 	r.doc.Sweep.Steps = append(r.doc.Sweep.Steps, st)
 	return nil
@@ -313,9 +362,12 @@ func (r *runner) read(ti int, path string, bs int64) error {
 // timed runs do over blocks in chunks sized to take about chunkTarget each,
 // so that the clock, the deadline and cancellation are looked at a few times
 // a second whatever the block size, and never inside the system-call loop.
-func (r *runner) timed(blocks int64, maxTime time.Duration, p *Progress, do func(n int) (ioResult, error)) (ioResult, time.Time, error) {
+// m, when set, is fed the bytes after every chunk and may end the phase.
+func (r *runner) timed(blocks int64, maxTime time.Duration, p *Progress, m *steady.Meter, do func(n int) (ioResult, error)) (ioResult, time.Time, error) {
 	var total ioResult
-	chunk := int64(16)
+	// From one block, doubling while a chunk is quick: a slow device with
+	// large blocks gets windows of 100 ms, not one of seconds.
+	chunk := int64(1)
 	start := time.Now()
 	last := start
 	for total.ops < blocks && !total.eof {
@@ -331,6 +383,9 @@ func (r *runner) timed(blocks int64, maxTime time.Duration, p *Progress, do func
 		p.Bytes, p.Elapsed = total.bytes, now.Sub(start)
 		r.h.progress(*p)
 		if maxTime > 0 && now.Sub(start) >= maxTime {
+			break
+		}
+		if m != nil && m.Feed(total.bytes, now.Sub(start)) {
 			break
 		}
 		select {

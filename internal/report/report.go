@@ -267,7 +267,11 @@ func sweepTable(doc *result.Document, phase string) *table {
 	if p.Direct {
 		io = "O_DIRECT"
 	}
-	title += fmt.Sprintf(" (%s per step or %s, %s data, %s)", units.IEC(p.FileSize), time.Duration(p.MaxTimeNs), p.Data, io)
+	bound := time.Duration(p.MaxTimeNs).String()
+	if tg := sweepTarget(doc); tg > 0 {
+		bound += fmt.Sprintf(" or stable to ±%g %%", tg*100)
+	}
+	title += fmt.Sprintf(" (%s per step or %s, %s data, %s)", units.IEC(p.FileSize), bound, p.Data, io)
 
 	t := &table{Title: title, Header: append([]string{"block"}, result.TargetLabels(doc.Targets)...)}
 	used := map[string]bool{}
@@ -282,6 +286,13 @@ func sweepTable(doc *result.Document, phase string) *table {
 	if phase == result.PhaseRead {
 		t.Notes = append(t.Notes, sweepDeviceNotes(doc)...)
 	}
+	labels := result.TargetLabels(doc.Targets)
+	for _, st := range doc.Sweep.Steps {
+		if st.Phase == phase {
+			t.Notes = append(t.Notes, intervalNotes(labels[st.Target]+" "+units.BlockLabel(st.BlockSize), st.Interval, mibRate)...)
+		}
+	}
+
 	for _, n := range []note{
 		{markCached, "read from the page cache, not the device (tmpfs, a filesystem that keeps its cache, or the device served under 90 % of the bytes): a memory figure"},
 		{markPartial, "part of the file was still cached: the figure mixes cache and device"},
@@ -294,6 +305,16 @@ func sweepTable(doc *result.Document, phase string) *table {
 		}
 	}
 	return t
+}
+
+// sweepTarget is --until-stable's target the steps ran to, 0 for none.
+func sweepTarget(doc *result.Document) float64 {
+	for _, st := range doc.Sweep.Steps {
+		if st.Interval != nil && st.Interval.Target > 0 {
+			return st.Interval.Target
+		}
+	}
+	return 0
 }
 
 // alignMarks pads figures without a marker so the digits of a column line
@@ -323,7 +344,7 @@ func sweepCell(steps []result.SweepStep, ti int, phase string, bs int64, used ma
 		return markMissing
 	}
 	s := steps[i]
-	cell := strconv.FormatFloat(s.MiBPerSec, 'f', 1, 64)
+	cell := strconv.FormatFloat(s.MiBPerSec, 'f', 1, 64) + pm(s.MiBPerSec, s.Interval)
 	mark := func(m string) {
 		used[m] = true
 		cell += m

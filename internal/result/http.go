@@ -65,6 +65,8 @@ type HTTPRun struct {
 	// Windows are the consecutive spans of the transfer, WindowNs long but
 	// the last.
 	Windows []HTTPWindow `json:"windows"`
+	// Interval is how well MiBPerSec is known.
+	Interval *Interval `json:"interval,omitempty"`
 	// Error says why this run failed; absent when it ended well.
 	Error string `json:"error,omitempty"`
 }

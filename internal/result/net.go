@@ -117,6 +117,9 @@ type NetSum struct {
 	Direction string    `json:"direction"`
 	Sender    NetFigure `json:"sender"`
 	Receiver  NetFigure `json:"receiver"`
+	// Interval is how well this end's rate of the direction is known,
+	// from the bytes it counted.
+	Interval *Interval `json:"interval,omitempty"`
 }
 
 // NetFigure is what one end of a stream (or direction) counted. Fields the

@@ -327,6 +327,8 @@ type SweepStep struct {
 	CachedFraction *float64 `json:"cached_fraction,omitempty"`
 	// Device is what the storage device served of a read step.
 	Device *DeviceShare `json:"device,omitempty"`
+	// Interval is how well MiBPerSec is known, and a cliff within it.
+	Interval *Interval `json:"interval,omitempty"`
 }
 
 // MiBPerSec converts a byte count over a duration to MiB/s; zero time gives 0.
@@ -450,6 +452,9 @@ type Random struct {
 	Fairness Fairness      `json:"fairness"`
 	// ReadDevice is what the storage device served of the reads.
 	ReadDevice *DeviceShare `json:"read_device,omitempty"`
+	// Interval is how well the bytes moved per second (reads and writes
+	// together) are known.
+	Interval *Interval `json:"interval,omitempty"`
 }
 
 // RandomParameters are the effective parameters of a random file I/O run.
@@ -548,6 +553,8 @@ type IODirection struct {
 	Latency *Latency `json:"latency,omitempty"`
 	// Device is what the storage device served of a read direction.
 	Device *DeviceShare `json:"device,omitempty"`
+	// Interval is how well MiBPerSec is known.
+	Interval *Interval `json:"interval,omitempty"`
 }
 
 // DeviceShare is how much of what a read phase read the storage device
@@ -614,4 +621,6 @@ type MarkResult struct {
 	Latency   *Latency `json:"latency,omitempty"`
 	// Device is what the storage device served of a read phase.
 	Device *DeviceShare `json:"device,omitempty"`
+	// Interval is how well the rate is known.
+	Interval *Interval `json:"interval,omitempty"`
 }

@@ -13,6 +13,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/stats"
 )
 
@@ -103,6 +104,11 @@ func (e Estimate) Relative() float64 {
 // batches of two.
 const MinWindows = 8
 
+// MinStop is the fewest windows a phase runs before it may stop early:
+// 3 s, long enough for MSER to see a warm-up (a throttle's or a drive
+// cache's first burst) rather than stop inside it.
+const MinStop = 30
+
 // Estimate computes the interval over the windows so far. With sustained,
 // only the windows after a cliff count, when there is one.
 func (s *Series) Estimate(sustained bool) Estimate {
@@ -142,9 +148,10 @@ func (s *Series) Estimate(sustained bool) Estimate {
 	return e
 }
 
-// Stable says whether the interval is within ±pct % of the mean.
-func (e Estimate) Stable(pct float64) bool {
-	return e.Windows >= MinWindows && e.Relative() <= pct/100
+// Stable says whether the interval is within ±rel of the mean (0.02 is
+// ±2 %).
+func (e Estimate) Stable(rel float64) bool {
+	return e.Windows >= MinWindows && e.Relative() <= rel
 }
 
 func rates(ws []Window) []float64 {
@@ -273,4 +280,69 @@ func findCliff(ws []Window) (*Cliff, int) {
 	}
 	w := ws[k-1]
 	return &Cliff{At: w.End, AtBytes: w.EndBytes, Before: before, After: after}, k
+}
+
+// Options are a method's --until-stable and --sustained.
+type Options struct {
+	// Target is the relative half-width of the interval at which a phase
+	// stops (0.02 for ±2 %); 0 runs it to its bound.
+	Target float64
+	// Sustained makes the figure the rate after a cliff, when there is
+	// one.
+	Sustained bool
+}
+
+// Meter follows one timed phase for a method: the one thing a method
+// does with this package is feed it its byte count as it goes, stop when
+// it says so, and put its interval in the result.
+type Meter struct {
+	o Options
+	s *Series
+}
+
+// Meter starts following a phase.
+func (o Options) Meter() *Meter { return &Meter{o: o, s: NewSeries(0)} }
+
+// Adaptive says the phase runs until its figure is known: a method then
+// goes on past the end of its data (a read starts over) until the meter or
+// the time bound stops it.
+func (m *Meter) Adaptive() bool { return m != nil && m.o.Target > 0 }
+
+// Feed gives the phase's bytes so far at elapsed since it began, and says
+// whether the phase may stop: MinStop windows have passed and the
+// interval is within the target. Without a target it never says so; the
+// phase runs to its bound.
+func (m *Meter) Feed(total int64, elapsed time.Duration) bool {
+	n := len(m.s.windows)
+	m.s.Feed(total, elapsed)
+	if m.o.Target <= 0 || len(m.s.windows) == n || len(m.s.windows) < MinStop {
+		return false
+	}
+	return m.s.Estimate(m.o.Sustained).Stable(m.o.Target)
+}
+
+// Interval is the phase's interval for its result; nil when the phase was
+// shorter than a window.
+func (m *Meter) Interval() *result.Interval {
+	e := m.s.Estimate(m.o.Sustained)
+	if e.Windows == 0 {
+		return nil
+	}
+	target := m.o.Target
+	if target <= 0 {
+		target = result.DefaultStable
+	}
+	iv := &result.Interval{Mean: e.Mean, HalfWidth: e.HalfWidth, Low: e.Mean - e.HalfWidth, High: e.Mean + e.HalfWidth,
+		Windows: e.Windows, WindowNs: int64(m.s.width), EffectiveWindows: math.Round(e.ESS*10) / 10,
+		WarmupWindows: e.Warmup, WarmupNs: int64(e.WarmupDur), Target: m.o.Target, Converged: e.Stable(target),
+		Sustained: m.o.Sustained && e.Cliff != nil}
+	if e.HalfWidth > 0 {
+		iv.Relative = e.Relative()
+	} else {
+		iv.Low, iv.High = 0, 0
+	}
+	if c := e.Cliff; c != nil {
+		iv.Cliff = &result.Cliff{AtNs: int64(c.At), AtBytes: c.AtBytes, Before: c.Before, After: c.After}
+	}
+	return iv
 }

@@ -162,7 +162,7 @@ func TestStable(t *testing.T) {
 	for i := range 600 {
 		total += 40e6 * (1 + 0.05*rng.NormFloat64()) * 0.1
 		s.Feed(int64(total), time.Duration(i+1)*100*time.Millisecond)
-		if s.Estimate(false).Stable(2) {
+		if s.Estimate(false).Stable(0.02) {
 			stopped = i + 1
 			break
 		}
@@ -170,7 +170,7 @@ func TestStable(t *testing.T) {
 	if stopped < MinWindows || stopped > 200 {
 		t.Errorf("5 %% noise stopped at ±2 %% after %d windows", stopped)
 	}
-	if feed([]float64{1, 2, 3}).Estimate(false).Stable(50) {
+	if feed([]float64{1, 2, 3}).Estimate(false).Stable(0.5) {
 		t.Error("three windows were called stable")
 	}
 }
