@@ -35,6 +35,7 @@ type clientFlags struct {
 	interval, secretFile string
 	compat, zero         bool
 	connectTimeout       time.Duration
+	stable               stableFlags
 }
 
 func newNetClientCmd(a *app) *cobra.Command {
@@ -50,7 +51,9 @@ bitrate cap per stream (for TCP too), -u UDP with -l datagram size.
 Figures are Mbit/s (10^6 bit/s, the unit links are sold in) for the sender and
 the receiver of every stream, with TCP retransmits or UDP jitter and loss, and
 the CPU load of both ends. -J prints iperf3's own JSON so tools made for iperf3
-read it; --json prints thruput's result document.`,
+read it; --json prints thruput's result document. Each direction's figure
+carries its 95 % interval; --until-stable ends the test before -t once
+every direction's rate is known to ±2 %.`,
 		Example: `  # a long iperf3 test: 10 streams for 65 s, the first 5 s left out, each way and both
   thruput net client 192.168.1.10 -P 10 -t 65 -O 5
   thruput net client 192.168.1.10 -P 10 -t 65 -O 5 -R
@@ -87,6 +90,7 @@ read it; --json prints thruput's result document.`,
 	fl.StringVarP(&f.Congestion, "congestion", "C", "", "TCP congestion control algorithm (cubic, bbr ...)")
 	fl.BoolVarP(&f.zero, "zerocopy", "Z", false, "send TCP with sendfile(2) from memory: no copy into the kernel")
 	fl.BoolVarP(&f.compat, "iperf3-json", "J", false, "print iperf3's JSON (as iperf3 -J) instead of a table")
+	f.stable.add(fl)
 	fl.StringVar(&f.secretFile, "secret-file", "", "file holding the shared secret a thruput server was started with")
 	fl.Var(units.NewDuration(&f.connectTimeout, 10*time.Second), "connect-timeout", "give up connecting after this long")
 	return c
@@ -166,7 +170,7 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 	var connecting sync.Once
 	cfg := iperf3.ClientConfig{
 		Host: host, Port: f.port, Params: p, Interval: interval, ZeroCopy: f.zero,
-		ConnectTimeout: f.connectTimeout, Secret: secret, Version: "thruput " + toolVersion(),
+		ConnectTimeout: f.connectTimeout, Secret: secret, Version: "thruput " + toolVersion(), Steady: f.stable.options(),
 		OnStreams: func(id int64, local, remote string) {
 			// Said once connected, so that a refused connection prints
 			// its error alone.

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/steady"
 )
 
 // Control-connection timeouts: how long one read or write on it may take
@@ -41,6 +42,10 @@ type ClientConfig struct {
 	OnInterval func(result.NetInterval)
 	// OnStreams is told each data connection once they are all up.
 	OnStreams func(id int64, local, remote string)
+	// Steady is --until-stable and --sustained: the test may end before
+	// its time once the rate of every direction is known, and each
+	// direction's sum carries its interval either way.
+	Steady steady.Options
 }
 
 // Run runs one test. On failure it returns what was measured so far
@@ -90,6 +95,8 @@ type client struct {
 	cookie  []byte
 	streams []*stream
 	data    *dataPath
+	// meters follow the directions' bytes, keyed by up.
+	meters map[bool]*steady.Meter
 }
 
 func (c *client) close() {
@@ -143,6 +150,21 @@ func (c *client) ctrlErrorAfter(err error, waited time.Duration) error {
 }
 
 func (c *client) run(ctx context.Context) (*result.Net, error) {
+	c.meters = map[bool]*steady.Meter{}
+	n, err := c.test(ctx)
+	if n != nil {
+		// Each direction's sum gets the interval of what this end moved
+		// in it: sent up, or received down.
+		for i := range n.Sums {
+			if m := c.meters[n.Sums[i].Direction == result.DirUp]; m != nil {
+				n.Sums[i].Interval = m.Interval()
+			}
+		}
+	}
+	return n, err
+}
+
+func (c *client) test(ctx context.Context) (*result.Net, error) {
 	if tc, ok := c.ctrl.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
 	}
@@ -252,6 +274,14 @@ func (c *client) loop(ctx context.Context, s *session, states <-chan stateOrErr)
 		end = s.started.Add(c.p.Omit + c.p.Time)
 	}
 	byLimit := c.p.Bytes > 0 || c.p.Blocks > 0
+	// A meter per direction this end moves data in: it sends up and
+	// receives down.
+	if !c.p.Reverse || c.p.Bidir {
+		c.meters[true] = c.cfg.Steady.Meter()
+	}
+	if c.p.Reverse || c.p.Bidir {
+		c.meters[false] = c.cfg.Steady.Meter()
+	}
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
@@ -263,10 +293,15 @@ func (c *client) loop(ctx context.Context, s *session, states <-chan stateOrErr)
 		if byLimit && !s.omitting && c.limitDone(s) {
 			return nil
 		}
+		if !s.omitting && c.stable(s, now) {
+			return nil
+		}
 		wait := time.Hour
 		if due := s.due(end); !due.IsZero() {
 			wait = time.Until(due)
 		}
+		// The meters see the bytes every window.
+		wait = min(wait, steady.DefaultWidth/2)
 		if byLimit {
 			wait = min(wait, 5*time.Millisecond)
 		}
@@ -288,6 +323,18 @@ func (c *client) loop(ctx context.Context, s *session, states <-chan stateOrErr)
 			return err
 		}
 	}
+}
+
+// stable feeds each direction's meter and says whether every one of
+// them may stop.
+func (c *client) stable(s *session, now time.Time) bool {
+	all := len(c.meters) > 0
+	for up, m := range c.meters {
+		if !m.Feed(s.measuredBytes(up), now.Sub(s.measured)) {
+			all = false
+		}
+	}
+	return all
 }
 
 // limitDone: -n and -k count what this client sends, or in reverse what

@@ -65,11 +65,11 @@ func netTables(doc *result.Document, mib bool) []table {
 		header = append(header, "retransmits")
 	}
 	t := table{Title: netTitle(n), Header: header}
-	row := func(id, dir, side string, f result.NetFigure, local bool) {
+	row := func(id, dir, side string, f result.NetFigure, local bool, iv *result.Interval) {
 		if local {
 			side += " (here)"
 		}
-		r := []string{id, dir, side, mibs(f.Bytes), mbit(f.BitsPerSecond)}
+		r := []string{id, dir, side, mibs(f.Bytes), mbit(f.BitsPerSecond) + pm(f.BitsPerSecond/1e6, iv)}
 		if mib {
 			r = append(r, strconv.FormatFloat(f.BitsPerSecond/8/(1<<20), 'f', 2, 64))
 		}
@@ -101,13 +101,16 @@ func netTables(doc *result.Document, mib bool) []table {
 	if len(n.Streams) > 1 {
 		for _, s := range n.Streams {
 			id := strconv.FormatInt(s.ID, 10)
-			row(id, s.Direction, "sender", s.Sender, s.Local == "sender")
-			row(id, s.Direction, "receiver", s.Receiver, s.Local == "receiver")
+			row(id, s.Direction, "sender", s.Sender, s.Local == "sender", nil)
+			row(id, s.Direction, "receiver", s.Receiver, s.Local == "receiver", nil)
 		}
 	}
 	for _, s := range n.Sums {
-		row("sum", s.Direction, "sender", s.Sender, here(true, s.Direction))
-		row("sum", s.Direction, "receiver", s.Receiver, here(false, s.Direction))
+		// The interval is of this end's bytes; both ends' figures of a
+		// direction differ by what was in flight, so it is shown on both.
+		row("sum", s.Direction, "sender", s.Sender, here(true, s.Direction), s.Interval)
+		row("sum", s.Direction, "receiver", s.Receiver, here(false, s.Direction), s.Interval)
+		t.Notes = append(t.Notes, intervalNotes(s.Direction, s.Interval, mbitRate)...)
 	}
 	c := n.CPU
 	cpu := fmt.Sprintf("CPU here %s %% (user %s, system %s)", f1(c.LocalTotal), f1(c.LocalUser), f1(c.LocalSystem))
