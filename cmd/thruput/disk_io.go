@@ -12,6 +12,7 @@ import (
 
 func newDiskIOCmd(a *app) *cobra.Command {
 	var cfg disk.IOConfig
+	var stable stableFlags
 	c := &cobra.Command{
 		Use:   "io [DIR]",
 		Short: "Queue-depth I/O with O_DIRECT and io_uring, as fio",
@@ -39,6 +40,15 @@ that carry their offset and a checksum and reads them all back.`,
 			if err != nil {
 				return err
 			}
+			cfg.Steady = stable.options()
+			if cfg.Steady.Target > 0 {
+				// Until the figure is known, over and over the file,
+				// bounded by -t (a minute when it is not given).
+				cfg.TimeBased = true
+				if cfg.Runtime == 0 {
+					cfg.Runtime = time.Minute
+				}
+			}
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
@@ -63,12 +73,14 @@ that carry their offset and a checksum and reads them all back.`,
 	fl.StringVar(&cfg.Engine, "engine", disk.EngineUring, "io_uring (falls back to sync where the kernel refuses it) or sync")
 	fl.IntVar(&cfg.Repeat, "repeat", 1, "run the job this many times and report the spread")
 	fl.BoolVar(&cfg.Verify, "verify", false, "write blocks carrying their offset and checksum, read them all back and check")
+	stable.add(fl)
 	fl.Int64Var(&cfg.Corrupt, "corrupt-at", -1, "with --verify: flip the byte at this offset of the first file on disk before checking, to see the check catch it")
 	return c
 }
 
 func newDiskMarkCmd(a *app) *cobra.Command {
 	var cfg disk.MarkConfig
+	var markStable stableFlags
 	c := &cobra.Command{
 		Use:   "mark [DIR]",
 		Short: "CrystalDiskMark's four presets: SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1",
@@ -89,6 +101,7 @@ latency.`,
 			if err := a.storageUnits(); err != nil {
 				return err
 			}
+			cfg.Steady = markStable.options()
 			return a.runDisk(cmd, "disk.mark", args, format, func(doc *result.Document, h disk.Hooks) error {
 				return disk.Mark(cmd.Context(), cfg, doc, h)
 			})
@@ -98,6 +111,7 @@ latency.`,
 	a.addSaveFlags(fl)
 	fl.Var(units.NewSize(&cfg.Size, 1<<30), "size", "test file size")
 	fl.VarP(units.NewDuration(&cfg.Duration, 5*time.Second), "time", "t", "length of each of the eight tests")
+	markStable.add(fl)
 	oldNames(fl, map[string]string{"duration": "time"})
 	fl.BoolVar(&cfg.Direct, "direct", true, "O_DIRECT (--direct=false for buffered I/O, evicted before each test)")
 	fl.StringVar(&cfg.Engine, "engine", disk.EngineUring, "io_uring or sync")

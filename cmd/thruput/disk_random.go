@@ -11,7 +11,8 @@ import (
 )
 
 type randomFlags struct {
-	cfg disk.RandomConfig
+	cfg    disk.RandomConfig
+	stable stableFlags
 }
 
 func newDiskRandomCmd(a *app) *cobra.Command {
@@ -41,6 +42,7 @@ removed at the end, on error and on Ctrl-C.`,
 				return err
 			}
 			cfg := f.cfg
+			cfg.Steady = f.stable.options()
 			if cmd.Flags().Changed("requests") && !cmd.Flags().Changed("time") {
 				cfg.Time = 0
 			}
@@ -54,6 +56,7 @@ removed at the end, on error and on Ctrl-C.`,
 	}
 	fl := c.Flags()
 	a.addSaveFlags(fl)
+	f.stable.add(fl)
 	fl.IntVar(&f.cfg.Files, "files", 128, "number of files in the set")
 	fl.Var(units.NewSize(&f.cfg.TotalSize, 5<<30), "size", "size of the whole file set")
 	oldNames(fl, map[string]string{"total-size": "size"})

@@ -19,6 +19,7 @@ import (
 
 func newNetHTTPCmd(a *app) *cobra.Command {
 	var c httpget.Config
+	var stable stableFlags
 	cmd := &cobra.Command{
 		Use:   "http URL",
 		Short: "Download a URL into nothing and time it, as wget -O /dev/null",
@@ -43,6 +44,7 @@ from memory to download, so that machine's disk plays no part either.`,
   thruput net http https://nas.local/big.iso --insecure --json -o nas.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			c.Steady = stable.options()
 			return runNetHTTP(cmd, a, c, args[0])
 		},
 	}
@@ -52,6 +54,7 @@ from memory to download, so that machine's disk plays no part either.`,
 	fl.Var(units.NewDuration(&c.Timeout, 30*time.Second), "timeout", "give up when connecting, the response or the body stalls this long")
 	fl.IntVar(&c.Repeat, "repeat", 1, "download this many times and report the spread")
 	fl.BoolVarP(&c.Insecure, "insecure", "k", false, "do not check the server's TLS certificate")
+	stable.add(fl)
 	return cmd
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/stats"
+	"github.com/thruput/thruput/internal/steady"
 	"github.com/thruput/thruput/internal/units"
 	"github.com/thruput/thruput/internal/uring"
 	"github.com/thruput/thruput/internal/usage"
@@ -34,6 +35,9 @@ const (
 
 // IOConfig holds the parameters of a queue-depth job.
 type IOConfig struct {
+	// Steady is --until-stable and --sustained: the run may end before
+	// its time once its rate is known, and carries its interval.
+	Steady    steady.Options
 	RW        string
 	MixRead   int
 	BlockSize int64
@@ -338,6 +342,14 @@ func runIO(ctx context.Context, c IOConfig, fds []int, h Hooks, label string) (r
 	}
 	start := time.Now()
 	stop := make(chan struct{})
+	m := c.Steady.Meter()
+	var rampBytes int64 = -1
+	moved := func() (b int64) {
+		for _, j := range jobs {
+			b += j.moved.Load()
+		}
+		return b
+	}
 	cancelled := runWorkers(ctx, len(jobs), fds, func(i int) {
 		j := jobs[i]
 		// Before anything can fail, so a job that fails at once still
@@ -349,12 +361,18 @@ func runIO(ctx context.Context, c IOConfig, fds []int, h Hooks, label string) (r
 			j.err = j.runSync(start, stop)
 		}
 	}, func() { close(stop) }, func() {
-		var b int64
-		for _, j := range jobs {
-			b += j.moved.Load()
-		}
-		h.progress(Progress{Target: label, Phase: c.RW, BlockSize: c.BlockSize, Bytes: b, Total: c.Size * int64(c.Jobs),
+		h.progress(Progress{Target: label, Phase: c.RW, BlockSize: c.BlockSize, Bytes: moved(), Total: c.Size * int64(c.Jobs),
 			Elapsed: time.Since(start), MaxTime: c.Runtime + c.Ramp})
+	}, func() bool {
+		// The meter starts where the ramp ends, as the figures do.
+		since := time.Since(start) - c.Ramp
+		if since < 0 {
+			return false
+		}
+		if rampBytes < 0 {
+			rampBytes = moved()
+		}
+		return m.Feed(moved()-rampBytes, since)
 	})
 	var run result.IORun
 	rd, wr := ioCount{hist: stats.NewHistogram()}, ioCount{hist: stats.NewHistogram()}
@@ -385,6 +403,14 @@ func runIO(ctx context.Context, c IOConfig, fds []int, h Hooks, label string) (r
 			MiBPerSec: result.MiBPerSec(n.bytes, run.ElapsedNs), Latency: n.hist.Latency()}
 	}
 	run.Read, run.Write = dir(rd), dir(wr)
+	// The meter saw both directions' bytes together; a mixed job's two
+	// figures share its relative width.
+	iv := m.Interval()
+	for _, d := range []*result.IODirection{run.Read, run.Write} {
+		if d != nil {
+			d.Interval = iv
+		}
+	}
 	if cancelled != nil {
 		return run, cancelled
 	}

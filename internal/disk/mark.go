@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/steady"
 	"github.com/thruput/thruput/internal/units"
 	"github.com/thruput/thruput/internal/usage"
 )
@@ -16,6 +17,8 @@ type MarkConfig struct {
 	Duration time.Duration
 	Direct   bool
 	Engine   string
+	// Steady is --until-stable and --sustained, for each preset.
+	Steady steady.Options
 }
 
 // markPresets are CrystalDiskMark's default tests, in its order.
@@ -58,7 +61,7 @@ func mark(ctx context.Context, c MarkConfig, s *Scratch, doc *result.Document, h
 	t := doc.Targets[0]
 	doc.Mark.Engine, doc.Mark.EngineNote = pickEngine(c.Engine, 32)
 	base := IOConfig{RW: "read", Jobs: 1, Size: c.Size / (1 << 20) * (1 << 20), Direct: c.Direct, Engine: doc.Mark.Engine,
-		Runtime: c.Duration, TimeBased: true, Repeat: 1, Corrupt: -1}
+		Runtime: c.Duration, TimeBased: true, Repeat: 1, Corrupt: -1, Steady: c.Steady}
 	fds, err := layOut(ctx, s, base, h)
 	defer closeAll(fds)
 	if err != nil {
@@ -87,7 +90,7 @@ func mark(ctx context.Context, c MarkConfig, s *Scratch, doc *result.Document, h
 				}
 				doc.Mark.Results = append(doc.Mark.Results, result.MarkResult{Preset: p.name, Phase: phase,
 					MBPerSec: float64(d.Bytes) / 1e6 / (float64(run.ElapsedNs) / 1e9), MiBPerSec: d.MiBPerSec, IOPS: d.IOPS, Latency: d.Latency,
-					Device: share})
+					Device: share, Interval: d.Interval})
 			}
 			if err != nil {
 				return fmt.Errorf("%s: %s %s: %w", t.Path, p.name, phase, err)

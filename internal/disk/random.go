@@ -13,6 +13,7 @@ import (
 
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/stats"
+	"github.com/thruput/thruput/internal/steady"
 	"github.com/thruput/thruput/internal/units"
 	"github.com/thruput/thruput/internal/usage"
 )
@@ -22,6 +23,9 @@ var RandomModes = []string{"seqwr", "seqrewr", "seqrd", "rndrd", "rndwr", "rndrw
 
 // RandomConfig holds the parameters of a random file I/O run.
 type RandomConfig struct {
+	// Steady is --until-stable and --sustained: the run may end before
+	// its time once its rate is known, and carries its interval.
+	Steady     steady.Options
 	Files      int
 	TotalSize  int64
 	Mode       string
@@ -227,12 +231,16 @@ func runRandom(ctx context.Context, c RandomConfig, fds []int, res *result.Rando
 	if c.Time > 0 {
 		sh.deadline = start.Add(c.Time)
 	}
+	m := c.Steady.Meter()
 	cancelled := runWorkers(ctx, len(workers), fds, func(i int) { workers[i].run() },
 		func() { sh.stop.Store(true) },
 		func() {
 			h.progress(Progress{Target: label, Phase: c.Mode, BlockSize: c.BlockSize, Elapsed: time.Since(start), MaxTime: c.Time,
 				Bytes: sh.issued.Load() * c.BlockSize, Total: c.Requests * c.BlockSize})
-		})
+		},
+		// Requests started stand in for bytes moved: at most one a
+		// thread is in flight.
+		func() bool { return m.Feed(sh.issued.Load()*c.BlockSize, time.Since(start)) })
 	var firstErr error
 	if c.FsyncEnd && c.writes() && cancelled == nil {
 		for _, fd := range fds {
@@ -274,6 +282,7 @@ func runRandom(ctx context.Context, c RandomConfig, fds []int, res *result.Rando
 	res.WriteMiBPerSec = result.MiBPerSec(res.WrittenBytes, res.ElapsedNs)
 	res.Latency, res.ReadLatency, res.WriteLatency, res.FsyncLatency = all.Latency(), rd.Latency(), wr.Latency(), fs.Latency()
 	res.Fairness = result.Fairness{Requests: stats.Summarize(perReq), ElapsedNs: stats.Summarize(perTime)}
+	res.Interval = m.Interval()
 	if cancelled != nil {
 		return cancelled
 	}

@@ -12,15 +12,17 @@ import (
 
 // runWorkers runs work(0) .. work(n-1) at once, each on a thread of its own
 // with a private file table (see isolated; io_uring also completes requests
-// on the thread that submitted them), and waits for them, calling progress every 250 ms and stop
-// once when ctx is cancelled. It returns an interrupted error after a
-// cancellation, nil otherwise; the workers keep their own errors.
+// on the thread that submitted them), and waits for them, calling progress
+// every 250 ms, enough every 50 ms (a run's meter: when it says so, the
+// run ends early) and stop once when ctx is cancelled or enough. It
+// returns an interrupted error after a cancellation, nil otherwise; the
+// workers keep their own errors.
 //
 // Workers make raw system calls that keep their P while the device works,
 // so GOMAXPROCS is raised for the run to one P per worker and one for the
 // rest: otherwise reads that wait on the disk hold up the other workers (on
 // a one-core Pi, every one of them).
-func runWorkers(ctx context.Context, n int, fds []int, work func(i int), stop func(), progress func()) error {
+func runWorkers(ctx context.Context, n int, fds []int, work func(i int), stop func(), progress func(), enough func() bool) error {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), n+1)))
 	var wg sync.WaitGroup
 	for i := range n {
@@ -41,20 +43,30 @@ func runWorkers(ctx context.Context, n int, fds []int, work func(i int), stop fu
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
-	tick := time.NewTicker(250 * time.Millisecond)
+	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	var cancelled error
-	for {
+	stopped := false
+	for ticks := 1; ; ticks++ {
 		select {
 		case <-done:
 			return cancelled
 		case <-ctx.Done():
 			if cancelled == nil {
 				cancelled = interrupted{context.Cause(ctx)}
-				stop()
+				if !stopped {
+					stop()
+				}
+				stopped = true
 			}
 		case <-tick.C:
-			progress()
+			if ticks%5 == 0 {
+				progress()
+			}
+			if !stopped && enough() {
+				stop()
+				stopped = true
+			}
 		}
 	}
 }

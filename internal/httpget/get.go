@@ -22,6 +22,7 @@ import (
 	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/stats"
+	"github.com/thruput/thruput/internal/steady"
 	"github.com/thruput/thruput/internal/usage"
 )
 
@@ -45,6 +46,9 @@ type Config struct {
 	// Insecure skips checking the server's TLS certificate.
 	Insecure  bool
 	UserAgent string
+	// Steady is --until-stable and --sustained: a download may end before
+	// its body does once its rate is known; each carries its interval.
+	Steady steady.Options
 }
 
 // Validate checks the config, naming the flag at fault.
@@ -105,6 +109,9 @@ func Get(ctx context.Context, c Config, out *result.HTTP, h Hooks) error {
 
 // errStalled ends a body that stopped arriving for Timeout.
 var errStalled = errors.New("stalled")
+
+// errKnown ends a body early: its rate is known (--until-stable).
+var errKnown = errors.New("the rate is known")
 
 func (c Config) once(parent context.Context, n int, buf []byte, h Hooks) (run result.HTTPRun, err error) {
 	ctx, cancel := context.WithCancelCause(parent)
@@ -191,11 +198,12 @@ func (c Config) once(parent context.Context, n int, buf []byte, h Hooks) (run re
 	}
 
 	var count atomic.Int64
+	sm := c.Steady.Meter()
 	m := startMeter(origin, c.Window, c.Timeout, &count, func(b int64, el time.Duration) {
 		if h.Progress != nil {
 			h.Progress(n, b, resp.ContentLength, el)
 		}
-	}, func() { cancel(errStalled) })
+	}, func() { cancel(errStalled) }, sm, func() { cancel(errKnown) })
 	var readErr error
 	for {
 		k, err := resp.Body.Read(buf)
@@ -215,6 +223,10 @@ func (c Config) once(parent context.Context, n int, buf []byte, h Hooks) (run re
 	run.BitsPerSecond = mibToBits(run.MiBPerSec)
 	run.Windows, run.PeakMiBPerSec = windows(samples, c.Window)
 	run.PeakBitsPerSecond = mibToBits(run.PeakMiBPerSec)
+	run.Interval = sm.Interval()
+	if readErr != nil && errors.Is(context.Cause(ctx), errKnown) {
+		readErr = nil
+	}
 	if readErr != nil {
 		return run, c.bodyError(parent, ctx, readErr, run.Bytes, resp.ContentLength)
 	}
@@ -278,16 +290,18 @@ type meter struct {
 	exited  chan struct{}
 }
 
-func startMeter(origin time.Time, window, timeout time.Duration, count *atomic.Int64, progress func(int64, time.Duration), stalled func()) *meter {
+func startMeter(origin time.Time, window, timeout time.Duration, count *atomic.Int64, progress func(int64, time.Duration), stalled func(), sm *steady.Meter, known func()) *meter {
 	m := &meter{origin: origin, count: count, done: make(chan struct{}), exited: make(chan struct{})}
-	go m.run(window, timeout, progress, stalled)
+	go m.run(window, timeout, progress, stalled, sm, known)
 	return m
 }
 
-func (m *meter) run(window, timeout time.Duration, report func(int64, time.Duration), stalled func()) {
+func (m *meter) run(window, timeout time.Duration, report func(int64, time.Duration), stalled func(), sm *steady.Meter, known func()) {
 	defer close(m.exited)
 	wt := time.NewTicker(window)
 	defer wt.Stop()
+	st := time.NewTicker(steady.DefaultWidth / 2)
+	defer st.Stop()
 	pt := time.NewTicker(min(progress.Interval, timeout/4))
 	defer pt.Stop()
 	last, moved := int64(0), time.Now()
@@ -295,6 +309,10 @@ func (m *meter) run(window, timeout time.Duration, report func(int64, time.Durat
 		select {
 		case <-m.done:
 			return
+		case <-st.C:
+			if sm.Feed(m.count.Load(), time.Since(m.origin)) {
+				known()
+			}
 		case <-wt.C:
 			// The clock is read on receipt, not taken from the tick: a
 			// late goroutine must not credit a window with bytes that

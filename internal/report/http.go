@@ -37,7 +37,7 @@ func httpTables(doc *result.Document) []table {
 			status += " failed"
 		}
 		t.Rows = append(t.Rows, []string{strconv.Itoa(i + 1), status, mibs(r.Bytes), httpMs(float64(r.TTFBNs)),
-			httpF2(time.Duration(r.TotalNs).Seconds()), httpF2(r.MiBPerSec), httpF2(httpMbit(r.MiBPerSec)),
+			httpF2(time.Duration(r.TotalNs).Seconds()), httpF2(r.MiBPerSec) + pm(r.MiBPerSec, r.Interval), httpF2(httpMbit(r.MiBPerSec)),
 			httpF2(r.PeakMiBPerSec), httpF2(httpMbit(r.PeakMiBPerSec))})
 		if r.StatusCode == 0 {
 			continue
@@ -54,6 +54,9 @@ func httpTables(doc *result.Document) []table {
 			finals[r.FinalURL] = true
 			t.Notes = append(t.Notes, note{"", fmt.Sprintf("after %d redirect(s): %s", r.Redirects, r.FinalURL)})
 		}
+	}
+	for i, r := range h.Runs {
+		t.Notes = append(t.Notes, intervalNotes(fmt.Sprintf("run %d", i+1), r.Interval, mibRate)...)
 	}
 	t.Notes = append(t.Notes, note{"", "avg: the body's bytes over the time from the first byte of the response to the last"})
 	out := []table{t}

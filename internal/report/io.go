@@ -30,7 +30,7 @@ func ioTables(doc *result.Document) []table {
 	t := table{Title: title, Header: []string{"run", "dir", "IOPS", "MiB/s", "clat ms: p50", "p95", "p99", "p99.9", "max"}}
 	for i, run := range r.Runs {
 		for _, d := range directions(run) {
-			row := []string{strconv.Itoa(i + 1), d.name, f1(d.d.IOPS), f1(d.d.MiBPerSec)}
+			row := []string{strconv.Itoa(i + 1), d.name, f1(d.d.IOPS) + pm(d.d.IOPS, d.d.Interval), f1(d.d.MiBPerSec) + pm(d.d.MiBPerSec, d.d.Interval)}
 			row = append(row, latencyRow("", d.d.Latency)[4:]...)
 			t.Rows = append(t.Rows, row)
 		}
@@ -38,6 +38,9 @@ func ioTables(doc *result.Document) []table {
 	for i, run := range r.Runs {
 		if run.Read != nil {
 			t.Notes = append(t.Notes, deviceNote(fmt.Sprintf("run %d reads", i+1), run.Read.Device)...)
+		}
+		if d := directions(run); len(d) > 0 {
+			t.Notes = append(t.Notes, intervalNotes(fmt.Sprintf("run %d", i+1), d[0].d.Interval, mibRate)...)
 		}
 	}
 	if r.EngineNote != "" {
@@ -126,7 +129,7 @@ func markTables(doc *result.Document, mb bool) []table {
 		if r.Phase == result.PhaseWrite {
 			col = 2
 		}
-		cells[r.Preset][col] = f1(v)
+		cells[r.Preset][col] = f1(v) + pm(v, r.Interval)
 	}
 	for _, p := range order {
 		t.Rows = append(t.Rows, cells[p])
@@ -135,6 +138,7 @@ func markTables(doc *result.Document, mb bool) []table {
 		if r.Device != nil && r.Device.Cached {
 			t.Notes = append(t.Notes, deviceNote(r.Preset+" read", r.Device)...)
 		}
+		t.Notes = append(t.Notes, intervalNotes(r.Preset+" "+r.Phase, r.Interval, mibRate)...)
 	}
 	if m.EngineNote != "" {
 		t.Notes = append(t.Notes, note{"!", m.EngineNote})

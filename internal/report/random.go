@@ -33,9 +33,11 @@ func randomTables(doc *result.Document) []table {
 		{"reads", itoa(r.Reads), f1(r.ReadsPerSec), f1(r.ReadMiBPerSec)},
 		{"writes", itoa(r.Writes), f1(r.WritesPerSec), f1(r.WriteMiBPerSec)},
 		{"fsyncs", itoa(r.Fsyncs), f1(r.FsyncsPerSec), ""},
-		{"reads+writes", itoa(r.Reads + r.Writes), f1(r.RequestsPerSec), f1(r.ReadMiBPerSec + r.WriteMiBPerSec)},
+		{"reads+writes", itoa(r.Reads + r.Writes), f1(r.RequestsPerSec) + pm(r.RequestsPerSec, r.Interval),
+			f1(r.ReadMiBPerSec+r.WriteMiBPerSec) + pm(r.ReadMiBPerSec+r.WriteMiBPerSec, r.Interval)},
 	}}
 	rates.Notes = append(rates.Notes, deviceNote("reads", r.ReadDevice)...)
+	rates.Notes = append(rates.Notes, intervalNotes("reads+writes", r.Interval, mibRate)...)
 	lat := table{Title: "Latency per request, ms", Header: latencyHeader}
 	for _, l := range []struct {
 		name string
