@@ -50,7 +50,11 @@ func New(groups []Group, baseline int) (*Comparison, error) {
 	for _, k := range order(ranks) {
 		r := Row{Section: k.section, Step: k.step, Metric: k.metric, HigherIsBetter: higherIsBetter(k.metric)}
 		for _, col := range cols {
-			r.Cells = append(r.Cells, newCell(col.samples(k)))
+			c := newCell(col.samples(k))
+			if rel := col.rel[k]; rel > 0 && len(c.Samples) == 1 {
+				c.HalfWidth = rel * c.Value
+			}
+			r.Cells = append(r.Cells, c)
 		}
 		c.Rows = append(c.Rows, r)
 	}
@@ -121,6 +125,8 @@ func Kind(method string) string {
 type column struct {
 	Column
 	runs []map[key][]float64
+	// rel holds a single run's relative interval widths.
+	rel map[key]float64
 }
 
 // split makes a group's columns, recording each row's step rank in ranks.
@@ -148,6 +154,12 @@ func split(g Group, ranks map[key]float64) []column {
 			for _, f := range figures(d, ti) {
 				figs[f.key] = append(figs[f.key], f.samples...)
 				ranks[f.key] = f.stepRank
+				if f.rel > 0 && len(g.Docs) == 1 {
+					if col.rel == nil {
+						col.rel = map[key]float64{}
+					}
+					col.rel[f.key] = f.rel
+				}
 			}
 			for _, s := range cachedSteps(d, ti) {
 				if !slices.Contains(col.Cached, s) {
@@ -246,6 +258,6 @@ func (c *Cell) against(base Cell, self bool) {
 		c.Ratio, c.Diff = &r, &d
 	}
 	if !self {
-		c.Noise = noise(base.Samples, c.Samples)
+		c.Noise = noise(base, *c)
 	}
 }

@@ -214,20 +214,24 @@ func TestNoiseRule(t *testing.T) {
 
 func TestNoise(t *testing.T) {
 	for _, x := range []struct {
-		a, b []float64
-		want bool
+		a, b   []float64
+		want   bool
+		ha, hb float64
 	}{
-		{[]float64{10}, []float64{10.1}, false},               // no repeats: nothing to judge by
-		{[]float64{10, 12}, []float64{11}, true},              // inside the repeats' range
-		{[]float64{11}, []float64{10, 12}, true},              // either side may hold the repeats
-		{[]float64{10, 12}, []float64{12.5}, false},           // outside it
-		{[]float64{10, 10}, []float64{10, 10}, true},          // no spread, no gap
-		{[]float64{10, 10}, []float64{11, 11}, false},         // no spread, a gap
-		{[]float64{10, 14}, []float64{15, 19}, true},          // t = 1.8, df 2: t95 is 4.303
-		{[]float64{10, 11, 12}, []float64{15, 16, 17}, false}, // t = 6.1, df 4: t95 is 2.776
-		{[]float64{10, 10, 10}, []float64{12, 13, 14}, false}, // one side steady: df 2, t = 5.2 > 4.303
+		{[]float64{10}, []float64{10.1}, false, 0, 0},               // no repeats: nothing to judge by
+		{[]float64{10}, []float64{10.3}, true, 0.2, 0.2},            // single runs whose intervals overlap
+		{[]float64{10}, []float64{10.5}, false, 0.2, 0.2},           // and whose intervals do not
+		{[]float64{10}, []float64{10.3}, false, 0.2, 0},             // one side without an interval
+		{[]float64{10, 12}, []float64{11}, true, 0, 0},              // inside the repeats' range
+		{[]float64{11}, []float64{10, 12}, true, 0, 0},              // either side may hold the repeats
+		{[]float64{10, 12}, []float64{12.5}, false, 0, 0},           // outside it
+		{[]float64{10, 10}, []float64{10, 10}, true, 0, 0},          // no spread, no gap
+		{[]float64{10, 10}, []float64{11, 11}, false, 0, 0},         // no spread, a gap
+		{[]float64{10, 14}, []float64{15, 19}, true, 0, 0},          // t = 1.8, df 2: t95 is 4.303
+		{[]float64{10, 11, 12}, []float64{15, 16, 17}, false, 0, 0}, // t = 6.1, df 4: t95 is 2.776
+		{[]float64{10, 10, 10}, []float64{12, 13, 14}, false, 0, 0}, // one side steady: df 2, t = 5.2 > 4.303
 	} {
-		if got := noise(x.a, x.b); got != x.want {
+		if got := noise(Cell{Samples: x.a, HalfWidth: x.ha}, Cell{Samples: x.b, HalfWidth: x.hb}); got != x.want {
 			t.Errorf("noise(%v, %v) = %v; want %v", x.a, x.b, got, x.want)
 		}
 	}

@@ -19,6 +19,9 @@ type figure struct {
 	// wrongly: block sizes by size, presets in the tool's order.
 	stepRank float64
 	samples  []float64
+	// rel is the relative half-width of a single sample's 95 % interval,
+	// when its run measured one.
+	rel float64
 }
 
 // sections in the order the methods' own reports print them.
@@ -59,7 +62,7 @@ func figures(doc *result.Document, ti int) []figure {
 	case doc.Sweep != nil:
 		for _, s := range doc.Sweep.Steps {
 			if s.Target == ti {
-				fs.add("sweep "+s.Phase, units.BlockLabel(s.BlockSize), float64(s.BlockSize), "MiB/s", s.MiBPerSec)
+				fs.known("sweep "+s.Phase, units.BlockLabel(s.BlockSize), float64(s.BlockSize), "MiB/s", s.MiBPerSec, s.Interval)
 			}
 		}
 	case doc.Mark != nil:
@@ -72,7 +75,7 @@ func figures(doc *result.Document, ti int) []figure {
 			if r.Phase == result.PhaseWrite {
 				phase = 1
 			}
-			fs.add("mark", r.Preset+" "+r.Phase, float64(2*rank+phase), "MiB/s", r.MiBPerSec)
+			fs.known("mark", r.Preset+" "+r.Phase, float64(2*rank+phase), "MiB/s", r.MiBPerSec, r.Interval)
 		}
 	case doc.IO != nil:
 		ioFigures(&fs, doc.IO)
@@ -122,8 +125,18 @@ type figureList []figure
 // leaves its cell empty rather than zero.
 func (fs *figureList) add(section, step string, stepRank float64, metric string, samples ...float64) {
 	if len(samples) > 0 {
-		*fs = append(*fs, figure{key{section, step, metric}, stepRank, samples})
+		*fs = append(*fs, figure{key{section, step, metric}, stepRank, samples, 0})
 	}
+}
+
+// known adds a single figure with its interval, which lets a comparison
+// of single runs tell a real difference from noise.
+func (fs *figureList) known(section, step string, stepRank float64, metric string, v float64, iv *result.Interval) {
+	f := figure{key{section, step, metric}, stepRank, []float64{v}, 0}
+	if iv.Known() {
+		f.rel = iv.Relative
+	}
+	*fs = append(*fs, f)
 }
 
 // ioFigures gives each --repeat run as a sample; the step is the job, so
@@ -165,7 +178,7 @@ func randomFigures(fs *figureList, r *result.Random) {
 	reads := r.Reads > 0 || strings.HasSuffix(p.Mode, "rd") || p.Mode == "rndrw"
 	writes := r.Writes > 0 || strings.Contains(p.Mode, "wr") || p.Mode == "rndrw"
 	bs := float64(p.BlockSize)
-	fs.add("random", step, bs, "requests/s", r.RequestsPerSec)
+	fs.known("random", step, bs, "requests/s", r.RequestsPerSec, r.Interval)
 	if reads {
 		fs.add("random", step, bs, "reads/s", r.ReadsPerSec)
 		fs.add("random", step, bs, "read MiB/s", r.ReadMiBPerSec)
@@ -185,7 +198,7 @@ func randomFigures(fs *figureList, r *result.Random) {
 func netFigures(fs *figureList, n *result.Net) {
 	for _, s := range n.Sums {
 		section, snd, rcv := "net "+s.Direction, s.Sender, s.Receiver
-		fs.add(section, "sum", 0, "receiver Mbit/s", rcv.BitsPerSecond/1e6)
+		fs.known(section, "sum", 0, "receiver Mbit/s", rcv.BitsPerSecond/1e6, s.Interval)
 		fs.add(section, "sum", 0, "sender Mbit/s", snd.BitsPerSecond/1e6)
 		if snd.Retransmits != nil {
 			fs.add(section, "sum", 0, "retransmits", float64(*snd.Retransmits))

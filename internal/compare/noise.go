@@ -18,11 +18,18 @@ import (
 //     within the repeated side's range, min to max. There is no spread
 //     to test the single run with, so this asks only whether it could be
 //     one more of the repeats.
-//   - no repeats: never noise. Nothing shows how much the figure wanders,
-//     and calling every difference real or every difference noise would
-//     both be made up; the report says there were no repeats instead.
-func noise(a, b []float64) bool {
+//   - single runs on both sides, each with its 95 % interval (how well
+//     the run knew its own rate, from its windows): noise when the
+//     intervals overlap.
+//   - no repeats and no intervals: never noise. Nothing shows how much
+//     the figure wanders, and calling every difference real or every
+//     difference noise would both be made up; the report says there were
+//     no repeats instead.
+func noise(ca, cb Cell) bool {
+	a, b := ca.Samples, cb.Samples
 	switch {
+	case len(a) == 1 && len(b) == 1 && ca.HalfWidth > 0 && cb.HalfWidth > 0:
+		return math.Abs(a[0]-b[0]) <= ca.HalfWidth+cb.HalfWidth
 	case len(a) >= 2 && len(b) >= 2:
 		return !welchDiffers(stats.Summarize(a), stats.Summarize(b))
 	case len(a) >= 2 && len(b) == 1:

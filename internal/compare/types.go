@@ -48,6 +48,9 @@ type Cell struct {
 	Samples []float64 `json:"samples,omitempty"`
 	// Spread describes Samples when there are two or more.
 	Spread *result.Spread `json:"spread,omitempty"`
+	// HalfWidth is the 95 % interval's half-width of a single run's
+	// figure, in the metric's unit, when the run measured one.
+	HalfWidth float64 `json:"half_width,omitempty"`
 	// Ratio is Value over the baseline's Value (1 for the baseline itself);
 	// Diff is Ratio - 1. Both are absent when either side is missing or the
 	// baseline is zero.

@@ -154,7 +154,7 @@ func comparisonTables(c *compare.Comparison, names []string) []table {
 			}
 		}
 		if used[markNoise] {
-			t.Notes = append(t.Notes, note{markNoise, "inside the noise: not significant in Welch's t-test at 95 % over the repeats of both sides, or a single run within the other side's range"})
+			t.Notes = append(t.Notes, note{markNoise, "inside the noise: not significant in Welch's t-test at 95 % over the repeats of both sides, a single run within the other side's range, or single runs whose 95 % intervals (±) overlap"})
 		}
 		if used[markMissing] {
 			t.Notes = append(t.Notes, note{markMissing, "not measured in that column"})
@@ -207,6 +207,10 @@ func comparisonCells(r compare.Row, baseline int, used map[string]bool) []string
 			v = strconv.FormatFloat(c.Value, 'f', dec, 64)
 			if c.Spread != nil {
 				v += " ± " + strconv.FormatFloat(c.Spread.Stddev, 'f', dec, 64)
+			} else if c.HalfWidth > 0 {
+				// A single run's own 95 % interval, written as the
+				// method's tables write it.
+				v += " ±" + strconv.FormatFloat(c.HalfWidth, 'f', dec, 64)
 			}
 		} else {
 			used[markMissing] = true
@@ -269,7 +273,7 @@ func diffLabel(d float64) string {
 // fields where a figure is missing.
 func comparisonCSV(w io.Writer, c *compare.Comparison) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"section", "step", "metric", "column", "value", "n", "stddev", "ratio", "diff", "noise"})
+	_ = cw.Write([]string{"section", "step", "metric", "column", "value", "n", "stddev", "half_width", "ratio", "diff", "noise"})
 	opt := func(x *float64) string {
 		if x == nil {
 			return ""
@@ -285,7 +289,11 @@ func comparisonCSV(w io.Writer, c *compare.Comparison) error {
 			if cell.Spread != nil {
 				stddev = f3(cell.Spread.Stddev)
 			}
-			_ = cw.Write([]string{r.Section, r.Step, r.Metric, c.Columns[i].Name, value, strconv.Itoa(len(cell.Samples)), stddev,
+			hw := ""
+			if cell.HalfWidth > 0 {
+				hw = f3(cell.HalfWidth)
+			}
+			_ = cw.Write([]string{r.Section, r.Step, r.Metric, c.Columns[i].Name, value, strconv.Itoa(len(cell.Samples)), stddev, hw,
 				opt(cell.Ratio), opt(cell.Diff), strconv.FormatBool(cell.Noise)})
 		}
 	}
