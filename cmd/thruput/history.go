@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/thruput/thruput/internal/compare"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/store/postgres"
@@ -26,6 +27,9 @@ type history struct {
 	loc    *store.Location
 	labels []string
 	noSave bool
+	// noCompare is --no-compare: no line setting the run against the
+	// last comparable one.
+	noCompare bool
 	// labelMap is labels parsed, set by openHistory.
 	labelMap map[string]string
 	store    store.Store
@@ -43,6 +47,7 @@ type history struct {
 func (a *app) addSaveFlags(fl *pflag.FlagSet) {
 	fl.StringArrayVar(&a.labels, "label", nil, "tag the run with `key=value` (device=sandisk-extreme, fs=ext4, channel=6); repeatable")
 	fl.BoolVar(&a.noSave, "no-save", false, "do not keep this run in the result store")
+	fl.BoolVar(&a.noCompare, "no-compare", false, "do not set the run against the last comparable run in the store")
 }
 
 // openHistory checks the labels and opens the store before anything is
@@ -182,7 +187,35 @@ func (a *app) deliver(doc *result.Document, runErr error, counters map[string]in
 		return runErr
 	}
 	a.conclude(doc, runErr, counters)
+	if !a.noCompare && a.store != nil && runErr == nil {
+		doc.Previous = previous(a.store, doc)
+	}
 	return errors.Join(runErr, show(), a.save(doc))
+}
+
+// previous finds the last comparable run in the store (the newest of
+// the method on this host that ended ok, among the last 50, with the same
+// targets and parameters) and sets doc against it; nil when there is
+// none. The store failing here costs the run nothing.
+func previous(s store.Store, doc *result.Document) *result.Previous {
+	es, err := s.List(store.Filter{Method: doc.Method, Host: doc.Host.Hostname, Status: result.StatusOK, Limit: 50})
+	if err != nil {
+		return nil
+	}
+	target := ""
+	if len(doc.Targets) > 0 {
+		target = doc.Targets[0].Path
+	}
+	for _, e := range es {
+		if e.ID == doc.ID || target != "" && e.Target != target {
+			continue
+		}
+		prev, err := s.Get(e.ID)
+		if err == nil && compare.Comparable(doc, prev) {
+			return compare.Against(doc, prev)
+		}
+	}
+	return nil
 }
 
 // save keeps a concluded run in the store, after it has been printed, so

@@ -83,6 +83,21 @@ func Write(w io.Writer, doc *result.Document, o Options) error {
 	default:
 		return fmt.Errorf("unknown format %q (use %s)", format, strings.Join(Formats, ", "))
 	}
+	if err := write(w, doc, o); err != nil || format == "csv" || doc.Previous == nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\n%s\n", PreviousLine(doc.Previous))
+	return err
+}
+
+// PreviousLine is the line after a run's tables that sets it against the
+// last comparable run.
+func PreviousLine(p *result.Previous) string {
+	return fmt.Sprintf("%.2fx the last run (%s, %s) over %d figure(s): %s", p.Ratio, p.StartedAt.UTC().Format(time.DateOnly), p.ID, p.Figures, p.Verdict)
+}
+
+func write(w io.Writer, doc *result.Document, o Options) error {
+	format := o.Format
 	switch {
 	case doc.Sweep != nil && format == "csv":
 		return sweepCSV(w, doc)

@@ -131,6 +131,24 @@ type Document struct {
 	// (fio, iperf3, sysbench) by thruput results import; absent on
 	// thruput's own runs.
 	Imported *Imported `json:"imported,omitempty"`
+	// Previous sets the run against the last comparable one in the store
+	// when it was made (same method, host, target and parameters);
+	// absent with --no-compare or when there was none.
+	Previous *Previous `json:"previous,omitempty"`
+}
+
+// Previous is how a run compares with the last comparable run.
+type Previous struct {
+	ID        string    `json:"id"`
+	StartedAt time.Time `json:"started_at"`
+	// Ratio is the geometric mean of this run's rates over the previous
+	// run's, over the Figures both measured.
+	Ratio   float64 `json:"ratio"`
+	Figures int     `json:"figures"`
+	// Verdict is "within noise" (every rate's 95 % intervals overlap),
+	// "faster beyond noise", "slower beyond noise" (some do not), or
+	// "no interval to judge by" (a run too short to have intervals).
+	Verdict string `json:"verdict"`
 }
 
 // Imported says where a converted document came from.
