@@ -31,6 +31,8 @@ type suiteFlags struct {
 	quick, full bool
 	repeat      int
 	every       time.Duration
+	stable      stableFlags
+	budget      time.Duration
 }
 
 func newSuiteCmd(a *app) *cobra.Command {
@@ -73,6 +75,8 @@ the rounds side by side.`,
 	fl.BoolVar(&f.full, "full", false, "the full method of each tool (the default with --disk, --net or --http)")
 	fl.IntVar(&f.repeat, "repeat", 1, "run the whole suite this many times")
 	fl.Var(units.NewDuration(&f.every, 0), "every", "with --repeat, start a round this long after the previous one started (default: right after)")
+	f.stable.add(fl)
+	fl.Var(units.NewDuration(&f.budget, 0), "budget", "fit a round's timed phases in this long: each runs until stable (--until-stable, 2 % by default), bounded by an equal share; the figures that did not get there are named")
 	a.addSaveFlags(fl)
 	return c
 }
@@ -139,7 +143,18 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 	}
 	suiteID := newRunID()
 	var docs []*result.Document
-	plan := suite.Plan(suite.Options{Disks: f.disks, Net: netAddr, HTTP: httpURL, Full: full})
+	so := f.stable.options()
+	plan, err := suite.Plan(suite.Options{Disks: f.disks, Net: netAddr, HTTP: httpURL, Full: full, UntilStable: so.Target * 100, Budget: f.budget})
+	if err != nil {
+		return usage.Wrap(err)
+	}
+	if so.Sustained {
+		for i := range plan {
+			if plan[i].Args[0] == "disk" {
+				plan[i].Args = append(plan[i].Args, "--sustained")
+			}
+		}
+	}
 	var log io.Writer
 	if !a.quiet {
 		log = stderr
@@ -187,6 +202,18 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 	} else if werr = report.WriteEntries(w, entries, format); werr == nil {
 		_, werr = fmt.Fprintf(w, "\nReport: %s\n", path)
 	}
+	// With a target, the figures that did not get there are named.
+	for _, d := range docs {
+		for _, ni := range d.Intervals() {
+			if iv := ni.Interval; iv.Target > 0 && !iv.Converged {
+				width := "too few windows"
+				if iv.Known() {
+					width = fmt.Sprintf("±%.1f%%", iv.Relative*100)
+				}
+				fmt.Fprintf(stderr, "thruput suite: not stable: %s %s %s (%s, wanted ±%g%%)\n", d.Method, targetOf(d), ni.Name, width, iv.Target*100)
+			}
+		}
+	}
 	if ctx.Err() != nil {
 		return errors.Join(ctx.Err(), werr)
 	}
@@ -194,6 +221,19 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 		return errors.Join(fmt.Errorf("%d of the suite's runs failed: %s", len(failed), strings.Join(failed, ", ")), werr)
 	}
 	return werr
+}
+
+// targetOf names where a run measured: its first target, or its server.
+func targetOf(d *result.Document) string {
+	switch {
+	case len(d.Targets) > 0:
+		return d.Targets[0].Path
+	case d.Net != nil:
+		return d.Net.Parameters.Server
+	case d.HTTP != nil:
+		return d.HTTP.Parameters.URL
+	}
+	return ""
 }
 
 // runChild runs one thruput command in this process, sharing the open

@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/thruput/thruput/internal/suite"
 )
@@ -12,8 +13,13 @@ import (
 // hour, so a misspelt flag in it would otherwise show only on a user's
 // machine.
 func TestSuiteStepsParse(t *testing.T) {
-	for _, full := range []bool{false, true} {
-		steps := suite.Plan(suite.Options{Disks: []string{"/mnt/usb", "/media/sd"}, Net: "pi4:5201", HTTP: "http://pi4:8080/", Full: full})
+	for _, o := range []suite.Options{{}, {Full: true}, {UntilStable: 1}, {Full: true, Budget: 2 * time.Hour}} {
+		full := o.Full
+		o.Disks, o.Net, o.HTTP = []string{"/mnt/usb", "/media/sd"}, "pi4:5201", "http://pi4:8080/"
+		steps, err := suite.Plan(o)
+		if err != nil {
+			t.Fatal(err)
+		}
 		want := map[bool]int{false: 2*3 + 2 + 1, true: 2*5 + 4 + 1}[full]
 		if len(steps) != want {
 			t.Errorf("full=%v: %d steps, want %d", full, len(steps), want)
@@ -35,7 +41,8 @@ func TestSuiteStepsParse(t *testing.T) {
 		}
 	}
 	// The capped run is one stream at 40 Mbit/s, not ten at 40 each.
-	for _, s := range suite.Plan(suite.Options{Net: "pi4", Full: true}) {
+	steps, _ := suite.Plan(suite.Options{Net: "pi4", Full: true})
+	for _, s := range steps {
 		if strings.HasPrefix(s.Name, "net capped") && strings.Contains(strings.Join(s.Args, " "), "-P 10") {
 			t.Errorf("%s: %v", s.Name, s.Args)
 		}

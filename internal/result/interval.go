@@ -1,5 +1,11 @@
 package result
 
+import (
+	"fmt"
+
+	"github.com/thruput/thruput/internal/units"
+)
+
 // Interval is how well a throughput figure is known: the 95 % confidence
 // interval of the mean rate over short windows of its phase, from batch
 // means (the windows are autocorrelated, see docs/architecture.md), after
@@ -61,4 +67,52 @@ func (iv *Interval) PlusMinus(value float64) float64 {
 		return 0
 	}
 	return iv.Relative * value
+}
+
+// NamedInterval is one figure's interval and what the figure is.
+type NamedInterval struct {
+	Name     string
+	Interval *Interval
+}
+
+// Intervals lists every interval the document's figures carry, named as
+// the tables name them.
+func (d *Document) Intervals() []NamedInterval {
+	var out []NamedInterval
+	add := func(name string, iv *Interval) {
+		if iv != nil {
+			out = append(out, NamedInterval{name, iv})
+		}
+	}
+	labels := TargetLabels(d.Targets)
+	switch {
+	case d.Sweep != nil:
+		for _, s := range d.Sweep.Steps {
+			add(fmt.Sprintf("%s %s %s", labels[s.Target], units.BlockLabel(s.BlockSize), s.Phase), s.Interval)
+		}
+	case d.Random != nil:
+		add("reads+writes", d.Random.Interval)
+	case d.IO != nil:
+		for i, r := range d.IO.Runs {
+			for _, x := range []*IODirection{r.Read, r.Write} {
+				if x != nil {
+					add(fmt.Sprintf("run %d", i+1), x.Interval)
+					break
+				}
+			}
+		}
+	case d.Mark != nil:
+		for _, r := range d.Mark.Results {
+			add(r.Preset+" "+r.Phase, r.Interval)
+		}
+	case d.Net != nil:
+		for _, s := range d.Net.Sums {
+			add(s.Direction, s.Interval)
+		}
+	case d.HTTP != nil:
+		for i, r := range d.HTTP.Runs {
+			add(fmt.Sprintf("run %d", i+1), r.Interval)
+		}
+	}
+	return out
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/iperf3"
+	"github.com/thruput/thruput/internal/units"
 )
 
 // Step is one run of the suite: the command line of a thruput command.
@@ -29,10 +30,98 @@ type Options struct {
 	Disks     []string
 	Net, HTTP string
 	Full      bool
+	// UntilStable (a percentage, 0 for none) is given to every step:
+	// each phase ends once its figure is known to ±UntilStable %.
+	UntilStable float64
+	// Budget, when set, bounds the timed phases of a round: every phase
+	// runs until stable (2 % unless UntilStable says otherwise) and is
+	// bounded by an equal share of the budget.
+	Budget time.Duration
 }
 
-// Plan lists the steps of one round.
-func Plan(o Options) []Step {
+// minPhase is the shortest share of a budget a phase can be given: an
+// adaptive phase runs at least 3 s (steady.MinStop windows) before it may
+// stop.
+const minPhase = 5 * time.Second
+
+// Plan lists the steps of one round; with a budget, each step's phases
+// get an equal share of it as their bound, and a budget too small for
+// every phase to have minPhase is an error.
+func Plan(o Options) ([]Step, error) {
+	steps := plan(o)
+	if o.Budget <= 0 && o.UntilStable <= 0 {
+		return steps, nil
+	}
+	pct := o.UntilStable
+	if pct <= 0 {
+		pct = 2
+	}
+	n := 0
+	for _, st := range steps {
+		n += phases(st.Args)
+	}
+	share := time.Duration(0)
+	if o.Budget > 0 {
+		share = (o.Budget / time.Duration(n)).Truncate(100 * time.Millisecond)
+		if share < minPhase {
+			return nil, fmt.Errorf("--budget %v cannot fit %d timed phases of at least %v each (%v): give more, or fewer targets", o.Budget, n, minPhase, minPhase*time.Duration(n))
+		}
+	}
+	for i, st := range steps {
+		args := append(slices.Clone(st.Args), "--until-stable="+strconv.FormatFloat(pct, 'g', -1, 64))
+		if share > 0 {
+			if flag := boundFlag(args); flag != "" {
+				args = append(args, flag, share.String())
+			}
+		}
+		steps[i].Args = args
+	}
+	return steps, nil
+}
+
+// phases counts the timed phases a step's command runs: each block size
+// of a sweep twice, each preset of disk mark twice, each repeat of io and
+// http once.
+func phases(args []string) int {
+	val := func(name, def string) string {
+		if i := slices.Index(args, name); i >= 0 && i+1 < len(args) {
+			return args[i+1]
+		}
+		return def
+	}
+	switch {
+	case slices.Contains(args, "sweep"):
+		sizes, err := units.ParseSizeList(val("--bs", "8-1M"))
+		if err != nil {
+			return 1
+		}
+		return 2 * len(sizes)
+	case slices.Contains(args, "mark"):
+		return 8
+	case slices.Contains(args, "io"), slices.Contains(args, "http"):
+		n, err := strconv.Atoi(val("--repeat", "1"))
+		if err != nil || n < 1 {
+			return 1
+		}
+		return n
+	}
+	return 1
+}
+
+// boundFlag is the flag that bounds each phase of a step's command; a
+// later flag overrides an earlier one. A download has none: its body
+// bounds it.
+func boundFlag(args []string) string {
+	switch {
+	case slices.Contains(args, "sweep"):
+		return "--max-time"
+	case slices.Contains(args, "http"):
+		return ""
+	}
+	return "-t"
+}
+
+func plan(o Options) []Step {
 	var steps []Step
 	full, netAddr, httpURL := o.Full, o.Net, o.HTTP
 	for _, d := range o.Disks {

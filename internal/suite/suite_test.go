@@ -50,3 +50,27 @@ func TestRun(t *testing.T) {
 		t.Errorf("%d steps ran after cancel", n)
 	}
 }
+
+// TestBudget: a budget gives every timed phase an equal share as its
+// bound and turns --until-stable on; one too small is refused.
+func TestBudget(t *testing.T) {
+	steps, err := Plan(Options{Disks: []string{"/d"}, Budget: 10 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The quick plan: a sweep of 512 B..1 MiB (12 sizes, 24 phases),
+	// random (1), mark (8): 33 phases, 18.1 s each.
+	for _, s := range steps {
+		line := strings.Join(s.Args, " ")
+		if !strings.Contains(line, "--until-stable=2") || !strings.Contains(line, " 18.1s") {
+			t.Errorf("%s: %s", s.Name, line)
+		}
+	}
+	if _, err := Plan(Options{Disks: []string{"/d"}, Budget: time.Minute}); err == nil || !strings.Contains(err.Error(), "33 timed phases") {
+		t.Errorf("a one-minute budget for 33 phases: %v", err)
+	}
+	steps, _ = Plan(Options{Net: "h", UntilStable: 0.5})
+	if line := strings.Join(steps[0].Args, " "); !strings.Contains(line, "--until-stable=0.5") || strings.Contains(line, "-t 4 -t") {
+		t.Errorf("until-stable alone: %s", line)
+	}
+}
