@@ -1,0 +1,171 @@
+package main
+
+import (
+	"math"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/thruput/thruput/internal/fstest"
+	"github.com/thruput/thruput/internal/nettest"
+	"github.com/thruput/thruput/internal/result"
+)
+
+const mib = 1 << 20
+
+// throttled runs thruput in the throttle's cgroup and returns its result.
+func throttled(t *testing.T, th *fstest.Throttle, args ...string) (*result.Document, time.Duration, *exec.Cmd) {
+	t.Helper()
+	cmd := th.Command(thruputBin, append(args, "--json", "-q", "--no-save")...)
+	start := time.Now()
+	out, err := cmd.Output()
+	took := time.Since(start)
+	if err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	doc, err := result.Read(strings.NewReader(string(out)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc, took, cmd
+}
+
+// TestUntilStable: on a loop-backed ext4 throttled to 20 MiB/s reads and
+// 10 MiB/s writes, --until-stable ends each step well before its bound,
+// with a figure within 3 % of the throttle and an interval that holds it.
+func TestUntilStable(t *testing.T) {
+	t.Parallel()
+	mnt := fstest.Mount(t, "ext4", 512*mib)
+	th := fstest.NewThrottle(t, mnt)
+	th.Set(t, 20*mib, 10*mib)
+	doc, took, _ := throttled(t, th, "disk", "sweep", mnt, "--direct", "--bs", "1M", "--file-size", "256M", "--max-time", "30s", "--until-stable")
+	for _, st := range doc.Sweep.Steps {
+		want := map[string]float64{result.PhaseWrite: 10, result.PhaseRead: 20}[st.Phase]
+		iv := st.Interval
+		elapsed := time.Duration(st.ElapsedNs)
+		t.Logf("%s: %.2f MiB/s in %v, interval %+v", st.Phase, st.MiBPerSec, elapsed, iv)
+		if elapsed > 12*time.Second {
+			t.Errorf("%s: took %v of its 30 s (25.6 s for the write's file)", st.Phase, elapsed)
+		}
+		if math.Abs(st.MiBPerSec/want-1) > 0.03 {
+			t.Errorf("%s: %.2f MiB/s, throttled to %v", st.Phase, st.MiBPerSec, want)
+		}
+		if iv == nil || !iv.Converged || iv.Target != 0.02 || iv.Windows < 8 {
+			t.Fatalf("%s: interval %+v", st.Phase, iv)
+		}
+		// The throttle enforces its rate in slices; half a percent of
+		// slack covers a slice at either end.
+		if lo, hi := iv.Low/mib, iv.High/mib; lo > want*1.005 || hi < want*0.995 {
+			t.Errorf("%s: interval %.3f..%.3f MiB/s does not hold the throttle's %v", st.Phase, lo, hi, want)
+		}
+	}
+	if took > 30*time.Second {
+		t.Errorf("the run took %v", took)
+	}
+}
+
+// TestCliff: a throttle lowered from 40 to 10 MiB/s two seconds into a
+// write is reported as a cliff at about 80 MiB with both rates, and
+// --sustained makes the figure the rate after it (the throttle runs a
+// little over its new rate for a while after the change).
+func TestCliff(t *testing.T) {
+	t.Parallel()
+	mnt := fstest.Mount(t, "ext4", 512*mib)
+	for _, sustained := range []bool{false, true} {
+		th := fstest.NewThrottle(t, mnt)
+		th.Set(t, 0, 40*mib)
+		args := []string{"disk", "sweep", mnt, "--direct", "--write-only", "--bs", "1M", "--file-size", "300M", "--max-time", "10s"}
+		if sustained {
+			args = append(args, "--sustained")
+		}
+		go func() {
+			time.Sleep(2 * time.Second)
+			th.Set(t, 0, 10*mib)
+		}()
+		doc, _, _ := throttled(t, th, args...)
+		st := doc.Sweep.Steps[0]
+		iv := st.Interval
+		if iv == nil || iv.Cliff == nil {
+			t.Fatalf("sustained=%v: no cliff: %+v", sustained, iv)
+		}
+		c := iv.Cliff
+		t.Logf("sustained=%v: %.1f MiB/s; cliff at %.1f MiB, %v: %.1f then %.1f MiB/s", sustained, st.MiBPerSec, float64(c.AtBytes)/mib, time.Duration(c.AtNs), c.Before/mib, c.After/mib)
+		if at := float64(c.AtBytes) / mib; at < 55 || at > 105 {
+			t.Errorf("the cliff at %.1f MiB, want about 80", at)
+		}
+		if math.Abs(c.Before/mib/40-1) > 0.1 || math.Abs(c.After/mib/10-1) > 0.1 {
+			t.Errorf("the rates either side: %.1f and %.1f MiB/s, want 40 and 10", c.Before/mib, c.After/mib)
+		}
+		if sustained && (!iv.Sustained || math.Abs(st.MiBPerSec/10-1) > 0.1) {
+			t.Errorf("--sustained: the figure is %.2f MiB/s (sustained %v), want 10", st.MiBPerSec, iv.Sustained)
+		}
+		if !sustained && st.MiBPerSec < 12 {
+			t.Errorf("without --sustained the figure %.2f MiB/s should hold the fast start", st.MiBPerSec)
+		}
+	}
+	out, err := fstest.NewThrottle(t, mnt).Command(thruputBin, "disk", "sweep", mnt, "--direct", "--write-only", "--bs", "1M", "--file-size", "8M", "--no-save", "-q").Output()
+	if err != nil || !strings.Contains(string(out), "1M") {
+		t.Errorf("a table: %v\n%s", err, out)
+	}
+}
+
+// TestUntilStableNet: over a 100 Mbit/s link the network test ends once
+// its rate is known, well before -t.
+func TestUntilStableNet(t *testing.T) {
+	t.Parallel()
+	lan := nettest.NewLAN(t, []int{100, 100})
+	port := strconv.Itoa(5400 + int(time.Now().UnixNano()%500))
+	srv := lan.Command(t.Context(), 1, thruputBin, "net", "server", "-1", "--no-save", "-q", "-p", port)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { srv.Process.Kill(); srv.Wait() }()
+	var doc *result.Document
+	var took time.Duration
+	for try := 0; try < 20 && doc == nil; try++ {
+		time.Sleep(100 * time.Millisecond)
+		start := time.Now()
+		out, err := lan.Command(t.Context(), 0, thruputBin, "net", "client", lan.Hosts[1].Addr, "-p", port, "-t", "30", "--until-stable", "--json", "-q", "--no-save").Output()
+		took = time.Since(start)
+		if err == nil {
+			doc, _ = result.Read(strings.NewReader(string(out)))
+		}
+	}
+	if doc == nil {
+		t.Fatal("no test ran")
+	}
+	s := doc.Net.Sums[0]
+	t.Logf("%.1f Mbit/s in %v, interval %+v", s.Receiver.BitsPerSecond/1e6, took, s.Interval)
+	if took > 15*time.Second || s.Interval == nil || !s.Interval.Converged {
+		t.Errorf("took %v of -t 30, interval %+v", took, s.Interval)
+	}
+	if mbit := s.Receiver.BitsPerSecond / 1e6; mbit < 85 || mbit > 100 {
+		t.Errorf("%.1f Mbit/s on a 100 Mbit/s link", mbit)
+	}
+}
+
+// TestPreviousRun: a second run is set against the first (a line after
+// the table, previous in the JSON); --no-compare leaves it out.
+func TestPreviousRun(t *testing.T) {
+	db := t.TempDir() + "/r.db"
+	dir := t.TempDir()
+	first := quickSweep(t, db, dir)
+	o := thruput(t, "disk", "sweep", "--db", db, "--sizes", "4k,64k", "--file-size", "1M", dir, "-q")
+	if o.code != 0 || !strings.Contains(o.stdout, "x the last run (") || !strings.Contains(o.stdout, first.ID) {
+		t.Errorf("a second run: exit %d\n%s", o.code, o.stdout)
+	}
+	doc := sweepJSON(t, "--db", db, "--sizes", "4k,64k", "--file-size", "1M", dir)
+	if p := doc.Previous; p == nil || p.Ratio <= 0 || p.Figures != 4 || p.Verdict == "" {
+		t.Errorf("previous: %+v", p)
+	}
+	o = thruput(t, "disk", "sweep", "--db", db, "--sizes", "4k,64k", "--file-size", "1M", dir, "-q", "--no-compare")
+	if strings.Contains(o.stdout, "the last run") {
+		t.Errorf("--no-compare:\n%s", o.stdout)
+	}
+	// Other parameters are another test: nothing to set it against.
+	if doc := sweepJSON(t, "--db", db, "--sizes", "4k", "--file-size", "1M", dir); doc.Previous != nil {
+		t.Errorf("a sweep of other block sizes was set against %+v", doc.Previous)
+	}
+}

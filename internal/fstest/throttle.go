@@ -1,0 +1,77 @@
+package fstest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Throttle is a cgroup (v1 blkio) that caps the bytes per second its
+// processes may read from and write to one block device: a slow SD card
+// or USB stick stood in for by a loop device, at rates the test knows.
+// Buffered writes are written back by the kernel outside the cgroup, so
+// only reads and O_DIRECT writes are capped.
+type Throttle struct {
+	dir string
+	dev string // major:minor
+}
+
+const blkio = "/sys/fs/cgroup/blkio"
+
+// NewThrottle makes a cgroup capping the device under mount dir, removed
+// when t ends (after the processes in it have).
+func NewThrottle(t testing.TB, dir string) *Throttle {
+	t.Helper()
+	RequireRoot(t)
+	if _, err := os.Stat(filepath.Join(blkio, "blkio.throttle.read_bps_device")); err != nil {
+		t.Fatalf("fstest: no cgroup v1 blkio throttle at %s: %v", blkio, err)
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(dir, &st); err != nil {
+		t.Fatal(err)
+	}
+	th := &Throttle{
+		dir: filepath.Join(blkio, fmt.Sprintf("thruput-fstest-%d-%d", os.Getpid(), time.Now().UnixNano())),
+		dev: fmt.Sprintf("%d:%d", unix.Major(uint64(st.Dev)), unix.Minor(uint64(st.Dev))),
+	}
+	if err := os.Mkdir(th.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// The cgroup goes once empty; its last process may take a moment.
+		for try := 0; ; try++ {
+			err := os.Remove(th.dir)
+			if err == nil || os.IsNotExist(err) {
+				return
+			}
+			if try == 50 {
+				t.Errorf("fstest: removing %s: %v", th.dir, err)
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	return th
+}
+
+// Set caps reads and writes at these bytes per second (0: no cap).
+func (th *Throttle) Set(t testing.TB, read, write int64) {
+	t.Helper()
+	for file, v := range map[string]int64{"blkio.throttle.read_bps_device": read, "blkio.throttle.write_bps_device": write} {
+		if err := os.WriteFile(filepath.Join(th.dir, file), []byte(th.dev+" "+strconv.FormatInt(v, 10)), 0o644); err != nil {
+			t.Fatalf("fstest: %s: %v", file, err)
+		}
+	}
+}
+
+// Command is name with args, run inside the cgroup from its first
+// instruction: a shell joins the cgroup, then becomes the command.
+func (th *Throttle) Command(name string, args ...string) *exec.Cmd {
+	return exec.Command("/bin/sh", append([]string{"-c", `echo $$ > "$0/cgroup.procs" && exec "$@"`, th.dir, name}, args...)...)
+}
