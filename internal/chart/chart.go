@@ -297,10 +297,12 @@ type marked interface {
 	labels() []string
 }
 
-// point is a data point and what its tooltip says.
+// point is a data point and what its tooltip says; Err, when positive,
+// is the half-width of its 95 % interval, drawn as an error bar.
 type point struct {
 	X, Y  float64
 	Label string
+	Err   float64
 }
 
 // series is a line through points with a marker on each.
@@ -343,7 +345,7 @@ func (s *series) DataRange() (xmin, xmax, ymin, ymax float64) {
 	xmax, ymax = math.Inf(-1), math.Inf(-1)
 	for _, p := range s.Points {
 		xmin, xmax = math.Min(xmin, p.X), math.Max(xmax, p.X)
-		ymin, ymax = math.Min(ymin, p.Y), math.Max(ymax, p.Y)
+		ymin, ymax = math.Min(ymin, lowEnd(p)), math.Max(ymax, p.Y+p.Err)
 	}
 	return
 }
@@ -368,11 +370,32 @@ func (s *series) Plot(c draw.Canvas, p *plot.Plot) {
 	if s.Line.Width > 0 && len(pts) > 1 {
 		c.StrokeLines(s.Line, pts)
 	}
+	// Error bars under the markers, capped, in the series' colour.
+	bar := draw.LineStyle{Color: s.color, Width: vg.Points(1)}
+	caps := vg.Points(3)
+	for i, pt := range s.Points {
+		if pt.Err <= 0 {
+			continue
+		}
+		x, lo, hi := pts[i].X, trY(lowEnd(pt)), trY(pt.Y+pt.Err)
+		c.StrokeLine2(bar, x, lo, x, hi)
+		c.StrokeLine2(bar, x-caps, lo, x+caps, lo)
+		c.StrokeLine2(bar, x-caps, hi, x+caps, hi)
+	}
 	g := s.Glyph
 	g.Color = markerColor(s.color)
 	for _, pt := range pts {
 		c.DrawGlyphNoClip(g, pt)
 	}
+}
+
+// lowEnd is where a point's error bar ends below it: not at or below
+// zero, which a log axis cannot show.
+func lowEnd(p point) float64 {
+	if p.Y-p.Err <= 0 {
+		return p.Y
+	}
+	return p.Y - p.Err
 }
 
 // Thumbnail draws the legend's sample in the opaque colour, so it is no

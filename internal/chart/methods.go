@@ -144,8 +144,13 @@ func sweepCharts(runs []run) []*Chart {
 				slices.SortStableFunc(steps, func(a, b result.SweepStep) int { return int(a.BlockSize - b.BlockSize) })
 				s := newSeries(seriesName(runs, r, labels[ti]), len(ss), vg.Points(1.5))
 				for _, st := range steps {
-					s.Points = append(s.Points, point{X: float64(st.BlockSize), Y: st.MiBPerSec,
-						Label: fmt.Sprintf("%s, %s %s: %s MiB/s%s", s.Name, phase, units.SizeLabel(st.BlockSize), f1(st.MiBPerSec), stepNote(st))})
+					err := st.Interval.PlusMinus(st.MiBPerSec)
+					pm := ""
+					if err > 0 {
+						pm = " ±" + f1(err)
+					}
+					s.Points = append(s.Points, point{X: float64(st.BlockSize), Y: st.MiBPerSec, Err: err,
+						Label: fmt.Sprintf("%s, %s %s: %s%s MiB/s%s", s.Name, phase, units.SizeLabel(st.BlockSize), f1(st.MiBPerSec), pm, stepNote(st))})
 				}
 				ss = append(ss, s)
 			}
@@ -176,6 +181,13 @@ func stepNote(s result.SweepStep) string {
 	}
 	if s.Truncated {
 		n = append(n, "stopped at max time")
+	}
+	if iv := s.Interval; iv != nil && iv.Cliff != nil {
+		c := iv.Cliff
+		n = append(n, fmt.Sprintf("%s MiB/s for the first %s, then %s MiB/s", f1(c.Before/(1<<20)), units.IEC(c.AtBytes), f1(c.After/(1<<20))))
+	}
+	if iv := s.Interval; iv != nil && iv.Target > 0 && !iv.Converged {
+		n = append(n, "not stable")
 	}
 	if len(n) == 0 {
 		return ""

@@ -89,7 +89,8 @@ func httpText(w io.Writer, doc *result.Document, md bool) error {
 func httpCSV(w io.Writer, doc *result.Document) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"run_id", "run", "url", "final_url", "status_code", "protocol", "content_length", "bytes",
-		"ttfb_ns", "transfer_ns", "total_ns", "mib_per_s", "bits_per_second", "peak_mib_per_s", "peak_bits_per_second", "error"})
+		"ttfb_ns", "transfer_ns", "total_ns", "mib_per_s", "bits_per_second", "peak_mib_per_s", "peak_bits_per_second", "error",
+		ciHeader[0], ciHeader[1], ciHeader[2]})
 	for i, r := range doc.HTTP.Runs {
 		cl := ""
 		if r.ContentLength != nil {
@@ -99,9 +100,9 @@ func httpCSV(w io.Writer, doc *result.Document) error {
 		if r.StatusCode != 0 {
 			code = strconv.Itoa(r.StatusCode)
 		}
-		_ = cw.Write([]string{doc.ID, strconv.Itoa(i + 1), doc.HTTP.Parameters.URL, r.FinalURL, code, r.Protocol, cl, itoa(r.Bytes),
+		_ = cw.Write(append([]string{doc.ID, strconv.Itoa(i + 1), doc.HTTP.Parameters.URL, r.FinalURL, code, r.Protocol, cl, itoa(r.Bytes),
 			itoa(r.TTFBNs), itoa(r.TransferNs), itoa(r.TotalNs), f3(r.MiBPerSec), strconv.FormatFloat(r.BitsPerSecond, 'f', 0, 64),
-			f3(r.PeakMiBPerSec), strconv.FormatFloat(r.PeakBitsPerSecond, 'f', 0, 64), r.Error})
+			f3(r.PeakMiBPerSec), strconv.FormatFloat(r.PeakBitsPerSecond, 'f', 0, 64), r.Error}, ciCells(r.Interval)...))
 	}
 	cw.Flush()
 	return cw.Error()

@@ -56,3 +56,19 @@ func intervalNotes(what string, iv *result.Interval, rate func(float64) string) 
 	}
 	return out
 }
+
+// ciHeader are the CSV columns of a figure's interval: its half-width over
+// the figure, the windows it came from, and whether it reached the
+// target (±2 % without one).
+var ciHeader = []string{"ci_relative", "ci_windows", "ci_converged"}
+
+func ciCells(iv *result.Interval) []string {
+	if iv == nil {
+		return []string{"", "", ""}
+	}
+	rel := ""
+	if iv.Known() {
+		rel = strconv.FormatFloat(iv.Relative, 'f', 5, 64)
+	}
+	return []string{rel, strconv.Itoa(iv.Windows), strconv.FormatBool(iv.Converged)}
+}

@@ -93,12 +93,13 @@ func ioCSV(w io.Writer, doc *result.Document) error {
 	r := doc.IO
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"run", "direction", "rw", "block_size", "iodepth", "jobs", "engine", "elapsed_ns", "ios", "bytes", "iops", "mib_per_s",
-		"clat_min_ns", "clat_mean_ns", "clat_p50_ns", "clat_p95_ns", "clat_p99_ns", "clat_p99_9_ns", "clat_max_ns"})
+		"clat_min_ns", "clat_mean_ns", "clat_p50_ns", "clat_p95_ns", "clat_p99_ns", "clat_p99_9_ns", "clat_max_ns",
+		ciHeader[0], ciHeader[1], ciHeader[2]})
 	for i, run := range r.Runs {
 		for _, d := range directions(run) {
 			_ = cw.Write(append([]string{strconv.Itoa(i + 1), d.name, r.Parameters.RW, itoa(r.Parameters.BlockSize),
 				strconv.Itoa(r.Parameters.IODepth), strconv.Itoa(r.Parameters.Jobs), r.Engine, itoa(run.ElapsedNs),
-				itoa(d.d.IOs), itoa(d.d.Bytes), f3(d.d.IOPS), f3(d.d.MiBPerSec)}, latNs(d.d.Latency)...))
+				itoa(d.d.IOs), itoa(d.d.Bytes), f3(d.d.IOPS), f3(d.d.MiBPerSec)}, append(latNs(d.d.Latency), ciCells(d.d.Interval)...)...))
 		}
 	}
 	cw.Flush()
@@ -148,9 +149,10 @@ func markTables(doc *result.Document, mb bool) []table {
 
 func markCSV(w io.Writer, doc *result.Document) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"preset", "phase", "mb_per_s", "mib_per_s", "iops", "clat_min_ns", "clat_mean_ns", "clat_p50_ns", "clat_p95_ns", "clat_p99_ns", "clat_p99_9_ns", "clat_max_ns"})
+	_ = cw.Write([]string{"preset", "phase", "mb_per_s", "mib_per_s", "iops", "clat_min_ns", "clat_mean_ns", "clat_p50_ns", "clat_p95_ns", "clat_p99_ns", "clat_p99_9_ns", "clat_max_ns",
+		ciHeader[0], ciHeader[1], ciHeader[2]})
 	for _, r := range doc.Mark.Results {
-		_ = cw.Write(append([]string{r.Preset, r.Phase, f3(r.MBPerSec), f3(r.MiBPerSec), f3(r.IOPS)}, latNs(r.Latency)...))
+		_ = cw.Write(append([]string{r.Preset, r.Phase, f3(r.MBPerSec), f3(r.MiBPerSec), f3(r.IOPS)}, append(latNs(r.Latency), ciCells(r.Interval)...)...))
 	}
 	cw.Flush()
 	return cw.Error()

@@ -209,7 +209,8 @@ func NetSummary(w io.Writer, doc *result.Document, o Options, md bool) error {
 // netCSV is one row per stream side and per direction sum.
 func netCSV(w io.Writer, doc *result.Document) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"run_id", "role", "protocol", "stream", "direction", "side", "local", "bytes", "seconds", "bits_per_second", "retransmits", "jitter_ms", "lost", "packets"})
+	_ = cw.Write([]string{"run_id", "role", "protocol", "stream", "direction", "side", "local", "bytes", "seconds", "bits_per_second", "retransmits", "jitter_ms", "lost", "packets",
+		ciHeader[0], ciHeader[1], ciHeader[2]})
 	n := doc.Net
 	opt := func(v *int64) string {
 		if v == nil {
@@ -217,25 +218,25 @@ func netCSV(w io.Writer, doc *result.Document) error {
 		}
 		return itoa(*v)
 	}
-	row := func(id, dir, side string, local bool, f result.NetFigure) {
+	row := func(id, dir, side string, local bool, f result.NetFigure, iv *result.Interval) {
 		j := ""
 		if f.JitterMs != nil {
 			j = strconv.FormatFloat(*f.JitterMs, 'f', -1, 64)
 		}
-		_ = cw.Write([]string{doc.ID, n.Parameters.Role, n.Parameters.Protocol, id, dir, side, strconv.FormatBool(local),
+		_ = cw.Write(append([]string{doc.ID, n.Parameters.Role, n.Parameters.Protocol, id, dir, side, strconv.FormatBool(local),
 			itoa(f.Bytes), strconv.FormatFloat(f.Seconds, 'f', -1, 64), strconv.FormatFloat(f.BitsPerSecond, 'f', 0, 64),
-			opt(f.Retransmits), j, opt(f.Lost), opt(f.Packets)})
+			opt(f.Retransmits), j, opt(f.Lost), opt(f.Packets)}, ciCells(iv)...))
 	}
 	for _, s := range n.Streams {
 		id := strconv.FormatInt(s.ID, 10)
-		row(id, s.Direction, "sender", s.Local == "sender", s.Sender)
-		row(id, s.Direction, "receiver", s.Local == "receiver", s.Receiver)
+		row(id, s.Direction, "sender", s.Local == "sender", s.Sender, nil)
+		row(id, s.Direction, "receiver", s.Local == "receiver", s.Receiver, nil)
 	}
 	client := n.Parameters.Role == "client"
 	for _, s := range n.Sums {
 		senderHere := (s.Direction == result.DirUp) == client
-		row("sum", s.Direction, "sender", senderHere, s.Sender)
-		row("sum", s.Direction, "receiver", !senderHere, s.Receiver)
+		row("sum", s.Direction, "sender", senderHere, s.Sender, s.Interval)
+		row("sum", s.Direction, "receiver", !senderHere, s.Receiver, s.Interval)
 	}
 	cw.Flush()
 	return cw.Error()

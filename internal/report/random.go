@@ -87,7 +87,8 @@ func randomCSV(w io.Writer, doc *result.Document) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"path", "fs_type", "mode", "block_size", "threads", "elapsed_ns", "reads", "writes", "fsyncs",
 		"reads_per_s", "writes_per_s", "fsyncs_per_s", "read_mib_per_s", "write_mib_per_s",
-		"latency_min_ns", "latency_mean_ns", "latency_p50_ns", "latency_p95_ns", "latency_p99_ns", "latency_p99_9_ns", "latency_max_ns"})
+		"latency_min_ns", "latency_mean_ns", "latency_p50_ns", "latency_p95_ns", "latency_p99_ns", "latency_p99_9_ns", "latency_max_ns",
+		ciHeader[0], ciHeader[1], ciHeader[2]})
 	// An imported sysbench run names no directory.
 	var t result.Target
 	if len(doc.Targets) > 0 {
@@ -95,7 +96,7 @@ func randomCSV(w io.Writer, doc *result.Document) error {
 	}
 	_ = cw.Write(append([]string{t.Path, t.FSType, p.Mode, itoa(p.BlockSize), strconv.Itoa(p.Threads), itoa(r.ElapsedNs),
 		itoa(r.Reads), itoa(r.Writes), itoa(r.Fsyncs), f3(r.ReadsPerSec), f3(r.WritesPerSec), f3(r.FsyncsPerSec),
-		f3(r.ReadMiBPerSec), f3(r.WriteMiBPerSec)}, latNs(r.Latency)...))
+		f3(r.ReadMiBPerSec), f3(r.WriteMiBPerSec)}, append(latNs(r.Latency), ciCells(r.Interval)...)...))
 	cw.Flush()
 	return cw.Error()
 }

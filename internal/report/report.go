@@ -384,19 +384,19 @@ var csvHeader = []string{"target", "path", "fs_type", "mount_point", "phase", "b
 
 func sweepCSV(w io.Writer, doc *result.Document) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write(csvHeader)
+	_ = cw.Write(append(slices.Clone(csvHeader), ciHeader...))
 	for _, s := range doc.Sweep.Steps {
 		t := doc.Targets[s.Target]
 		frac := ""
 		if s.CachedFraction != nil {
 			frac = strconv.FormatFloat(*s.CachedFraction, 'f', 4, 64)
 		}
-		_ = cw.Write([]string{
+		_ = cw.Write(append([]string{
 			strconv.Itoa(s.Target), t.Path, t.FSType, t.MountPoint, s.Phase,
 			strconv.FormatInt(s.BlockSize, 10), strconv.FormatInt(s.Bytes, 10), strconv.FormatInt(s.Ops, 10),
 			strconv.FormatInt(s.ElapsedNs, 10), strconv.FormatInt(s.FsyncNs, 10),
 			strconv.FormatFloat(s.MiBPerSec, 'f', 3, 64), strconv.FormatBool(s.Truncated), s.Cache, frac,
-		})
+		}, ciCells(s.Interval)...))
 	}
 	cw.Flush()
 	return cw.Error()
