@@ -144,6 +144,34 @@ func TestUntilStableNet(t *testing.T) {
 	if mbit := s.Receiver.BitsPerSecond / 1e6; mbit < 85 || mbit > 100 {
 		t.Errorf("%.1f Mbit/s on a 100 Mbit/s link", mbit)
 	}
+	// A download of 256 MiB (21 s at 100 Mbit/s) ends once its rate is
+	// known.
+	hport := strconv.Itoa(8400 + int(time.Now().UnixNano()%500))
+	hs := lan.Command(t.Context(), 1, thruputBin, "net", "http-serve", "--bind", lan.Hosts[1].Addr, "--port", hport, "--size", "256M", "-q")
+	if err := hs.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { hs.Process.Kill(); hs.Wait() }()
+	var run *result.HTTPRun
+	for try := 0; try < 30 && run == nil; try++ {
+		time.Sleep(200 * time.Millisecond)
+		start := time.Now()
+		out, err := lan.Command(t.Context(), 0, thruputBin, "net", "http", "http://"+lan.Hosts[1].Addr+":"+hport+"/", "--until-stable", "--json", "-q", "--no-save").Output()
+		took = time.Since(start)
+		if err != nil {
+			continue
+		}
+		if d, err := result.Read(strings.NewReader(string(out))); err == nil && len(d.HTTP.Runs) == 1 {
+			run = &d.HTTP.Runs[0]
+		}
+	}
+	if run == nil {
+		t.Fatal("no download ran")
+	}
+	t.Logf("download: %.1f Mbit/s, %d MiB in %v, interval %+v", run.BitsPerSecond/1e6, run.Bytes>>20, took, run.Interval)
+	if took > 15*time.Second || run.Bytes >= 256<<20 || run.Interval == nil || !run.Interval.Converged || run.Error != "" {
+		t.Errorf("the download took %v for %d bytes, interval %+v, error %q", took, run.Bytes, run.Interval, run.Error)
+	}
 }
 
 // TestPreviousRun: a second run is set against the first (a line after
