@@ -2,16 +2,21 @@
 
 GO        ?= go
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -s -w -X main.version=$(VERSION)
+COMMIT    := $(shell git rev-parse HEAD 2>/dev/null)
+# Dates come from the commit, not the clock: two builds of one commit are
+# the same bytes (with -trimpath, no build id and no VCS stamp).
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+BUILD_DATE := $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS   := -s -w -buildid= -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.buildDate=$(BUILD_DATE)
 # Every Pi and the usual SBCs: armv6 (Pi 1, Zero), armv7 (Pi 2), arm64, x86, RISC-V.
 PLATFORMS := linux/arm/6 linux/arm/7 linux/arm64 linux/amd64 linux/riscv64
 
 PREFIX    ?= /usr/local
 
-.PHONY: build install dist run check setup lint test test-short bench clean
+.PHONY: build install dist deb release run check setup lint test test-short bench clean
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/thruput ./cmd/thruput
+	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags '$(LDFLAGS)' -o bin/thruput ./cmd/thruput
 
 # Puts bin/thruput on PATH: make install (as root), or
 # make install PREFIX=$$HOME/.local for one user.
@@ -26,8 +31,17 @@ dist:
 		name=thruput-$$os-$$arch; [ "$$arch" = arm ] && name=$$name"v"$$arm; \
 		echo "dist/$$name"; \
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch GOARM=$$( [ "$$arch" = arm ] && echo $$arm ) \
-			$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o dist/$$name ./cmd/thruput || exit 1; \
+			$(GO) build -trimpath -buildvcs=false -ldflags '$(LDFLAGS)' -o dist/$$name ./cmd/thruput || exit 1; \
 	done
+
+# Debian packages for armhf (ARMv6: every Pi), arm64, amd64 and riscv64:
+# dist/thruput_<version>_<arch>.deb, reproducible (scripts/package).
+deb:
+	./scripts/package deb
+
+# The packages, a static tarball per architecture and SHA256SUMS.
+release:
+	./scripts/package release
 
 # The main job: a short run of every method on this machine (disk methods
 # in the current directory, network and HTTP over loopback), saved to the

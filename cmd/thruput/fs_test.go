@@ -217,8 +217,14 @@ func TestCrossBuilds(t *testing.T) {
 			if _, err := exec.LookPath(p.qemu); err != nil {
 				t.Fatalf("%s not installed (make setup installs qemu-user-static)", p.qemu)
 			}
-			out, err := exec.Command(p.qemu, bin, "disk", "sweep", dir, "--sizes", "8,4k,1M", "--file-size", "1M",
-				"--max-time", "2s", "--json", "-q").Output()
+			// -cpu arm1176 is the Pi 1 and Zero's core: an ARMv7
+			// instruction would stop the run.
+			qemu := []string{bin}
+			if p.arm == "6" {
+				qemu = []string{"-cpu", "arm1176", bin}
+			}
+			out, err := exec.Command(p.qemu, append(qemu, "disk", "sweep", dir, "--sizes", "8,4k,1M", "--file-size", "1M",
+				"--max-time", "2s", "--json", "-q")...).Output()
 			if err != nil {
 				t.Fatalf("%s sweep: %v", p.arch, err)
 			}
@@ -233,8 +239,8 @@ func TestCrossBuilds(t *testing.T) {
 			// differently on 32-bit ARM: a verified random write and a
 			// random mix must land where they were aimed. qemu-user has no
 			// io_uring, so this is also the fallback to the sync engine.
-			out, err = exec.Command(p.qemu, bin, "disk", "io", dir, "--rw", "randwrite", "--verify", "--size", "2M",
-				"--direct=false", "--json", "-q").Output()
+			out, err = exec.Command(p.qemu, append(qemu, "disk", "io", dir, "--rw", "randwrite", "--verify", "--size", "2M",
+				"--direct=false", "--json", "-q")...).Output()
 			if doc, rerr := result.Read(bytes.NewReader(out)); err != nil || rerr != nil || doc.IO.Verify == nil || doc.IO.Verify.Errors != 0 || doc.IO.Engine != "sync" {
 				t.Errorf("%s io --verify: %v %v\n%s", p.arch, err, rerr, out)
 			}

@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -89,7 +88,7 @@ interrupted (the figures gathered so far are still printed), 2 for bad usage
 	f.StringVar(&a.db, "db", "", "the result store, a SQLite file (default $THRUPUT_DB, else $XDG_DATA_HOME/thruput/results.db)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage.Wrap(err) })
 	root.AddCommand(newVersionCmd(a), newDiskCmd(a), newNetCmd(a),
-		newSysinfoCmd(a), newFleetCmd(a), newResultsCmd(a), newCompareCmd(a), newReportCmd(a), newSuiteCmd(a), newServeCmd(a))
+		newSysinfoCmd(a), newFleetCmd(a), newResultsCmd(a), newCompareCmd(a), newReportCmd(a), newSuiteCmd(a), newServeCmd(a), newManCmd())
 	root.SetVersionTemplate(versionLine() + "\n")
 	markUsageErrors(root)
 	return root
@@ -203,7 +202,7 @@ func (a *app) progress() *progress.Line { return progress.New(a.quiet) }
 func (a *app) newDocument(method string) *result.Document {
 	return &result.Document{
 		FormatVersion: result.FormatVersion,
-		Tool:          result.Tool{Name: "thruput", Version: toolVersion(), GoVersion: runtime.Version(), Platform: platform()},
+		Tool:          tool(),
 		ID:            newRunID(),
 		Method:        method,
 		Argv:          a.argv,

@@ -22,8 +22,23 @@ func toolVersion() string {
 	return "dev"
 }
 
+// commit and buildDate are set at build time (make build, make deb) with
+// -ldflags "-X main.commit=... -X main.buildDate=...", the date being the
+// commit's, not the clock's: two builds of one commit are the same bytes.
+var commit, buildDate string
+
+// tool is thruput as documents and `thruput version` name it.
+func tool() result.Tool {
+	return result.Tool{Name: "thruput", Version: toolVersion(), GoVersion: runtime.Version(), Platform: platform(), Commit: commit, BuildDate: buildDate}
+}
+
 func versionLine() string {
-	return fmt.Sprintf("thruput %s (%s, %s)", toolVersion(), runtime.Version(), platform())
+	t := tool()
+	s := fmt.Sprintf("thruput %s (", t.Version)
+	if t.Commit != "" {
+		s += fmt.Sprintf("commit %.12s, %s, ", t.Commit, t.BuildDate)
+	}
+	return s + fmt.Sprintf("%s, %s)", t.GoVersion, t.Platform)
 }
 
 func newVersionCmd(a *app) *cobra.Command {
@@ -37,10 +52,9 @@ func newVersionCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			t := result.Tool{Name: "thruput", Version: toolVersion(), GoVersion: runtime.Version(), Platform: platform()}
 			return a.write(func(w io.Writer) error {
 				if format == "json" {
-					return writeJSON(w, t)
+					return writeJSON(w, tool())
 				}
 				_, err := fmt.Fprintln(w, versionLine())
 				return err

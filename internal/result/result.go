@@ -168,6 +168,10 @@ type Tool struct {
 	GoVersion string `json:"go_version"`
 	// Platform is GOOS/GOARCH, with the ARM level for 32-bit ARM (linux/arm/v6).
 	Platform string `json:"platform"`
+	// Commit and BuildDate (RFC 3339, the commit's own date, so that a
+	// build is reproducible) are set on a release build.
+	Commit    string `json:"commit,omitempty"`
+	BuildDate string `json:"build_date,omitempty"`
 }
 
 // Host describes the machine a run was made on.
