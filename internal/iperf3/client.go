@@ -199,6 +199,7 @@ func (c *client) test(ctx context.Context) (*result.Net, error) {
 	if c.data, err = newDataPath(c.p, c.cfg.ZeroCopy); err != nil {
 		return nil, err
 	}
+	c.data.limited = true
 	if err := c.connectStreams(ctx); err != nil {
 		return nil, err
 	}

@@ -93,6 +93,12 @@ type dataPath struct {
 	// when it ended.
 	omitting              atomic.Bool
 	baseBytes, baseBlocks atomic.Int64
+	// limited: the senders stop at -n or -k. Only the client's do: the
+	// client ends the test, counting what it received since its own
+	// omitted start ended, which a server's senders stopping at their own
+	// count may never give it (the two ends' omit timers differ), so a
+	// server sends until the client ends the test, as iperf3's does.
+	limited bool
 	// epoch is the origin of UDP timestamps.
 	epoch time.Time
 	// wg counts all data goroutines, senders only the sending ones.
@@ -137,7 +143,7 @@ func (d *dataPath) close() {
 // blocks since the omitted start ended (never during it: what is sent then
 // does not count).
 func (d *dataPath) limitReached() bool {
-	if d.omitting.Load() {
+	if !d.limited || d.omitting.Load() {
 		return false
 	}
 	return (d.p.Bytes > 0 && d.totalBytes.Load()-d.baseBytes.Load() >= d.p.Bytes) ||
