@@ -650,3 +650,37 @@ func TestOwnedDir(t *testing.T) {
 		t.Errorf("within matched a sibling with a longer name")
 	}
 }
+
+// TestOtherMountNamespace: a process in a mount namespace made while a
+// test filesystem was mounted (as ip netns exec makes one for each command,
+// and a test's sshd lives on in it) does not keep the filesystem and its
+// loop device alive after the test unmounts it.
+func TestOtherMountNamespace(t *testing.T) {
+	RequireRoot(t)
+	fake := newFakeTB(t, "fake")
+	var image string
+	var other *exec.Cmd
+	fake.run(func(tb testing.TB) {
+		mnt := Mount(tb, "ext2", 0)
+		image = filepath.Join(filepath.Dir(mnt), "image")
+		// ip netns exec's own steps: a new mount namespace, all of it a slave.
+		other = exec.Command("unshare", "--mount", "--propagation", "slave", "sleep", "60")
+		if err := other.Start(); err != nil {
+			tb.Fatal(err)
+		}
+		own, _ := os.Readlink("/proc/self/ns/mnt")
+		if err := waitFor(vanishWait, func() (bool, error) {
+			ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", other.Process.Pid))
+			return err == nil && ns != own, nil
+		}); err != nil {
+			tb.Fatalf("unshare did not start: %v", err)
+		}
+	})
+	defer func() { other.Process.Kill(); other.Wait() }()
+	if errs := fake.errors(); errs != "" {
+		t.Errorf("cleanup with another mount namespace alive:\n%s", errs)
+	}
+	if l, err := loopsBackedBy(image); err != nil || len(l) != 0 {
+		t.Errorf("loop devices left on %s: %v %v", image, l, err)
+	}
+}

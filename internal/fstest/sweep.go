@@ -61,6 +61,9 @@ func releaseParent() {
 	if parent.users--; parent.users > 0 {
 		return
 	}
+	if os.Geteuid() == 0 {
+		unshareDir(parent.dir)
+	}
 	_ = os.Remove(parent.dir)
 	parent.lock.Close()
 	parent.dir, parent.lock = "", nil
@@ -88,7 +91,52 @@ func makeParent() (string, *os.File, error) {
 		f.Close()
 		return "", nil, fmt.Errorf("lock %s: %w", dir, err)
 	}
+	if err := shareDir(dir); err != nil {
+		f.Close()
+		return "", nil, err
+	}
 	return dir, f, nil
+}
+
+// unshareDir undoes shareDir. A filesystem unmounted lazily while a file
+// in it is open keeps the bind busy; with nothing else mounted inside, the
+// bind is detached lazily too. A mount left inside stays, for Sweep to see.
+func unshareDir(dir string) {
+	if syscall.Unmount(dir, 0) == nil {
+		return
+	}
+	mounts, err := readMounts()
+	if err != nil {
+		return
+	}
+	for _, m := range mounts {
+		if m.MountPoint != dir && within(m.MountPoint, dir) {
+			return
+		}
+	}
+	_ = syscall.Unmount(dir, syscall.MNT_DETACH)
+}
+
+// shareDir makes dir a mount point of its own with shared propagation.
+// Without it the test filesystems are private mounts (as everything is on
+// a machine whose root is private): every mount namespace made meanwhile
+// (ip netns exec makes one for each command it runs, and a test's sshd
+// lives on in it) keeps a copy of them, which the unmount here does not
+// reach, and the copy holds the loop device open for as long as that
+// process runs. Below a shared mount the namespace's copies are slaves,
+// and the unmount propagates to them.
+func shareDir(dir string) error {
+	if os.Geteuid() != 0 {
+		return nil // no mounts without root, so nothing to share
+	}
+	if err := syscall.Mount(dir, dir, "", syscall.MS_BIND, ""); err != nil {
+		return fmt.Errorf("bind %s: %w", dir, err)
+	}
+	if err := syscall.Mount("", dir, "", syscall.MS_SHARED, ""); err != nil {
+		_ = syscall.Unmount(dir, 0)
+		return fmt.Errorf("share %s: %w", dir, err)
+	}
+	return nil
 }
 
 // tempBase is os.TempDir() as the kernel reports paths below it.
