@@ -62,7 +62,7 @@ func figures(doc *result.Document, ti int) []figure {
 	case doc.Sweep != nil:
 		for _, s := range doc.Sweep.Steps {
 			if s.Target == ti {
-				fs.known("sweep "+s.Phase, units.BlockLabel(s.BlockSize), float64(s.BlockSize), "MiB/s", s.MiBPerSec, s.Interval)
+				fs.measured("sweep "+s.Phase, units.BlockLabel(s.BlockSize), float64(s.BlockSize), "MiB/s", s.Interval, s.MiBPerSec)
 			}
 		}
 	case doc.Mark != nil:
@@ -75,7 +75,7 @@ func figures(doc *result.Document, ti int) []figure {
 			if r.Phase == result.PhaseWrite {
 				phase = 1
 			}
-			fs.known("mark", r.Preset+" "+r.Phase, float64(2*rank+phase), "MiB/s", r.MiBPerSec, r.Interval)
+			fs.measured("mark", r.Preset+" "+r.Phase, float64(2*rank+phase), "MiB/s", r.Interval, r.MiBPerSec)
 		}
 	case doc.IO != nil:
 		ioFigures(&fs, doc.IO)
@@ -124,16 +124,18 @@ type figureList []figure
 // add keeps a figure that has samples: a run that did not measure it
 // leaves its cell empty rather than zero.
 func (fs *figureList) add(section, step string, stepRank float64, metric string, samples ...float64) {
-	if len(samples) > 0 {
-		*fs = append(*fs, figure{key{section, step, metric}, stepRank, samples, 0})
-	}
+	fs.measured(section, step, stepRank, metric, nil, samples...)
 }
 
-// known adds a single figure with its interval, which lets a comparison
-// of single runs tell a real difference from noise.
-func (fs *figureList) known(section, step string, stepRank float64, metric string, v float64, iv *result.Interval) {
-	f := figure{key{section, step, metric}, stepRank, []float64{v}, 0}
-	if iv.Known() {
+// measured is add with the 95 % interval of a single run's figure, which
+// lets a comparison of single runs tell a real difference from noise; a
+// figure with repeats is judged by them instead.
+func (fs *figureList) measured(section, step string, stepRank float64, metric string, iv *result.Interval, samples ...float64) {
+	if len(samples) == 0 {
+		return
+	}
+	f := figure{key{section, step, metric}, stepRank, samples, 0}
+	if len(samples) == 1 && iv.Known() {
 		f.rel = iv.Relative
 	}
 	*fs = append(*fs, f)
@@ -146,6 +148,7 @@ func ioFigures(fs *figureList, r *result.IO) {
 	step := fmt.Sprintf("%s %s Q%dT%d", p.RW, units.BlockLabel(p.BlockSize), p.IODepth, p.Jobs)
 	for _, dir := range []string{result.PhaseRead, result.PhaseWrite} {
 		var iops, mib, p50, p99 []float64
+		var iv *result.Interval
 		for _, run := range r.Runs {
 			d := run.Read
 			if dir == result.PhaseWrite {
@@ -154,14 +157,15 @@ func ioFigures(fs *figureList, r *result.IO) {
 			if d == nil {
 				continue
 			}
-			iops, mib = append(iops, d.IOPS), append(mib, d.MiBPerSec)
+			iops, mib, iv = append(iops, d.IOPS), append(mib, d.MiBPerSec), d.Interval
 			if d.Latency != nil {
 				p50, p99 = append(p50, float64(d.Latency.P50Ns)/1e3), append(p99, float64(d.Latency.P99Ns)/1e3)
 			}
 		}
 		section := "io " + dir
-		fs.add(section, step, float64(p.BlockSize), "IOPS", iops...)
-		fs.add(section, step, float64(p.BlockSize), "MiB/s", mib...)
+		// IOPS is MiB/s over the block size: it is known as well.
+		fs.measured(section, step, float64(p.BlockSize), "IOPS", iv, iops...)
+		fs.measured(section, step, float64(p.BlockSize), "MiB/s", iv, mib...)
 		fs.add(section, step, float64(p.BlockSize), "p50 µs", p50...)
 		fs.add(section, step, float64(p.BlockSize), "p99 µs", p99...)
 	}
@@ -178,14 +182,23 @@ func randomFigures(fs *figureList, r *result.Random) {
 	reads := r.Reads > 0 || strings.HasSuffix(p.Mode, "rd") || p.Mode == "rndrw"
 	writes := r.Writes > 0 || strings.Contains(p.Mode, "wr") || p.Mode == "rndrw"
 	bs := float64(p.BlockSize)
-	fs.known("random", step, bs, "requests/s", r.RequestsPerSec, r.Interval)
+	fs.measured("random", step, bs, "requests/s", r.Interval, r.RequestsPerSec)
+	// The interval is of reads and writes together: it is one direction's
+	// only when the mode does the one.
+	var readIv, writeIv *result.Interval
+	if !writes {
+		readIv = r.Interval
+	}
+	if !reads {
+		writeIv = r.Interval
+	}
 	if reads {
-		fs.add("random", step, bs, "reads/s", r.ReadsPerSec)
-		fs.add("random", step, bs, "read MiB/s", r.ReadMiBPerSec)
+		fs.measured("random", step, bs, "reads/s", readIv, r.ReadsPerSec)
+		fs.measured("random", step, bs, "read MiB/s", readIv, r.ReadMiBPerSec)
 	}
 	if writes {
-		fs.add("random", step, bs, "writes/s", r.WritesPerSec)
-		fs.add("random", step, bs, "write MiB/s", r.WriteMiBPerSec)
+		fs.measured("random", step, bs, "writes/s", writeIv, r.WritesPerSec)
+		fs.measured("random", step, bs, "write MiB/s", writeIv, r.WriteMiBPerSec)
 	}
 	if r.Latency != nil {
 		fs.add("random", step, bs, "p95 ms", float64(r.Latency.P95Ns)/1e6)
@@ -198,7 +211,7 @@ func randomFigures(fs *figureList, r *result.Random) {
 func netFigures(fs *figureList, n *result.Net) {
 	for _, s := range n.Sums {
 		section, snd, rcv := "net "+s.Direction, s.Sender, s.Receiver
-		fs.known(section, "sum", 0, "receiver Mbit/s", rcv.BitsPerSecond/1e6, s.Interval)
+		fs.measured(section, "sum", 0, "receiver Mbit/s", s.Interval, rcv.BitsPerSecond/1e6)
 		fs.add(section, "sum", 0, "sender Mbit/s", snd.BitsPerSecond/1e6)
 		if snd.Retransmits != nil {
 			fs.add(section, "sum", 0, "retransmits", float64(*snd.Retransmits))
@@ -229,16 +242,17 @@ func netFigures(fs *figureList, n *result.Net) {
 // summary does: a failed one's rate is over a body cut short.
 func httpFigures(fs *figureList, h *result.HTTP) {
 	var mib, peak, ttfb []float64
+	var iv *result.Interval
 	for _, r := range h.Runs {
 		if r.Error != "" {
 			continue
 		}
-		mib, peak = append(mib, r.MiBPerSec), append(peak, r.PeakMiBPerSec)
+		mib, peak, iv = append(mib, r.MiBPerSec), append(peak, r.PeakMiBPerSec), r.Interval
 		if r.TTFBNs > 0 {
 			ttfb = append(ttfb, float64(r.TTFBNs)/1e6)
 		}
 	}
-	fs.add("http", "download", 0, "MiB/s", mib...)
+	fs.measured("http", "download", 0, "MiB/s", iv, mib...)
 	fs.add("http", "download", 0, "peak MiB/s", peak...)
 	fs.add("http", "download", 0, "TTFB ms", ttfb...)
 }

@@ -40,6 +40,19 @@ func noise(ca, cb Cell) bool {
 	return false
 }
 
+// judgeable says whether noise has anything to judge a ratio by: an
+// interval on both sides or repeats on at least one. Without, noise says
+// false, which is "not shown to be noise", not "beyond noise".
+func judgeable(a, b Cell) bool {
+	switch {
+	case len(a.Samples) == 1 && len(b.Samples) == 1:
+		return a.HalfWidth > 0 && b.HalfWidth > 0
+	case len(a.Samples) == 0 || len(b.Samples) == 0:
+		return false
+	}
+	return true
+}
+
 func within(x float64, xs []float64) bool {
 	s := stats.Summarize(xs)
 	return s.Min <= x && x <= s.Max

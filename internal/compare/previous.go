@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
-	"strings"
 
 	"github.com/thruput/thruput/internal/result"
 )
@@ -14,6 +13,10 @@ const (
 	WithinNoise = "within noise"
 	Faster      = "faster beyond noise"
 	Slower      = "slower beyond noise"
+	Mixed       = "faster and slower beyond noise"
+	// WhereJudged is within noise with some figures that had no interval
+	// to judge them by.
+	WhereJudged = "within noise where judged"
 	NoInterval  = "no interval to judge by"
 )
 
@@ -62,18 +65,21 @@ func parameters(d *result.Document) any {
 	return v
 }
 
-// Against sets now against prev: the geometric mean ratio of the rates
-// both measured (higher is better, per second), and whether any of them
-// differs beyond the two runs' 95 % intervals.
+// Against sets now against prev over their headline rates: the
+// geometric mean ratio of those both measured, and how many of them moved
+// beyond their 95 % intervals (or their repeats' spread), each way. The
+// verdict is "within noise" only when every figure could be judged and
+// none moved; a figure without an interval on both sides enters the ratio
+// but is counted as unjudged, never as noise.
 func Against(now, prev *result.Document) *result.Previous {
 	c, err := New([]Group{{Name: "previous", Docs: []*result.Document{prev}}, {Name: "now", Docs: []*result.Document{now}}}, 0)
 	if err != nil {
 		return nil
 	}
 	var logSum float64
-	n, judged, beyond := 0, 0, false
+	p := &result.Previous{ID: prev.ID, StartedAt: prev.StartedAt}
 	for _, r := range c.Rows {
-		if !r.HigherIsBetter || !strings.HasSuffix(r.Metric, "/s") || len(r.Cells) != 2 {
+		if !headline(r) || len(r.Cells) != 2 {
 			continue
 		}
 		b, x := r.Cells[0], r.Cells[1]
@@ -81,25 +87,50 @@ func Against(now, prev *result.Document) *result.Previous {
 			continue
 		}
 		logSum += math.Log(*x.Ratio)
-		n++
-		if b.HalfWidth > 0 && x.HalfWidth > 0 {
-			judged++
-			beyond = beyond || !x.Noise
+		p.Figures++
+		if !judgeable(b, x) {
+			continue
+		}
+		p.Judged++
+		switch {
+		case x.Noise:
+		case *x.Ratio > 1:
+			p.Faster++
+		case *x.Ratio < 1:
+			p.Slower++
 		}
 	}
-	if n == 0 {
+	if p.Figures == 0 {
 		return nil
 	}
-	p := &result.Previous{ID: prev.ID, StartedAt: prev.StartedAt, Ratio: math.Exp(logSum / float64(n)), Figures: n}
+	p.Ratio = math.Exp(logSum / float64(p.Figures))
 	switch {
-	case judged == 0:
-		p.Verdict = NoInterval
-	case !beyond:
-		p.Verdict = WithinNoise
-	case p.Ratio < 1:
-		p.Verdict = Slower
-	default:
+	case p.Faster > 0 && p.Slower > 0:
+		p.Verdict = Mixed
+	case p.Faster > 0:
 		p.Verdict = Faster
+	case p.Slower > 0:
+		p.Verdict = Slower
+	case p.Judged == 0:
+		p.Verdict = NoInterval
+	case p.Judged < p.Figures:
+		p.Verdict = WhereJudged
+	default:
+		p.Verdict = WithinNoise
 	}
 	return p
+}
+
+// headline says whether a row is the rate a method's step measures, the
+// one its interval is of. The rates derived from it (IOPS, a random
+// mode's reads/s and MiB/s, the sender's end, each stream's share) would
+// count the same change again; peaks and latencies are other questions.
+func headline(r Row) bool {
+	switch r.Section {
+	case "random":
+		return r.Metric == "requests/s"
+	case "net up", "net down":
+		return r.Step == "sum" && r.Metric == "receiver Mbit/s"
+	}
+	return r.Metric == "MiB/s"
 }

@@ -92,8 +92,27 @@ func Write(w io.Writer, doc *result.Document, o Options) error {
 
 // PreviousLine is the line after a run's tables that sets it against the
 // last comparable run.
+// It counts the figures behind the verdict, so that a ratio carried by
+// figures without an interval is not read as judged.
 func PreviousLine(p *result.Previous) string {
-	return fmt.Sprintf("%.2fx the last run (%s, %s) over %d figure(s): %s", p.Ratio, p.StartedAt.UTC().Format(time.DateOnly), p.ID, p.Figures, p.Verdict)
+	s := fmt.Sprintf("%.2fx the last run (%s, %s) over %d figure(s): %s", p.Ratio, p.StartedAt.UTC().Format(time.DateOnly), p.ID, p.Figures, p.Verdict)
+	var parts []string
+	if p.Faster > 0 {
+		parts = append(parts, fmt.Sprintf("%d faster", p.Faster))
+	}
+	if p.Slower > 0 {
+		parts = append(parts, fmt.Sprintf("%d slower", p.Slower))
+	}
+	if still := p.Judged - p.Faster - p.Slower; still > 0 && len(parts) > 0 {
+		parts = append(parts, fmt.Sprintf("%d within noise", still))
+	}
+	if rest := p.Figures - p.Judged; rest > 0 && p.Judged > 0 {
+		parts = append(parts, fmt.Sprintf("%d without an interval, by ratio alone", rest))
+	}
+	if len(parts) == 0 {
+		return s
+	}
+	return s + " (" + strings.Join(parts, ", ") + ")"
 }
 
 func write(w io.Writer, doc *result.Document, o Options) error {

@@ -141,13 +141,20 @@ type Document struct {
 type Previous struct {
 	ID        string    `json:"id"`
 	StartedAt time.Time `json:"started_at"`
-	// Ratio is the geometric mean of this run's rates over the previous
-	// run's, over the Figures both measured.
+	// Ratio is the geometric mean of this run's headline rates over the
+	// previous run's, over the Figures both measured.
 	Ratio   float64 `json:"ratio"`
 	Figures int     `json:"figures"`
-	// Verdict is "within noise" (every rate's 95 % intervals overlap),
-	// "faster beyond noise", "slower beyond noise" (some do not), or
-	// "no interval to judge by" (a run too short to have intervals).
+	// Judged of the Figures had a 95 % interval (or repeats) on both
+	// sides; Faster and Slower of those moved beyond it, up and down.
+	Judged int `json:"judged"`
+	Faster int `json:"faster"`
+	Slower int `json:"slower"`
+	// Verdict is "within noise" (every figure judged and within its
+	// intervals), "within noise where judged" (the others had no
+	// interval), "faster beyond noise", "slower beyond noise", "faster
+	// and slower beyond noise" (some judged figures moved, in those
+	// directions), or "no interval to judge by" (none could be judged).
 	Verdict string `json:"verdict"`
 }
 
