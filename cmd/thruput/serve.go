@@ -1,14 +1,20 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
+	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/serve"
+	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/usage"
 )
 
@@ -27,25 +33,34 @@ Nothing on the pages loads from anywhere else.
 It is read-only and listens on loopback unless given --token-file: then every
 page asks for the token (Authorization: Bearer, or a login at /login), runs
 can be deleted from the list, and it may listen on any address. It stops
-cleanly on Ctrl-C or SIGTERM.`,
+cleanly on Ctrl-C or SIGTERM.
+
+A store named by $THRUPUT_DB (or the default one) that does not exist yet
+is an empty history until the first run saves there, so the dashboard can
+start before the first measurement, as thruput-serve.service does; serve
+never creates it. A --db that does not exist is an error (a mistyped path).
+
+Under systemd, --token-file NAME (a name without a slash) is read from
+$CREDENTIALS_DIRECTORY, where LoadCredential=NAME:FILE puts it.`,
 		Example: `  thruput serve                                   # http://127.0.0.1:8080/
   thruput serve --db postgres://lab@db/thruput --listen 0.0.0.0:8080 --token-file /etc/thruput/token`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var token string
 			if tokenFile != "" {
-				b, err := os.ReadFile(tokenFile)
+				path := credential(tokenFile)
+				b, err := os.ReadFile(path)
 				if err != nil {
 					return usage.Errorf("--token-file: %w", err)
 				}
 				if token = strings.TrimSpace(string(b)); len(token) < 16 {
-					return usage.Errorf("--token-file %s: the token must be at least 16 characters", tokenFile)
+					return usage.Errorf("--token-file %s: the token must be at least 16 characters", path)
 				}
 			}
 			if err := serve.CheckListen(listen, token != ""); err != nil {
 				return usage.Wrap(err)
 			}
-			s, err := a.readStore()
+			s, err := a.serveStore()
 			if err != nil {
 				return err
 			}
@@ -58,4 +73,150 @@ cleanly on Ctrl-C or SIGTERM.`,
 	c.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "the `HOST:PORT` to listen on (anything but loopback needs --token-file)")
 	c.Flags().StringVar(&tokenFile, "token-file", "", "`FILE` holding the token every page then asks for; allows deleting runs")
 	return c
+}
+
+// credential is where --token-file's file is: a bare name is a systemd
+// credential when the service has any, because an EnvironmentFile (where
+// /etc/default/thruput sets serve's flags) cannot name
+// $CREDENTIALS_DIRECTORY itself: systemd does not expand variables there.
+func credential(name string) string {
+	if dir := os.Getenv("CREDENTIALS_DIRECTORY"); dir != "" && !strings.Contains(name, "/") {
+		return filepath.Join(dir, name)
+	}
+	return name
+}
+
+// serveStore is readStore, except that a configured SQLite store which
+// does not exist yet in a directory that does is served as an empty
+// history: the packaged dashboard starts with the machine, before the
+// scheduled suite saved its first run, and must not fail (and restart in
+// a loop) until then.
+func (a *app) serveStore() (store.Store, error) {
+	loc, err := a.location()
+	if err != nil || a.dbSet || loc.URL != "" {
+		return a.readStore()
+	}
+	if _, err := os.Stat(loc.Path); !errors.Is(err, fs.ErrNotExist) {
+		return a.readStore()
+	}
+	abs, err := filepath.Abs(loc.Path)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(filepath.Dir(abs)); err != nil || !fi.IsDir() {
+		return a.readStore()
+	}
+	// Kept as a.store so that main closes it when serve ends.
+	p := &pendingStore{path: abs}
+	a.store = p
+	return p, nil
+}
+
+// pendingStore is a store that does not exist yet. Every request looks
+// again, so the runs appear once the first one is saved; until then it is
+// empty. It never creates the file: serve only reads.
+type pendingStore struct {
+	path string
+	mu   sync.Mutex
+	s    store.Store
+}
+
+// open is the store once its file exists, else nil.
+func (p *pendingStore) open() (store.Store, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.s != nil {
+		return p.s, nil
+	}
+	if _, err := os.Stat(p.path); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	s, err := openLocation(store.Location{Path: p.path})
+	if err != nil {
+		return nil, err
+	}
+	p.s = s
+	return s, nil
+}
+
+func (p *pendingStore) notFound(id string) error {
+	return fmt.Errorf("run %q: %w", id, store.ErrNotFound)
+}
+
+func (p *pendingStore) Save(*result.Document) error { return errReadOnly }
+
+func (p *pendingStore) SaveAll([]*result.Document) (int, int, error) { return 0, 0, errReadOnly }
+
+func (p *pendingStore) SaveEach(func(func(*result.Document) error) error) (int, int, error) {
+	return 0, 0, errReadOnly
+}
+
+var errReadOnly = errors.New("serve does not save runs")
+
+func (p *pendingStore) Resolve(id string) (string, error) {
+	s, err := p.open()
+	if s == nil {
+		if err == nil {
+			err = p.notFound(id)
+		}
+		return "", err
+	}
+	return s.Resolve(id)
+}
+
+func (p *pendingStore) Get(id string) (*result.Document, error) {
+	s, err := p.open()
+	if s == nil {
+		if err == nil {
+			err = p.notFound(id)
+		}
+		return nil, err
+	}
+	return s.Get(id)
+}
+
+func (p *pendingStore) Delete(ids ...string) (int, error) {
+	s, err := p.open()
+	if s == nil {
+		if err == nil && len(ids) > 0 {
+			err = p.notFound(ids[0])
+		}
+		return 0, err
+	}
+	return s.Delete(ids...)
+}
+
+func (p *pendingStore) List(f store.Filter) ([]store.Entry, error) {
+	s, err := p.open()
+	if s == nil {
+		return nil, err
+	}
+	return s.List(f)
+}
+
+func (p *pendingStore) Documents(f store.Filter) ([]*result.Document, error) {
+	s, err := p.open()
+	if s == nil {
+		return nil, err
+	}
+	return s.Documents(f)
+}
+
+func (p *pendingStore) Latest(f store.Filter) ([]*result.Document, error) {
+	s, err := p.open()
+	if s == nil {
+		return nil, err
+	}
+	return s.Latest(f)
+}
+
+func (p *pendingStore) Path() string { return p.path }
+
+func (p *pendingStore) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.s == nil {
+		return nil
+	}
+	return p.s.Close()
 }
