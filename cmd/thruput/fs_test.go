@@ -84,7 +84,7 @@ func TestSweepRealFilesystems(t *testing.T) {
 			}
 		}
 		for j, bs := range []string{"8", "512", "4k", "64k", "1M"} {
-			cells := strings.Fields(lines[i+2+j])
+			cells := tableCells(lines[i+2+j])
 			if cells[0] != bs || len(cells) != 1+len(kinds) {
 				t.Errorf("%s row %q: want block %s and %d figures", title, lines[i+2+j], bs, len(kinds))
 			}
@@ -94,6 +94,20 @@ func TestSweepRealFilesystems(t *testing.T) {
 	for _, d := range dirs {
 		fstest.AssertNoScratch(t, d)
 	}
+}
+
+// tableCells splits a table row into its cells: a figure's interval
+// ("0.1 ±0.2+") belongs to the figure before it.
+func tableCells(row string) []string {
+	var cells []string
+	for _, f := range strings.Fields(row) {
+		if strings.HasPrefix(f, "±") && len(cells) > 0 {
+			cells[len(cells)-1] += " " + f
+			continue
+		}
+		cells = append(cells, f)
+	}
+	return cells
 }
 
 func indexPrefix(lines []string, prefix string) int {
