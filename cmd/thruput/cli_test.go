@@ -8,11 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/nettest"
@@ -121,6 +124,109 @@ func TestVersionAndHelp(t *testing.T) {
 		o := thruput(t, append(cmd, "--help")...)
 		if o.code != 0 || !strings.Contains(o.stdout, "Examples:") {
 			t.Errorf("thruput %v --help: exit %d, no examples:\n%s", cmd, o.code, o.stdout)
+		}
+	}
+}
+
+// TestVersionFields builds thruput as make build and scripts/package do,
+// with the version, commit and commit date linked in, and checks that
+// `thruput version` reports each of them and the toolchain and platform
+// it was built with.
+func TestVersionFields(t *testing.T) {
+	const version, commit, date = "1.2.3", "0123456789abcdef0123456789abcdef01234567", "2026-01-02T03:04:05Z"
+	bin := filepath.Join(t.TempDir(), "thruput")
+	build := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", bin,
+		"-ldflags", "-X main.version="+version+" -X main.commit="+commit+" -X main.buildDate="+date, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	platform := runtime.GOOS + "/" + runtime.GOARCH
+	out, err := exec.Command(bin, "version", "--json").Output()
+	var tool result.Tool
+	if err == nil {
+		err = json.Unmarshal(out, &tool)
+	}
+	want := result.Tool{Name: "thruput", Version: version, GoVersion: runtime.Version(), Platform: platform, Commit: commit, BuildDate: date}
+	if err != nil || tool != want {
+		t.Errorf("version --json: %v\n got %+v\nwant %+v", err, tool, want)
+	}
+	line := fmt.Sprintf("thruput %s (commit %.12s, %s, %s, %s)\n", version, commit, date, runtime.Version(), platform)
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		if out, err := exec.Command(bin, args...).Output(); err != nil || string(out) != line {
+			t.Errorf("thruput %v: %v %q, want %q", args, err, out, line)
+		}
+	}
+}
+
+// TestMan checks `thruput man DIR`: one uncompressed page per command
+// (the packages gzip them), each headed by its own name, none for the
+// PowerShell completion the packages do not ship.
+func TestMan(t *testing.T) {
+	want := map[string]bool{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		want[strings.ReplaceAll(c.CommandPath(), " ", "-")+".1"] = true
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() {
+				walk(sub)
+			}
+		}
+	}
+	walk(newRoot(&app{}))
+	for _, c := range []string{"", "-bash", "-zsh", "-fish"} {
+		want["thruput-completion"+c+".1"] = true
+	}
+	dir := filepath.Join(t.TempDir(), "man1")
+	if o := thruput(t, "man", dir); o.code != 0 {
+		t.Fatalf("man: exit %d: %s", o.code, o.stderr)
+	}
+	got := entries(t, dir)
+	for _, name := range got {
+		if !want[name] {
+			t.Errorf("man wrote %s, a page for no command", name)
+			continue
+		}
+		delete(want, name)
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		title := strings.ToUpper(strings.TrimSuffix(name, ".1"))
+		if th := fmt.Sprintf(".TH \"%s\" \"1\" ", title); !strings.Contains(string(b), "\n"+th) {
+			t.Errorf("%s: no %q line (uncompressed), starts %.100q", name, th, b)
+		}
+	}
+	for name := range want {
+		t.Errorf("man wrote no %s", name)
+	}
+}
+
+// TestCompletions loads the completions the packages install into each
+// shell and completes a word with them: a script with an error would break
+// every shell session.
+func TestCompletions(t *testing.T) {
+	checks := []struct{ shell, script, want string }{
+		{"bash", "source <(thruput completion bash) && complete -p thruput", "-F __start_thruput thruput"},
+		{"zsh", "autoload -U compinit && compinit -u && source <(thruput completion zsh) && print -r -- $_comps[thruput]", "_thruput"},
+		{"fish", "thruput completion fish | source; and complete -C'thruput dis'", "disk\tMeasure storage"},
+	}
+	path := filepath.Dir(thruputBin) + string(os.PathListSeparator) + os.Getenv("PATH")
+	for _, c := range checks {
+		if _, err := exec.LookPath(c.shell); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Errorf("%s not installed (scripts/setup installs it)", c.shell)
+			}
+			continue
+		}
+		cmd := exec.Command(c.shell, "-c", c.script)
+		cmd.Env = append(os.Environ(), "PATH="+path)
+		if c.shell == "zsh" {
+			cmd.Args = []string{"zsh", "-f", "-c", c.script}
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), c.want) {
+			t.Errorf("%s completion: %v\n%s", c.shell, err, out)
 		}
 	}
 }

@@ -16,8 +16,8 @@ func newManCmd() *cobra.Command {
 		Use:   "man DIR",
 		Short: "Write the manual pages, thruput(1) and one per subcommand, into DIR",
 		Long: `man writes thruput.1 and a page per subcommand (thruput-disk-sweep.1 ...)
-from the commands' own help, dated by the build's commit, so that two
-builds of one commit write the same pages.`,
+from the commands' own help, uncompressed, dated by the build's commit, so
+that two builds of one commit write the same pages.`,
 		Example: "  thruput man /tmp/man && man -l /tmp/man/thruput-disk-sweep.1",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -28,9 +28,16 @@ builds of one commit write the same pages.`,
 			if t, err := time.Parse(time.RFC3339, buildDate); err == nil {
 				date = t
 			}
-			h := &doc.GenManHeader{Title: "THRUPUT", Section: "1", Date: &date, Source: "thruput " + toolVersion(), Manual: "thruput manual"}
+			// No Title: cobra then heads each page with its own command
+			// (THRUPUT-SERVE for thruput-serve(1)), not the root's.
+			h := &doc.GenManHeader{Section: "1", Date: &date, Source: "thruput " + toolVersion(), Manual: "thruput manual"}
 			root := cmd.Root()
 			root.DisableAutoGenTag = true
+			// The packages ship bash, zsh and fish completions; a page for
+			// PowerShell's would document what no Linux user installs.
+			if ps, _, err := root.Find([]string{"completion", "powershell"}); err == nil && ps.Name() == "powershell" {
+				ps.Hidden = true
+			}
 			if err := doc.GenManTree(root, h, args[0]); err != nil {
 				return fmt.Errorf("man: %w", err)
 			}
