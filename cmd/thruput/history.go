@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
@@ -124,6 +125,23 @@ func openLocation(loc store.Location) (store.Store, error) {
 	} else {
 		s, err = store.Open(loc.Path)
 	}
+	return opened(s, err)
+}
+
+// openSource opens an existing store only to read it: the source of a
+// push or pull, which must not be created, migrated or written.
+func openSource(loc store.Location) (store.Store, error) {
+	var s store.Store
+	var err error
+	if loc.URL != "" {
+		s, err = postgres.OpenRead(loc.URL)
+	} else {
+		s, err = store.OpenRead(loc.Path)
+	}
+	return opened(s, err)
+}
+
+func opened(s store.Store, err error) (store.Store, error) {
 	if errors.Is(err, store.ErrNotStore) || errors.Is(err, store.ErrNewer) || errors.Is(err, store.ErrLocation) {
 		return nil, usage.Wrap(err)
 	}
@@ -236,9 +254,10 @@ func (a *app) save(doc *result.Document) error {
 	if a.saveLog != nil {
 		fmt.Fprintf(a.saveLog, "thruput: saved as %s in %s\n", doc.ID, a.store.Path())
 	}
-	// The store works again: runs spooled when it did not go in now.
+	// The store works again: runs spooled for it when it did not go in
+	// now (and only those: runs meant for another store wait for it).
 	if sp, err := store.DefaultSpool(); err == nil {
-		saved, _, err := sp.Deliver(a.store)
+		saved, _, err := sp.Deliver(a.spoolKey(), a.store)
 		if saved > 0 {
 			fmt.Fprintf(os.Stderr, "thruput: delivered %d spooled run(s) to %s\n", saved, a.store.Path())
 		}
@@ -249,16 +268,46 @@ func (a *app) save(doc *result.Document) error {
 	return nil
 }
 
-// spool keeps a measured run that could not be saved, so that it is not
-// lost: the error says where it is and how it gets delivered.
+// spoolKey is the key the spool records the store of this run by. A
+// suite's runs share their parent's open store, and know it only so.
+func (a *app) spoolKey() string {
+	if k, ok := a.store.(interface{ Key() string }); ok {
+		return k.Key()
+	}
+	loc, _ := a.location()
+	return loc.Key()
+}
+
+// spool keeps a measured run that could not be saved, for the store it
+// was meant for, so that it is not lost: the error says where it is and
+// the command that delivers it.
 func (a *app) spool(doc *result.Document, saveErr error) error {
+	key := a.spoolKey()
 	sp, err := store.DefaultSpool()
 	var path string
 	if err == nil {
-		path, err = sp.Add(doc)
+		path, err = sp.Add(key, doc)
 	}
 	if err != nil {
 		return fmt.Errorf("%w; keeping it in the spool failed too: %v", saveErr, err)
 	}
-	return fmt.Errorf("%w; the run is kept in %s, and `thruput results push` (or the next run that saves) delivers it", saveErr, path)
+	return fmt.Errorf("%w; the run is kept in %s, and %s (or the next run that saves there) delivers it", saveErr, path, a.pushCommand(key))
+}
+
+// pushCommand is the command that delivers runs spooled for key: plain
+// `results push` finds the store again from the key, unless the password
+// was part of --db, which the key leaves out and no message may show.
+func (a *app) pushCommand(key string) string {
+	if a.dbSet && a.loc != nil && a.loc.URL != "" && store.Redact(a.loc.URL) != a.loc.URL {
+		return fmt.Sprintf("`thruput results push --db %s` (with this run's --db, password and all)", shellQuote(store.Redact(a.loc.URL)))
+	}
+	return "`thruput results push`"
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@%+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

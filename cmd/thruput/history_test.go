@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -538,5 +539,62 @@ func TestExportMetrics(t *testing.T) {
 	}
 	if es, _ := os.ReadDir(filepath.Dir(out)); len(es) != 1 {
 		t.Errorf("the temporary file was left beside: %v", es)
+	}
+}
+
+// TestCopySources: the store push and pull copy from must exist, and is
+// only read: a mistyped --from makes nothing, and a store the user may
+// not write (another user's) can be pulled from.
+func TestCopySources(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "results.db")
+	a := quickSweep(t, db, t.TempDir(), "fs=tmp")
+	mine := filepath.Join(dir, "mine.db")
+	for _, args := range [][]string{
+		{"results", "pull", "--db", mine, "--from", filepath.Join(dir, "typo.db")},
+		{"results", "push", "--db", filepath.Join(dir, "typo.db"), "--to", mine},
+	} {
+		o := thruput(t, args...)
+		if o.code != 2 || !strings.Contains(o.stderr, "no result store at "+filepath.Join(dir, "typo.db")) {
+			t.Errorf("%v: exit %d %q, want 2 and no result store", args, o.code, o.stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "typo.db")); err == nil {
+			t.Fatalf("%v made the missing store", args)
+		}
+	}
+	if os.Geteuid() != 0 {
+		return
+	}
+	// As nobody: the source is root's, in root's directory, 0644.
+	bin := filepath.Join(dir, "thruput")
+	data, err := os.ReadFile(thruputBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(dir, "home")
+	os.Mkdir(home, 0o755)
+	os.Chown(home, 65534, 65534)
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		os.Chmod(d, 0o755)
+	}
+	os.Chmod(db, 0o644)
+	before, _ := os.ReadFile(db)
+	cmd := exec.Command(bin, "results", "pull", "--from", db, "--db", filepath.Join(home, "copy.db"))
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_STATE_HOME=", "XDG_DATA_HOME=")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	if o := runOutcome(t, cmd, nil); o.code != 0 || !strings.Contains(o.stdout, "pulled 1 run(s)") {
+		t.Errorf("pull from a store nobody may write: exit %d %q %s", o.code, o.stdout, o.stderr)
+	}
+	if after, _ := os.ReadFile(db); !bytes.Equal(before, after) {
+		t.Error("pulling changed the source")
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 3 {
+		t.Errorf("pulling left files beside the source: %v", es)
+	}
+	if got := listed(t, filepath.Join(home, "copy.db")); len(got) != 1 || got[0].ID != a.ID {
+		t.Errorf("the pulled copy holds %+v", got)
 	}
 }

@@ -101,15 +101,25 @@ func TestPostgresStore(t *testing.T) {
 
 	t.Run("unreachable", func(t *testing.T) {
 		long := []string{"disk", "random", t.TempDir(), "-t", "300", "--size", "8M", "--files", "4"}
-		for _, u := range []string{c.URL("wrong-password"), "postgres://thruput:pw@127.0.0.1:1/x?connect_timeout=1", "postgresql:///x?host=" + t.TempDir()} {
+		for _, u := range []string{c.URL("wrong-password"), "postgres://thruput:pw@127.0.0.1:1/x?connect_timeout=1", "postgresql:///x?host=" + t.TempDir(),
+			"postgres://thruput@127.0.0.1:1/x?password=qsecret", "host=127.0.0.1 port=1 dbname=x user=thruput password=kvsecret",
+			// Nothing answers at a TEST-NET address: the default timeout.
+			"postgres://thruput:pw@192.0.2.1/x"} {
 			start := time.Now()
 			o := thruput(t, append([]string{"--db", u}, long...)...)
-			if o.code != 1 || !strings.Contains(o.stderr, "cannot reach the result store") || strings.Contains(o.stderr, "wrong-password") || strings.Contains(o.stderr, ":pw@") {
+			if o.code != 1 || !strings.Contains(o.stderr, "cannot reach the result store") || strings.Contains(o.stderr, "wrong-password") || strings.Contains(o.stderr, ":pw@") ||
+				strings.Contains(o.stderr, "secret") {
 				t.Errorf("%s: exit %d %q, want 1 and the reason without the password", u, o.code, o.stderr)
+			}
+			if strings.Count(o.stderr, "connection refused") > 1 {
+				t.Errorf("%s: the reason is given more than once: %s", u, o.stderr)
 			}
 			if d := time.Since(start); d > 2*time.Second {
 				t.Errorf("%s: refused after %v", u, d)
 			}
+		}
+		if _, err := os.Stat("host=127.0.0.1 port=1 dbname=x user=thruput password=kvsecret"); err == nil {
+			t.Error("a libpq connection string was taken for a file name")
 		}
 		if o := thruput(t, append([]string{"--db", "postgres://h:notaport/x"}, long...)...); o.code != 2 {
 			t.Errorf("a URL that does not parse: exit %d %s", o.code, o.stderr)
@@ -127,16 +137,32 @@ func TestPostgresStore(t *testing.T) {
 		c.Stop()
 		o := <-done
 		c.Start()
-		spooled, _ := filepath.Glob(filepath.Join(state, "thruput", "spool", "*.json"))
-		if o.code != 1 || len(spooled) != 1 || !strings.Contains(o.stderr, spooled[0]) || !strings.Contains(o.stderr, "results push") {
+		spooled, _ := filepath.Glob(filepath.Join(state, "thruput", "spool", "*", "*.json"))
+		if o.code != 1 || len(spooled) != 1 || !strings.Contains(o.stderr, spooled[0]) || !strings.Contains(o.stderr, "`thruput results push --db ") ||
+			strings.Contains(o.stderr, pgtest.Password) {
 			t.Fatalf("a save that failed: exit %d %q, spool %v", o.code, o.stderr, spooled)
 		}
-		push := exec.Command(thruputBin, "results", "push", "--db", pg)
-		push.Env = cmd.Env
-		if o := runOutcome(t, push, nil); o.code != 0 || !strings.Contains(o.stdout, "delivered 1 spooled run(s)") {
+		// A run saved into another store leaves the spooled run waiting
+		// for its own.
+		other := filepath.Join(t.TempDir(), "other.db")
+		run := exec.Command(thruputBin, "--db", other, "disk", "random", t.TempDir(), "-t", "1", "--size", "8M", "--files", "4", "-q")
+		run.Env = cmd.Env
+		if o := runOutcome(t, run, nil); o.code != 0 || strings.Contains(o.stderr, "delivered") {
+			t.Errorf("a run into another store: exit %d %s", o.code, o.stderr)
+		}
+		if o := thruput(t, "results", "list", "--db", other, "--label", "spooled=yes", "--format", "csv"); strings.Contains(o.stdout, "disk.random") {
+			t.Errorf("the run spooled for PostgreSQL went into %s:\n%s", other, o.stdout)
+		}
+		// push without --db delivers it where it was meant to go (the
+		// password from the environment, as the spool keeps none), naming
+		// the store.
+		push := exec.Command(thruputBin, "results", "push")
+		push.Env = append(cmd.Env, "PGPASSWORD="+pgtest.Password, "HOME="+t.TempDir())
+		pu, _ := url.Parse(pg)
+		if o := runOutcome(t, push, nil); o.code != 0 || !strings.Contains(o.stdout, "delivered 1 spooled run(s) to postgres://"+pgtest.User+"@"+pu.Path) {
 			t.Errorf("push of the spool: exit %d %q %s", o.code, o.stdout, o.stderr)
 		}
-		if left, _ := filepath.Glob(filepath.Join(state, "thruput", "spool", "*")); len(left) != 0 {
+		if left, _ := filepath.Glob(filepath.Join(state, "thruput", "spool", "*", "*.json")); len(left) != 0 {
 			t.Errorf("delivered runs left in the spool: %v", left)
 		}
 		if o := thruput(t, "results", "list", "--db", pg, "--label", "spooled=yes", "--format", "csv"); strings.Count(o.stdout, "disk.random") != 1 {

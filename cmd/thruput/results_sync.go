@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -18,11 +19,14 @@ func newResultsPushCmd(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "push [--to STORE]",
 		Short: "Deliver spooled runs, or copy this store's runs to another store",
-		Long: `Without --to, push saves the runs that were measured but could not be saved
-(kept in $XDG_STATE_HOME/thruput/spool, ~/.local/state/thruput/spool) into the
-store. With --to, it copies the runs of the store (--db), as the filters
-select, into another: a SQLite path or a postgres:// URL. Runs already there
-are skipped, so pushing twice copies nothing the second time.`,
+		Long: `Without --to, push delivers the runs that were measured but could not be
+saved (kept in $XDG_STATE_HOME/thruput/spool, ~/.local/state/thruput/spool),
+each into the store it was meant for, and names them. The spool records a
+PostgreSQL store without its password: libpq's PGPASSWORD or ~/.pgpass gives
+it, or --db (or THRUPUT_DB) naming that store with its password. With --to,
+it copies the runs of the store (--db), as the filters select, into another:
+a SQLite path, a postgres:// URL or a libpq connection string. Runs already
+there are skipped, so pushing twice copies nothing the second time.`,
 		Example: `  thruput results push
   thruput results push --to postgres://lab@db.example/thruput --since 7d`,
 		Args: cobra.NoArgs,
@@ -31,17 +35,11 @@ are skipped, so pushing twice copies nothing the second time.`,
 			if err != nil {
 				return err
 			}
-			src, err := a.readStore()
-			if err != nil {
-				return err
-			}
 			if to == "" {
-				sp, err := store.DefaultSpool()
-				if err != nil {
-					return err
-				}
-				saved, skipped, err := sp.Deliver(src)
-				fmt.Fprintf(a.out(), "delivered %d spooled run(s) to %s, %d already there\n", saved, src.Path(), skipped)
+				return a.pushSpool()
+			}
+			src, err := a.readSource()
+			if err != nil {
 				return err
 			}
 			dst, err := openOther(to)
@@ -77,7 +75,11 @@ the filters select, into the store (--db). Runs already there are skipped.`,
 			if err != nil {
 				return err
 			}
-			src, err := openOther(from)
+			loc, err := store.Resolve(from, true)
+			if err != nil {
+				return usage.Wrap(err)
+			}
+			src, err := openSource(loc)
 			if err != nil {
 				return err
 			}
@@ -94,6 +96,59 @@ the filters select, into the store (--db). Runs already there are skipped.`,
 	c.Flags().StringVar(&from, "from", "", "the `STORE` to copy from: a SQLite path, sqlite:PATH or a postgres:// URL")
 	f.add(c.Flags(), 0)
 	return c
+}
+
+// readSource opens the store (--db) only to read it: it must exist.
+func (a *app) readSource() (store.Store, error) {
+	loc, err := a.location()
+	if err != nil {
+		return nil, err
+	}
+	s, err := openSource(loc)
+	if err != nil {
+		return nil, err
+	}
+	a.store = s
+	return s, nil
+}
+
+// pushSpool delivers every spooled run into the store it was meant for:
+// the store --db (or THRUPUT_DB) names when it is that one, so that its
+// password is used, else the store the spool recorded. A store that
+// cannot be opened keeps its runs; the others are delivered.
+func (a *app) pushSpool() error {
+	sp, err := store.DefaultSpool()
+	if err != nil {
+		return err
+	}
+	keys, err := sp.Stores()
+	if err != nil {
+		return fmt.Errorf("the spool %s: %w", sp.Dir, err)
+	}
+	if len(keys) == 0 {
+		fmt.Fprintf(a.out(), "no spooled runs in %s\n", sp.Dir)
+		return nil
+	}
+	here, herr := a.location()
+	var errs []error
+	for _, key := range keys {
+		loc := here
+		if herr != nil || here.Key() != key {
+			if loc, err = store.Resolve(key, true); err != nil {
+				errs = append(errs, fmt.Errorf("runs spooled for %s: %w", key, err))
+				continue
+			}
+		}
+		s, err := openLocation(loc)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("runs spooled for %s stay in the spool: %w", loc.Name(), err))
+			continue
+		}
+		saved, skipped, err := sp.Deliver(key, s)
+		fmt.Fprintf(a.out(), "delivered %d spooled run(s) to %s, %d already there\n", saved, s.Path(), skipped)
+		errs = append(errs, err, s.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // openOther opens a store named on the command line beside --db.

@@ -19,8 +19,8 @@ var ErrLocation = errors.New("result store")
 // Location is where the store is, resolved from --db and the environment.
 type Location struct {
 	Path string
-	// URL is set instead of Path for a PostgreSQL store
-	// (postgres://, postgresql://).
+	// URL is set instead of Path for a PostgreSQL store: a postgres:// or
+	// postgresql:// URL, or a libpq keyword/value string.
 	URL string
 	// Default is set when neither --db nor $THRUPUT_DB chose it: only
 	// then are missing directories made.
@@ -51,14 +51,10 @@ func Resolve(db string, set bool) (Location, error) {
 	if db != "" {
 		if rest, ok := strings.CutPrefix(db, "sqlite:"); ok && !strings.HasPrefix(rest, "//") {
 			db = rest
-		} else if strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://") {
+		} else if IsPostgres(db) {
 			return Location{URL: db}, nil
 		} else if schemeLike.MatchString(db) {
-			shown := db
-			if u, err := url.Parse(db); err == nil {
-				shown = u.Redacted()
-			}
-			return Location{}, locationErr("%s %s: thruput keeps its results in a SQLite file or in PostgreSQL; give a path, sqlite:PATH or a postgres:// URL", src, shown)
+			return Location{}, locationErr("%s %s: thruput keeps its results in a SQLite file or in PostgreSQL; give a path, sqlite:PATH or a postgres:// URL", src, Redact(db))
 		}
 		if db == "" {
 			return Location{}, locationErr("%s sqlite: names no file", src)
@@ -81,6 +77,80 @@ func Resolve(db string, set bool) (Location, error) {
 		return Location{}, err
 	}
 	return Location{Path: filepath.Join(home, ".local", "share", "thruput", "results.db"), Default: true}, nil
+}
+
+// Name is the location as messages show it: the file, or the connection
+// string with its password hidden.
+func (l Location) Name() string {
+	if l.URL != "" {
+		return Redact(l.URL)
+	}
+	return l.Path
+}
+
+// Key is what the spool records a run's store as: the absolute file, or
+// the connection string without its password (libpq's PGPASSWORD or
+// ~/.pgpass gives it again when the run is delivered).
+func (l Location) Key() string {
+	if l.URL != "" {
+		return hidePassword(l.URL, "")
+	}
+	if abs, err := filepath.Abs(l.Path); err == nil {
+		return abs
+	}
+	return l.Path
+}
+
+// libpqKeyValue is a libpq keyword/value connection string ("host=db.lab
+// dbname=thruput"): one of libpq's keywords and '=' first, which no store
+// file sensibly starts with.
+var libpqKeyValue = regexp.MustCompile(`^\s*(host|hostaddr|port|dbname|user|password|passfile|connect_timeout|sslmode|sslrootcert|sslcert|sslkey|sslpassword|application_name|options|service|target_session_attrs|krbsrvname|gssencmode|channel_binding|require_auth|load_balance_hosts)\s*=`)
+
+// IsPostgres says whether db names a PostgreSQL store: a postgres:// or
+// postgresql:// URL, or a libpq keyword/value string.
+func IsPostgres(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://") || libpqKeyValue.MatchString(db)
+}
+
+// Redact is a connection string as messages show it: a password in the
+// user information, in a password= query parameter or keyword replaced.
+func Redact(db string) string { return hidePassword(db, "xxxxx") }
+
+// kvPassword is the password of a keyword/value string, quoted ('...',
+// with \' and \\ inside) or bare.
+var kvPassword = regexp.MustCompile(`(^|\s)password\s*=\s*('(?:[^'\\]|\\.)*'?|(?:[^\s\\]|\\.)*)`)
+
+// hidePassword replaces every password in db with mask, or removes it
+// when mask is "".
+func hidePassword(db, mask string) string {
+	if !schemeLike.MatchString(db) {
+		if mask == "" {
+			return strings.TrimSpace(kvPassword.ReplaceAllString(db, "$1"))
+		}
+		return kvPassword.ReplaceAllString(db, "${1}password="+mask)
+	}
+	u, err := url.Parse(db)
+	if err != nil {
+		// url's error quotes the URL, password and all.
+		scheme, _, _ := strings.Cut(db, "://")
+		return scheme + "://..."
+	}
+	if _, ok := u.User.Password(); ok {
+		if mask == "" {
+			u.User = url.User(u.User.Username())
+		} else {
+			u.User = url.UserPassword(u.User.Username(), mask)
+		}
+	}
+	if q := u.Query(); q.Has("password") {
+		if mask == "" {
+			q.Del("password")
+		} else {
+			q.Set("password", mask)
+		}
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
 }
 
 func isDir(d, name string) error {

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,7 +17,10 @@ import (
 
 // Spool keeps runs that were measured but could not be saved (the
 // PostgreSQL server was down, the disk full), one JSON file a run, until
-// a save succeeds or `results push` delivers them.
+// a save into the store they were meant for succeeds or `results push`
+// delivers them there. Each store has a directory of its own, named by a
+// hash of the store's key (Location.Key: never a password), holding a
+// file "store" with the key and the runs.
 type Spool struct{ Dir string }
 
 // DefaultSpool is $XDG_STATE_HOME/thruput/spool, else
@@ -31,36 +36,83 @@ func DefaultSpool() (Spool, error) {
 	return Spool{Dir: filepath.Join(home, ".local", "state", "thruput", "spool")}, nil
 }
 
-// Add writes the run into the spool (under a temporary name, then
-// renamed, so a reader never sees half a run) and returns its file.
-func (sp Spool) Add(doc *result.Document) (string, error) {
-	if err := os.MkdirAll(sp.Dir, 0o700); err != nil {
+// storeFile names, in a store's directory, the store its runs are for.
+const storeFile = "store"
+
+func (sp Spool) dir(key string) string {
+	h := sha256.Sum256([]byte(key))
+	return filepath.Join(sp.Dir, hex.EncodeToString(h[:8]))
+}
+
+// Add writes the run into the spool for the store key names (under a
+// temporary name, then renamed, so a reader never sees half a run) and
+// returns its file.
+func (sp Spool) Add(key string, doc *result.Document) (string, error) {
+	dir := sp.dir(key)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	if err := writeFile(dir, storeFile, []byte(key+"\n")); err != nil {
 		return "", err
 	}
 	js, err := json.Marshal(doc)
 	if err != nil {
 		return "", err
 	}
-	f, err := os.CreateTemp(sp.Dir, ".spool-*")
-	if err != nil {
+	if err := writeFile(dir, filepath.Base(doc.ID)+".json", js); err != nil {
 		return "", err
 	}
-	_, werr := f.Write(js)
-	if err := errors.Join(werr, f.Sync(), f.Close()); err != nil {
-		os.Remove(f.Name())
-		return "", err
-	}
-	path := filepath.Join(sp.Dir, filepath.Base(doc.ID)+".json")
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return "", err
-	}
-	return path, nil
+	return filepath.Join(dir, filepath.Base(doc.ID)+".json"), nil
 }
 
-// files are the spooled runs, oldest id first.
-func (sp Spool) files() ([]string, error) {
+func writeFile(dir, name string, b []byte) error {
+	f, err := os.CreateTemp(dir, ".spool-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(b)
+	if err := errors.Join(werr, f.Sync(), f.Close()); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), filepath.Join(dir, name)); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
+
+// Stores are the keys of the stores that have runs waiting, sorted.
+func (sp Spool) Stores() ([]string, error) {
 	es, err := os.ReadDir(sp.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var keys []string
+	for _, e := range es {
+		if !e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(sp.Dir, e.Name(), storeFile))
+		if err != nil {
+			continue
+		}
+		key := strings.TrimSuffix(string(b), "\n")
+		if files, _ := sp.files(key); len(files) > 0 && sp.dir(key) == filepath.Join(sp.Dir, e.Name()) {
+			keys = append(keys, key)
+		}
+	}
+	sort.Strings(keys)
+	return keys, nil
+}
+
+// files are the runs spooled for the store key names, oldest id first.
+func (sp Spool) files(key string) ([]string, error) {
+	dir := sp.dir(key)
+	es, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -70,18 +122,20 @@ func (sp Spool) files() ([]string, error) {
 	var out []string
 	for _, e := range es {
 		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".json") && !strings.HasPrefix(e.Name(), ".") {
-			out = append(out, filepath.Join(sp.Dir, e.Name()))
+			out = append(out, filepath.Join(dir, e.Name()))
 		}
 	}
 	sort.Strings(out)
 	return out, nil
 }
 
-// Deliver saves every spooled run into s in one transaction and removes
-// the files it saved or found already stored. A file that is not a run is
-// left where it is and named in the error.
-func (sp Spool) Deliver(s Store) (saved, skipped int, err error) {
-	files, err := sp.files()
+// Deliver saves the runs spooled for the store key names into s, which
+// must be that store, in one transaction, and removes the files it saved
+// or found already stored. The store's directory stays, so that a run
+// another process spools meanwhile is never left without its key. A file
+// that is not a run is left where it is and named in the error.
+func (sp Spool) Deliver(key string, s Store) (saved, skipped int, err error) {
+	files, err := sp.files(key)
 	if err != nil || len(files) == 0 {
 		return 0, 0, err
 	}

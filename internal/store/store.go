@@ -70,6 +70,7 @@ var (
 type DB struct {
 	db      *sql.DB
 	path    string
+	key     string
 	dialect Dialect
 }
 
@@ -81,15 +82,17 @@ const (
 	PostgreSQL
 )
 
-// NewDB makes a store of an open, migrated database; name is what
-// messages call it (a file, or a URL without its password).
-func NewDB(db *sql.DB, name string, d Dialect) *DB {
-	return &DB{db: db, path: name, dialect: d}
+// NewDB makes a store of an open, migrated database; loc is where it is.
+func NewDB(db *sql.DB, loc Location, d Dialect) *DB {
+	return &DB{db: db, path: loc.Name(), key: loc.Key(), dialect: d}
 }
 
 // Path names the store: the SQLite file, absolute, or the PostgreSQL URL
-// without its password.
+// with its password hidden.
 func (s *DB) Path() string { return s.path }
+
+// Key is the store's Location.Key, what the spool records runs for it by.
+func (s *DB) Key() string { return s.key }
 
 // Close closes the store. The last connection to close checkpoints the WAL
 // into the main file and removes it.
@@ -145,7 +148,7 @@ func Open(path string) (*DB, error) {
 	// An empty file (size 0) falls through: SQLite makes a database of it,
 	// and migrate initialises it under the write lock.
 
-	db, err := sql.Open("sqlite", dsn(abs))
+	db, err := sql.Open("sqlite", dsn(abs, false))
 	if err != nil {
 		return nil, fmt.Errorf("open result store %s: %w", abs, err)
 	}
@@ -153,12 +156,71 @@ func Open(path string) (*DB, error) {
 	// its rows to the end before returning, and each connection costs a
 	// page cache, which matters on a 512 MiB Pi.
 	db.SetMaxOpenConns(1)
-	s := &DB{db: db, path: abs}
+	s := &DB{db: db, path: abs, key: abs}
 	if err := s.migrate(context.Background()); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// OpenRead opens an existing store only to read it, as the source of a
+// copy: nothing is created, migrated or switched to WAL, so a store the
+// user may not write (another user's, on a read-only mount) can be read.
+// A missing file is ErrLocation; a store of an older schema, which
+// reading cannot migrate, is refused with what to do.
+func OpenRead(path string) (*DB, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open result store %s: %w", path, err)
+	}
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%w: no result store at %s", ErrLocation, abs)
+	case err != nil:
+		return nil, fmt.Errorf("open result store: %w", err)
+	case fi.IsDir():
+		return nil, notStore(abs, "it is a directory")
+	case !fi.Mode().IsRegular():
+		return nil, notStore(abs, "it is not a regular file")
+	case fi.Size() == 0:
+		return nil, notStore(abs, "it is empty")
+	}
+	if err := checkHeader(abs); err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", dsn(abs, true))
+	if err != nil {
+		return nil, fmt.Errorf("open result store %s: %w", abs, err)
+	}
+	db.SetMaxOpenConns(1)
+	st, err := readState(context.Background(), db)
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_READONLY && !nonEmpty(abs+"-wal") {
+		// A WAL store needs its -shm, which a user who may not write the
+		// directory cannot make. With no WAL to recover the file alone is
+		// the store, and may be read as immutable.
+		db.Close()
+		if db, err = sql.Open("sqlite", dsn(abs, true)+"&immutable=1"); err != nil {
+			return nil, fmt.Errorf("open result store %s: %w", abs, err)
+		}
+		db.SetMaxOpenConns(1)
+		st, err = readState(context.Background(), db)
+	}
+	if err == nil {
+		_, err = st.check(abs)
+	} else {
+		err = damaged(abs, err)
+	}
+	if err == nil && st.version < len(migrations) {
+		err = fmt.Errorf("%w: %s is a result store of an older thruput (schema version %d of %d); saving a run into it, or `thruput results list --db %s` by a user who may write it, upgrades it", ErrLocation, abs, st.version, len(migrations), abs)
+	}
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &DB{db: db, path: abs, key: abs}, nil
 }
 
 // create makes the file with O_EXCL and mode 0600 before SQLite opens it,
@@ -186,7 +248,10 @@ func create(path string) error {
 // the OS page cache) and the file is never corrupted, but a power cut may
 // lose the last commits. A benchmark history can afford that; the fsync per
 // save on an SD card it saves would be felt.
-func dsn(path string) string {
+//
+// A store opened to read only is opened mode=ro: SQLite then neither
+// writes the file nor needs to write its directory.
+func dsn(path string, readOnly bool) string {
 	var b strings.Builder
 	b.WriteString("file:")
 	for i := 0; i < len(path); i++ {
@@ -198,6 +263,9 @@ func dsn(path string) string {
 		}
 	}
 	fmt.Fprintf(&b, "?_txlock=immediate&_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)", BusyTimeoutMs)
+	if readOnly {
+		b.WriteString("&mode=ro")
+	}
 	return b.String()
 }
 

@@ -9,7 +9,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,38 +24,33 @@ import (
 // login: a failure of the store, not of the value the user gave.
 var ErrUnreachable = errors.New("cannot reach the result store")
 
-// IsURL says whether db names a PostgreSQL store.
-func IsURL(db string) bool {
-	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
-}
-
-// Redact is the URL as messages show it: the password replaced.
-func Redact(db string) string {
-	if u, err := url.Parse(db); err == nil {
-		return u.Redacted()
-	}
-	return "postgres://..."
-}
-
-// Parse checks a URL (libpq's query keywords such as sslmode and host, and
-// the PG* environment variables fill what it leaves out) without
-// connecting.
+// Parse checks a URL or a keyword/value string (libpq's keywords such as
+// sslmode and host, and the PG* environment variables fill what it leaves
+// out) without connecting.
 func Parse(db string) (*pgx.ConnConfig, error) {
 	cfg, err := pgx.ParseConfig(db)
 	if err != nil {
 		// pgx's message may quote the URL, password and all.
-		return nil, fmt.Errorf("%w: %s is not a PostgreSQL URL libpq would take", store.ErrLocation, Redact(db))
+		return nil, fmt.Errorf("%w: %s is not a PostgreSQL URL libpq would take", store.ErrLocation, store.Redact(db))
 	}
 	return cfg, nil
 }
 
 // connectTimeout bounds the first contact when the URL sets none: an
-// unreachable store must fail before a measurement starts, not after.
-const connectTimeout = 3 * time.Second
+// unreachable store must fail in the first second of a run, before
+// anything is measured.
+const connectTimeout = time.Second
 
 // Open connects, creates or migrates the schema and returns the store.
 // A server that cannot be reached or refuses the login is ErrUnreachable.
-func Open(db string) (*store.DB, error) {
+func Open(db string) (*store.DB, error) { return open(db, false) }
+
+// OpenRead opens an existing store only to read it, as the source of a
+// copy: every transaction is read-only and nothing is created or
+// migrated. A database without thruput's schema is ErrLocation.
+func OpenRead(db string) (*store.DB, error) { return open(db, true) }
+
+func open(db string, readOnly bool) (*store.DB, error) {
 	cfg, err := Parse(db)
 	if err != nil {
 		return nil, err
@@ -65,7 +60,11 @@ func Open(db string) (*store.DB, error) {
 	}
 	cfg.RuntimeParams["search_path"] = schema
 	cfg.RuntimeParams["application_name"] = "thruput"
-	name := Redact(db)
+	if readOnly {
+		cfg.RuntimeParams["default_transaction_read_only"] = "on"
+	}
+	loc := store.Location{URL: db}
+	name := loc.Name()
 	sdb := stdlib.OpenDB(*cfg)
 	// A CLI does one thing at a time; serve reads with a few.
 	sdb.SetMaxOpenConns(4)
@@ -76,27 +75,46 @@ func Open(db string) (*store.DB, error) {
 		sdb.Close()
 		return nil, fmt.Errorf("%w %s: %s", ErrUnreachable, name, reason(err))
 	}
-	if err := migrate(context.Background(), sdb, name); err != nil {
+	if readOnly {
+		err = checkCurrent(context.Background(), sdb, name)
+	} else {
+		err = migrate(context.Background(), sdb, name)
+	}
+	if err != nil {
 		sdb.Close()
 		return nil, err
 	}
-	return store.NewDB(sdb, name, store.PostgreSQL), nil
+	return store.NewDB(sdb, loc, store.PostgreSQL), nil
 }
 
 // reason is the server's or the network's words, without pgx's preamble
-// that repeats the connection parameters.
+// that repeats the connection parameters. pgx tries a host twice under
+// sslmode=prefer (with TLS, then without), and says each failure: the
+// same words are given once.
 func reason(err error) string {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		return pe.Message
 	}
 	var ce *pgconn.ConnectError
-	if errors.As(err, &ce) {
-		if u := errors.Unwrap(ce); u != nil {
-			return u.Error()
+	if !errors.As(err, &ce) {
+		return err.Error()
+	}
+	u := errors.Unwrap(ce)
+	if u == nil {
+		return err.Error()
+	}
+	joined, ok := u.(interface{ Unwrap() []error })
+	if !ok {
+		return u.Error()
+	}
+	var words []string
+	for _, e := range joined.Unwrap() {
+		if w := e.Error(); !slices.Contains(words, w) {
+			words = append(words, w)
 		}
 	}
-	return err.Error()
+	return strings.Join(words, "; ")
 }
 
 // schema holds thruput's tables, apart from whatever else the database
@@ -143,7 +161,50 @@ CREATE INDEX labels_key_value ON labels (key, value);
 // every thruput.
 const lockKey = 0x7468727570757421 // "thruput!"
 
+// version is the schema's version, read without a lock or a write, so
+// that a role that may only read, or a hot standby, opens a current
+// store; 0 when there is no schema yet.
+func version(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, name string) (int, error) {
+	var v int
+	err := q.QueryRowContext(ctx, `SELECT version FROM `+schema+`.schema_version`).Scan(&v)
+	var pe *pgconn.PgError
+	switch {
+	case err == nil:
+	case errors.Is(err, sql.ErrNoRows), errors.As(err, &pe) && (pe.Code == "42P01" || pe.Code == "3F000"):
+		// No row, no table or no schema: nothing was made yet.
+		return 0, nil
+	default:
+		return 0, fmt.Errorf("result store %s: %s", name, reason(err))
+	}
+	if v > len(migrations) {
+		return 0, fmt.Errorf("%s: result store %w (schema version %d, this thruput knows %d); left untouched", name, store.ErrNewer, v, len(migrations))
+	}
+	return v, nil
+}
+
+// checkCurrent refuses to read a database without the current schema.
+func checkCurrent(ctx context.Context, db *sql.DB, name string) error {
+	v, err := version(ctx, db, name)
+	switch {
+	case err != nil:
+		return err
+	case v == 0:
+		return fmt.Errorf("%w: no result store at %s (no schema %q there)", store.ErrLocation, name, schema)
+	case v < len(migrations):
+		return fmt.Errorf("%w: %s is a result store of an older thruput (schema version %d of %d); saving a run into it upgrades it", store.ErrLocation, name, v, len(migrations))
+	}
+	return nil
+}
+
+// migrate brings the schema to the current version. A current one is only
+// read; anything else is done under the lock, after reading the version
+// again.
 func migrate(ctx context.Context, db *sql.DB, name string) error {
+	if v, err := version(ctx, db, name); err != nil || v == len(migrations) {
+		return err
+	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("%w %s: %s", ErrUnreachable, name, reason(err))
@@ -156,21 +217,21 @@ func migrate(ctx context.Context, db *sql.DB, name string) error {
 		CREATE TABLE IF NOT EXISTS `+schema+`.schema_version (version INTEGER NOT NULL)`); err != nil {
 		return fmt.Errorf("result store %s: creating the schema %q: %s", name, schema, reason(err))
 	}
-	var version int
-	err = tx.QueryRowContext(ctx, `SELECT version FROM `+schema+`.schema_version`).Scan(&version)
+	var have int
+	err = tx.QueryRowContext(ctx, `SELECT version FROM `+schema+`.schema_version`).Scan(&have)
 	if errors.Is(err, sql.ErrNoRows) {
 		_, err = tx.ExecContext(ctx, `INSERT INTO `+schema+`.schema_version VALUES (0)`)
 	}
 	if err != nil {
 		return fmt.Errorf("result store %s: %s", name, reason(err))
 	}
-	if version > len(migrations) {
-		return fmt.Errorf("%s: result store %w (schema version %d, this thruput knows %d); left untouched", name, store.ErrNewer, version, len(migrations))
+	if have > len(migrations) {
+		return fmt.Errorf("%s: result store %w (schema version %d, this thruput knows %d); left untouched", name, store.ErrNewer, have, len(migrations))
 	}
-	if version == len(migrations) {
+	if have == len(migrations) {
 		return nil
 	}
-	for i := version; i < len(migrations); i++ {
+	for i := have; i < len(migrations); i++ {
 		if _, err := tx.ExecContext(ctx, `SET LOCAL search_path = `+schema+`; `+migrations[i]); err != nil {
 			return fmt.Errorf("result store %s: migrating to version %d: %s", name, i+1, reason(err))
 		}
