@@ -64,6 +64,45 @@ func TestPostgres(t *testing.T) {
 			t.Errorf("a newer schema: %v", err)
 		}
 	})
+	t.Run("a role that may only read", func(t *testing.T) {
+		u := c.NewDatabase(t)
+		s, err := Open(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := storetest.Doc("20260301T120000Z-ffff02", "disk.sweep", "pi4", 0, nil)
+		if err := s.Save(d); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		cfg, _ := Parse(u)
+		db := stdlib.OpenDB(*cfg)
+		defer db.Close()
+		if _, err := db.Exec(`CREATE ROLE reader LOGIN PASSWORD 'reader-pw';
+			GRANT USAGE ON SCHEMA thruput TO reader; GRANT SELECT ON ALL TABLES IN SCHEMA thruput TO reader`); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Exec(`DROP OWNED BY reader; DROP ROLE reader`) })
+		ru, _ := url.Parse(u)
+		ru.User = url.UserPassword("reader", "reader-pw")
+		for _, open := range []func(string) (*store.DB, error){Open, OpenRead} {
+			r, err := open(ru.String())
+			if err != nil {
+				t.Fatalf("a current store opened by a role that may only read: %v", err)
+			}
+			if es, err := r.List(store.Filter{}); err != nil || len(es) != 1 {
+				t.Errorf("List as the reader: %v %v", es, err)
+			}
+			if _, err := r.Latest(store.Filter{}); err != nil {
+				t.Errorf("Latest as the reader: %v", err)
+			}
+			r.Close()
+		}
+		// A database without the schema is no store to read from.
+		if _, err := OpenRead(c.NewDatabase(t)); !errors.Is(err, store.ErrLocation) || !strings.Contains(err.Error(), "no result store at") {
+			t.Errorf("OpenRead of an empty database: %v", err)
+		}
+	})
 	t.Run("refusals", func(t *testing.T) {
 		start := time.Now()
 		_, err := Open(c.URL("wrong-password"))
