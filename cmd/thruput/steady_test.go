@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"math"
 	"os/exec"
 	"strconv"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/nettest"
+	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -104,11 +107,65 @@ func TestCliff(t *testing.T) {
 		if !sustained && st.MiBPerSec < 12 {
 			t.Errorf("without --sustained the figure %.2f MiB/s should hold the fast start", st.MiBPerSec)
 		}
+		after := "; --sustained measures only the rate after the drop"
+		if sustained {
+			after = "; the figure is the rate after the drop (--sustained)"
+		}
+		cliffWords(t, doc, "ext4 1M: ", " MiB/s for the first ", " MiB, then ", after, fmt.Sprintf("%.1f ±", st.MiBPerSec))
 	}
 	out, err := fstest.NewThrottle(t, mnt).Command(thruputBin, "disk", "sweep", mnt, "--direct", "--write-only", "--bs", "1M", "--file-size", "8M", "--no-save", "-q").Output()
 	if err != nil || !strings.Contains(string(out), "1M") {
 		t.Errorf("a table: %v\n%s", err, out)
 	}
+}
+
+// cliffWords checks a run's table, markdown and CSV say what its
+// interval holds.
+func cliffWords(t *testing.T, doc *result.Document, table ...string) {
+	t.Helper()
+	for _, format := range []string{"table", "markdown"} {
+		var buf bytes.Buffer
+		if err := report.Write(&buf, doc, report.Options{Format: format}); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range table {
+			if !strings.Contains(buf.String(), w) {
+				t.Errorf("the %s lacks %q:\n%s", format, w, buf.String())
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := report.Write(&buf, doc, report.Options{Format: "csv"}); err != nil {
+		t.Fatal(err)
+	}
+	if head, _, _ := strings.Cut(buf.String(), "\n"); !strings.HasSuffix(head, ",ci_relative,ci_windows,ci_converged,ci_warmup_s") {
+		t.Errorf("CSV header %s", head)
+	}
+}
+
+// TestCliffIO: disk io with --sustained past a throttle lowered from 40 to
+// 10 MiB/s gives the rate after the drop as its figure, IOPS with it, as
+// the sweep does.
+func TestCliffIO(t *testing.T) {
+	t.Parallel()
+	mnt := fstest.Mount(t, "ext4", 512*mib)
+	th := fstest.NewThrottle(t, mnt)
+	th.Set(t, 0, 40*mib)
+	go func() {
+		time.Sleep(2 * time.Second)
+		th.Set(t, 0, 10*mib)
+	}()
+	doc, _, _ := throttled(t, th, "disk", "io", mnt, "--rw", "write", "--bs", "1M", "--size", "300M", "-t", "8s", "--time-based", "--sustained")
+	d := doc.IO.Runs[0].Write
+	iv := d.Interval
+	t.Logf("%.2f MiB/s, %.1f IOPS, interval %+v", d.MiBPerSec, d.IOPS, iv)
+	if iv == nil || iv.Cliff == nil || !iv.Sustained {
+		t.Fatalf("no cliff: %+v", iv)
+	}
+	if math.Abs(d.MiBPerSec/10-1) > 0.1 || math.Abs(d.IOPS/d.MiBPerSec-1) > 1e-9 {
+		t.Errorf("--sustained: %.2f MiB/s, %.2f IOPS of 1 MiB; want 10 and the same", d.MiBPerSec, d.IOPS)
+	}
+	cliffWords(t, doc, "run 1: ", " MiB, then ", "; the figure is the rate after the drop (--sustained)", fmt.Sprintf("%.1f ±", d.MiBPerSec))
 }
 
 // TestUntilStableNet: over a 100 Mbit/s link the network test ends once

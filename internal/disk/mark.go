@@ -89,7 +89,7 @@ func mark(ctx context.Context, c MarkConfig, s *Scratch, doc *result.Document, h
 					share = dev.share(d.Bytes, !c.Direct)
 				}
 				doc.Mark.Results = append(doc.Mark.Results, result.MarkResult{Preset: p.name, Phase: phase,
-					MBPerSec: float64(d.Bytes) / 1e6 / (float64(run.ElapsedNs) / 1e9), MiBPerSec: d.MiBPerSec, IOPS: d.IOPS, Latency: d.Latency,
+					MBPerSec: d.MiBPerSec * (1 << 20) / 1e6, MiBPerSec: d.MiBPerSec, IOPS: d.IOPS, Latency: d.Latency, ElapsedNs: run.ElapsedNs,
 					Device: share, Interval: d.Interval})
 			}
 			if err != nil {

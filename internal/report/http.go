@@ -56,7 +56,7 @@ func httpTables(doc *result.Document) []table {
 		}
 	}
 	for i, r := range h.Runs {
-		t.Notes = append(t.Notes, intervalNotes(fmt.Sprintf("run %d", i+1), r.Interval, mibRate)...)
+		t.Notes = append(t.Notes, intervalNotes(figureNote{fmt.Sprintf("run %d", i+1), r.Interval, mibRate, r.MiBPerSec * (1 << 20), time.Duration(r.TransferNs)})...)
 	}
 	t.Notes = append(t.Notes, note{"", "avg: the body's bytes over the time from the first byte of the response to the last"})
 	out := []table{t}
@@ -90,7 +90,7 @@ func httpCSV(w io.Writer, doc *result.Document) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"run_id", "run", "url", "final_url", "status_code", "protocol", "content_length", "bytes",
 		"ttfb_ns", "transfer_ns", "total_ns", "mib_per_s", "bits_per_second", "peak_mib_per_s", "peak_bits_per_second", "error",
-		ciHeader[0], ciHeader[1], ciHeader[2]})
+		ciHeader[0], ciHeader[1], ciHeader[2], ciHeader[3]})
 	for i, r := range doc.HTTP.Runs {
 		cl := ""
 		if r.ContentLength != nil {

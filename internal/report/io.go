@@ -40,7 +40,12 @@ func ioTables(doc *result.Document) []table {
 			t.Notes = append(t.Notes, deviceNote(fmt.Sprintf("run %d reads", i+1), run.Read.Device)...)
 		}
 		if d := directions(run); len(d) > 0 {
-			t.Notes = append(t.Notes, intervalNotes(fmt.Sprintf("run %d", i+1), d[0].d.Interval, mibRate)...)
+			// The interval is of both directions' bytes together.
+			var mib float64
+			for _, x := range d {
+				mib += x.d.MiBPerSec
+			}
+			t.Notes = append(t.Notes, intervalNotes(figureNote{fmt.Sprintf("run %d", i+1), d[0].d.Interval, mibRate, mib * (1 << 20), time.Duration(run.ElapsedNs)})...)
 		}
 	}
 	if r.EngineNote != "" {
@@ -94,7 +99,7 @@ func ioCSV(w io.Writer, doc *result.Document) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"run", "direction", "rw", "block_size", "iodepth", "jobs", "engine", "elapsed_ns", "ios", "bytes", "iops", "mib_per_s",
 		"clat_min_ns", "clat_mean_ns", "clat_p50_ns", "clat_p95_ns", "clat_p99_ns", "clat_p99_9_ns", "clat_max_ns",
-		ciHeader[0], ciHeader[1], ciHeader[2]})
+		ciHeader[0], ciHeader[1], ciHeader[2], ciHeader[3]})
 	for i, run := range r.Runs {
 		for _, d := range directions(run) {
 			_ = cw.Write(append([]string{strconv.Itoa(i + 1), d.name, r.Parameters.RW, itoa(r.Parameters.BlockSize),
@@ -139,7 +144,7 @@ func markTables(doc *result.Document, mb bool) []table {
 		if r.Device != nil && r.Device.Cached {
 			t.Notes = append(t.Notes, deviceNote(r.Preset+" read", r.Device)...)
 		}
-		t.Notes = append(t.Notes, intervalNotes(r.Preset+" "+r.Phase, r.Interval, mibRate)...)
+		t.Notes = append(t.Notes, intervalNotes(figureNote{r.Preset + " " + r.Phase, r.Interval, mibRate, r.MiBPerSec * (1 << 20), time.Duration(r.ElapsedNs)})...)
 	}
 	if m.EngineNote != "" {
 		t.Notes = append(t.Notes, note{"!", m.EngineNote})
@@ -150,7 +155,7 @@ func markTables(doc *result.Document, mb bool) []table {
 func markCSV(w io.Writer, doc *result.Document) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"preset", "phase", "mb_per_s", "mib_per_s", "iops", "clat_min_ns", "clat_mean_ns", "clat_p50_ns", "clat_p95_ns", "clat_p99_ns", "clat_p99_9_ns", "clat_max_ns",
-		ciHeader[0], ciHeader[1], ciHeader[2]})
+		ciHeader[0], ciHeader[1], ciHeader[2], ciHeader[3]})
 	for _, r := range doc.Mark.Results {
 		_ = cw.Write(append([]string{r.Preset, r.Phase, f3(r.MBPerSec), f3(r.MiBPerSec), f3(r.IOPS)}, append(latNs(r.Latency), ciCells(r.Interval)...)...))
 	}

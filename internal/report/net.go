@@ -110,7 +110,11 @@ func netTables(doc *result.Document, mib bool) []table {
 		// direction differ by what was in flight, so it is shown on both.
 		row("sum", s.Direction, "sender", s.Sender, here(true, s.Direction), s.Interval)
 		row("sum", s.Direction, "receiver", s.Receiver, here(false, s.Direction), s.Interval)
-		t.Notes = append(t.Notes, intervalNotes(s.Direction, s.Interval, mbitRate)...)
+		f := s.Receiver
+		if here(true, s.Direction) {
+			f = s.Sender
+		}
+		t.Notes = append(t.Notes, intervalNotes(figureNote{s.Direction, s.Interval, mbitRate, f.BitsPerSecond / 8, time.Duration(n.Parameters.DurationNs)})...)
 	}
 	c := n.CPU
 	cpu := fmt.Sprintf("CPU here %s %% (user %s, system %s)", f1(c.LocalTotal), f1(c.LocalUser), f1(c.LocalSystem))
@@ -210,7 +214,7 @@ func NetSummary(w io.Writer, doc *result.Document, o Options, md bool) error {
 func netCSV(w io.Writer, doc *result.Document) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"run_id", "role", "protocol", "stream", "direction", "side", "local", "bytes", "seconds", "bits_per_second", "retransmits", "jitter_ms", "lost", "packets",
-		ciHeader[0], ciHeader[1], ciHeader[2]})
+		ciHeader[0], ciHeader[1], ciHeader[2], ciHeader[3]})
 	n := doc.Net
 	opt := func(v *int64) string {
 		if v == nil {

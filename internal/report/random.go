@@ -37,7 +37,7 @@ func randomTables(doc *result.Document) []table {
 			f1(r.ReadMiBPerSec+r.WriteMiBPerSec) + pm(r.ReadMiBPerSec+r.WriteMiBPerSec, r.Interval)},
 	}}
 	rates.Notes = append(rates.Notes, deviceNote("reads", r.ReadDevice)...)
-	rates.Notes = append(rates.Notes, intervalNotes("reads+writes", r.Interval, mibRate)...)
+	rates.Notes = append(rates.Notes, intervalNotes(figureNote{"reads+writes", r.Interval, mibRate, (r.ReadMiBPerSec + r.WriteMiBPerSec) * (1 << 20), time.Duration(r.ElapsedNs)})...)
 	lat := table{Title: "Latency per request, ms", Header: latencyHeader}
 	for _, l := range []struct {
 		name string
@@ -88,7 +88,7 @@ func randomCSV(w io.Writer, doc *result.Document) error {
 	_ = cw.Write([]string{"path", "fs_type", "mode", "block_size", "threads", "elapsed_ns", "reads", "writes", "fsyncs",
 		"reads_per_s", "writes_per_s", "fsyncs_per_s", "read_mib_per_s", "write_mib_per_s",
 		"latency_min_ns", "latency_mean_ns", "latency_p50_ns", "latency_p95_ns", "latency_p99_ns", "latency_p99_9_ns", "latency_max_ns",
-		ciHeader[0], ciHeader[1], ciHeader[2]})
+		ciHeader[0], ciHeader[1], ciHeader[2], ciHeader[3]})
 	// An imported sysbench run names no directory.
 	var t result.Target
 	if len(doc.Targets) > 0 {

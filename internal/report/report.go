@@ -323,7 +323,7 @@ func sweepTable(doc *result.Document, phase string) *table {
 	labels := result.TargetLabels(doc.Targets)
 	for _, st := range doc.Sweep.Steps {
 		if st.Phase == phase {
-			t.Notes = append(t.Notes, intervalNotes(labels[st.Target]+" "+units.BlockLabel(st.BlockSize), st.Interval, mibRate)...)
+			t.Notes = append(t.Notes, intervalNotes(figureNote{labels[st.Target] + " " + units.BlockLabel(st.BlockSize), st.Interval, mibRate, st.MiBPerSec * (1 << 20), time.Duration(st.ElapsedNs)})...)
 		}
 	}
 

@@ -648,6 +648,8 @@ type MarkResult struct {
 	MiBPerSec float64  `json:"mib_per_s"`
 	IOPS      float64  `json:"iops"`
 	Latency   *Latency `json:"latency,omitempty"`
+	// ElapsedNs is the measured span.
+	ElapsedNs int64 `json:"elapsed_ns,omitempty"`
 	// Device is what the storage device served of a read phase.
 	Device *DeviceShare `json:"device,omitempty"`
 	// Interval is how well the rate is known.

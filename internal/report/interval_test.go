@@ -1,0 +1,167 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"strings"
+	"testing"
+
+	"github.com/thruput/thruput/internal/result"
+)
+
+// ivOf is an interval of ±rel around mib MiB/s over windows of 100 ms,
+// warm seconds cut off its start.
+func ivOf(mib, rel float64, windows int, warm float64) *result.Interval {
+	m := mib * (1 << 20)
+	iv := &result.Interval{Mean: m, HalfWidth: rel * m, Low: m - rel*m, High: m + rel*m, Relative: rel, Windows: windows, WindowNs: 1e8,
+		EffectiveWindows: float64(windows) / 2, WarmupWindows: int(warm * 10), WarmupNs: int64(warm * 1e9), Converged: rel > 0 && rel <= result.DefaultStable}
+	if rel == 0 {
+		iv.Low, iv.High = 0, 0
+	}
+	return iv
+}
+
+// steadyDocs are runs whose figures carry intervals: a sweep with a step
+// measured past its cliff (--sustained), one whose warm-up was cut off
+// its figure, one that hit its bound before it was stable and one too
+// short for an interval; a disk io run whose figure spans its warm-up;
+// a net client test past a cliff, whose figure is the whole test's.
+func steadyDocs() map[string]*result.Document {
+	sw := sweepDoc()
+	steps := sw.Sweep.Steps
+	// ext4 4k write: 80 MiB at 41.7 MiB/s, then 10.4 (--sustained).
+	steps[2].MiBPerSec = 10.4
+	steps[2].Interval = ivOf(10.4, 0.015, 40, 2.0)
+	steps[2].Interval.Sustained, steps[2].Interval.Target = true, 0.02
+	steps[2].Interval.Cliff = &result.Cliff{AtNs: 2e9, AtBytes: 80 << 20, Before: 41.7 * (1 << 20), After: 10.4 * (1 << 20)}
+	// ext4 4k read: bound reached at ±4 %, the first 0.8 s cut.
+	steps[3].ElapsedNs = 6e9
+	steps[3].Interval = ivOf(24.1, 0.04, 48, 0.8)
+	steps[3].Interval.Target = 0.02
+	// ext4 1M write: five windows, no width.
+	steps[4].Interval = ivOf(20.9, 0, 5, 0)
+	// tmpfs 4k write: stable, its figure the windows' mean.
+	steps[8].MiBPerSec = 1250
+	steps[8].Interval = ivOf(1250, 0.01, 30, 0.5)
+	steps[8].Interval.Target = 0.02
+	// tmpfs 8 read: shorter than a window.
+	steps[7].ElapsedNs = 5e7
+
+	io := methodDocs()["io"]
+	io.IO.Runs, io.IO.Summary, io.IO.Parameters.Repeat = io.IO.Runs[:1], nil, 1
+	io.IO.Runs[0].Read.Interval = ivOf(io.IO.Runs[0].Read.MiBPerSec*1.02, 0.01, 45, 0.5)
+
+	net := netDoc()
+	for i := range net.Net.Sums {
+		s := &net.Net.Sums[i]
+		iv := ivOf(s.Sender.BitsPerSecond/8/(1<<20)*0.8, 0.01, 60, 3)
+		iv.Sustained, iv.Cliff = true, &result.Cliff{AtNs: 3e9, AtBytes: 60 << 20, Before: s.Sender.BitsPerSecond / 8 * 1.4, After: s.Sender.BitsPerSecond / 8 * 0.8}
+		s.Interval = iv
+	}
+	return map[string]*result.Document{"steady-sweep": sw, "steady-io": io, "steady-net": net}
+}
+
+func TestIntervalGolden(t *testing.T) {
+	for name, doc := range steadyDocs() {
+		for _, format := range []string{"table", "csv", "markdown"} {
+			checkGolden(t, name, doc, Options{Format: format})
+		}
+	}
+}
+
+// TestIntervalWords pins what each case says, in the table and in the
+// markdown alike.
+func TestIntervalWords(t *testing.T) {
+	docs := steadyDocs()
+	for name, want := range map[string][]string{
+		"steady-sweep": {
+			"10.4 ±0.2", "23.6 ±0.9", "1250.0 ±12.5",
+			"ext4 4k: 41.7 MiB/s for the first 80.0 MiB, then 10.4 MiB/s; the figure is the rate after the drop (--sustained)",
+			"ext4 4k: first 2.0 s discarded as warm-up and before the drop",
+			"ext4 4k: not stable: ±4.0% after 6.0 s (wanted ±2%)",
+			"ext4 4k: the ± leaves out the first 0.80 s as warm-up; the figure spans the whole phase",
+			"ext4 1M: too short for an interval (1.0 s, 5 window(s) kept; it takes 8)",
+			"tmpfs 4k: first 0.50 s discarded as warm-up",
+			"tmpfs 8: too short for an interval (0.05 s; it takes 0.80 s)",
+		},
+		"steady-io": {"39.5 ±0.4", "run 1: the ± leaves out the first 0.50 s as warm-up; the figure spans the whole phase"},
+		"steady-net": {
+			"; the ± is of the rate after the drop (--sustained), the figure is the whole test's",
+			"up: the ± leaves out the first 3.0 s as warm-up and before the drop; the figure spans the whole phase",
+		},
+	} {
+		for _, format := range []string{"table", "markdown"} {
+			var buf bytes.Buffer
+			if err := Write(&buf, docs[name], Options{Format: format}); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range want {
+				if !strings.Contains(buf.String(), w) {
+					t.Errorf("%s %s lacks %q:\n%s", name, format, w, buf.String())
+				}
+			}
+			if name == "steady-net" && strings.Contains(buf.String(), "the figure is the rate after the drop") {
+				t.Errorf("net's figure is the whole test's, yet:\n%s", buf.String())
+			}
+		}
+	}
+}
+
+// TestIntervalCSV: every method's CSV has the interval's columns, filled
+// where the figure has one.
+func TestIntervalCSV(t *testing.T) {
+	docs := steadyDocs()
+	for name, want := range map[string]map[string]string{
+		"steady-sweep": {"ci_relative": "0.01500", "ci_windows": "40", "ci_converged": "true", "ci_warmup_s": "2.000"},
+		"steady-io":    {"ci_relative": "0.01000", "ci_windows": "45", "ci_converged": "true", "ci_warmup_s": "0.500"},
+		"steady-net":   {"ci_relative": "0.01000", "ci_windows": "60", "ci_converged": "true", "ci_warmup_s": "3.000"},
+	} {
+		var buf bytes.Buffer
+		if err := Write(&buf, docs[name], Options{Format: "csv"}); err != nil {
+			t.Fatal(err)
+		}
+		recs, err := csv.NewReader(&buf).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		col := map[string]int{}
+		for i, h := range recs[0] {
+			col[h] = i
+		}
+		found := false
+		for _, r := range recs[1:] {
+			if r[col["ci_windows"]] != want["ci_windows"] {
+				continue
+			}
+			found = true
+			for k, v := range want {
+				if i, ok := col[k]; !ok || r[i] != v {
+					t.Errorf("%s: %s is %q, want %q: %v", name, k, r[i], v, r)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no row with the interval:\n%v", name, recs)
+		}
+	}
+}
+
+// TestIntervalHTML: the page shows the ± and the notes the text does.
+func TestIntervalHTML(t *testing.T) {
+	docs := steadyDocs()
+	for name, want := range map[string][]string{
+		"steady-sweep": {"10.4 ±0.2", "then 10.4 MiB/s; the figure is the rate after the drop (--sustained)", "not stable: ±4.0% after 6.0 s", "too short for an interval"},
+		"steady-io":    {"39.5 ±0.4", "the ± leaves out the first 0.50 s as warm-up"},
+		"steady-net":   {"93.60 ±0.9", "the ± is of the rate after the drop (--sustained)"},
+	} {
+		var buf bytes.Buffer
+		if err := WriteHTML(&buf, []*result.Document{docs[name]}, nil, HTMLOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !strings.Contains(buf.String(), w) {
+				t.Errorf("%s: the page lacks %q", name, w)
+			}
+		}
+	}
+}
