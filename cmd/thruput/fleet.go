@@ -5,7 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
-	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -152,10 +152,44 @@ func newFleetSuiteCmd(a *app) *cobra.Command {
 // runOnHosts runs a thruput command on every host; the runs come back
 // here, so the command may not send them elsewhere.
 func runOnHosts(ctx context.Context, fl *fleet.Fleet, hosts []fleet.Host, args []string) (fleet.Outcome, error) {
-	if i := slices.IndexFunc(args, func(s string) bool { return s == "--db" || s == "--no-save" || s == "fleet" }); i >= 0 {
-		return nil, usage.Errorf("%s cannot be passed to the hosts: the runs come back here", args[i])
+	if _, err := checkRemote(args); err != nil {
+		return nil, err
 	}
 	return fleet.HostRuns(fl.Run(ctx, hosts, args)), nil
+}
+
+// checkRemote parses a command meant for the hosts against this
+// binary's own command tree (a fresh one: parsing sets flag variables)
+// without running it, so that a typo is refused here, before any host
+// is contacted, rather than by every host. It gives the command with its
+// flags parsed.
+func checkRemote(args []string) (*cobra.Command, error) {
+	root := newRoot(&app{})
+	c, rest, err := root.Find(args)
+	if err != nil {
+		return nil, usage.Errorf("the hosts' command: %v", err)
+	}
+	if c == root {
+		return nil, usage.Errorf("the hosts' command %q names no thruput command", strings.Join(args, " "))
+	}
+	for p := c; p != nil; p = p.Parent() {
+		if p.Name() == "fleet" && p.Parent() == root {
+			return nil, usage.Errorf("the hosts' command: %s cannot run on the hosts", c.CommandPath())
+		}
+	}
+	c.InitDefaultHelpFlag()
+	if err := c.ParseFlags(rest); err != nil {
+		return nil, usage.Errorf("the hosts' command %s: %v", c.CommandPath(), err)
+	}
+	if err := errors.Join(c.ValidateArgs(c.Flags().Args()), c.ValidateRequiredFlags(), c.ValidateFlagGroups()); err != nil {
+		return nil, usage.Errorf("the hosts' command %s: %v", c.CommandPath(), err)
+	}
+	for _, name := range []string{"db", "no-save"} {
+		if c.Flags().Changed(name) {
+			return nil, usage.Errorf("--%s cannot be passed to the hosts: the runs come back here", name)
+		}
+	}
+	return c, nil
 }
 
 // saveAll keeps runs brought back from hosts, with the command's labels.
@@ -198,7 +232,16 @@ printed; thruput report fleet=ID draws it as a heat map.`,
 		if err != nil {
 			return nil, usage.Wrap(err)
 		}
-		res := fleet.NetRuns{Hosts: hosts, Pairs: fl.Net(ctx, hosts, ps, fleet.NetOptions{ClientArgs: args, Port: port})}
+		// The address is a placeholder: each pair's client gets its own.
+		client, err := checkRemote(append([]string{"net", "client", "HOST"}, args...))
+		if err != nil {
+			return nil, err
+		}
+		if client.Flags().Changed("port") {
+			return nil, usage.Errorf("-p/--port after -- would be the clients' alone: fleet net's own --port (-p, before --) sets the port of the servers and their clients")
+		}
+		res := fleet.NetRuns{Hosts: hosts}
+		res.Pairs, res.HostErrs = fl.Net(ctx, hosts, ps, fleet.NetOptions{ClientArgs: args, Port: port})
 		// One label ties the pairs together: thruput report fleet=ID
 		// draws them as a host x host heat map.
 		id := newRunID()

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -30,7 +32,13 @@ func newFleetExecCmd() *cobra.Command {
 			if len(args) > 0 && args[0] == "--" {
 				args = args[1:]
 			}
-			fmt.Println(fleet.ExecMark)
+			// With the controller gone (its SSH channel closed), writes
+			// to stdout fail; Go would die of SIGPIPE on the first one,
+			// before the deferred removal of the scratch directory.
+			signal.Ignore(syscall.SIGPIPE)
+			if _, err := fmt.Println(fleet.ExecMark); err != nil {
+				return err
+			}
 			dir, err := os.MkdirTemp("", "thruput-fleet.")
 			if err != nil {
 				return err
@@ -49,7 +57,9 @@ func newFleetExecCmd() *cobra.Command {
 				_, err = os.Stdout.Write(out.Bytes())
 				return exitWith(code, err)
 			}
-			fmt.Println(fleet.RunsMark)
+			if _, err := fmt.Println(fleet.RunsMark); err != nil {
+				return err
+			}
 			if c := run(context.WithoutCancel(ctx), []string{"thruput", "--db", db, "-q", "results", "export"}, os.Stdout); code == 0 {
 				code = c
 			}

@@ -1,15 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -57,6 +60,41 @@ func newFleetLab(t *testing.T, rates ...int) *fleetLab {
 	l.known = filepath.Join(ssh, "known_hosts")
 	os.WriteFile(l.known, []byte(known.String()), 0o600)
 	return l
+}
+
+// silent is a host entry (address:port) for a listener in the
+// controller's namespace that accepts connections and never says a
+// word, as a hung sshd does.
+func (l *fleetLab) silent(t *testing.T) string {
+	t.Helper()
+	var ln net.Listener
+	err := l.lan.Enter(0, func() (err error) {
+		ln, err = net.Listen("tcp", l.lan.Hosts[0].Addr+":0")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		<-done
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return ln.Addr().String()
 }
 
 // target is a directory the hosts' user may measure in.
@@ -378,4 +416,136 @@ func TestFleetNet(t *testing.T) {
 		t.Errorf("table: exit %d\n%s%s", tbl.code, tbl.stdout, tbl.stderr)
 	}
 	t.Logf("fleet net on 100 Mbit/s links:\n%s", tbl.stdout)
+}
+
+// A host that accepts the connection and never speaks SSH is given up
+// after --host-timeout, by run and by net, with the reason; an interrupt
+// during its handshake ends the controller at once.
+func TestFleetHostTimeout(t *testing.T) {
+	t.Parallel()
+	l := newFleetLab(t, 0, 0)
+	silent := l.silent(t)
+	start := time.Now()
+	o := l.thruput(t, "fleet", "run", "--json", "--host-timeout", "2s", "--hosts", "h1,"+silent, "--", "version")
+	took := time.Since(start)
+	got := fleetLines(t, o)
+	if o.code != 1 || got["h1"].Error != "" || len(got) != 2 {
+		t.Errorf("fleet run: exit %d %+v, want 1 with h1 ok", o.code, got)
+	}
+	for name, h := range got {
+		if name != "h1" && !strings.Contains(h.Error, "timeout (2s)") {
+			t.Errorf("fleet run: the silent host %s: %+v, want the timeout as its reason", name, h)
+		}
+	}
+	if took > 4*time.Second {
+		t.Errorf("fleet run --host-timeout 2s took %v", took)
+	}
+
+	// net: h1 and h2 are measured, the silent host fails once, with its
+	// reason on a line of its own.
+	start = time.Now()
+	o = l.thruput(t, "fleet", "net", "--host-timeout", "2s", "--no-save", "--hosts", "h1,h2,"+silent, "--", "-t", "1")
+	took = time.Since(start)
+	if o.code != 1 || !strings.Contains(o.stdout, silent+": failed: ssh "+silent+": gave up on the host after its timeout (2s)") || strings.Count(o.stdout, "timeout") != 1 {
+		t.Errorf("fleet net with a silent host: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	rows := strings.Split(o.stdout, "\n")
+	for i, row := range rows[1:3] {
+		if f := strings.Fields(row); len(f) != 4 || f[0] != fmt.Sprintf("h%d", i+1) || f[3] != "failed" || (f[1] == "-") == (f[2] == "-") {
+			t.Errorf("fleet net: row %q, want h1 and h2 measured against each other", row)
+		}
+	}
+	if !strings.Contains(o.stderr, "failed: ssh "+silent+": gave up") || !strings.Contains(o.stderr, "h1               done\n") {
+		t.Errorf("fleet net: no failed state line for the silent host on stderr:\n%s", o.stderr)
+	}
+	// Two 1 s tests after 2 s of waiting; the handshake's own 10 s bound
+	// would make it 12 s or more.
+	if took > 9*time.Second {
+		t.Errorf("fleet net --host-timeout 2s took %v", took)
+	}
+
+	cmd := l.lan.Command(t.Context(), 0, thruputBin, "fleet", "sysinfo", "--hosts", silent)
+	cmd.Env = append(os.Environ(), "HOME="+l.home, "THRUPUT_DB="+l.db, "SSH_AUTH_SOCK=")
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	start = time.Now()
+	cmd.Process.Signal(os.Interrupt)
+	cmd.Wait()
+	if took := time.Since(start); took > 2*time.Second || cmd.ProcessState.ExitCode() != 1 || !strings.Contains(stdout.String(), "interrupted") {
+		t.Errorf("SIGINT during the handshake: exit %d after %v\n%s", cmd.ProcessState.ExitCode(), took, stdout.String())
+	}
+}
+
+// The controller gone mid-run (its SSH channel closed): fleet exec's
+// writes fail, and its scratch directory is removed all the same; it
+// used to die of SIGPIPE first.
+func TestFleetExecControllerGone(t *testing.T) {
+	t.Parallel()
+	tmp, target := t.TempDir(), t.TempDir()
+	cmd := exec.Command(thruputBin, "fleet", "exec", "--", "disk", "random", target, "--time", "1s", "--total-size", "4M", "--files", "2")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = w
+	// Its input stays open: the controller did not close it, it vanished.
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if line, err := bufio.NewReader(r).ReadString('\n'); line != fleet.ExecMark+"\n" {
+		t.Fatalf("first line %q %v", line, err)
+	}
+	r.Close()
+	cmd.Wait()
+	if ws := cmd.ProcessState.Sys().(syscall.WaitStatus); ws.Signaled() || ws.ExitStatus() == 0 {
+		t.Errorf("fleet exec with its controller gone: %v, want a failure exit of its own", cmd.ProcessState)
+	}
+	emptyDir(t, tmp)
+	emptyDir(t, target)
+}
+
+// A command for the hosts is parsed here before any host is contacted:
+// bad ones exit 2 with the reason (the hosts, closed ports, would
+// otherwise fail with exit 1); a good one naming a directory "fleet"
+// gets as far as the hosts.
+func TestFleetRemoteCommand(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--", "disk", "sweep", "--db=/x", "/tmp"}, "--db cannot be passed"},
+		{[]string{"run", "--", "--db", "/x", "disk", "sweep", "/tmp"}, "--db cannot be passed"},
+		{[]string{"run", "--", "disk", "sweep", "--no-save=true", "/tmp"}, "--no-save cannot be passed"},
+		{[]string{"run", "--", "disk", "bogus"}, `unknown command "bogus"`},
+		{[]string{"run", "--", "bogus"}, "names no thruput command"},
+		{[]string{"run", "--", "disk", "sweep", "--bogus", "/tmp"}, "unknown flag: --bogus"},
+		{[]string{"run", "--", "fleet", "run", "--hosts", "x", "--", "version"}, "cannot run on the hosts"},
+		{[]string{"suite", "--", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"net", "--", "-p", "5000"}, "fleet net's own --port"},
+		{[]string{"net", "--", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"run", "--", "disk", "sweep", "fleet"}, "connection refused"},
+		{[]string{"net", "--", "-t", "1", "-R"}, "connection refused"},
+	} {
+		args := append([]string{"fleet", c.args[0], "-q", "--hosts", "127.0.0.1:1,127.0.0.1:2"}, c.args[1:]...)
+		o := thruput(t, args...)
+		code := 2
+		if c.want == "connection refused" {
+			code = 1
+		}
+		if o.code != code || !strings.Contains(o.stderr+o.stdout, c.want) {
+			t.Errorf("%v: exit %d %s%s, want %d and %q", args, o.code, o.stdout, o.stderr, code, c.want)
+		}
+	}
 }

@@ -1,9 +1,12 @@
 package fleet
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -38,11 +41,12 @@ func TestDetectPlatform(t *testing.T) {
 func TestParseHost(t *testing.T) {
 	for in, want := range map[string]Host{
 		"pi1":                  {Name: "pi1"},
-		"pi@pi3:2222":          {Name: "pi3", User: "pi", Port: 2222},
+		"pi@pi3:2222":          {Name: "pi3:2222", Address: "pi3", User: "pi", Port: 2222},
+		"gw:22":                {Name: "gw", Port: 22},
 		"10.0.0.2":             {Name: "10.0.0.2"},
 		"fe80::1":              {Name: "fe80::1"},
 		"[fe80::1]:22":         {Name: "fe80::1", Port: 22},
-		"user@[2001:db8::1]:7": {Name: "2001:db8::1", User: "user", Port: 7},
+		"user@[2001:db8::1]:7": {Name: "[2001:db8::1]:7", Address: "2001:db8::1", User: "user", Port: 7},
 	} {
 		got, err := ParseHost(in)
 		if err != nil || !reflect.DeepEqual(got, want) {
@@ -109,6 +113,10 @@ func TestInventory(t *testing.T) {
 	if err != nil || hs[0].User != "root" || hs[0].Port != 2222 {
 		t.Errorf("root@pi2: %+v %v", hs, err)
 	}
+	hs, err = Select([]string{"pi1:2022"}, inv, "")
+	if err != nil || hs[0].Name != "pi1" || hs[0].Port != 2022 || hs[0].Address != "192.168.1.11" {
+		t.Errorf("pi1:2022: %+v %v", hs, err)
+	}
 	if _, err := Select(nil, inv, "nope"); err == nil || !strings.Contains(err.Error(), "odd, shelf1") {
 		t.Errorf("unknown group: %v, want the groups listed", err)
 	}
@@ -139,7 +147,13 @@ func TestHostFile(t *testing.T) {
 	if err != nil || len(hs) != 4 || hs[2].User != "pi" || hs[3].Name != "pi4" {
 		t.Fatalf("%+v %v", hs, err)
 	}
-	for _, args := range [][]string{{"@" + f + ".missing"}, {"pi1,pi1"}, {}} {
+	// Two boards port-forwarded behind one gateway are two hosts, named
+	// apart by their ports.
+	hs, err = Select([]string{"gw:2201,pi@gw:2202,gw"}, nil, "")
+	if err != nil || len(hs) != 3 || hs[0].Name != "gw:2201" || hs[1].Name != "gw:2202" || hs[1].addr() != "gw" || hs[2].Name != "gw" {
+		t.Errorf("hosts behind one address: %+v %v", hs, err)
+	}
+	for _, args := range [][]string{{"@" + f + ".missing"}, {"pi1,pi1"}, {"gw:2201,gw:2201"}, {}} {
 		if _, err := Select(args, nil, ""); err == nil {
 			t.Errorf("%v: want an error", args)
 		}
@@ -248,5 +262,90 @@ func TestMeasures(t *testing.T) {
 		if got := measures(strings.Fields(args)); got != want {
 			t.Errorf("measures(%q) = %v, want %v", args, got, want)
 		}
+	}
+}
+
+// After an interrupt every host keeps its name and says why it has no
+// result: the one running was interrupted, those waiting for a turn
+// were not started.
+func TestInterruptedHosts(t *testing.T) {
+	f, err := New(Options{Parallel: 1, SSH: SSHOptions{ConfigFile: os.DevNull}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := []Host{{Name: "a"}, {Name: "b"}, {Name: "c"}}
+	ctx, cancel := context.WithCancel(context.Background())
+	started := 0
+	errs := f.each(ctx, hosts, "done", func(ctx context.Context, i int, h Host) error {
+		started++
+		cancel()
+		<-ctx.Done()
+		return stopped(ctx, nil)
+	})
+	if started != 1 {
+		t.Errorf("%d hosts started after the interrupt, want 1", started)
+	}
+	notStarted := 0
+	for i, err := range errs {
+		switch {
+		case err == nil || !strings.Contains(err.Error(), "interrupted"):
+			t.Errorf("host %d: %v, want interrupted", i, err)
+		case strings.HasPrefix(err.Error(), "not started: "):
+			notStarted++
+		}
+	}
+	if notStarted != 2 {
+		t.Errorf("%d hosts not started, want 2: %v", notStarted, errs)
+	}
+	var out strings.Builder
+	HostRuns(f.Run(ctx, hosts, []string{"version"})).Write(&out, "table")
+	HostRuns(f.Clean(ctx, hosts)).Write(&out, "table")
+	Infos(f.Sysinfo(ctx, hosts)).Write(&out, "table")
+	for _, h := range hosts {
+		if n := strings.Count(out.String(), "\n"+h.Name+" "); n != 3 {
+			t.Errorf("host %s has %d rows of 3", h.Name, n)
+		}
+	}
+	if strings.Count(out.String(), "failed: not started: interrupted") != 9 || strings.Contains(out.String(), " ok") {
+		t.Errorf("rows after an interrupt:\n%s", out.String())
+	}
+}
+
+// tinyBinary builds a program that does nothing, statically, for goarch.
+func tinyBinary(t *testing.T, goarch string) string {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "main.go")
+	os.WriteFile(src, []byte("package main\n\nfunc main() {}\n"), 0o600)
+	out := filepath.Join(dir, "tiny-"+goarch)
+	cmd := exec.Command("go", "build", "-o", out, src)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+goarch)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v %s", err, b)
+	}
+	return out
+}
+
+// A dynamically linked thruput (built with cgo) is never sent: the
+// static one further down the list is, and with none the error says
+// how to get one.
+func TestPickStatic(t *testing.T) {
+	dynamic := "/bin/true"
+	if _, err := os.Stat(dynamic); err != nil {
+		t.Skip(err)
+	}
+	static := tinyBinary(t, runtime.GOARCH)
+	bin, err := pick([]string{"/nonexistent", dynamic, static})
+	if err != nil || bin.path != static || bin.size == 0 || len(bin.sum) != 64 {
+		t.Errorf("pick: %+v %v, want %s", bin, err, static)
+	}
+	_, err = pick([]string{dynamic, "/nonexistent"})
+	if err == nil || !strings.Contains(err.Error(), "make dist") || !strings.Contains(err.Error(), dynamic+" dynamically linked") {
+		t.Errorf("only a dynamic binary: %v, want it named and make dist", err)
+	}
+	script := filepath.Join(t.TempDir(), "thruput")
+	os.WriteFile(script, []byte("#!/bin/sh\n"), 0o755)
+	if _, err := pick([]string{script}); err == nil {
+		t.Error("a script was taken for thruput")
 	}
 }

@@ -25,7 +25,9 @@ import (
 // Host is one machine of the fleet as the controller reaches it.
 type Host struct {
 	// Name is how the user calls the host: the inventory name or the
-	// --hosts entry without user and port; runs are labelled host=Name.
+	// --hosts entry without its user, and without its port when that is
+	// ssh's default (hosts port-forwarded behind one address differ only
+	// by it); runs are labelled host=Name.
 	Name string `json:"name"`
 	// Address is what is dialled (an ~/.ssh/config alias is resolved
 	// later); empty means Name.
@@ -75,6 +77,9 @@ func ParseHost(s string) (Host, error) {
 		return h, fmt.Errorf("%q: not a host name or address", orig)
 	}
 	h.Name = host
+	if h.Port != 0 && h.Port != 22 {
+		h.Name, h.Address = net.JoinHostPort(host, strconv.Itoa(h.Port)), host
+	}
 	return h, nil
 }
 
@@ -242,7 +247,7 @@ func Select(hosts []string, inv *Inventory, group string) ([]Host, error) {
 			return nil, err
 		}
 		if inv != nil {
-			if ih, ok := inv.host(h.Name); ok {
+			if ih, ok := inv.host(h.addr()); ok {
 				if h.User != "" {
 					ih.User = h.User
 				}

@@ -38,19 +38,16 @@ done
 echo "the server did not start listening within 10 s" >&2; exit 1`
 
 // Net runs the network tests of pairs between hosts, round by round, the
-// tests of a round side by side. Hosts are connected and given thruput
-// first; a host that cannot be reached fails its pairs, not the others.
-func (f *Fleet) Net(ctx context.Context, hosts []Host, pairs []Pair, o NetOptions) []PairResult {
+// tests of a round side by side, and gives the tests and why each host
+// that failed to get ready did. Hosts are connected and given thruput
+// first, each bounded by the host timeout; a host that cannot be reached
+// fails its pairs, not the others.
+func (f *Fleet) Net(ctx context.Context, hosts []Host, pairs []Pair, o NetOptions) ([]PairResult, []error) {
 	sessions := make([]*session, len(hosts))
-	errs := make([]error, len(hosts))
-	f.each(ctx, hosts, func(ctx context.Context, i int, h Host) {
-		// The sessions outlive this call's host context: the tests
-		// come later, each bounded by its own.
-		s, err := f.open(context.WithoutCancel(ctx), h)
-		sessions[i], errs[i] = s, err
-		if err != nil {
-			f.progress(h, "failed: %v", err)
-		}
+	errs := f.each(ctx, hosts, "ready", func(ctx context.Context, i int, h Host) error {
+		s, err := f.open(ctx, h)
+		sessions[i] = s
+		return err
 	})
 	defer func() {
 		for _, s := range sessions {
@@ -73,14 +70,14 @@ func (f *Fleet) Net(ctx context.Context, hosts []Host, pairs []Pair, o NetOption
 		for _, p := range round {
 			r := &res[index[p]]
 			switch {
-			case ctx.Err() != nil:
-				r.Err = ctx.Err()
-				continue
 			case errs[p.From] != nil:
-				r.Err = fmt.Errorf("%s: %w", r.From.Name, errs[p.From])
+				r.Err = &HostFailed{Host: r.From.Name, Err: errs[p.From]}
 				continue
 			case errs[p.To] != nil:
-				r.Err = fmt.Errorf("%s: %w", r.To.Name, errs[p.To])
+				r.Err = &HostFailed{Host: r.To.Name, Err: errs[p.To]}
+				continue
+			case ctx.Err() != nil:
+				r.Err = fmt.Errorf("not started: %w", stopped(ctx, nil))
 				continue
 			}
 			wg.Add(1)
@@ -93,8 +90,36 @@ func (f *Fleet) Net(ctx context.Context, hosts []Host, pairs []Pair, o NetOption
 		}
 		wg.Wait()
 	}
-	return res
+	for i, h := range hosts {
+		if errs[i] != nil {
+			continue
+		}
+		failed := 0
+		for _, r := range res {
+			var hf *HostFailed
+			if r.Err != nil && !errors.As(r.Err, &hf) && (r.From.Name == h.Name || r.To.Name == h.Name) {
+				failed++
+			}
+		}
+		if failed > 0 {
+			f.progress(h, "done, %d of its tests failed", failed)
+		} else {
+			f.progress(h, "done")
+		}
+	}
+	return res, errs
 }
+
+// HostFailed is a pair's error when one of its hosts never got ready;
+// the host's own reason is told once, on the host's line.
+type HostFailed struct {
+	Host string
+	Err  error
+}
+
+func (e *HostFailed) Error() string { return e.Host + " failed" }
+
+func (e *HostFailed) Unwrap() error { return e.Err }
 
 // pair runs one test: a server on to, then the client on from against
 // to's address.

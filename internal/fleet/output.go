@@ -117,6 +117,15 @@ func writeRows(w io.Writer, rows [][]string, markdown bool) error {
 type Matrix struct {
 	Hosts []string     `json:"hosts"`
 	Pairs []MatrixPair `json:"pairs"`
+	// FailedHosts are the hosts that never got ready, with why; their
+	// pairs say only that the host failed.
+	FailedHosts []MatrixHost `json:"failed_hosts,omitempty"`
+}
+
+// MatrixHost is a host of fleet net that failed before its tests.
+type MatrixHost struct {
+	Host  string `json:"host"`
+	Error string `json:"error"`
 }
 
 // MatrixPair is one cell: the client on From sent to (or with -R
@@ -130,11 +139,15 @@ type MatrixPair struct {
 	Error         string   `json:"error,omitempty"`
 }
 
-// NewMatrix arranges pair results by host.
-func NewMatrix(hosts []Host, res []PairResult) Matrix {
+// NewMatrix arranges pair results by host; hostErrs are the hosts'
+// own failures, by index (nil when none).
+func NewMatrix(hosts []Host, res []PairResult, hostErrs []error) Matrix {
 	m := Matrix{}
-	for _, h := range hosts {
+	for i, h := range hosts {
 		m.Hosts = append(m.Hosts, h.Name)
+		if i < len(hostErrs) && hostErrs[i] != nil {
+			m.FailedHosts = append(m.FailedHosts, MatrixHost{Host: h.Name, Error: hostErrs[i].Error()})
+		}
 	}
 	for _, r := range res {
 		p := MatrixPair{From: r.From.Name, To: r.To.Name}
@@ -185,12 +198,27 @@ func (m Matrix) Write(w io.Writer, format string) error {
 	if err := writeRows(w, rows, format == "markdown"); err != nil {
 		return err
 	}
+	hostFailed := map[string]bool{}
+	for _, h := range m.FailedHosts {
+		hostFailed[h.Host] = true
+	}
+	lines := 0
 	for _, p := range failed {
+		if hostFailed[p.From] || hostFailed[p.To] {
+			continue
+		}
 		if _, err := fmt.Fprintf(w, "\n%s -> %s: %s", p.From, p.To, p.Error); err != nil {
 			return err
 		}
+		lines++
 	}
-	if len(failed) > 0 {
+	for _, h := range m.FailedHosts {
+		if _, err := fmt.Fprintf(w, "\n%s: failed: %s", h.Host, h.Error); err != nil {
+			return err
+		}
+		lines++
+	}
+	if lines > 0 {
 		_, err := fmt.Fprintln(w)
 		return err
 	}
@@ -251,10 +279,12 @@ func failures(n, total int, what string) error {
 type NetRuns struct {
 	Hosts []Host
 	Pairs []PairResult
+	// HostErrs are why hosts failed to get ready, by index.
+	HostErrs []error
 }
 
 func (r NetRuns) Write(w io.Writer, format string) error {
-	return NewMatrix(r.Hosts, r.Pairs).Write(w, format)
+	return NewMatrix(r.Hosts, r.Pairs, r.HostErrs).Write(w, format)
 }
 
 func (r NetRuns) Runs() []*result.Document { return pairDocs(r.Pairs) }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"debug/elf"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -72,7 +73,7 @@ func (c *Conn) run(ctx context.Context, cmd string, stdin io.Reader, stdout io.W
 	if err := s.Start(cmd); err != nil {
 		return fmt.Errorf("ssh exec: %w", err)
 	}
-	return finish(ctx, s, in, stdin, &errb, wait(s))
+	return finish(ctx, c, in, stdin, &errb, wait(s))
 }
 
 // wait is s.Wait's answer, on a channel; a session can be waited for once.
@@ -84,8 +85,10 @@ func wait(s *ssh.Session) <-chan error {
 
 // finish feeds a started session its input and waits for it (done is
 // its wait), closing its input when ctx ends first, and returns its end
-// as an error.
-func finish(ctx context.Context, s *ssh.Session, in io.WriteCloser, stdin io.Reader, errb *bytes.Buffer, done <-chan error) error {
+// as an error. A host that has not ended the command 10 s after its
+// input closed loses its connection: one that stopped answering would
+// otherwise hold every write to it, and the close of the input too.
+func finish(ctx context.Context, c *Conn, in io.WriteCloser, stdin io.Reader, errb *bytes.Buffer, done <-chan error) error {
 	var copyErr error
 	copied := make(chan struct{})
 	go func() {
@@ -99,15 +102,20 @@ func finish(ctx context.Context, s *ssh.Session, in io.WriteCloser, stdin io.Rea
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		in.Close()
+		if stdin != nil {
+			// A copy has nothing there to clean up but its temporary
+			// file, which the shell's trap removes once its input ends.
+			c.Close()
+		}
+		go in.Close()
 		select {
 		case err = <-done:
 		case <-time.After(10 * time.Second):
-			s.Close()
+			c.Close()
 			err = <-done
 		}
 		if err == nil {
-			err = ctx.Err()
+			err = stopped(ctx, nil)
 		}
 	}
 	if stdin != nil {
@@ -121,10 +129,10 @@ func finish(ctx context.Context, s *ssh.Session, in io.WriteCloser, stdin io.Rea
 		return &exitError{status: ee.ExitStatus(), stderr: strings.TrimSpace(errb.String())}
 	}
 	var missing *ssh.ExitMissingError
-	if errors.As(err, &missing) {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+	switch {
+	case ctx.Err() != nil:
+		return stopped(ctx, err)
+	case errors.As(err, &missing):
 		return errors.New("the connection closed before the command ended")
 	}
 	return err
@@ -187,25 +195,71 @@ func (b *Binaries) find(p Platform) (*binary, error) {
 	for _, d := range dirs {
 		candidates = append(candidates, filepath.Join(d, p.distName()))
 	}
+	bin, err := pick(candidates)
+	if err != nil {
+		return nil, fmt.Errorf("no static thruput binary for %s: %w", p, err)
+	}
+	if b.bins == nil {
+		b.bins = map[Platform]*binary{}
+	}
+	b.bins[p] = bin
+	return bin, nil
+}
+
+// pick gives the first of candidates that exists and is static. A
+// dynamically linked one (a plain go build with cgo) is passed over: it
+// needs the loader and C library it was built against, which a Pi's may
+// not be.
+func pick(candidates []string) (*binary, error) {
+	var skipped []string
 	for _, c := range candidates {
 		f, err := os.Open(c)
 		if err != nil {
 			continue
 		}
-		h := sha256.New()
-		n, err := io.Copy(h, f)
+		bin, err := read(f)
 		f.Close()
+		if errors.Is(err, errDynamic) {
+			skipped = append(skipped, c)
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c, err)
 		}
-		bin := &binary{path: c, size: n, sum: hex.EncodeToString(h.Sum(nil))}
-		if b.bins == nil {
-			b.bins = map[Platform]*binary{}
-		}
-		b.bins[p] = bin
+		bin.path = c
 		return bin, nil
 	}
-	return nil, fmt.Errorf("no thruput binary for %s: run `make dist` and pass --binaries DIR (looked for %s)", p, strings.Join(candidates, ", "))
+	why := "looked for " + strings.Join(candidates, ", ")
+	if len(skipped) > 0 {
+		why = strings.Join(skipped, ", ") + " dynamically linked; " + why
+	}
+	return nil, fmt.Errorf("run `make dist` and pass --binaries DIR (%s)", why)
+}
+
+var errDynamic = errors.New("dynamically linked")
+
+// read checks that f is a static ELF executable and takes its size and
+// SHA-256. Static means no interpreter and no shared library needed; a
+// static-pie binary has a dynamic section of its own, yet runs alone.
+func read(f *os.File) (*binary, error) {
+	e, err := elf.NewFile(f)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range e.Progs {
+		if p.Type == elf.PT_INTERP {
+			return nil, errDynamic
+		}
+	}
+	if libs, _ := e.ImportedLibraries(); len(libs) > 0 {
+		return nil, errDynamic
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, io.NewSectionReader(f, 0, 1<<62))
+	if err != nil {
+		return nil, err
+	}
+	return &binary{size: n, sum: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
 func hostPlatform() Platform {

@@ -94,6 +94,22 @@ func (f *Fleet) open(ctx context.Context, h Host) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Until the host is ready, an interrupt or the host timeout closes
+	// the connection: a host that stops answering mid-way (its shell
+	// silent, a copy stalled) holds nothing up. The session may outlive
+	// ctx after that (fleet net's tests come later).
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	s, err := f.ready(ctx, c, h)
+	if !stop() {
+		if err == nil {
+			s.Close()
+		}
+		return nil, stopped(ctx, err)
+	}
+	return s, err
+}
+
+func (f *Fleet) ready(ctx context.Context, c *Conn, h Host) (*session, error) {
 	s := &session{Conn: c, host: h, fleet: f}
 	// One session reads the platform and the cache and then runs the
 	// first command: a warm run costs the host one session.
@@ -271,31 +287,40 @@ func parseDocs(data []byte) ([]*result.Document, error) {
 // fails does not stop the others.
 func (f *Fleet) Run(ctx context.Context, hosts []Host, args []string) []HostResult {
 	res := make([]HostResult, len(hosts))
-	f.each(ctx, hosts, func(ctx context.Context, i int, h Host) {
+	for i, h := range hosts {
+		res[i].Host = h
+	}
+	errs := f.each(ctx, hosts, "done", func(ctx context.Context, i int, h Host) error {
 		r := &res[i]
-		r.Host = h
 		s, err := f.open(ctx, h)
 		if err != nil {
-			r.Err = err
-			return
+			return err
 		}
 		defer s.Close()
 		r.Platform = s.platform
 		f.progress(h, "running thruput %s", strings.Join(args, " "))
 		var out []byte
-		r.Docs, out, r.Err = s.measure(ctx, args)
+		r.Docs, out, err = s.measure(ctx, args)
 		r.Output, r.Sent = string(out), s.sent
+		return err
 	})
+	for i, err := range errs {
+		res[i].Err = err
+	}
 	return res
 }
 
 // each calls fn for every host, Parallel at a time, each bounded by
-// HostTimeout, and reports the outcome on the progress stream.
-func (f *Fleet) each(ctx context.Context, hosts []Host, fn func(context.Context, int, Host)) {
+// HostTimeout, and gives each host's error. A host still waiting for its
+// turn when ctx ends is not started, and says so. The progress stream
+// gets each host's state after fn: ok (as fn succeeding is called) or
+// failed with the reason.
+func (f *Fleet) each(ctx context.Context, hosts []Host, ok string, fn func(context.Context, int, Host) error) []error {
 	limit := f.opts.Parallel
 	if limit <= 0 || limit > len(hosts) {
 		limit = len(hosts)
 	}
+	errs := make([]error, len(hosts))
 	sem := make(chan struct{}, limit)
 	var wg sync.WaitGroup
 	for i, h := range hosts {
@@ -304,21 +329,36 @@ func (f *Fleet) each(ctx context.Context, hosts []Host, fn func(context.Context,
 			defer wg.Done()
 			select {
 			case sem <- struct{}{}:
+				defer func() { <-sem }()
+				if ctx.Err() == nil {
+					hctx, cancel := f.hostContext(ctx)
+					defer cancel()
+					errs[i] = fn(hctx, i, h)
+					f.done(h, ok, errs[i])
+					return
+				}
 			case <-ctx.Done():
-				return
 			}
-			defer func() { <-sem }()
-			hctx, cancel := f.hostContext(ctx)
-			defer cancel()
-			fn(hctx, i, h)
+			errs[i] = fmt.Errorf("not started: %w", stopped(ctx, nil))
+			f.done(h, ok, errs[i])
 		}()
 	}
 	wg.Wait()
+	return errs
+}
+
+// done is a host's last progress line.
+func (f *Fleet) done(h Host, ok string, err error) {
+	if err != nil {
+		f.progress(h, "failed: %v", err)
+	} else {
+		f.progress(h, "%s", ok)
+	}
 }
 
 func (f *Fleet) hostContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if f.opts.HostTimeout > 0 {
-		return context.WithTimeout(ctx, f.opts.HostTimeout)
+	if d := f.opts.HostTimeout; d > 0 {
+		return context.WithTimeoutCause(ctx, d, fmt.Errorf("gave up on the host after its timeout (%s)", d))
 	}
 	return context.WithCancel(ctx)
 }
@@ -326,16 +366,17 @@ func (f *Fleet) hostContext(ctx context.Context) (context.Context, context.Cance
 // Clean removes the thruput cache from every host.
 func (f *Fleet) Clean(ctx context.Context, hosts []Host) []HostResult {
 	res := make([]HostResult, len(hosts))
-	f.each(ctx, hosts, func(ctx context.Context, i int, h Host) {
-		res[i].Host = h
+	errs := f.each(ctx, hosts, "done", func(ctx context.Context, i int, h Host) error {
 		c, err := f.dialer.dial(ctx, h)
 		if err != nil {
-			res[i].Err = err
-			return
+			return err
 		}
 		defer c.Close()
-		res[i].Err = c.run(ctx, "rm -rf "+cacheDir, nil, io.Discard)
+		return c.run(ctx, "rm -rf "+cacheDir, nil, io.Discard)
 	})
+	for i, h := range hosts {
+		res[i] = HostResult{Host: h, Err: errs[i]}
+	}
 	return res
 }
 

@@ -21,6 +21,7 @@ const endMark = "#thruput-ready"
 // controller waits no second round trip, which is most of what a quick
 // command costs a host (sshd's fork and a shell per session).
 type parked struct {
+	c    *Conn
 	s    *ssh.Session
 	done <-chan error
 	in   io.WriteCloser
@@ -40,7 +41,7 @@ func (c *Conn) park(ctx context.Context, script string) (*parked, string, error)
 		s.Close()
 		return nil, "", err
 	}
-	p := &parked{s: s, in: in, out: &handoff{ready: make(chan struct{})}, errb: &bytes.Buffer{}}
+	p := &parked{c: c, s: s, in: in, out: &handoff{ready: make(chan struct{})}, errb: &bytes.Buffer{}}
 	s.Stdout, s.Stderr = p.out, &limitWriter{w: p.errb, n: 64 << 10}
 	// dash and bash read a line byte by byte, so the command's input
 	// starts just after it.
@@ -61,8 +62,8 @@ func (c *Conn) park(ctx context.Context, script string) (*parked, string, error)
 		}
 		return nil, "", err
 	case <-ctx.Done():
-		s.Close()
-		return nil, "", ctx.Err()
+		go s.Close()
+		return nil, "", stopped(ctx, nil)
 	}
 }
 
@@ -74,7 +75,7 @@ func (p *parked) run(ctx context.Context, line string, stdout io.Writer) error {
 	if _, err := io.WriteString(p.in, line+"\n"); err != nil {
 		return err
 	}
-	return finish(ctx, p.s, p.in, nil, p.errb, p.done)
+	return finish(ctx, p.c, p.in, nil, p.errb, p.done)
 }
 
 // close lets an unused shell end.

@@ -176,7 +176,7 @@ func (d *sshDialer) dialTarget(ctx context.Context, t target, depth int) (*Conn,
 		return nil, err
 	}
 	addr := t.hostport()
-	ctx, cancel := context.WithTimeout(ctx, d.opts.ConnectTimeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, d.opts.ConnectTimeout, fmt.Errorf("no SSH answer within %s", d.opts.ConnectTimeout))
 	defer cancel()
 	var conn net.Conn
 	var jumps []*ssh.Client
@@ -213,12 +213,12 @@ func (d *sshDialer) dialTarget(ctx context.Context, t target, depth int) (*Conn,
 		conn, err = jumps[len(jumps)-1].DialContext(ctx, "tcp", addr)
 		if err != nil {
 			closeAll(jumps)
-			return nil, fmt.Errorf("connect to %s through %s: %w", addr, t.proxyJump, err)
+			return nil, fmt.Errorf("connect to %s through %s: %w", addr, t.proxyJump, stopped(ctx, err))
 		}
 	} else {
 		var nd net.Dialer
 		if conn, err = nd.DialContext(ctx, "tcp", addr); err != nil {
-			return nil, fmt.Errorf("connect to %s: %w", addr, unwrapOp(err))
+			return nil, fmt.Errorf("connect to %s: %w", addr, stopped(ctx, unwrapOp(err)))
 		}
 	}
 	c, err := clientOver(ctx, conn, addr, cfg)
@@ -247,18 +247,38 @@ func (d *sshDialer) handshake(ctx context.Context, via *ssh.Client, t target) (*
 
 // clientOver runs the SSH handshake on conn, bounded by ctx: a server
 // that accepts the TCP connection and then says nothing must not hang
-// the controller.
+// the controller, past its timeout or an interrupt.
 func clientOver(ctx context.Context, conn net.Conn, addr string, cfg *ssh.ClientConfig) (*ssh.Client, error) {
-	if dl, ok := ctx.Deadline(); ok {
-		conn.SetDeadline(dl)
-	}
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	c, chans, reqs, err := ssh.NewClientConn(conn, addr, cfg)
+	if !stop() {
+		if err == nil {
+			c.Close()
+		}
+		return nil, stopped(ctx, err)
+	}
 	if err != nil {
 		conn.Close()
 		return nil, err
 	}
-	conn.SetDeadline(time.Time{})
 	return ssh.NewClient(c, chans, reqs), nil
+}
+
+// errInterrupted is why a host's work stopped when the controller was
+// interrupted.
+var errInterrupted = errors.New("interrupted")
+
+// stopped gives why ctx ended when it has (the timeout's own words, or
+// an interrupt), else err: a connection closed because the host timed
+// out must not read as the host closing it.
+func stopped(ctx context.Context, err error) error {
+	switch ctx.Err() {
+	case nil:
+		return err
+	case context.DeadlineExceeded:
+		return context.Cause(ctx)
+	}
+	return errInterrupted
 }
 
 func closeAll(cs []*ssh.Client) {

@@ -25,31 +25,36 @@ type HostInfo struct {
 // Sysinfo collects every host's `thruput sysinfo`.
 func (f *Fleet) Sysinfo(ctx context.Context, hosts []Host) []HostInfo {
 	out := make([]HostInfo, len(hosts))
-	f.each(ctx, hosts, func(ctx context.Context, i int, h Host) {
+	for i, h := range hosts {
+		out[i].Host = h.Name
+	}
+	errs := f.each(ctx, hosts, "done", func(ctx context.Context, i int, h Host) error {
 		info := &out[i]
-		info.Host = h.Name
 		s, err := f.open(ctx, h)
 		if err != nil {
-			info.Error = err.Error()
-			return
+			return err
 		}
 		defer s.Close()
 		info.Platform = s.platform.String()
 		data, err := s.command(ctx, []string{"sysinfo", "--json"})
 		if err != nil {
-			info.Error = err.Error()
-			return
+			return err
 		}
 		var doc struct {
 			Host   result.Host   `json:"host"`
 			System result.System `json:"system"`
 		}
 		if err := json.Unmarshal(data, &doc); err != nil {
-			info.Error = fmt.Sprintf("the host returned output that is not thruput's: %v", err)
-			return
+			return fmt.Errorf("the host returned output that is not thruput's: %v", err)
 		}
 		info.Machine, info.System = &doc.Host, &doc.System
+		return nil
 	})
+	for i, err := range errs {
+		if err != nil {
+			out[i].Error = err.Error()
+		}
+	}
 	return out
 }
 
