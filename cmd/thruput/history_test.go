@@ -232,6 +232,10 @@ func TestCompareAndReport(t *testing.T) {
 	if err := json.Unmarshal([]byte(o.stdout), &c); err != nil || c.Baseline != 1 || len(c.Columns) != 2 || len(c.Columns[1].Runs) != 2 {
 		t.Errorf("compare --json --baseline fs=two: %v %+v\n%s", err, c, o.stderr)
 	}
+	// results compare is the same command.
+	if r := thruput(t, "results", "compare", "--db", db, "--json", "fs=one", "fs=two", "--baseline", "fs=two"); r.code != 0 || r.stdout != o.stdout {
+		t.Errorf("results compare: exit %d %s\n%s", r.code, r.stderr, r.stdout)
+	}
 	if o := thruput(t, "compare", "--db", db, "fs=one", "fs=two", "--baseline", "3"); o.code != 2 {
 		t.Errorf("--baseline 3 of 2 columns: exit %d", o.code)
 	}

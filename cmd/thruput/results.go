@@ -17,19 +17,23 @@ import (
 func newResultsCmd(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "results",
-		Short: "The history: list, show, export, import and delete stored runs",
-		Long: `Every run of every method is kept in a SQLite file, the result store, unless
-it was given --no-save. The store is $THRUPUT_DB, else
-$XDG_DATA_HOME/thruput/results.db (~/.local/share/thruput/results.db); --db
-names another. Runs are named by their id or any unique prefix of it (at
-least 4 characters).`,
+		Short: "The history: list, show, compare, export, import and delete stored runs",
+		Long: `Every run of every method is kept in the result store, unless it was given
+--no-save: a SQLite file, or a PostgreSQL database (a postgres:// URL or a
+libpq string such as 'host=db.lab dbname=thruput') that many machines share.
+The store is $THRUPUT_DB, else $XDG_DATA_HOME/thruput/results.db
+(~/.local/share/thruput/results.db); --db names another. Runs are named by
+their id or any unique prefix of it (at least 4 characters).`,
 		Example: `  thruput results list --method disk. --label fs=ext4
   thruput results show 20261121T0530
+  thruput results compare host=pi1 host=pi2
   thruput results export --format csv -o history.csv
   thruput results import fio.json iperf3-lan.json sysbench.txt --label site=lab
   thruput results delete 20261121T0530Z-a1b2c3`,
 	}
-	c.AddCommand(newResultsListCmd(a), newResultsShowCmd(a), newResultsExportCmd(a),
+	// compare is also a command of its own, `thruput compare`: the same
+	// command in both places.
+	c.AddCommand(newResultsListCmd(a), newResultsShowCmd(a), newCompareCmd(a), newResultsExportCmd(a),
 		newResultsImportCmd(a), newResultsDeleteCmd(a), newResultsPushCmd(a), newResultsPullCmd(a))
 	return c
 }

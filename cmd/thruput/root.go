@@ -85,7 +85,7 @@ interrupted (the figures gathered so far are still printed), 2 for bad usage
 	f.StringVarP(&a.output, "output", "o", "", "write the output to `FILE` instead of standard output")
 	f.BoolVarP(&a.quiet, "quiet", "q", false, "no progress line on stderr")
 	f.StringVar(&a.units, "units", "", "one unit system for the page: mib (MiB/s, storage's default), mb (MB/s, 10^6 B/s, as CrystalDiskMark prints), mbit (Mbit/s, networks' default) or both (MiB/s beside Mbit/s)")
-	f.StringVar(&a.db, "db", "", "the result store, a SQLite file (default $THRUPUT_DB, else $XDG_DATA_HOME/thruput/results.db)")
+	f.StringVar(&a.db, "db", "", "the result store: a SQLite file, or PostgreSQL as a postgres:// URL or a libpq string such as 'host=db.lab dbname=thruput' (default $THRUPUT_DB, else $XDG_DATA_HOME/thruput/results.db)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage.Wrap(err) })
 	root.AddCommand(newVersionCmd(a), newDiskCmd(a), newNetCmd(a),
 		newSysinfoCmd(a), newFleetCmd(a), newResultsCmd(a), newCompareCmd(a), newReportCmd(a), newSuiteCmd(a), newServeCmd(a), newManCmd())
