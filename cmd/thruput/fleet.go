@@ -35,7 +35,7 @@ func (f *fleetFlags) add(fl *pflag.FlagSet) {
 	fl.StringArrayVar(&f.hosts, "hosts", nil, "hosts as `[user@]host[:port],...` or @FILE (one per line); repeatable")
 	fl.StringVar(&f.inventory, "inventory", "", "inventory `FILE` (YAML: hosts, user, port, identity, labels, groups)")
 	fl.StringVar(&f.group, "group", "", "only the inventory's group `NAME`")
-	fl.StringArrayVar(&f.knownHosts, "known-hosts", nil, "known_hosts `FILE` (default ~/.ssh/known_hosts); repeatable")
+	fl.StringArrayVar(&f.knownHosts, "known-hosts", nil, "known_hosts `FILE` checked besides ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts; new keys go to the first given; repeatable")
 	fl.StringVarP(&f.sshConfig, "ssh-config", "F", "", "ssh configuration `FILE` (default ~/.ssh/config)")
 	fl.BoolVar(&f.acceptNew, "accept-new-host-keys", false, "record host keys never seen before instead of refusing the host (a changed key is always refused)")
 	fl.IntVar(&f.parallel, "parallel", 0, "at most `N` hosts (fleet net: tests) at once (default all)")

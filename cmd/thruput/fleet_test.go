@@ -549,3 +549,39 @@ func TestFleetRemoteCommand(t *testing.T) {
 		}
 	}
 }
+
+// A host with rsa, ecdsa and ed25519 host keys is known by one line of
+// known_hosts, whichever type it holds: the client asks for that type,
+// not the one it likes best (golang/go#49631). --known-hosts files are
+// read besides ~/.ssh/known_hosts, and the first gets the keys
+// --accept-new-host-keys records.
+func TestFleetHostKeys(t *testing.T) {
+	t.Parallel()
+	l := newFleetLab(t, 0, 0, 0)
+	pub, err := os.ReadFile(filepath.Join(l.home, ".ssh", "id_ed25519.pub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 2; i++ {
+		l.sshd[i].Stop()
+		l.sshd[i] = l.lan.StartSSHD(t, i, strings.TrimSpace(string(pub)), l.user, "rsa", "ecdsa", "ed25519")
+	}
+	// h1's ed25519 line alone in ~/.ssh/known_hosts, h2's ecdsa line
+	// alone in another file, h3 in neither.
+	home := l.lan.Hosts[1].Addr + " " + l.sshd[1].HostKeys[2] + "\n"
+	os.WriteFile(l.known, []byte(home), 0o600)
+	extra := filepath.Join(l.home, "lab_known_hosts")
+	os.WriteFile(extra, []byte(l.lan.Hosts[2].Addr+" "+l.sshd[2].HostKeys[1]+"\n"), 0o600)
+	o := l.thruput(t, "fleet", "run", "--json", "--known-hosts", extra, "--hosts", "h1,h2", "--", "version")
+	if got := fleetLines(t, o); o.code != 0 || got["h1"].Error != "" || got["h2"].Error != "" {
+		t.Errorf("hosts known by one key type of three: exit %d %+v", o.code, got)
+	}
+	o = l.thruput(t, "fleet", "run", "--json", "--known-hosts", extra, "--accept-new-host-keys", "--hosts", "h3", "--", "version")
+	b, _ := os.ReadFile(extra)
+	if o.code != 0 || !strings.Contains(string(b), l.lan.Hosts[3].Addr+" "+l.sshd[3].HostKeyPub) {
+		t.Errorf("accept-new with --known-hosts: exit %d %s, want h3's key in %s:\n%s", o.code, o.stdout, extra, b)
+	}
+	if b, _ := os.ReadFile(l.known); string(b) != home {
+		t.Errorf("~/.ssh/known_hosts changed although --known-hosts was given:\n%s", b)
+	}
+}

@@ -28,8 +28,11 @@ type SSHOptions struct {
 	// ConfigFile is read like ssh -F; empty means ~/.ssh/config (absent is
 	// fine).
 	ConfigFile string
-	// KnownHosts are the known_hosts files; empty means
-	// ~/.ssh/known_hosts. New keys are recorded in the first.
+	// KnownHosts are known_hosts files checked before
+	// ~/.ssh/known_hosts, which is always checked, as is the global
+	// /etc/ssh/ssh_known_hosts. New keys are recorded in the first of
+	// them (in ~/.ssh/known_hosts when none is given), as OpenSSH does
+	// with UserKnownHostsFile.
 	KnownHosts []string
 	// AcceptNew records a key never seen before instead of refusing the
 	// host (OpenSSH's StrictHostKeyChecking=accept-new). A changed key is
@@ -57,8 +60,11 @@ func newDialer(o SSHOptions) (*sshDialer, error) {
 	if u, err := user.Current(); err == nil {
 		d.local = u.Username
 	}
-	if len(d.opts.KnownHosts) == 0 {
-		d.opts.KnownHosts = []string{filepath.Join(home, ".ssh", "known_hosts")}
+	d.opts.KnownHosts = nil
+	for _, f := range append(slices.Clone(o.KnownHosts), filepath.Join(home, ".ssh", "known_hosts")) {
+		if !slices.Contains(d.opts.KnownHosts, f) {
+			d.opts.KnownHosts = append(d.opts.KnownHosts, f)
+		}
 	}
 	if d.opts.ConnectTimeout == 0 {
 		d.opts.ConnectTimeout = 10 * time.Second
@@ -371,6 +377,10 @@ func (d *sshDialer) signers(t target) []ssh.Signer {
 	return out
 }
 
+// globalKnownHosts is OpenSSH's GlobalKnownHostsFile: keys the
+// administrator vouches for, read but never written.
+const globalKnownHosts = "/etc/ssh/ssh_known_hosts"
+
 // hostKeyError is a host key that is refused; its text is OpenSSH's.
 type hostKeyError struct {
 	msg string
@@ -385,7 +395,7 @@ func (e *hostKeyError) Error() string { return e.msg }
 // known host would look unknown (golang/go#49631).
 func (d *sshDialer) hostKeys(hostport string) (ssh.HostKeyCallback, []string, error) {
 	var files []string
-	for _, f := range d.opts.KnownHosts {
+	for _, f := range append(slices.Clone(d.opts.KnownHosts), globalKnownHosts) {
 		if _, err := os.Stat(f); err == nil {
 			files = append(files, f)
 		}

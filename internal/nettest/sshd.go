@@ -21,15 +21,20 @@ import (
 type SSHD struct {
 	Dir        string
 	Addr       string // address:22
-	HostKeyPub string // the host key's public line, "ssh-ed25519 AAAA..."
-	cmd        *exec.Cmd
-	done       chan struct{}
+	HostKeyPub string // the first host key's public line, "ssh-ed25519 AAAA..."
+	// HostKeys are the public lines of all its host keys, in the order
+	// of the types StartSSHD was given.
+	HostKeys []string
+	cmd      *exec.Cmd
+	done     chan struct{}
 }
 
 // StartSSHD starts sshd in host i, letting in the holder of authorizedKey
 // (a public key line) as u (see NewUser); it is stopped when the test
-// ends.
-func (l *LAN) StartSSHD(t testing.TB, i int, authorizedKey string, u *user.User) *SSHD {
+// ends. Its host keys are of keyTypes (ssh-keygen's -t: ed25519, ecdsa,
+// rsa), an ed25519 one when none is given: a server with several offers
+// them all, and a client picks by its own order of preference.
+func (l *LAN) StartSSHD(t testing.TB, i int, authorizedKey string, u *user.User, keyTypes ...string) *SSHD {
 	t.Helper()
 	if _, err := exec.LookPath("/usr/sbin/sshd"); err != nil {
 		t.Fatalf("nettest: no /usr/sbin/sshd: install openssh-server (scripts/setup does)")
@@ -52,13 +57,21 @@ func (l *LAN) StartSSHD(t testing.TB, i int, authorizedKey string, u *user.User)
 			t.Fatal(err)
 		}
 	}
-	key := filepath.Join(s.Dir, "host_ed25519")
-	mustRun(t, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "", "-f", key)
-	pub, err := os.ReadFile(key + ".pub")
-	if err != nil {
-		t.Fatal(err)
+	if len(keyTypes) == 0 {
+		keyTypes = []string{"ed25519"}
 	}
-	s.HostKeyPub = strings.TrimSpace(string(pub))
+	var hostKeys strings.Builder
+	for _, kt := range keyTypes {
+		key := filepath.Join(s.Dir, "host_"+kt)
+		mustRun(t, "ssh-keygen", "-q", "-t", kt, "-N", "", "-C", "", "-f", key)
+		pub, err := os.ReadFile(key + ".pub")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.HostKeys = append(s.HostKeys, strings.TrimSpace(string(pub)))
+		fmt.Fprintf(&hostKeys, "HostKey %s\n", key)
+	}
+	s.HostKeyPub = s.HostKeys[0]
 	if err := os.WriteFile(filepath.Join(s.Dir, "authorized_keys"), []byte(authorizedKey+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -66,8 +79,7 @@ func (l *LAN) StartSSHD(t testing.TB, i int, authorizedKey string, u *user.User)
 	// this host reaches: a ProxyJump test can tell it went through.
 	cfg := fmt.Sprintf(`ListenAddress %s
 ListenAddress 127.0.0.1:22
-HostKey %s
-PidFile none
+%sPidFile none
 AuthorizedKeysFile %s/authorized_keys
 StrictModes no
 PermitRootLogin no
@@ -79,7 +91,7 @@ SetEnv XDG_CACHE_HOME=%s/cache TMPDIR=%s/tmp
 MaxStartups 200
 MaxSessions 100
 LogLevel ERROR
-`, s.Addr, key, s.Dir, u.Username, s.Dir, s.Dir)
+`, s.Addr, hostKeys.String(), s.Dir, u.Username, s.Dir, s.Dir)
 	conf := filepath.Join(s.Dir, "sshd_config")
 	if err := os.WriteFile(conf, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
