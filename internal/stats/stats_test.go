@@ -47,3 +47,27 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("no values: %+v", none)
 	}
 }
+
+// TestT: the table's values, and beyond it quantiles that meet the
+// normal's from above (t at 0.975 for 40 and 120 degrees is 2.021 and
+// 1.980; at 0.995, 2.704 and 2.617).
+func TestT(t *testing.T) {
+	for _, c := range []struct {
+		f        func(float64) float64
+		df, want float64
+	}{
+		{T975, 1, 12.706}, {T975, 9.7, 2.262}, {T975, 30, 2.042}, {T975, 40, 2.021}, {T975, 120, 1.980}, {T975, 0, 12.706},
+		{T995, 1, 63.657}, {T995, 30, 2.750}, {T995, 40, 2.704}, {T995, 120, 2.617},
+	} {
+		if got := c.f(c.df); math.Abs(got-c.want) > 0.0015 {
+			t.Errorf("t(%v) = %.4f, want %.3f", c.df, got, c.want)
+		}
+	}
+	prev := T975(31)
+	for df := 32.0; df < 1000; df++ {
+		if v := T975(df); v > prev || v < 1.959964 {
+			t.Fatalf("T975(%v) = %v after %v", df, v, prev)
+		}
+		prev = T975(df)
+	}
+}
