@@ -77,14 +77,20 @@ type Cliff struct {
 type Estimate struct {
 	// Mean is the rate over the windows kept, bytes per second.
 	Mean float64
-	// HalfWidth is the 95 % interval's half-width around Mean; 0 when
-	// too few windows were kept to tell (MinWindows).
+	// HalfWidth is the 95 % interval's half-width around Mean, known
+	// when Batches is at least 2 (it is then 0 only for a rate that did
+	// not vary at all).
 	HalfWidth float64
 	// Windows were kept; Warmup windows (WarmupDur) were cut off the
 	// start, and with Sustained those before a cliff too.
 	Windows   int
 	Warmup    int
 	WarmupDur time.Duration
+	// Batches of BatchSize consecutive windows gave the interval; Settled
+	// says there were at least MinBatches and their means were close to
+	// uncorrelated, so the interval can be believed.
+	Batches, BatchSize int
+	Settled            bool
 	// ESS is the effective sample size: how many independent windows
 	// the kept ones are worth.
 	ESS   float64
@@ -94,14 +100,13 @@ type Estimate struct {
 // Relative is the half-width over the mean (0.02 is ±2 %); +Inf when
 // unknown.
 func (e Estimate) Relative() float64 {
-	if e.HalfWidth <= 0 || e.Mean <= 0 {
+	if e.Batches < 2 || e.Mean <= 0 {
 		return math.Inf(1)
 	}
 	return e.HalfWidth / e.Mean
 }
 
-// MinWindows is the fewest windows an interval is given for: four
-// batches of two.
+// MinWindows is the fewest windows an interval is given for.
 const MinWindows = 8
 
 // MinStop is the fewest windows a phase runs before it may stop early:
@@ -109,9 +114,24 @@ const MinWindows = 8
 // cache's first burst) rather than stop inside it.
 const MinStop = 30
 
+// MinBatches is the fewest batches an interval is believed with: fewer
+// leave the spread so uncertain (with 14 degrees of freedom it is still
+// under 0.75 of the truth in one run of ten) that a stopping rule would
+// pick the runs that underestimate it.
+const MinBatches = 15
+
+// maxLag1 is the largest lag-1 autocorrelation of batch means taken as
+// close enough to independent. What is left (the variance of their mean
+// would be up to half again as large) is corrected for rather than waited
+// out: demanding 0.05 made a series correlated at 0.5 take 50 s to stop.
+const maxLag1 = 0.2
+
 // Estimate computes the interval over the windows so far. With sustained,
 // only the windows after a cliff count, when there is one.
-func (s *Series) Estimate(sustained bool) Estimate {
+func (s *Series) Estimate(sustained bool) Estimate { return s.estimate(sustained, 1) }
+
+// estimate is Estimate with batches of at least minSize windows.
+func (s *Series) estimate(sustained bool, minSize int) Estimate {
 	ws := s.windows
 	var e Estimate
 	// A warm-up is looked for in the first half, or before a cliff the
@@ -127,31 +147,27 @@ func (s *Series) Estimate(sustained bool) Estimate {
 			limit = k / 2
 		}
 	}
-	xs := rates(ws)
-	d := mser(xs, limit)
-	if d > 0 {
+	if d := warmup(rates(ws), limit); d > 0 {
 		e.Warmup += d
 		e.WarmupDur = ws[d-1].End
-		ws, xs = ws[d:], xs[d:]
+		ws = ws[d:]
 	}
 	e.Windows = len(ws)
 	if len(ws) == 0 {
 		return e
 	}
-	var b int64
-	var dur time.Duration
-	for _, w := range ws {
-		b, dur = b+w.Bytes, dur+w.Dur
+	e.Mean = ratio(ws)
+	if len(ws) < MinWindows {
+		return e
 	}
-	e.Mean = float64(b) / dur.Seconds()
-	e.HalfWidth, e.ESS = batchMeans(xs)
+	e.HalfWidth, e.ESS, e.Batches, e.BatchSize, e.Settled = batchMeans(ws, e.Mean, minSize)
 	return e
 }
 
-// Stable says whether the interval is within ±rel of the mean (0.02 is
-// ±2 %).
+// Stable says whether the interval is settled and within ±rel of the mean
+// (0.02 is ±2 %).
 func (e Estimate) Stable(rel float64) bool {
-	return e.Windows >= MinWindows && e.Relative() <= rel
+	return e.Settled && e.Relative() <= rel
 }
 
 func rates(ws []Window) []float64 {
@@ -160,6 +176,17 @@ func rates(ws []Window) []float64 {
 		xs[i] = w.Rate()
 	}
 	return xs
+}
+
+// ratio is the windows' bytes over their time: the figure a method
+// reports, whatever the windows' lengths.
+func ratio(ws []Window) float64 {
+	var b int64
+	var d time.Duration
+	for _, w := range ws {
+		b, d = b+w.Bytes, d+w.Dur
+	}
+	return float64(b) / d.Seconds()
 }
 
 func meanVar(xs []float64) (m, v float64) {
@@ -176,35 +203,135 @@ func meanVar(xs []float64) (m, v float64) {
 	return m, v
 }
 
-// batchMeans is the 95 % half-width of the mean of xs from the means of
-// about sqrt(n) consecutive batches (at least 4, at most 30), which are
-// close to independent when a batch spans the series' correlation; and
-// the effective sample size that implies. The oldest windows that do not
-// fill a batch are left out.
-func batchMeans(xs []float64) (half, ess float64) {
-	n := len(xs)
-	if n < MinWindows {
-		return 0, 0
-	}
-	b := min(30, max(4, int(math.Sqrt(float64(n)))))
-	m := n / b
-	xs = xs[n-b*m:]
-	means := make([]float64, b)
-	for i := range b {
-		var s float64
-		for _, x := range xs[i*m : (i+1)*m] {
-			s += x
+// lag1 is the lag-1 autocorrelation of xs about their mean; 0 when they
+// do not vary.
+func lag1(xs []float64) float64 {
+	m, _ := meanVar(xs)
+	var num, den float64
+	for i, x := range xs {
+		den += (x - m) * (x - m)
+		if i > 0 {
+			num += (x - m) * (xs[i-1] - m)
 		}
-		means[i] = s / float64(m)
 	}
-	_, vb := meanVar(means)
-	_, vx := meanVar(xs)
-	half = stats.T975(float64(b-1)) * math.Sqrt(vb/float64(b))
-	ess = float64(len(xs))
-	if vb > 0 {
-		ess = min(ess, float64(b)*vx/vb)
+	if den == 0 {
+		return 0
 	}
-	return half, ess
+	return num / den
+}
+
+// batchMeans is the 95 % half-width of r, the windows' bytes over their
+// time, and the effective sample size it implies, by the ratio estimator:
+// each window's bytes less what r would have moved in its time are the
+// series whose mean's spread longRun finds, so a stalled window weighs by
+// its length, as it does in the figure.
+func batchMeans(ws []Window, r float64, minSize int) (half, ess float64, k, size int, settled bool) {
+	n := len(ws)
+	res := make([]float64, n)
+	var dur float64
+	for i, w := range ws {
+		res[i] = float64(w.Bytes) - r*w.Dur.Seconds()
+		dur += w.Dur.Seconds()
+	}
+	dur /= float64(n)
+	v, k, size, settled := longRun(res, minSize)
+	half = stats.T975(float64(k-1)) * math.Sqrt(v/float64(n)) / dur
+	_, v1 := meanVar(res)
+	ess = float64(n)
+	if v > 0 {
+		ess = min(ess, float64(n)*v1/v)
+	}
+	return half, ess, k, size, settled
+}
+
+// longRun is the long-run variance of xs, n times the variance of their
+// mean, by batch means, with the k batches it came from (the oldest xs
+// that do not fill a batch are left out). The batch size is the
+// smallest, from minSize in steps of half again, at which the means are
+// close to uncorrelated (lag-1 autocorrelation below maxLag1) with at
+// least MinBatches of them: settled. Two estimates of that
+// autocorrelation must agree: the batch means' own, from few batches and
+// biased low by about 1/k, and the one a first-order autoregression with
+// the xs' lag-1 autocorrelation would give, that estimate made unbiased
+// and taken two standard errors high, which uses every x and stops a look
+// at few windows from taking a correlated series for an independent one
+// (at one standard error, a series correlated at 0.5 that stopped within
+// 5 s was covered in 56 % of runs). What remains of
+// the correlation widens the variance by (1+ρ)/(1-ρ), as it would for
+// batch means that follow a first-order autoregression. When no size
+// settles, the largest with MinBatches batches gives the variance (the
+// smallest, when even that has fewer).
+func longRun(xs []float64, minSize int) (v float64, k, size int, settled bool) {
+	n := len(xs)
+	if _, v := meanVar(xs); v == 0 {
+		// Nothing varies, so there is no correlation to wait out.
+		return 0, n, 1, n >= MinBatches
+	}
+	r1 := lag1(xs)
+	r1 += (1+3*r1)/float64(n) + 2*math.Sqrt(max(0, 1-r1*r1)/float64(n))
+	means := func(size int) []float64 {
+		k := n / size
+		ms := make([]float64, k)
+		for j := range ms {
+			for _, x := range xs[n-k*size+j*size : n-k*size+(j+1)*size] {
+				ms[j] += x / float64(size)
+			}
+		}
+		return ms
+	}
+	rho := func(size int, ms []float64) float64 {
+		return max(lag1(ms)+1/float64(len(ms)), arLag1(r1, size))
+	}
+	start := max(1, minSize)
+	size = start
+	for s := start; n/s >= MinBatches; s = nextSize(s) {
+		size = s
+		if rho(s, means(s)) < maxLag1 {
+			settled = true
+			break
+		}
+	}
+	size = min(size, max(1, n/2))
+	ms := means(size)
+	_, vb := meanVar(ms)
+	p := min(0.5, max(0, rho(size, ms)))
+	return vb * float64(size) * (1 + p) / (1 - p), len(ms), size, settled
+}
+
+// nextSize is the batch size after size: half again, so a batch spans the
+// series' correlation without doubling past it.
+func nextSize(size int) int { return max(size+1, size*3/2) }
+
+// arLag1 is the lag-1 autocorrelation of the means of batches of size of
+// a first-order autoregressive series with lag-1 autocorrelation r.
+func arLag1(r float64, size int) float64 {
+	if r <= 0 {
+		return 0
+	}
+	r = min(r, 0.99)
+	m := float64(size)
+	p := math.Pow(r, m)
+	return r * (1 - p) * (1 - p) / (m*(1-r*r) - 2*r*(1-p))
+}
+
+// warmup is the warm-up to cut from xs, in windows, within the first
+// limit: the one MSER-5 picks, when what it cuts differs from the rest by
+// more than noise at 99 % (long-run variance, as the windows are
+// correlated). MSER on its own cuts a few windows from most series by
+// chance, and always those that widen the interval, which a stopping
+// rule looking again and again turns into an interval too narrow.
+func warmup(xs []float64, limit int) int {
+	d := mser(xs, limit)
+	if d == 0 {
+		return 0
+	}
+	cut, _ := meanVar(xs[:d])
+	rest, _ := meanVar(xs[d:])
+	v, k, _, _ := longRun(xs[d:], 1)
+	if math.Abs(cut-rest) <= stats.T995(float64(k-1))*math.Sqrt(v*(1/float64(d)+1/float64(len(xs)-d))) {
+		return 0
+	}
+	return d
 }
 
 // mser is the warm-up to cut, in windows: MSER-5 (White 1997) picks the
@@ -216,31 +343,58 @@ func mser(xs []float64, limit int) int {
 	if n < 2*MinWindows {
 		return 0
 	}
+	// Sums from the end, so each start costs nothing, about the mean, so
+	// a rate that hardly varies does not drown in rounding.
+	m, _ := meanVar(xs)
+	sum, sq := make([]float64, n+1), make([]float64, n+1)
+	for i := n - 1; i >= 0; i-- {
+		x := xs[i] - m
+		sum[i], sq[i] = sum[i+1]+x, sq[i+1]+x*x
+	}
 	best, at := math.Inf(1), 0
 	for d := 0; d <= limit; d += 5 {
-		_, v := meanVar(xs[d:])
 		k := float64(n - d)
-		if se := v * (k - 1) / (k * k); se < best {
+		ss := sq[d] - sum[d]*sum[d]/k
+		if se := ss / (k * k); se < best {
 			best, at = se, d
 		}
 	}
 	return at
 }
 
-// cliffDrop is how far a rate must fall to be a cliff: to three quarters
-// of what it was, or lower.
-const cliffDrop = 0.75
+// cliffDrop is how far a rate must fall to be a cliff: a tenth or more,
+// less being within what a drive's background work moves a rate by.
+const cliffDrop = 0.9
 
-// findCliff finds the split of the windows that best separates two rates
-// (the largest between-segment sum of squares) and calls it a cliff when
-// the later rate is at most cliffDrop of the earlier, both sides span at
-// least three windows and a tenth of the series, and it stayed down: no
-// more than a tenth of the windows on either side lies past the midpoint
-// between the two rates. It returns the cliff and the first window after
-// it.
+// kolmogorov99 is the 99 % point of the supremum of a Brownian bridge's
+// absolute value: what the CUSUM of a series with no change exceeds once
+// in a hundred runs.
+const kolmogorov99 = 1.628
+
+// z995 is the normal's 99.5 % point, which Student's t at as many degrees
+// of freedom as the long-run variance has is set against to widen the
+// Kolmogorov bound for an estimated variance.
+const z995 = 2.5758
+
+// findCliff tests the windows for one drop that stayed down and returns it
+// and the first window after it, or nil. The split is the drop that best
+// separates two rates (least squares), with at least a tenth of the
+// windows, and MinWindows, either side. It is a cliff when
+//   - the change is significant at 99 %: the CUSUM of the rates at the
+//     split, over the long-run standard deviation of the residuals about
+//     the two rates (batch means, for the windows are correlated), passes
+//     the Kolmogorov bound, widened for the estimate's few degrees of
+//     freedom;
+//   - the later rate is at most cliffDrop of the earlier;
+//   - both sides are level (a warm-up cut off the first): a line fitted
+//     to either changes it by less than half the drop, or by no more
+//     than noise. A slide, a rate that falls gradually, fails this,
+//     since halving it leaves half the slide on each side: it is no
+//     cliff, and its windows keep their full spread in the interval.
 func findCliff(ws []Window) (*Cliff, int) {
 	n := len(ws)
-	if n < 2*MinWindows {
+	lo := max(MinWindows, n/10)
+	if n < 2*lo {
 		return nil, 0
 	}
 	xs := rates(ws)
@@ -248,7 +402,6 @@ func findCliff(ws []Window) (*Cliff, int) {
 	for i, x := range xs {
 		prefix[i+1] = prefix[i] + x
 	}
-	lo := max(3, n/10)
 	best, k := 0.0, 0
 	for i := lo; i <= n-lo; i++ {
 		a, b := prefix[i]/float64(i), (prefix[n]-prefix[i])/float64(n-i)
@@ -259,27 +412,59 @@ func findCliff(ws []Window) (*Cliff, int) {
 	if k == 0 {
 		return nil, 0
 	}
-	before, after := prefix[k]/float64(k), (prefix[n]-prefix[k])/float64(n-k)
+	a, b := prefix[k]/float64(k), (prefix[n]-prefix[k])/float64(n-k)
+	res := make([]float64, n)
+	for i, x := range xs {
+		res[i] = x - a
+		if i >= k {
+			res[i] = x - b
+		}
+	}
+	v, nb, _, _ := longRun(res, 1)
+	cusum := prefix[k] - float64(k)/float64(n)*prefix[n]
+	if v > 0 && math.Abs(cusum) <= kolmogorov99*stats.T995(float64(nb-1))/z995*math.Sqrt(v*float64(n)) {
+		return nil, 0
+	}
+	pre := ws[:k]
+	pre = pre[warmup(xs[:k], k/2):]
+	before, after := ratio(pre), ratio(ws[k:])
 	if after > cliffDrop*before {
 		return nil, 0
 	}
-	mid := (before + after) / 2
-	var low, high int
-	for _, x := range xs[:k] {
-		if x < mid {
-			low++
+	for _, seg := range [][]float64{xs[k-len(pre) : k], xs[k:]} {
+		if !level(seg, (before-after)/2) {
+			return nil, 0
 		}
-	}
-	for _, x := range xs[k:] {
-		if x > mid {
-			high++
-		}
-	}
-	if float64(low) > 0.1*float64(k) || float64(high) > 0.1*float64(n-k) {
-		return nil, 0
 	}
 	w := ws[k-1]
 	return &Cliff{At: w.End, AtBytes: w.EndBytes, Before: before, After: after}, k
+}
+
+// level says whether the line fitted to xs changes by less than tol over
+// them, or by no more than their noise explains at 99 %.
+func level(xs []float64, tol float64) bool {
+	n := float64(len(xs))
+	if n < 3 {
+		return true
+	}
+	mid := (n - 1) / 2
+	m, _ := meanVar(xs)
+	var sxy, sxx float64
+	for i, x := range xs {
+		sxy += (float64(i) - mid) * (x - m)
+		sxx += (float64(i) - mid) * (float64(i) - mid)
+	}
+	slope := sxy / sxx
+	change := math.Abs(slope * (n - 1))
+	if change < tol {
+		return true
+	}
+	res := make([]float64, len(xs))
+	for i, x := range xs {
+		res[i] = x - m - slope*(float64(i)-mid)
+	}
+	v, k, _, _ := longRun(res, 1)
+	return change <= stats.T995(float64(k-1))*(n-1)*math.Sqrt(v/sxx)
 }
 
 // Options are a method's --until-stable and --sustained.
@@ -292,16 +477,31 @@ type Options struct {
 	Sustained bool
 }
 
+// checkGrowth and agree are the stopping rule's guard against stopping on
+// a spread that is small by chance: the interval is looked at only when
+// the windows have grown by a tenth since the last look, and must meet the
+// target at agree looks in a row.
+const (
+	checkGrowth = 10
+	agree       = 2
+)
+
 // Meter follows one timed phase for a method: the one thing a method
 // does with this package is feed it its byte count as it goes, stop when
 // it says so, and put its interval in the result.
 type Meter struct {
 	o Options
 	s *Series
+	// next is the window count of the next look, met how many looks in a
+	// row met the target, and size the largest batch size a settled
+	// interval has needed: once the windows showed correlation over that
+	// span, a later look that happens not to see it is not believed.
+	next, met, size int
+	stopped         bool
 }
 
 // Meter starts following a phase.
-func (o Options) Meter() *Meter { return &Meter{o: o, s: NewSeries(0)} }
+func (o Options) Meter() *Meter { return &Meter{o: o, s: NewSeries(0), size: 1} }
 
 // Adaptive says the phase runs until its figure is known: a method then
 // goes on past the end of its data (a read starts over) until the meter or
@@ -310,21 +510,39 @@ func (m *Meter) Adaptive() bool { return m != nil && m.o.Target > 0 }
 
 // Feed gives the phase's bytes so far at elapsed since it began, and says
 // whether the phase may stop: MinStop windows have passed and the
-// interval is within the target. Without a target it never says so; the
-// phase runs to its bound.
+// interval, settled, met the target at agree looks in a row. A phase with
+// a cliff has no one rate without Sustained, so it runs to its bound; with
+// Sustained a phase stops only once a cliff was found and the rate after
+// it is known, and one with no cliff runs to its bound. Without
+// Sustained, a cliff after the stop is not seen. Without a target Feed
+// never says stop.
 func (m *Meter) Feed(total int64, elapsed time.Duration) bool {
 	n := len(m.s.windows)
 	m.s.Feed(total, elapsed)
-	if m.o.Target <= 0 || len(m.s.windows) == n || len(m.s.windows) < MinStop {
-		return false
+	if m.o.Target <= 0 || len(m.s.windows) == n {
+		return m.stopped
 	}
-	return m.s.Estimate(m.o.Sustained).Stable(m.o.Target)
+	if n = len(m.s.windows); n < MinStop || n < m.next {
+		return m.stopped
+	}
+	m.next = n + max(1, n/checkGrowth)
+	e := m.s.estimate(m.o.Sustained, m.size)
+	if e.Settled {
+		m.size = max(m.size, e.BatchSize)
+	}
+	if e.Stable(m.o.Target) && (e.Cliff != nil) == m.o.Sustained {
+		m.met++
+	} else {
+		m.met = 0
+	}
+	m.stopped = m.stopped || m.met >= agree
+	return m.stopped
 }
 
 // Interval is the phase's interval for its result; nil when the phase was
 // shorter than a window.
 func (m *Meter) Interval() *result.Interval {
-	e := m.s.Estimate(m.o.Sustained)
+	e := m.s.estimate(m.o.Sustained, m.size)
 	if e.Windows == 0 {
 		return nil
 	}
@@ -334,9 +552,10 @@ func (m *Meter) Interval() *result.Interval {
 	}
 	iv := &result.Interval{Mean: e.Mean, HalfWidth: e.HalfWidth, Low: e.Mean - e.HalfWidth, High: e.Mean + e.HalfWidth,
 		Windows: e.Windows, WindowNs: int64(m.s.width), EffectiveWindows: math.Round(e.ESS*10) / 10,
-		WarmupWindows: e.Warmup, WarmupNs: int64(e.WarmupDur), Target: m.o.Target, Converged: e.Stable(target),
+		WarmupWindows: e.Warmup, WarmupNs: int64(e.WarmupDur), Target: m.o.Target,
+		Converged: m.stopped || e.Stable(target) && (e.Cliff == nil || m.o.Sustained),
 		Sustained: m.o.Sustained && e.Cliff != nil}
-	if e.HalfWidth > 0 {
+	if e.Batches >= 2 {
 		iv.Relative = e.Relative()
 	} else {
 		iv.Low, iv.High = 0, 0
