@@ -61,6 +61,12 @@ func TestPostgresStore(t *testing.T) {
 	if o := runOutcome(t, bare, nil); o.code != 0 || !strings.Contains(o.stdout, a.ID[:15]) {
 		t.Errorf("a URL completed by PGHOST and PGPASSWORD: exit %d %s%s", o.code, o.stdout, o.stderr)
 	}
+	// Text PostgreSQL refuses is the user's to fix, not a failure.
+	for _, args := range [][]string{{"results", "list", "--host", "\xff"}, {"results", "list", "--label", "card=\xff"}, {"results", "show", "\xff\xfe\xfd\xfc"}} {
+		if o := thruput(t, append(args, "--db", pg)...); o.code != 2 {
+			t.Errorf("%q on PostgreSQL: exit %d %s", args, o.code, o.stderr)
+		}
+	}
 	u := startDashboard(t, "--db", pg)
 	if code, body := get(t, u+"/?label=card%3Da"); code != 200 || !strings.Contains(body, a.ID) || strings.Contains(body, b.ID) {
 		t.Errorf("serve on PostgreSQL: %d\n%.500s", code, body)

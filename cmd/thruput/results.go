@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -60,6 +62,13 @@ func (f *filterFlags) add(fl *pflag.FlagSet, limit int) {
 
 func (f *filterFlags) filter(now time.Time) (store.Filter, error) {
 	flt := store.Filter{Method: f.method, Host: f.host, Limit: f.limit}
+	// A store holds text only (PostgreSQL refuses to even compare
+	// invalid UTF-8), so such a filter is the user's to fix.
+	for _, v := range append([]string{f.method, f.host}, f.labels...) {
+		if !utf8.ValidString(v) || strings.ContainsRune(v, 0) {
+			return flt, usage.Errorf("the filter %q is not text (invalid UTF-8 or a NUL byte)", v)
+		}
+	}
 	if f.limit < 0 {
 		return flt, usage.Errorf("--limit %d: use 0 for all, or a positive count", f.limit)
 	}

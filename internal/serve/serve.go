@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/thruput/thruput/internal/store"
 )
@@ -88,6 +89,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Body != nil {
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 	}
+	// Without a token the server trusts whoever reaches loopback; a page
+	// of another site whose name was made to resolve to 127.0.0.1 (DNS
+	// rebinding) reaches it too, but names its own host.
+	if s.o.Token == "" && !loopbackHost(r.Host) {
+		s.fail(w, http.StatusMisdirectedRequest, "this server answers only to loopback names (localhost, 127.0.0.1, [::1]): start it with --token-file to serve other names")
+		return
+	}
 	// No page has a path with dot segments: refused, not redirected to
 	// what they would resolve to.
 	if p := r.URL.Path; strings.Contains(p, "/..") || strings.Contains(p, "/./") || strings.Contains(p, "//") || strings.Contains(p, "\\") {
@@ -107,7 +115,43 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusForbidden, "a change must come from this server's own pages (cross-origin request refused)")
 		return
 	}
+	// Text the store would refuse to compare (PostgreSQL takes no NUL
+	// byte or invalid UTF-8) is the request's fault, said before any
+	// query.
+	if !isText(r.URL.Path) {
+		s.fail(w, http.StatusBadRequest, "the path is not text (a NUL byte or invalid UTF-8)")
+		return
+	}
+	for k, vs := range r.URL.Query() {
+		for _, v := range append(vs, k) {
+			if !isText(v) {
+				s.fail(w, http.StatusBadRequest, fmt.Sprintf("%.40q is not text (a NUL byte or invalid UTF-8)", k))
+				return
+			}
+		}
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// isText is a value a store can hold and compare: UTF-8 without NUL.
+func isText(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+}
+
+// loopbackHost says whether a Host header names this machine's loopback:
+// localhost (and names under .localhost, which resolvers keep on
+// loopback) or a loopback address.
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
 }
 
 // cookieName holds a login: the token's HMAC, never the token.

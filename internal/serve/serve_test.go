@@ -13,8 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thruput/thruput/internal/pgtest"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/store"
+	"github.com/thruput/thruput/internal/store/postgres"
 )
 
 var t0 = time.Date(2026, 11, 1, 6, 0, 0, 0, time.UTC)
@@ -50,6 +52,24 @@ func fixture(t *testing.T) store.Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
+	fill(t, s)
+	return s
+}
+
+// pgFixture is fixture in a PostgreSQL database of a throwaway cluster.
+func pgFixture(t *testing.T) store.Store {
+	t.Helper()
+	s, err := postgres.Open(pgtest.New(t).NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	fill(t, s)
+	return s
+}
+
+func fill(t *testing.T, s store.Store) {
+	t.Helper()
 	docs := []*result.Document{
 		sweep("20261101T060000Z-aaaa01", "pi4", 0, 40, map[string]string{"card": "a"}),
 		sweep("20261102T060000Z-aaaa02", "pi4", 1, 42, map[string]string{"card": "a"}),
@@ -61,7 +81,6 @@ func fixture(t *testing.T) store.Store {
 	if _, _, err := s.SaveAll(docs); err != nil {
 		t.Fatal(err)
 	}
-	return s
 }
 
 type client struct {
@@ -80,6 +99,9 @@ func (c client) do(method, path string, hdr map[string]string, body string) (int
 	}
 	for k, v := range hdr {
 		req.Header.Set(k, v)
+	}
+	if h := hdr["Host"]; h != "" {
+		req.Host = h
 	}
 	tr := &http.Transport{}
 	defer tr.CloseIdleConnections()
@@ -114,8 +136,13 @@ func newClient(t *testing.T, o Options) client {
 	return client{t, u}
 }
 
-func TestPages(t *testing.T) {
-	s := fixture(t)
+func TestPages(t *testing.T) { testPages(t, fixture(t)) }
+
+// TestPagesPostgres: the same pages over PostgreSQL, which refuses some
+// text SQLite takes.
+func TestPagesPostgres(t *testing.T) { testPages(t, pgFixture(t)) }
+
+func testPages(t *testing.T, s store.Store) {
 	c := newClient(t, Options{Store: s, Version: "test"})
 	for _, tc := range []struct {
 		path string
@@ -144,6 +171,15 @@ func TestPages(t *testing.T) {
 		{"/runs/../../../etc/passwd", 400, nil},
 		{"/runs/..%2f..%2fetc%2fpasswd", 400, nil},
 		{"//etc/passwd", 400, nil},
+		{"/?host=%00", 400, []string{"not text"}},
+		{"/?host=%ff", 400, []string{"not text"}},
+		{"/?label=card%3D%ff", 400, nil},
+		{"/?method=disk.%00", 400, nil},
+		{"/runs/%00abcd", 400, nil},
+		{"/runs/%ffabcd", 400, nil},
+		{"/trend?host=%ff&method=x", 400, nil},
+		{"/compare?run=card%3D%00", 400, nil},
+		{"/fleet/%ff", 400, nil},
 	} {
 		code, body := c.do("GET", tc.path, nil, "")
 		if code != tc.code {
@@ -169,6 +205,15 @@ func TestPages(t *testing.T) {
 	// An oversized request is refused, not read.
 	if code, _ := c.do("POST", "/login", map[string]string{"Origin": c.url}, "token="+strings.Repeat("x", 1<<20)); code != 303 && code != 413 {
 		t.Errorf("an oversized POST: %d", code)
+	}
+	// Without a token, only loopback names are answered: a page of
+	// another site rebinding its name to 127.0.0.1 is not.
+	port := c.url[strings.LastIndex(c.url, ":")+1:]
+	for host, want := range map[string]int{"evil.example:" + port: 421, "evil.example": 421, "127.0.0.1.nip.io:" + port: 421, "192.168.1.2:" + port: 421,
+		"localhost:" + port: 200, "127.0.0.1:" + port: 200, "[::1]:" + port: 200, "127.1.2.3": 200, "LOCALHOST.": 200} {
+		if code, _ := c.do("GET", "/", map[string]string{"Host": host}, ""); code != want {
+			t.Errorf("GET / with Host %s: %d, want %d", host, code, want)
+		}
 	}
 	req, _ := http.NewRequest("GET", c.url+"/", nil)
 	req.Header.Set("X-Big", strings.Repeat("y", 64<<10))
@@ -198,6 +243,10 @@ func TestToken(t *testing.T) {
 	}
 	if code, _ := c.do("GET", "/", bearer, ""); code != 200 {
 		t.Errorf("GET / with the token: %d", code)
+	}
+	// With a token, any name may reach it (a lab's DNS name).
+	if code, _ := c.do("GET", "/", map[string]string{"Authorization": bearer["Authorization"], "Host": "thruput.lab:8080"}, ""); code != 200 {
+		t.Errorf("GET / by another name with the token: %d", code)
 	}
 	// A login gives a cookie that is not the token.
 	req, _ := http.NewRequest("POST", c.url+"/login", strings.NewReader(url.Values{"token": {token}}.Encode()))

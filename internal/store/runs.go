@@ -246,7 +246,9 @@ func (s *DB) resolve(ctx context.Context, q querier, p string) (string, error) {
 	if p == "" {
 		return "", errors.New("empty run id")
 	}
-	if !utf8.ValidString(p) {
+	// No id holds anything but text, and PostgreSQL refuses to compare
+	// anything else.
+	if !utf8.ValidString(p) || strings.ContainsRune(p, 0) {
 		return "", fmt.Errorf("run %q: %w", p, ErrNotFound)
 	}
 	var id string
