@@ -54,8 +54,10 @@ type Chart struct {
 	legendNames []string
 	series      int
 	// marks describe the data points in the order they are drawn, which is
-	// the order their markers appear in the SVG.
+	// the order their markers appear in the SVG; tags the intervals' bars
+	// and the cliffs' lines likewise.
 	marks []string
+	tags  []tag
 }
 
 // PNG renders the chart as a PNG image.
@@ -121,8 +123,30 @@ const margin = 2 * vg.Millimeter
 // title.
 const markerAlpha = 254
 
+// ciAlpha and cliffAlpha tag the strokes of an interval's bar and of a
+// cliff's line as markerAlpha tags a marker: finishSVG names each with its
+// class, figures and title. An interval's bar is one path (its line and
+// both caps), so that the n-th such stroke is the n-th bar.
+const (
+	ciAlpha    = 253
+	cliffAlpha = 252
+)
+
+// tag is what finishSVG says of a tagged stroke: its class ("ci" or
+// "cliff"), data attributes and title.
+type tag struct {
+	class string
+	data  [][2]string
+	title string
+}
+
+// tagger is a plotter that draws tagged strokes; tags lists them in the
+// order Plot draws them.
+type tagger interface{ tags() []tag }
+
 var (
 	markerPath = regexp.MustCompile(`<path d="([^"]*)" style="fill:(#[0-9A-Fa-f]{6});fill-opacity:0\.99608"\s*/>`)
+	taggedPath = regexp.MustCompile(`<path d="([^"]*)" style="([^"]*stroke-opacity:0\.9(?:9216|8824)[^"]*)"\s*/>`)
 	svgOpen    = regexp.MustCompile(`(?s)^.*?<svg\b[^>]*>`)
 	// The family vgsvg names: Liberation Sans is metric-compatible with
 	// Arial (and Arimo, its open twin), so text laid out for one fits in
@@ -160,6 +184,25 @@ func (c *Chart) finishSVG(b []byte) ([]byte, error) {
 	})
 	if n != len(c.marks) {
 		return nil, fmt.Errorf("chart %s: drew %d markers for %d data points", c.Name, n, len(c.marks))
+	}
+	n = 0
+	rest = taggedPath.ReplaceAllFunc(rest, func(m []byte) []byte {
+		sub := taggedPath.FindSubmatch(m)
+		var tg tag
+		if n < len(c.tags) {
+			tg = c.tags[n]
+		}
+		n++
+		var b bytes.Buffer
+		fmt.Fprintf(&b, `<path class="%s" d="%s" style="%s"`, tg.class, sub[1], sub[2])
+		for _, kv := range tg.data {
+			fmt.Fprintf(&b, ` data-%s="%s"`, kv[0], html.EscapeString(kv[1]))
+		}
+		fmt.Fprintf(&b, `><title>%s</title></path>`, html.EscapeString(tg.title))
+		return b.Bytes()
+	})
+	if n != len(c.tags) {
+		return nil, fmt.Errorf("chart %s: drew %d intervals and cliffs for %d", c.Name, n, len(c.tags))
 	}
 	out.Write(rest)
 	return out.Bytes(), nil
@@ -280,6 +323,9 @@ func build(name, title string, p *plot.Plot, grid *plotter.Grid, items ...marked
 	for _, it := range items {
 		p.Add(it)
 		c.marks = append(c.marks, it.labels()...)
+		if tg, ok := it.(tagger); ok {
+			c.tags = append(c.tags, tg.tags()...)
+		}
 		if c.legend != nil {
 			c.legend.Add(legendName(it.name()), it)
 			c.legendNames = append(c.legendNames, legendName(it.name()))
@@ -298,11 +344,16 @@ type marked interface {
 }
 
 // point is a data point and what its tooltip says; Err, when positive,
-// is the half-width of its 95 % interval, drawn as an error bar.
+// is the half-width of its 95 % interval, drawn as an error bar; Cliff,
+// when positive, the rate before a drop the figure is after or averages,
+// drawn as a dashed tick.
 type point struct {
 	X, Y  float64
 	Label string
 	Err   float64
+	Cliff float64
+	// CliffLabel says what the tick means.
+	CliffLabel string
 }
 
 // series is a line through points with a marker on each.
@@ -312,6 +363,11 @@ type series struct {
 	Line   draw.LineStyle
 	Glyph  draw.GlyphStyle
 	color  color.NRGBA
+	// Figure is the run's figure over the whole line, when it has an
+	// interval, drawn as an error bar at its end; CliffAt the time a drop
+	// came, drawn as a dashed line across the plot.
+	Figure  *point
+	CliffAt *point
 }
 
 func newSeries(name string, i int, width vg.Length) *series {
@@ -345,7 +401,10 @@ func (s *series) DataRange() (xmin, xmax, ymin, ymax float64) {
 	xmax, ymax = math.Inf(-1), math.Inf(-1)
 	for _, p := range s.Points {
 		xmin, xmax = math.Min(xmin, p.X), math.Max(xmax, p.X)
-		ymin, ymax = math.Min(ymin, lowEnd(p)), math.Max(ymax, p.Y+p.Err)
+		ymin, ymax = math.Min(ymin, lowEnd(p)), math.Max(ymax, math.Max(p.Y+p.Err, p.Cliff))
+	}
+	if f := s.Figure; f != nil {
+		ymin, ymax = math.Min(ymin, lowEnd(*f)), math.Max(ymax, f.Y+f.Err)
 	}
 	return
 }
@@ -370,23 +429,82 @@ func (s *series) Plot(c draw.Canvas, p *plot.Plot) {
 	if s.Line.Width > 0 && len(pts) > 1 {
 		c.StrokeLines(s.Line, pts)
 	}
-	// Error bars under the markers, capped, in the series' colour.
-	bar := draw.LineStyle{Color: s.color, Width: vg.Points(1)}
+	// Error bars and cliff ticks under the markers, in the series'
+	// colour, in the order tags lists them.
 	caps := vg.Points(3)
 	for i, pt := range s.Points {
-		if pt.Err <= 0 {
-			continue
+		if pt.Err > 0 {
+			interval(c, s.color, pts[i].X, trY(lowEnd(pt)), trY(pt.Y+pt.Err), caps)
 		}
-		x, lo, hi := pts[i].X, trY(lowEnd(pt)), trY(pt.Y+pt.Err)
-		c.StrokeLine2(bar, x, lo, x, hi)
-		c.StrokeLine2(bar, x-caps, lo, x+caps, lo)
-		c.StrokeLine2(bar, x-caps, hi, x+caps, hi)
+		if pt.Cliff > 0 {
+			y := trY(pt.Cliff)
+			cliff(c, s.color, vg.Point{X: pts[i].X - 2*caps, Y: y}, vg.Point{X: pts[i].X + 2*caps, Y: y})
+		}
+	}
+	if f := s.Figure; f != nil {
+		interval(c, s.color, trX(f.X), trY(lowEnd(*f)), trY(f.Y+f.Err), 2*caps)
+	}
+	if a := s.CliffAt; a != nil {
+		x := trX(a.X)
+		cliff(c, s.color, vg.Point{X: x, Y: c.Min.Y}, vg.Point{X: x, Y: c.Max.Y})
 	}
 	g := s.Glyph
 	g.Color = markerColor(s.color)
 	for _, pt := range pts {
 		c.DrawGlyphNoClip(g, pt)
 	}
+}
+
+func (s *series) tags() []tag {
+	var out []tag
+	for _, pt := range s.Points {
+		if pt.Err > 0 {
+			out = append(out, ciTag("interval", pt.Y, pt.Err, pt.Label))
+		}
+		if pt.Cliff > 0 {
+			out = append(out, tag{"cliff", [][2]string{{"before", num(pt.Cliff)}}, pt.CliffLabel})
+		}
+	}
+	if f := s.Figure; f != nil {
+		out = append(out, ciTag("interval", f.Y, f.Err, f.Label))
+	}
+	if a := s.CliffAt; a != nil {
+		out = append(out, tag{"cliff", [][2]string{{"at", num(a.X)}}, a.Label})
+	}
+	return out
+}
+
+// ciTag describes an error bar around y: a 95 % interval of ±err, or
+// with kind "range" the spread of repeats from y-err to y+err.
+func ciTag(kind string, y, err float64, title string) tag {
+	return tag{"ci", [][2]string{{"kind", kind}, {"low", num(y - err)}, {"high", num(y + err)}}, title}
+}
+
+func num(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+
+// interval draws an error bar from lo to hi at x, capped, as one tagged
+// path.
+func interval(c draw.Canvas, clr color.NRGBA, x, lo, hi, capw vg.Length) {
+	clr.A = ciAlpha
+	c.SetLineStyle(draw.LineStyle{Color: clr, Width: vg.Points(1)})
+	var p vg.Path
+	p.Move(vg.Point{X: x, Y: lo})
+	p.Line(vg.Point{X: x, Y: hi})
+	p.Move(vg.Point{X: x - capw, Y: lo})
+	p.Line(vg.Point{X: x + capw, Y: lo})
+	p.Move(vg.Point{X: x - capw, Y: hi})
+	p.Line(vg.Point{X: x + capw, Y: hi})
+	c.Stroke(p)
+}
+
+// cliff draws a dashed line from a to b as one tagged path.
+func cliff(c draw.Canvas, clr color.NRGBA, a, b vg.Point) {
+	clr.A = cliffAlpha
+	c.SetLineStyle(draw.LineStyle{Color: clr, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}})
+	var p vg.Path
+	p.Move(a)
+	p.Line(b)
+	c.Stroke(p)
 }
 
 // lowEnd is where a point's error bar ends below it: not at or below
@@ -415,10 +533,16 @@ type bars struct {
 	// Values by category index; NaN where the series has none.
 	Values []float64
 	// Lo and Hi bound each value's spread (its repeats' lowest and
-	// highest), drawn as an error bar; NaN, or absent, where there is none.
+	// highest, or its 95 % interval: Kinds says "range" or "interval"),
+	// drawn as an error bar; NaN, or absent, where there is none.
 	Lo, Hi []float64
-	Labels []string
-	Color  color.NRGBA
+	Kinds  []string
+	// Cliffs are the rates before a drop, drawn as a dashed line across
+	// the bar, NaN where there was none; CliffLabels say what they mean.
+	Cliffs      []float64
+	CliffLabels []string
+	Labels      []string
+	Color       color.NRGBA
 	// Slot and Slots place the bar within each group.
 	Slot, Slots int
 }
@@ -450,12 +574,42 @@ func (b *bars) DataRange() (xmin, xmax, ymin, ymax float64) {
 		if i < len(b.Hi) && !math.IsNaN(b.Hi[i]) {
 			ymax = math.Max(ymax, b.Hi[i])
 		}
+		if i < len(b.Cliffs) && !math.IsNaN(b.Cliffs[i]) {
+			ymax = math.Max(ymax, b.Cliffs[i])
+		}
 	}
 	return xmin, xmax, 0, ymax
 }
 
-// errorBar is the spread's line and caps over a bar.
-var errorBar = draw.LineStyle{Color: color.NRGBA{0x33, 0x33, 0x33, 0xFF}, Width: vg.Points(1)}
+func (b *bars) spread(i int) bool {
+	return i < len(b.Lo) && i < len(b.Hi) && !math.IsNaN(b.Lo[i]) && !math.IsNaN(b.Hi[i])
+}
+
+func (b *bars) cliff(i int) bool { return i < len(b.Cliffs) && !math.IsNaN(b.Cliffs[i]) }
+
+func (b *bars) tags() []tag {
+	var out []tag
+	for i, v := range b.Values {
+		if math.IsNaN(v) {
+			continue
+		}
+		if b.spread(i) {
+			kind := "range"
+			if i < len(b.Kinds) && b.Kinds[i] != "" {
+				kind = b.Kinds[i]
+			}
+			t := ciTag(kind, (b.Lo[i]+b.Hi[i])/2, (b.Hi[i]-b.Lo[i])/2, b.Labels[i])
+			out = append(out, t)
+		}
+		if b.cliff(i) {
+			out = append(out, tag{"cliff", [][2]string{{"before", num(b.Cliffs[i])}}, b.CliffLabels[i]})
+		}
+	}
+	return out
+}
+
+// barMarks is the colour of the error bars and cliff lines over a bar.
+var barMarks = color.NRGBA{0x33, 0x33, 0x33, 0xFF}
 
 func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
@@ -474,12 +628,12 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 			top = bottom + vg.Points(0.5)
 		}
 		c.FillPolygon(clr, []vg.Point{{X: l, Y: bottom}, {X: r, Y: bottom}, {X: r, Y: top}, {X: l, Y: top}})
-		if i < len(b.Lo) && i < len(b.Hi) && !math.IsNaN(b.Lo[i]) && !math.IsNaN(b.Hi[i]) {
-			mid, cap := (l+r)/2, (r-l)/4
-			lo, hi := trY(b.Lo[i]), trY(b.Hi[i])
-			c.StrokeLine2(errorBar, mid, lo, mid, hi)
-			c.StrokeLine2(errorBar, mid-cap, lo, mid+cap, lo)
-			c.StrokeLine2(errorBar, mid-cap, hi, mid+cap, hi)
+		if b.spread(i) {
+			interval(c, barMarks, (l+r)/2, trY(b.Lo[i]), trY(b.Hi[i]), (r-l)/4)
+		}
+		if b.cliff(i) {
+			y := trY(b.Cliffs[i])
+			cliff(c, barMarks, vg.Point{X: l, Y: y}, vg.Point{X: r, Y: y})
 		}
 	}
 }

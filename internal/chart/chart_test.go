@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -374,9 +376,112 @@ func TestErrorBars(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Each error bar is three strokes in its dark grey.
-		if n := strings.Count(string(svg), "stroke:#333333"); n < 3 {
-			t.Errorf("%s: %d error bar strokes, want 3 or more", c.Name, n)
+		// An error bar per direction, each the range of the repeats.
+		if n := strings.Count(string(svg), `class="ci"`); n != 2 || strings.Count(string(svg), `data-kind="range"`) != 2 {
+			t.Errorf("%s: %d error bars, want the 2 directions' ranges:\n%s", c.Name, n, svg)
+		}
+	}
+}
+
+// withInterval is a 95 % interval of ±rel around bps bytes per second,
+// with a cliff from twice the rate when cliff is set.
+func withInterval(bps, rel float64, cliff bool) *result.Interval {
+	iv := &result.Interval{Mean: bps, HalfWidth: rel * bps, Relative: rel, Windows: 40, WindowNs: 1e8, Converged: true}
+	if cliff {
+		iv.Cliff = &result.Cliff{AtNs: 15e8, AtBytes: 64 << 20, Before: 2 * bps, After: bps}
+		iv.Sustained = true
+	}
+	return iv
+}
+
+// ciAttrs are an SVG's error bars and cliff lines, as their data
+// attributes and titles say them.
+var (
+	ciPath    = regexp.MustCompile(`<path class="ci" [^>]*data-kind="(\w+)" data-low="([^"]*)" data-high="([^"]*)"><title>([^<]*)</title>`)
+	cliffPath = regexp.MustCompile(`<path class="cliff" [^>]*data-(?:before|at)="([^"]*)"><title>([^<]*)</title>`)
+)
+
+// TestIntervalBars: every method's chart draws a figure's 95 % interval
+// as an error bar around it and a cliff as a dashed line, each with its
+// figures in data attributes and its words in a title.
+func TestIntervalBars(t *testing.T) {
+	mark := markDoc()
+	for i := range mark.Mark.Results {
+		r := &mark.Mark.Results[i]
+		r.Interval = withInterval(r.MiBPerSec*(1<<20), 0.02, i == 0)
+	}
+	io := ioDoc()
+	io.IO.Runs = io.IO.Runs[:1]
+	rd, wr := io.IO.Runs[0].Read, io.IO.Runs[0].Write
+	iv := withInterval((rd.MiBPerSec+wr.MiBPerSec)*(1<<20), 0.01, true)
+	rd.Interval, wr.Interval = iv, iv
+	random := doc("disk.random")
+	random.Random = &result.Random{Parameters: result.RandomParameters{Mode: "rndrd", BlockSize: 4096}, Reads: 1000, ReadsPerSec: 256, ReadMiBPerSec: 1,
+		Interval: withInterval(1<<20, 0.03, false)}
+	net := netDoc()
+	net.Net.Parameters.OmitNs = 1e9
+	net.Net.Sums = []result.NetSum{
+		{Direction: result.DirUp, Receiver: result.NetFigure{BitsPerSecond: 82e6}, Interval: withInterval(82e6/8, 0.02, true)},
+		{Direction: result.DirDown, Receiver: result.NetFigure{BitsPerSecond: 87e6}, Interval: withInterval(87e6/8, 0.02, false)}}
+	http := httpDoc()
+	for i := range http.HTTP.Runs {
+		h := &http.HTTP.Runs[i]
+		h.MiBPerSec, h.Bytes = 10.5, 42<<20
+		h.Interval = withInterval(10.5*(1<<20), 0.02, i == 1)
+	}
+	short := httpDoc()
+	for i := range short.HTTP.Runs {
+		h := &short.HTTP.Runs[i]
+		h.Windows, h.MiBPerSec, h.Bytes = h.Windows[:1], 10, 10<<20
+		h.Interval = withInterval(10*(1<<20), 0.05, false)
+	}
+	sweep := sweepDoc()
+	for i := range sweep.Sweep.Steps {
+		s := &sweep.Sweep.Steps[i]
+		s.Interval = withInterval(s.MiBPerSec*(1<<20), 0.02, i == 1)
+	}
+	for _, x := range []struct {
+		doc *result.Document
+		// intervals and cliffs per chart, by name
+		intervals, cliffs map[string]int
+		// words a title of each kind holds
+		ciWords, cliffWords string
+	}{
+		{mark, map[string]int{"mark-mibps": 8, "mark-iops": 8}, map[string]int{"mark-mibps": 1, "mark-iops": 1}, "(95 % interval)", "SEQ1M Q8T1 read: "},
+		{io, map[string]int{"io-mibps": 2, "io-iops": 2}, map[string]int{"io-mibps": 2, "io-iops": 2}, "(95 % interval)", "for the first 64.0 MiB, then"},
+		{random, map[string]int{"random-mibps": 1, "random-iops": 1}, map[string]int{}, " (95 % interval)", ""},
+		{net, map[string]int{"net": 2}, map[string]int{"net": 1}, ", the test: ", "up, sum: 164.0 Mbit/s for the first 64.0 MiB, then 82.0 Mbit/s"},
+		{http, map[string]int{"http": 2}, map[string]int{"http": 1}, "the download: 10.5 ±0.2 MiB/s (95 % interval)", "run 2: 21.0 MiB/s for the first 64.0 MiB, then 10.5 MiB/s"},
+		{short, map[string]int{"http-mibps": 2, "http-ttfb": 0}, map[string]int{}, "10.0 MiB/s, ±0.50 MiB/s (95 % interval)", ""},
+		{sweep, map[string]int{"sweep-write": 6, "sweep-read": 5}, map[string]int{"sweep-read": 1, "sweep-write": 0}, "±", "before the drop"},
+	} {
+		charts, err := For([]*result.Document{x.doc}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range charts {
+			b, err := c.SVG()
+			if err != nil {
+				t.Fatal(err)
+			}
+			svgCheck(t, c.Name, b)
+			svg := string(b)
+			cis, cliffs := ciPath.FindAllStringSubmatch(svg, -1), cliffPath.FindAllStringSubmatch(svg, -1)
+			if len(cis) != x.intervals[c.Name] || len(cliffs) != x.cliffs[c.Name] {
+				t.Errorf("%s: %d intervals and %d cliffs, want %d and %d", c.Name, len(cis), len(cliffs), x.intervals[c.Name], x.cliffs[c.Name])
+			}
+			for _, m := range cis {
+				lo, _ := strconv.ParseFloat(m[2], 64)
+				hi, _ := strconv.ParseFloat(m[3], 64)
+				if m[1] != "interval" || !(lo > 0 && hi > lo) || !strings.Contains(m[4], x.ciWords) {
+					t.Errorf("%s: error bar %q", c.Name, m[0])
+				}
+			}
+			for _, m := range cliffs {
+				if v, _ := strconv.ParseFloat(m[1], 64); !(v > 0) || !strings.Contains(m[2], x.cliffWords) {
+					t.Errorf("%s: cliff %q", c.Name, m[0])
+				}
+			}
 		}
 	}
 }

@@ -149,8 +149,13 @@ func sweepCharts(runs []run) []*Chart {
 					if err > 0 {
 						pm = " ±" + f1(err)
 					}
-					s.Points = append(s.Points, point{X: float64(st.BlockSize), Y: st.MiBPerSec, Err: err,
-						Label: fmt.Sprintf("%s, %s %s: %s%s MiB/s%s", s.Name, phase, units.SizeLabel(st.BlockSize), f1(st.MiBPerSec), pm, stepNote(st))})
+					pt := point{X: float64(st.BlockSize), Y: st.MiBPerSec, Err: err,
+						Label: fmt.Sprintf("%s, %s %s: %s%s MiB/s%s", s.Name, phase, units.SizeLabel(st.BlockSize), f1(st.MiBPerSec), pm, stepNote(st))}
+					if iv := st.Interval; iv != nil && iv.Cliff != nil {
+						pt.Cliff = iv.Cliff.Before / (1 << 20)
+						pt.CliffLabel = fmt.Sprintf("%s, %s %s: %s MiB/s before the drop", s.Name, phase, units.SizeLabel(st.BlockSize), f1(pt.Cliff))
+					}
+					s.Points = append(s.Points, pt)
 				}
 				ss = append(ss, s)
 			}
@@ -274,11 +279,44 @@ func log2Ticks(lo, hi int64) plot.ConstantTicks {
 // category is one group of bars, and for each run the figure and what its
 // tooltip says.
 type category struct {
-	label  string
-	values []float64
-	// lo and hi are each value's spread, NaN where it has none.
-	lo, hi []float64
-	notes  []string
+	label   string
+	entries []entry
+}
+
+// entry is one run's bar in a category.
+type entry struct {
+	value float64
+	// lo and hi are the value's spread, NaN where it has none; kind says
+	// whether they are a 95 % interval ("interval") or repeats' range.
+	lo, hi float64
+	kind   string
+	// cliff is the rate before a drop, NaN when there was none.
+	cliff     float64
+	note      string
+	cliffNote string
+}
+
+// newEntry is a bar of v with no spread and no cliff.
+func newEntry(v float64, note string) entry {
+	return entry{value: v, lo: math.NaN(), hi: math.NaN(), cliff: math.NaN(), note: note}
+}
+
+// steady gives an entry of v its interval and its cliff, from the
+// interval of the figure bps (bytes per second) that v is in the bar's
+// unit; what names the figure in the tooltip.
+func steady(v, bps float64, iv *result.Interval, unit, note string) entry {
+	e := newEntry(v, note)
+	if h := iv.PlusMinus(v); h > 0 {
+		e.lo, e.hi, e.kind = v-h, v+h, "interval"
+		e.note += ", ±" + figure(h, unit) + " (95 % interval)"
+	}
+	if iv != nil && iv.Cliff != nil && bps > 0 {
+		c := iv.Cliff
+		e.cliff = v * c.Before / bps
+		e.cliffNote = fmt.Sprintf("%s for the first %s, then %s", figure(e.cliff, unit), units.IEC(c.AtBytes), figure(v*c.After/bps, unit))
+		e.note += "; " + e.cliffNote
+	}
+	return e
 }
 
 // groups collects categories in the order they first appear.
@@ -291,21 +329,28 @@ type groups struct {
 func newGroups(runs int) *groups { return &groups{runs: runs, by: map[string]*category{}} }
 
 func (g *groups) set(key string, run int, v float64, note string) {
-	g.setSpread(key, run, v, math.NaN(), math.NaN(), note)
+	g.put(key, run, newEntry(v, note))
 }
 
-// setSpread is set with the value's spread, drawn as an error bar.
+// setSpread is set with the value's spread over repeats, drawn as an
+// error bar.
 func (g *groups) setSpread(key string, run int, v, lo, hi float64, note string) {
+	e := newEntry(v, note)
+	e.lo, e.hi, e.kind = lo, hi, "range"
+	g.put(key, run, e)
+}
+
+func (g *groups) put(key string, run int, e entry) {
 	c := g.by[key]
 	if c == nil {
-		c = &category{label: key, values: make([]float64, g.runs), lo: make([]float64, g.runs), hi: make([]float64, g.runs), notes: make([]string, g.runs)}
-		for i := range c.values {
-			c.values[i], c.lo[i], c.hi[i] = math.NaN(), math.NaN(), math.NaN()
+		c = &category{label: key, entries: make([]entry, g.runs)}
+		for i := range c.entries {
+			c.entries[i] = newEntry(math.NaN(), "")
 		}
 		g.by[key] = c
 		g.order = append(g.order, key)
 	}
-	c.values[run], c.lo[run], c.hi[run], c.notes[run] = v, lo, hi, note
+	c.entries[run] = e
 }
 
 // chart draws the groups as bars, one series per run.
@@ -317,10 +362,12 @@ func (g *groups) chart(name, title, unit string, runs []run, seriesNames []strin
 	for ri := range runs {
 		b := &bars{Name: seriesNames[ri]}
 		for _, key := range g.order {
-			c := g.by[key]
-			b.Values = append(b.Values, c.values[ri])
-			b.Lo, b.Hi = append(b.Lo, c.lo[ri]), append(b.Hi, c.hi[ri])
-			b.Labels = append(b.Labels, fmt.Sprintf("%s, %s: %s", b.Name, strings.ReplaceAll(key, "\n", " "), c.notes[ri]))
+			e := g.by[key].entries[ri]
+			what := fmt.Sprintf("%s, %s: ", b.Name, strings.ReplaceAll(key, "\n", " "))
+			b.Values = append(b.Values, e.value)
+			b.Lo, b.Hi, b.Kinds = append(b.Lo, e.lo), append(b.Hi, e.hi), append(b.Kinds, e.kind)
+			b.Cliffs, b.CliffLabels = append(b.Cliffs, e.cliff), append(b.CliffLabels, what+e.cliffNote)
+			b.Labels = append(b.Labels, what+e.note)
 		}
 		items[ri] = b
 	}
@@ -344,10 +391,14 @@ func barNames(runs []run) []string {
 	return out
 }
 
-// figure formats a bar's value for its tooltip.
+// figure formats a bar's value for its tooltip: to a tenth, or a
+// hundredth below one, so a narrow interval's width does not print as 0.
 func figure(v float64, unit string) string {
-	if unit == "IOPS" {
+	switch {
+	case unit == "IOPS":
 		return strconv.FormatFloat(v, 'f', 0, 64) + " IOPS"
+	case v < 1:
+		return strconv.FormatFloat(v, 'f', 2, 64) + " " + unit
 	}
 	return f1(v) + " " + unit
 }
@@ -359,8 +410,9 @@ func markCharts(runs []run) []*Chart {
 		for _, m := range r.doc.Mark.Results {
 			// A line a word: eight groups of two-word labels overlap.
 			key := strings.ReplaceAll(m.Preset, " ", "\n") + "\n" + m.Phase
-			mib.set(key, ri, m.MiBPerSec, fmt.Sprintf("%s MiB/s (%s MB/s)", f1(m.MiBPerSec), f1(m.MBPerSec)))
-			iops.set(key, ri, m.IOPS, figure(m.IOPS, "IOPS"))
+			bps := m.MiBPerSec * (1 << 20)
+			mib.put(key, ri, steady(m.MiBPerSec, bps, m.Interval, "MiB/s", fmt.Sprintf("%s MiB/s (%s MB/s)", f1(m.MiBPerSec), f1(m.MBPerSec))))
+			iops.put(key, ri, steady(m.IOPS, bps, m.Interval, "IOPS", figure(m.IOPS, "IOPS")))
 		}
 	}
 	names := barNames(runs)
@@ -409,6 +461,18 @@ func ioCharts(runs []run) []*Chart {
 			if !same {
 				key = ioJob(r.doc.IO.Parameters) + "\n" + dir
 			}
+			// One run's figures carry the interval of both directions'
+			// bytes together (bps).
+			var bps float64
+			if len(ds) == 1 {
+				for _, run := range r.doc.IO.Runs {
+					for _, d := range []*result.IODirection{run.Read, run.Write} {
+						if d != nil {
+							bps += d.MiBPerSec * (1 << 20)
+						}
+					}
+				}
+			}
 			for _, x := range []struct {
 				g    *groups
 				unit string
@@ -429,7 +493,7 @@ func ioCharts(runs []run) []*Chart {
 					x.g.setSpread(key, ri, mean, lo, hi, note)
 					continue
 				}
-				x.g.set(key, ri, mean, note)
+				x.g.put(key, ri, steady(mean, bps, ds[0].Interval, x.unit, note))
 			}
 		}
 	}
@@ -448,13 +512,16 @@ func randomCharts(runs []run) []*Chart {
 	mib, iops := newGroups(len(runs)), newGroups(len(runs))
 	for ri, r := range runs {
 		x := r.doc.Random
+		// The interval is of reads and writes together; each bar takes
+		// its relative width, as a mixed disk io job's two figures do.
+		bps := (x.ReadMiBPerSec + x.WriteMiBPerSec) * (1 << 20)
 		if x.Reads > 0 {
-			mib.set("read", ri, x.ReadMiBPerSec, figure(x.ReadMiBPerSec, "MiB/s"))
-			iops.set("read", ri, x.ReadsPerSec, figure(x.ReadsPerSec, "IOPS"))
+			mib.put("read", ri, steady(x.ReadMiBPerSec, bps, x.Interval, "MiB/s", figure(x.ReadMiBPerSec, "MiB/s")))
+			iops.put("read", ri, steady(x.ReadsPerSec, bps, x.Interval, "IOPS", figure(x.ReadsPerSec, "IOPS")))
 		}
 		if x.Writes > 0 {
-			mib.set("write", ri, x.WriteMiBPerSec, figure(x.WriteMiBPerSec, "MiB/s"))
-			iops.set("write", ri, x.WritesPerSec, figure(x.WritesPerSec, "IOPS"))
+			mib.put("write", ri, steady(x.WriteMiBPerSec, bps, x.Interval, "MiB/s", figure(x.WriteMiBPerSec, "MiB/s")))
+			iops.put("write", ri, steady(x.WritesPerSec, bps, x.Interval, "IOPS", figure(x.WritesPerSec, "IOPS")))
 		}
 	}
 	names := barNames(runs)
@@ -491,6 +558,7 @@ func netCharts(runs []run) []*Chart {
 						}
 					}
 				}
+				s.netFigure(r.doc.Net, dir)
 				if len(s.Points) > 0 {
 					ss = append(ss, s)
 				}
@@ -548,6 +616,7 @@ func netCharts(runs []run) []*Chart {
 					}
 				}
 			}
+			s.netFigure(n, dir)
 			if len(s.Points) > 0 {
 				ss = append(ss, s)
 			}
@@ -576,6 +645,31 @@ func (s *series) addFlow(iv result.NetInterval, f result.NetIntervalFlow) {
 	v := mbit(f.BitsPerSecond)
 	s.Points = append(s.Points, point{X: float64(iv.EndNs) / 1e9, Y: v,
 		Label: fmt.Sprintf("%s, %s: %s Mbit/s", s.Name, intervalLabel(iv), strconv.FormatFloat(v, 'f', 2, 64))})
+}
+
+// netFigure gives a direction's sum line the test's figure with its
+// interval, at the line's end, and the cliff the interval found, at the
+// time it came: the meter starts after the omitted start, the intervals
+// at the start of data.
+func (s *series) netFigure(n *result.Net, dir string) {
+	if len(s.Points) == 0 {
+		return
+	}
+	for _, sum := range n.Sums {
+		iv := sum.Interval
+		if sum.Direction != dir || iv == nil {
+			continue
+		}
+		v := mbit(sum.Receiver.BitsPerSecond)
+		if h := iv.PlusMinus(v); h > 0 {
+			s.Figure = &point{X: s.Points[len(s.Points)-1].X, Y: v, Err: h,
+				Label: fmt.Sprintf("%s, the test: %s ±%s Mbit/s received (95 %% interval)", s.Name, f1(v), f1(h))}
+		}
+		if c := iv.Cliff; c != nil {
+			s.CliffAt = &point{X: float64(n.Parameters.OmitNs+c.AtNs) / 1e9,
+				Label: fmt.Sprintf("%s: %s Mbit/s for the first %s, then %s Mbit/s", s.Name, f1(c.Before*8/1e6), units.IEC(c.AtBytes), f1(c.After*8/1e6))}
+		}
+	}
 }
 
 // sums are an interval's per-direction sums; a side that reported none
@@ -633,6 +727,17 @@ func httpCharts(runs []run) []*Chart {
 						strconv.FormatFloat(float64(w.StartNs)/1e9, 'f', -1, 64), strconv.FormatFloat(float64(w.EndNs)/1e9, 'f', -1, 64),
 						strconv.FormatFloat(w.MiBPerSec, 'f', 2, 64), strconv.FormatFloat(w.MiBPerSec*(1<<20)*8/1e6, 'f', 1, 64))})
 			}
+			if iv := h.Interval; iv != nil && len(s.Points) > 0 {
+				if e := iv.PlusMinus(h.MiBPerSec); e > 0 {
+					s.Figure = &point{X: s.Points[len(s.Points)-1].X, Y: h.MiBPerSec, Err: e,
+						Label: fmt.Sprintf("%s, the download: %s ±%s MiB/s (95 %% interval)", name, f1(h.MiBPerSec), f1(e))}
+				}
+				// The meter and the windows both count from the first byte.
+				if c := iv.Cliff; c != nil {
+					s.CliffAt = &point{X: float64(c.AtNs) / 1e9,
+						Label: fmt.Sprintf("%s: %s MiB/s for the first %s, then %s MiB/s", name, f1(c.Before/(1<<20)), units.IEC(c.AtBytes), f1(c.After/(1<<20)))}
+				}
+			}
 			if len(s.Points) > 0 {
 				ss = append(ss, s)
 			}
@@ -652,7 +757,7 @@ func httpRepeatCharts(runs []run) []*Chart {
 		for i, h := range r.doc.HTTP.Runs {
 			key := "repeat " + strconv.Itoa(i+1)
 			if h.Bytes > 0 {
-				mib.set(key, ri, h.MiBPerSec, figure(h.MiBPerSec, "MiB/s"))
+				mib.put(key, ri, steady(h.MiBPerSec, h.MiBPerSec*(1<<20), h.Interval, "MiB/s", figure(h.MiBPerSec, "MiB/s")))
 			}
 			if h.TTFBNs > 0 {
 				ms := float64(h.TTFBNs) / 1e6
