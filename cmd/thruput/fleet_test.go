@@ -10,6 +10,9 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,6 +22,7 @@ import (
 	"github.com/thruput/thruput/internal/fleet"
 	"github.com/thruput/thruput/internal/nettest"
 	"github.com/thruput/thruput/internal/report"
+	"github.com/thruput/thruput/internal/result"
 )
 
 // fleetLab is hosts h1..hN, each a namespace with its own sshd, on one
@@ -95,6 +99,21 @@ func (l *fleetLab) silent(t *testing.T) string {
 		}
 	})
 	return ln.Addr().String()
+}
+
+// tinyBinary builds a program that does nothing, statically, for goarch.
+func tinyBinary(t *testing.T, goarch string) string {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "main.go")
+	os.WriteFile(src, []byte("package main\n\nfunc main() {}\n"), 0o600)
+	out := filepath.Join(dir, "tiny")
+	cmd := exec.Command("go", "build", "-o", out, src)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+goarch)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v %s", err, b)
+	}
+	return out
 }
 
 // target is a directory the hosts' user may measure in.
@@ -197,12 +216,21 @@ func TestFleetRun(t *testing.T) {
 			t.Errorf("second run, %s: %+v", name, h)
 		}
 	}
-	// A damaged cache entry (a wrong platform's file) is replaced.
+	// A cache entry for another platform (which the kernel refuses to
+	// run) is replaced.
 	bins, _ := filepath.Glob(filepath.Join(l.sshd[1].Dir, "cache", "thruput", "*", "thruput"))
 	if len(bins) != 1 {
 		t.Fatalf("cache of h1: %v", bins)
 	}
-	os.WriteFile(bins[0], []byte("#!/bin/sh\necho wrong platform\n"), 0o755)
+	other := "arm64"
+	if runtime.GOARCH == other {
+		other = "amd64"
+	}
+	foreign, err := os.ReadFile(tinyBinary(t, other))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(bins[0], foreign, 0o755)
 	o = l.thruput(t, append([]string{"fleet", "run", "--json", "--hosts", "h1", "--"}, l.quick(t)...)...)
 	if h := fleetLines(t, o)["h1"]; h.SentBytes == 0 {
 		t.Errorf("a wrong cache entry was used: %+v %s", h, o.stderr)
@@ -583,5 +611,82 @@ func TestFleetHostKeys(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(l.known); string(b) != home {
 		t.Errorf("~/.ssh/known_hosts changed although --known-hosts was given:\n%s", b)
+	}
+}
+
+// Hosts chosen by inventory group and by file, with the inventory's
+// labels on their runs; the runs compared like any others; fleet net's
+// ring and star pairs, -R reaching the clients, and the heat map naming
+// the links' ceilings.
+func TestFleetSelection(t *testing.T) {
+	t.Parallel()
+	l := newFleetLab(t, 0, 0, 0)
+	inv := filepath.Join(l.home, "lab.yaml")
+	os.WriteFile(inv, []byte(`labels: {site: lab}
+hosts:
+  - name: h1
+    labels: {board: pi4}
+    groups: [g1]
+  - name: h2
+    groups: [g1]
+  - h3
+`), 0o600)
+	o := l.thruput(t, append([]string{"fleet", "run", "--json", "--inventory", inv, "--group", "g1", "--"}, l.quick(t)...)...)
+	if got := fleetLines(t, o); o.code != 0 || len(got) != 2 || len(got["h1"].Runs) != 1 || len(got["h2"].Runs) != 1 {
+		t.Fatalf("--group g1: exit %d %+v, want h1 and h2 measured", o.code, got)
+	}
+	var runs []report.Entry
+	list := l.thruput(t, "results", "list", "--json", "--label", "site=lab", "--label", "board=pi4")
+	if err := json.Unmarshal([]byte(list.stdout), &runs); err != nil || len(runs) != 1 || runs[0].Labels["host"] != "h1" {
+		t.Errorf("the inventory's labels on h1's run: %v %s", err, list.stdout)
+	}
+	if o := l.thruput(t, "compare", "host=h1", "host=h2"); o.code != 0 || !strings.Contains(o.stdout, "host=h1") || !strings.Contains(o.stdout, "host=h2") {
+		t.Errorf("compare host=h1 host=h2: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	file := filepath.Join(l.home, "hosts.txt")
+	os.WriteFile(file, []byte("# two of them\nh2\nh3 # the last\n"), 0o600)
+	if got := fleetLines(t, l.thruput(t, "fleet", "run", "--json", "--hosts", "@"+file, "--", "version")); len(got) != 2 || got["h2"].Output == "" || got["h3"].Output == "" {
+		t.Errorf("--hosts @FILE: %+v, want h2 and h3", got)
+	}
+
+	net := func(pairs string, args ...string) fleet.Matrix {
+		t.Helper()
+		o := l.thruput(t, append([]string{"fleet", "net", "--json", "--hosts", l.hosts(3), "--pairs", pairs, "--", "-t", "1"}, args...)...)
+		var m fleet.Matrix
+		if err := json.Unmarshal([]byte(o.stdout), &m); err != nil || o.code != 0 {
+			t.Fatalf("--pairs %s: exit %d %v\n%s%s", pairs, o.code, err, o.stdout, o.stderr)
+		}
+		return m
+	}
+	names := func(m fleet.Matrix) string {
+		var ps []string
+		for _, p := range m.Pairs {
+			if p.MbitPerSecond == nil {
+				t.Errorf("%s -> %s failed: %s", p.From, p.To, p.Error)
+			}
+			ps = append(ps, p.From+">"+p.To)
+		}
+		sort.Strings(ps)
+		return strings.Join(ps, " ")
+	}
+	ring := net("ring", "-R")
+	if got := names(ring); got != "h1>h2 h2>h3 h3>h1" {
+		t.Errorf("--pairs ring: %s", got)
+	}
+	if got := names(net("star:h2")); got != "h1>h2 h2>h1 h2>h3 h3>h2" {
+		t.Errorf("--pairs star:h2: %s", got)
+	}
+	show := l.thruput(t, "results", "show", ring.Pairs[0].Run, "--json")
+	doc, err := result.Read(strings.NewReader(show.stdout))
+	if err != nil || doc.Net == nil || doc.Net.Parameters.Direction != "down" {
+		t.Fatalf("-R did not reach the client: %v\n%s", err, show.stdout)
+	}
+	page := filepath.Join(l.home, "ring.html")
+	if o := l.thruput(t, "report", "fleet="+doc.Labels["fleet"], "-o", page); o.code != 0 {
+		t.Fatalf("report fleet=: exit %d %s", o.code, o.stderr)
+	}
+	b, _ := os.ReadFile(page)
+	if !regexp.MustCompile(`<li>h\d -&gt; h\d: [^<]* at eth0, \d+ Mbit/s</li>`).Match(b) {
+		t.Errorf("the heat map names no link ceiling; the pairs' bottlenecks: %+v", doc.Bottlenecks)
 	}
 }

@@ -24,9 +24,11 @@ func (p Platform) String() string {
 func (p Platform) distName() string { return "thruput-linux-" + p.String() }
 
 // probeScript prints what platform detection reads, one fact per line:
-// the kernel's machine, the userland's word size, and /proc/cpuinfo's
-// model and architecture lines.
-const probeScript = `uname -m; getconf LONG_BIT 2>/dev/null || echo ?; grep -m 4 -E '^(model name|Processor|CPU architecture)' /proc/cpuinfo 2>/dev/null; true`
+// the kernel's machine, the userland's word size (getconf's, else the
+// ELF class of /bin/sh), and /proc/cpuinfo's model and architecture
+// lines.
+const probeScript = `uname -m; getconf LONG_BIT 2>/dev/null || case $(od -An -tu1 -j4 -N1 /bin/sh 2>/dev/null) in *1) echo 32;; *2) echo 64;; *) echo ?;; esac
+grep -m 4 -E '^(model name|Processor|CPU architecture)' /proc/cpuinfo 2>/dev/null; true`
 
 // cacheScript lists the binaries in the host's cache, a line each:
 // "sha256 path", the sum from the file written beside the binary once the

@@ -7,15 +7,18 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/thruput/thruput/internal/result"
 )
 
 func TestDetectPlatform(t *testing.T) {
 	for file, want := range map[string]string{
 		"pi1.txt":                "armv6", // ARMv6 although cpuinfo says architecture 7
 		"pi2.txt":                "armv7",
-		"pi4-32bit-userland.txt": "armv7", // 64-bit kernel, 32-bit userland
+		"pi4-32bit-userland.txt": "armv7", // 64-bit kernel (ARMv8, aarch64), 32-bit userland
 		"pi5-64bit.txt":          "arm64",
 		"visionfive2.txt":        "riscv64",
 	} {
@@ -32,6 +35,21 @@ func TestDetectPlatform(t *testing.T) {
 		if p, err := DetectPlatform(bad); err == nil {
 			t.Errorf("%q: %v, want an error", bad, p)
 		}
+	}
+	// Without getconf, the userland's word size is /bin/sh's ELF class.
+	bin := t.TempDir()
+	for _, tool := range []string{"uname", "od", "grep"} {
+		p, err := exec.LookPath(tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Symlink(p, filepath.Join(bin, tool))
+	}
+	probe := exec.Command("/bin/sh", "-c", probeScript)
+	probe.Env = []string{"PATH=" + bin}
+	out, err := probe.Output()
+	if lines := strings.Split(string(out), "\n"); err != nil || len(lines) < 2 || lines[1] != strconv.Itoa(strconv.IntSize) {
+		t.Errorf("probe without getconf: %q %v, want %d-bit", out, err, strconv.IntSize)
 	}
 	if got := (Platform{GOARCH: "arm", GOARM: 6}).distName(); got != "thruput-linux-armv6" {
 		t.Errorf("distName %q, want make dist's name", got)
@@ -347,5 +365,37 @@ func TestPickStatic(t *testing.T) {
 	os.WriteFile(script, []byte("#!/bin/sh\n"), 0o755)
 	if _, err := pick([]string{script}); err == nil {
 		t.Error("a script was taken for thruput")
+	}
+}
+
+func TestSysinfoRow(t *testing.T) {
+	for out, want := range map[string]string{
+		"raspberrypi,4-model-b\nbrcm,bcm2711\nHardware\t: BCM2835\n": "BCM2711",
+		"starfive,visionfive-2-v1.3b\nstarfive,jh7110\n":             "JH7110",
+		"Hardware\t: BCM2835\n":                                      "BCM2835",
+		"":                                                           "",
+	} {
+		if got := parseSoC(out); got != want {
+			t.Errorf("parseSoC(%q) = %q, want %q", out, got, want)
+		}
+	}
+	down := false
+	infos := []HostInfo{{
+		Host: "pi4", Platform: "armv7", SoC: "BCM2711",
+		Machine: &result.Host{Board: "Raspberry Pi 4 Model B Rev 1.4", CPUModel: "ARMv7 Processor rev 3 (v7l)", CPUCores: 4, MemoryBytes: 4 << 30},
+		System: &result.System{
+			BlockDevices:  []result.BlockDevice{{Name: "mmcblk0", SizeBytes: 32 << 30, Bus: "sd"}, {Name: "sda", SizeBytes: 1 << 40, Bus: "usb"}},
+			NetInterfaces: []result.NetInterface{{Name: "eth0", SpeedMbps: 1000}, {Name: "wlan0", WiFi: &result.WiFiLink{TxBitrateMbps: 72.2}}, {Name: "eth1", Carrier: &down}},
+		},
+	}, {Host: "pi1", Error: "connect to pi1:22: connection refused"}}
+	var out strings.Builder
+	if err := WriteSysinfo(&out, infos, "table"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Raspberry Pi 4 Model B Rev 1.4", "BCM2711, ARMv7 Processor rev 3 (v7l) (4 cores)", "4.0 GiB",
+		"mmcblk0 32.0 GiB sd, sda 1.0 TiB usb", "eth0 1000 Mbit/s, wlan0 wifi 72.2 Mbit/s, eth1 no link", "failed: connect to pi1:22"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no %q in\n%s", want, out.String())
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,11 +16,14 @@ import (
 // HostInfo is one host's machine context as fleet sysinfo collects it:
 // the host's own `thruput sysinfo --json`, and the facts the table shows.
 type HostInfo struct {
-	Host     string         `json:"host"`
-	Platform string         `json:"platform,omitempty"`
-	Machine  *result.Host   `json:"machine,omitempty"`
-	System   *result.System `json:"system,omitempty"`
-	Error    string         `json:"error,omitempty"`
+	Host     string `json:"host"`
+	Platform string `json:"platform,omitempty"`
+	// SoC is the system on a chip, from the device tree (BCM2711,
+	// JH7110), where the host has one.
+	SoC     string         `json:"soc,omitempty"`
+	Machine *result.Host   `json:"machine,omitempty"`
+	System  *result.System `json:"system,omitempty"`
+	Error   string         `json:"error,omitempty"`
 }
 
 // Sysinfo collects every host's `thruput sysinfo`.
@@ -48,6 +52,12 @@ func (f *Fleet) Sysinfo(ctx context.Context, hosts []Host) []HostInfo {
 			return fmt.Errorf("the host returned output that is not thruput's: %v", err)
 		}
 		info.Machine, info.System = &doc.Host, &doc.System
+		// The host's thruput does not name the SoC; the device tree does.
+		var soc strings.Builder
+		if err := s.run(ctx, socScript, nil, &limitWriter{w: &soc, n: 4 << 10}); err != nil {
+			return fmt.Errorf("reading the SoC: %w", err)
+		}
+		info.SoC = parseSoC(soc.String())
 		return nil
 	})
 	for i, err := range errs {
@@ -58,25 +68,50 @@ func (f *Fleet) Sysinfo(ctx context.Context, hosts []Host) []HostInfo {
 	return out
 }
 
-// WriteSysinfo prints one row per host: board, CPU, memory, storage and
-// network interfaces with their links.
+// socScript prints the device tree's compatible list, a line each (the
+// board's first, the SoC's last), and the kernel's Hardware line.
+const socScript = `tr '\0' '\n' < /proc/device-tree/compatible 2>/dev/null; grep -m 1 '^Hardware' /proc/cpuinfo 2>/dev/null; true`
+
+// parseSoC reads socScript's output: the last compatible entry's chip
+// ("brcm,bcm2711" is BCM2711), else /proc/cpuinfo's Hardware, which
+// Raspberry Pi kernels set to BCM2835 on every model.
+func parseSoC(out string) string {
+	var compat, hardware string
+	for _, l := range strings.Split(out, "\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "Hardware" {
+			hardware = strings.TrimSpace(v)
+		} else if _, chip, ok := strings.Cut(strings.TrimSpace(l), ","); ok && chip != "" {
+			compat = strings.ToUpper(chip)
+		}
+	}
+	if compat != "" {
+		return compat
+	}
+	return hardware
+}
+
+// WriteSysinfo prints one row per host: model, SoC and CPU, memory,
+// storage and network interfaces with their link speeds.
 func WriteSysinfo(w io.Writer, infos []HostInfo, format string) error {
 	if format == "json" {
 		return writeJSON(w, infos)
 	}
-	rows := [][]string{{"host", "platform", "board / CPU", "memory", "storage", "network", "status"}}
+	rows := [][]string{{"host", "platform", "model", "SoC / CPU", "memory", "storage", "network", "status"}}
 	for _, in := range infos {
 		if in.Machine == nil {
-			rows = append(rows, []string{in.Host, dash(in.Platform), "-", "-", "-", "-", "failed: " + in.Error})
+			rows = append(rows, []string{in.Host, dash(in.Platform), "-", "-", "-", "-", "-", "failed: " + in.Error})
 			continue
 		}
 		m := in.Machine
-		board := m.Board
-		if board == "" {
-			board = m.CPUModel
+		var cpu []string
+		for _, c := range []string{in.SoC, m.CPUModel} {
+			if c != "" && !slices.Contains(cpu, c) {
+				cpu = append(cpu, c)
+			}
 		}
+		chip := strings.Join(cpu, ", ")
 		if m.CPUCores > 0 {
-			board += fmt.Sprintf(" (%d cores)", m.CPUCores)
+			chip += fmt.Sprintf(" (%d cores)", m.CPUCores)
 		}
 		var disks, nics []string
 		for _, d := range in.System.BlockDevices {
@@ -96,6 +131,8 @@ func WriteSysinfo(w io.Writer, infos []HostInfo, format string) error {
 				s += " wifi " + strconv.FormatFloat(n.WiFi.TxBitrateMbps, 'f', -1, 64) + " Mbit/s"
 			case n.SpeedMbps > 0:
 				s += " " + strconv.Itoa(n.SpeedMbps) + " Mbit/s"
+			case n.Carrier != nil && !*n.Carrier:
+				s += " no link"
 			}
 			nics = append(nics, s)
 		}
@@ -103,7 +140,7 @@ func WriteSysinfo(w io.Writer, infos []HostInfo, format string) error {
 		if m.MemoryBytes > 0 {
 			mem = units.IEC(m.MemoryBytes)
 		}
-		rows = append(rows, []string{in.Host, dash(in.Platform), dash(board), mem, dash(strings.Join(disks, ", ")), dash(strings.Join(nics, ", ")), "ok"})
+		rows = append(rows, []string{in.Host, dash(in.Platform), dash(m.Board), dash(strings.TrimSpace(chip)), mem, dash(strings.Join(disks, ", ")), dash(strings.Join(nics, ", ")), "ok"})
 	}
 	return writeRows(w, rows, format == "markdown")
 }
