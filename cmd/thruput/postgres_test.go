@@ -61,6 +61,23 @@ func TestPostgresStore(t *testing.T) {
 	if o := runOutcome(t, bare, nil); o.code != 0 || !strings.Contains(o.stdout, a.ID[:15]) {
 		t.Errorf("a URL completed by PGHOST and PGPASSWORD: exit %d %s%s", o.code, o.stdout, o.stderr)
 	}
+	// Labels change the same way on both.
+	for _, db := range []string{lite, pg} {
+		if o := thruput(t, "results", "label", "--db", db, a.ID[:len(a.ID)-2], "slot=3", "card="); o.code != 0 || !strings.Contains(o.stderr, "is labelled fs=tmp slot=3") {
+			t.Errorf("results label on %s: exit %d %s", db, o.code, o.stderr)
+		}
+		if o := thruput(t, "results", "list", "--db", db, "--label", "slot=3", "--format", "csv"); !strings.Contains(o.stdout, a.ID) || strings.Contains(o.stdout, "card=a") {
+			t.Errorf("the list after labelling on %s:\n%s", db, o.stdout)
+		}
+		for _, args := range [][]string{{"nope-nope", "a=b"}, {a.ID, "bad key=x"}, {a.ID, "a=b", "a="}} {
+			if o := thruput(t, append([]string{"results", "label", "--db", db}, args...)...); o.code != 2 {
+				t.Errorf("results label %q on %s: exit %d %s", args, db, o.code, o.stderr)
+			}
+		}
+		if o := thruput(t, "results", "label", "--db", db, a.ID, "card=a", "slot="); o.code != 0 {
+			t.Errorf("restoring the labels on %s: exit %d %s", db, o.code, o.stderr)
+		}
+	}
 	// Text PostgreSQL refuses is the user's to fix, not a failure.
 	for _, args := range [][]string{{"results", "list", "--host", "\xff"}, {"results", "list", "--label", "card=\xff"}, {"results", "show", "\xff\xfe\xfd\xfc"}} {
 		if o := thruput(t, append(args, "--db", pg)...); o.code != 2 {

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -19,7 +21,7 @@ import (
 func newResultsCmd(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "results",
-		Short: "The history: list, show, compare, export, import and delete stored runs",
+		Short: "The history: list, show, compare, export, import, label and delete stored runs",
 		Long: `Every run of every method is kept in the result store, unless it was given
 --no-save: a SQLite file, or a PostgreSQL database (a postgres:// URL or a
 libpq string such as 'host=db.lab dbname=thruput') that many machines share.
@@ -36,7 +38,7 @@ their id or any unique prefix of it (at least 4 characters).`,
 	// compare is also a command of its own, `thruput compare`: the same
 	// command in both places.
 	c.AddCommand(newResultsListCmd(a), newResultsShowCmd(a), newCompareCmd(a), newResultsExportCmd(a),
-		newResultsImportCmd(a), newResultsDeleteCmd(a), newResultsPushCmd(a), newResultsPullCmd(a))
+		newResultsImportCmd(a), newResultsLabelCmd(a), newResultsDeleteCmd(a), newResultsPushCmd(a), newResultsPullCmd(a))
 	return c
 }
 
@@ -157,6 +159,54 @@ func newResultsShowCmd(a *app) *cobra.Command {
 			return a.emit(doc, format)
 		},
 	}
+}
+
+func newResultsLabelCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "label ID key=value|key= ...",
+		Short: "Set or remove labels of a stored run (key= removes the key)",
+		Example: `  thruput results label 20261121T0530 card=sandisk-extreme fs=ext4
+  thruput results label 20261121T0530 site=`,
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			set, remove, err := store.ParseLabelEdits(args[1:])
+			if err != nil {
+				return usage.Wrap(err)
+			}
+			s, err := a.readStore()
+			if err != nil {
+				return err
+			}
+			l, ok := s.(store.Labeler)
+			if !ok {
+				return fmt.Errorf("the store %s cannot change labels", s.Path())
+			}
+			id, labels, err := l.Label(args[0], set, remove)
+			if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) {
+				return usage.Wrap(err)
+			}
+			if err != nil {
+				return err
+			}
+			if !a.quiet {
+				fmt.Fprintf(cmd.ErrOrStderr(), "thruput: %s in %s is labelled %s\n", id, s.Path(), labelList(labels))
+			}
+			return nil
+		},
+	}
+}
+
+// labelList is labels as key=value words, sorted; "(none)" for none.
+func labelList(labels map[string]string) string {
+	if len(labels) == 0 {
+		return "(none)"
+	}
+	var ls []string
+	for k, v := range labels {
+		ls = append(ls, k+"="+v)
+	}
+	slices.Sort(ls)
+	return strings.Join(ls, " ")
 }
 
 func newResultsDeleteCmd(a *app) *cobra.Command {

@@ -83,15 +83,8 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	p := listPage{Query: q, Writable: s.o.Token != "", Version: s.o.Version, Count: len(es),
 		Statuses: []string{result.StatusOK, result.StatusPartial, result.StatusFailed, result.StatusInterrupted}}
 	for _, e := range es {
-		lr := listRun{Entry: e, Fleet: e.Labels["fleet"],
-			Trend: "/trend?" + url.Values{"host": {e.Host}, "method": {e.Method}}.Encode()}
-		var ls []string
-		for k, v := range e.Labels {
-			ls = append(ls, k+"="+v)
-		}
-		slices.Sort(ls)
-		lr.Labels = strings.Join(ls, " ")
-		p.Runs = append(p.Runs, lr)
+		p.Runs = append(p.Runs, listRun{Entry: e, Fleet: e.Labels["fleet"], Labels: labelList(e.Labels),
+			Trend: "/trend?" + url.Values{"host": {e.Host}, "method": {e.Method}}.Encode()})
 	}
 	if len(es) == pageSize {
 		older := url.Values{}
@@ -132,6 +125,14 @@ func (s *Server) storeErr(w http.ResponseWriter, err error) {
 	}
 }
 
+// runNav is the bar above a report: a way back to the list and, on a
+// single run's page of a server that may change the store, its labels
+// with a form to edit them.
+type runNav struct {
+	ID, Labels string
+	Writable   bool
+}
+
 // report answers with report's page of docs, a way back to the list
 // added at its top.
 func (s *Server) report(w http.ResponseWriter, docs []*result.Document, cmp *compare.Comparison) {
@@ -140,10 +141,19 @@ func (s *Server) report(w http.ResponseWriter, docs []*result.Document, cmp *com
 		s.fail(w, http.StatusInternalServerError, err.Error())
 		return
 	}
+	var nav runNav
+	if _, ok := s.o.Store.(store.Labeler); ok && len(docs) == 1 && cmp == nil && s.o.Token != "" {
+		nav = runNav{ID: docs[0].ID, Labels: labelList(docs[0].Labels), Writable: true}
+	}
+	var nb bytes.Buffer
+	nb.WriteString("<body>")
+	if err := pages.ExecuteTemplate(&nb, "runnav", nav); err != nil {
+		s.fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
 	page := b.Bytes()
 	if i := bytes.Index(page, []byte("<body>")); i >= 0 {
-		nav := []byte(`<body><nav style="margin:0.5em 1em;font:14px sans-serif"><a href="/">&larr; all runs</a></nav>`)
-		page = append(page[:i:i], append(nav, page[i+len("<body>"):]...)...)
+		page = append(page[:i:i], append(nb.Bytes(), page[i+len("<body>"):]...)...)
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Write(page)
@@ -244,6 +254,62 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 	w.Write(b.Bytes())
 }
 
+// labelList is labels as sorted key=value words.
+func labelList(labels map[string]string) string {
+	var ls []string
+	for k, v := range labels {
+		ls = append(ls, k+"="+v)
+	}
+	slices.Sort(ls)
+	return strings.Join(ls, " ")
+}
+
+// label sets (key=value) or removes (key=) a run's labels, one edit per
+// label field, and shows the run again.
+func (s *Server) label(w http.ResponseWriter, r *http.Request) {
+	l, ok := s.o.Store.(store.Labeler)
+	if s.o.Token == "" || !ok {
+		s.fail(w, http.StatusForbidden, "this server is read-only: start it with --token-file to allow changing labels")
+		return
+	}
+	if !s.parseForm(w, r) {
+		return
+	}
+	for _, v := range r.PostForm["label"] {
+		if !isText(v) {
+			s.fail(w, http.StatusBadRequest, "a label that is not text (a NUL byte or invalid UTF-8)")
+			return
+		}
+	}
+	set, remove, err := store.ParseLabelEdits(r.PostForm["label"])
+	if err != nil {
+		s.fail(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	id, _, err := l.Label(r.PathValue("id"), set, remove)
+	if err != nil {
+		s.storeErr(w, err)
+		return
+	}
+	http.Redirect(w, r, "/runs/"+url.PathEscape(id), http.StatusSeeOther)
+}
+
+// parseForm reads a POST's form, answering a body too large (413) or
+// malformed (400) itself.
+func (s *Server) parseForm(w http.ResponseWriter, r *http.Request) bool {
+	err := r.ParseForm()
+	var tooBig *http.MaxBytesError
+	switch {
+	case err == nil:
+		return true
+	case errors.As(err, &tooBig):
+		s.fail(w, http.StatusRequestEntityTooLarge, "the request is too large")
+	default:
+		s.fail(w, http.StatusBadRequest, err.Error())
+	}
+	return false
+}
+
 func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
 	if s.o.Token == "" {
 		s.fail(w, http.StatusForbidden, "this server is read-only: start it with --token-file to allow deleting runs")
@@ -265,13 +331,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return
 	}
-	if err := r.ParseForm(); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			s.fail(w, http.StatusRequestEntityTooLarge, "the request is too large")
-			return
-		}
-		s.fail(w, http.StatusBadRequest, err.Error())
+	if !s.parseForm(w, r) {
 		return
 	}
 	r.Header.Set("Authorization", "Bearer "+r.PostForm.Get("token"))

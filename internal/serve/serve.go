@@ -47,8 +47,9 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 type Options struct {
 	Store store.Store
 	// Token, when set, is needed for every page (a bearer token, or the
-	// cookie /login gives) and allows deleting runs; without it the
-	// server is read-only and must listen on loopback.
+	// cookie /login gives) and allows deleting runs and changing their
+	// labels; without it the server is read-only and must listen on
+	// loopback.
 	Token string
 	// Units is the pages' unit system, as report's.
 	Units string
@@ -68,6 +69,7 @@ func New(o Options) *Server {
 	s.mux.HandleFunc("GET /{$}", s.list)
 	s.mux.HandleFunc("GET /runs/{id}", s.run)
 	s.mux.HandleFunc("POST /runs/{id}/delete", s.delete)
+	s.mux.HandleFunc("POST /runs/{id}/labels", s.label)
 	s.mux.HandleFunc("GET /compare", s.compare)
 	s.mux.HandleFunc("GET /trend", s.trend)
 	s.mux.HandleFunc("GET /fleet/{id}", s.fleet)

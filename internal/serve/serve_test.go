@@ -202,9 +202,14 @@ func testPages(t *testing.T, s store.Store) {
 	if _, err := s.Get("20261101T060000Z-aaaa01"); err != nil {
 		t.Error(err)
 	}
-	// An oversized request is refused, not read.
-	if code, _ := c.do("POST", "/login", map[string]string{"Origin": c.url}, "token="+strings.Repeat("x", 1<<20)); code != 303 && code != 413 {
-		t.Errorf("an oversized POST: %d", code)
+	if code, _ := c.do("POST", "/runs/20261101T060000Z-aaaa01/labels", map[string]string{"Origin": c.url}, "label=card%3Dz"); code != 403 {
+		t.Errorf("a label change on a read-only server: %d", code)
+	}
+	if code, body := c.do("GET", "/runs/20261101T060000Z-aaaa01", nil, ""); code != 200 || strings.Contains(body, "/labels") {
+		t.Errorf("a read-only server's run page offers to change labels: %d", code)
+	}
+	if d, _ := s.Get("20261101T060000Z-aaaa01"); d.Labels["card"] != "a" {
+		t.Errorf("a refused label change changed: %v", d.Labels)
 	}
 	// Without a token, only loopback names are answered: a page of
 	// another site rebinding its name to 127.0.0.1 is not.
@@ -299,6 +304,51 @@ func TestToken(t *testing.T) {
 	}
 	if es, _ := s.List(store.Filter{Host: "pi4"}); len(es) != 1 {
 		t.Errorf("%d runs of pi4 left, want 1", len(es))
+	}
+
+	// Labels: the run's page offers the form; changes take the same
+	// checks as delete.
+	const run = "/runs/20261103T060000Z-bbbb03"
+	if code, body := c.do("GET", run, cookie, ""); code != 200 || !strings.Contains(body, `action="/runs/20261103T060000Z-bbbb03/labels"`) || !strings.Contains(body, "card=b") {
+		t.Errorf("the run's page with a token has no label form: %d", code)
+	}
+	for _, h := range []map[string]string{
+		{"Cookie": cookie["Cookie"], "Origin": "http://evil.example"},
+		{"Cookie": cookie["Cookie"]},
+		{"Authorization": bearer["Authorization"], "Origin": "http://evil.example"},
+		{"Origin": c.url},
+	} {
+		if code, _ := c.do("POST", run+"/labels", h, "label=card%3Devil"); code != 403 && code != 401 {
+			t.Errorf("a cross-origin or unauthorized label change with %v: %d", h, code)
+		}
+	}
+	if d, _ := s.Get("20261103T060000Z-bbbb03"); d.Labels["card"] != "b" {
+		t.Fatalf("a refused label change changed the labels: %v", d.Labels)
+	}
+	same := map[string]string{"Cookie": cookie["Cookie"], "Origin": c.url}
+	if code, _ := c.do("POST", run+"/labels", same, "label=slot%3D2&label=card%3Dc"); code != 303 {
+		t.Errorf("a same-origin label change: %d", code)
+	}
+	if code, _ := c.do("POST", "/runs/20261103T06/labels", bearer, "label=card%3D"); code != 303 {
+		t.Errorf("removing a label with the bearer token: %d", code)
+	}
+	if d, _ := s.Get("20261103T060000Z-bbbb03"); len(d.Labels) != 1 || d.Labels["slot"] != "2" {
+		t.Errorf("after setting slot=2 and card=c, then removing card: %v", d.Labels)
+	}
+	if es, _ := s.List(store.Filter{Labels: []store.LabelQuery{{Key: "slot", Value: "2"}}}); len(es) != 1 {
+		t.Errorf("the list does not find the new label: %v", es)
+	}
+	for body, want := range map[string]int{"label=bad+key%3Dx": 400, "": 400, "label=k%3D%00": 400, "label=k%3D%ff": 400} {
+		if code, _ := c.do("POST", run+"/labels", bearer, body); code != want {
+			t.Errorf("labels %q: %d, want %d", body, code, want)
+		}
+	}
+	if code, _ := c.do("POST", "/runs/nope-nope-nope/labels", bearer, "label=a%3Db"); code != 404 {
+		t.Errorf("labelling an unknown run: %d", code)
+	}
+	// An oversized body, to a route that reads it, is refused.
+	if code, _ := c.do("POST", run+"/labels", bearer, "label=a%3D"+strings.Repeat("x", 1<<20)); code != 413 {
+		t.Errorf("an oversized POST: %d, want 413", code)
 	}
 }
 

@@ -144,6 +144,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		if _, err := s.Resolve("20260301T16\x7f"); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("a prefix whose successor is not UTF-8: %v", err)
 		}
+		if _, err := s.Resolve("2026\x00"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("a prefix with a NUL byte: %v", err)
+		}
 		if n, err := s.Delete("20260301T120000Z-aaaa01", "nope-nope"); n != 0 || err == nil {
 			t.Errorf("Delete with an unknown id deletes nothing: %d %v", n, err)
 		}
@@ -156,6 +159,39 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		}
 		if _, err := s.Get("20260301T120000Z-aaaa01"); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("Get of a deleted run: %v", err)
+		}
+	})
+	t.Run("labels", func(t *testing.T) {
+		s := fill(t)
+		l, ok := s.(store.Labeler)
+		if !ok {
+			t.Fatal("the store cannot change labels")
+		}
+		id, labels, err := l.Label("20260301T12", map[string]string{"fs": "xfs", "card": "b"}, []string{"device"})
+		if err != nil || id != "20260301T120000Z-aaaa01" || !reflect.DeepEqual(labels, map[string]string{"fs": "xfs", "card": "b"}) {
+			t.Fatalf("Label: %q %v %v", id, labels, err)
+		}
+		if d, err := s.Get(id); err != nil || !reflect.DeepEqual(d.Labels, labels) {
+			t.Errorf("the document's labels: %v %v", d.Labels, err)
+		}
+		es, _ := s.List(store.Filter{Labels: []store.LabelQuery{{Key: "fs", Value: "xfs"}}})
+		if got := ids(es); !reflect.DeepEqual(got, []string{id}) || !reflect.DeepEqual(es[0].Labels, labels) {
+			t.Errorf("a filter on the new label: %v", es)
+		}
+		if es, _ := s.List(store.Filter{Labels: []store.LabelQuery{{Key: "device", Value: "sandisk"}}}); !reflect.DeepEqual(ids(es), []string{"20260301T160000Z-cccc05"}) {
+			t.Errorf("a removed label still matches: %v", ids(es))
+		}
+		if _, labels, err := l.Label(id, nil, []string{"fs", "card"}); err != nil || labels != nil {
+			t.Errorf("removing every label: %v %v", labels, err)
+		}
+		if d, _ := s.Get(id); d.Labels != nil {
+			t.Errorf("labels left: %v", d.Labels)
+		}
+		if _, _, err := l.Label(id, map[string]string{"bad key": "x"}, nil); err == nil {
+			t.Error("a label key with a space was set")
+		}
+		if _, _, err := l.Label("nope-nope", map[string]string{"a": "b"}, nil); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("labelling an unknown run: %v", err)
 		}
 	})
 	t.Run("all or nothing", func(t *testing.T) {
