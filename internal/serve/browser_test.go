@@ -87,7 +87,23 @@ func TestInChromium(t *testing.T) {
 		t.Errorf("the run's page draws %d charts (%v), want the write and read sweeps", charts, err)
 	}
 	run("a trend", chromedp.Navigate(c.url+"/trend?host=pi4&method=disk.sweep"), chromedp.WaitReady("svg"))
-	run("the fleet matrix", chromedp.Navigate(c.url+"/fleet/f1"), chromedp.WaitReady("h2"))
+	// Each chart of the trend has a point for each of pi4's three runs.
+	points, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`[...document.querySelectorAll('svg')].map(s => s.querySelectorAll('path.point').length)`))
+	if err != nil || len(points) == 0 {
+		t.Errorf("the trend draws no chart: %v %v", points, err)
+	}
+	for i, n := range points {
+		if n < 3 {
+			t.Errorf("the trend's chart %d has %d points, want one for each of the 3 runs at least", i, n)
+		}
+	}
+	run("the fleet matrix", chromedp.Navigate(c.url+"/fleet/f1"), chromedp.WaitReady("table.matrix"))
+	// h1 to h2 94.1 Mbit/s, h2 to h1 93.8: a row per client, a column per
+	// server.
+	cells, err := chromedp.Run(ctx, chromedp.Evaluate[[][]string](`[...document.querySelectorAll('table.matrix tbody tr')].map(r => [...r.cells].map(c => c.innerText.trim()))`))
+	if err != nil || len(cells) != 2 || len(cells[0]) != 3 || cells[0][0] != "h1" || cells[0][2] != "94.1" || cells[1][0] != "h2" || cells[1][1] != "93.8" {
+		t.Errorf("the fleet matrix's cells: %q %v, want h1 -> h2 94.1 and h2 -> h1 93.8", cells, err)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	for _, p := range problems {
