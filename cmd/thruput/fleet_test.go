@@ -468,6 +468,13 @@ func TestFleetHostTimeout(t *testing.T) {
 	if took > 4*time.Second {
 		t.Errorf("fleet run --host-timeout 2s took %v", took)
 	}
+	// A run longer than the timeout is stopped, cleans up, and says why.
+	target := l.target(t)
+	o = l.thruput(t, "fleet", "run", "--json", "--host-timeout", "2s", "--hosts", "h2", "--", "disk", "random", target, "--time", "20s", "--total-size", "4M", "--files", "2")
+	if got := fleetLines(t, o)["h2"]; o.code != 1 || !strings.Contains(got.Error, "timeout (2s); the host: ") {
+		t.Errorf("a run past --host-timeout: exit %d %+v", o.code, got)
+	}
+	emptyDir(t, target)
 
 	// net: h1 and h2 are measured, the silent host fails once, with its
 	// reason on a line of its own.

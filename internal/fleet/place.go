@@ -126,7 +126,13 @@ func finish(ctx context.Context, c *Conn, in io.WriteCloser, stdin io.Reader, er
 	}
 	var ee *ssh.ExitError
 	if errors.As(err, &ee) {
-		return &exitError{status: ee.ExitStatus(), stderr: strings.TrimSpace(errb.String())}
+		xe := &exitError{status: ee.ExitStatus(), stderr: strings.TrimSpace(errb.String())}
+		// A command the host timeout ended says it was interrupted;
+		// the reason is the timeout.
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("%w; the host: %s", context.Cause(ctx), lastLine(xe.Error()))
+		}
+		return xe
 	}
 	var missing *ssh.ExitMissingError
 	switch {

@@ -313,8 +313,8 @@ func (f *Fleet) Run(ctx context.Context, hosts []Host, args []string) []HostResu
 // each calls fn for every host, Parallel at a time, each bounded by
 // HostTimeout, and gives each host's error. A host still waiting for its
 // turn when ctx ends is not started, and says so. The progress stream
-// gets each host's state after fn: ok (as fn succeeding is called) or
-// failed with the reason.
+// gets each host's state after fn: the word ok when it succeeded, else
+// failed and why.
 func (f *Fleet) each(ctx context.Context, hosts []Host, ok string, fn func(context.Context, int, Host) error) []error {
 	limit := f.opts.Parallel
 	if limit <= 0 || limit > len(hosts) {
