@@ -476,6 +476,19 @@ func TestFleetHostTimeout(t *testing.T) {
 	}
 	emptyDir(t, target)
 
+	// A host that logs in and whose shell never answers.
+	keys := filepath.Join(l.sshd[2].Dir, "authorized_keys")
+	key, _ := os.ReadFile(keys)
+	os.WriteFile(keys, append([]byte(`command="sleep 60" `), key...), 0o644)
+	start = time.Now()
+	o = l.thruput(t, "fleet", "net", "--json", "--host-timeout", "2s", "--no-save", "--hosts", "h1,h2")
+	var m fleet.Matrix
+	json.Unmarshal([]byte(o.stdout), &m)
+	if took := time.Since(start); o.code != 1 || len(m.FailedHosts) != 1 || m.FailedHosts[0].Host != "h2" || !strings.Contains(m.FailedHosts[0].Error, "timeout (2s)") || took > 4*time.Second {
+		t.Errorf("fleet net with a silent shell: exit %d after %v\n%s%s", o.code, took, o.stdout, o.stderr)
+	}
+	os.WriteFile(keys, key, 0o644)
+
 	// net: h1 and h2 are measured, the silent host fails once, with its
 	// reason on a line of its own.
 	start = time.Now()
