@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/thruput/thruput/internal/nettest"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/suite"
 )
 
 const mib = 1 << 20
@@ -252,5 +255,66 @@ func TestPreviousRun(t *testing.T) {
 	// Other parameters are another test: nothing to set it against.
 	if doc := sweepJSON(t, "--db", db, "--sizes", "4k", "--file-size", "1M", dir); doc.Previous != nil {
 		t.Errorf("a sweep of other block sizes was set against %+v", doc.Previous)
+	}
+}
+
+// TestSuiteBudget: the quick suite on a tmpfs with --budget 60s ends
+// within the budget and a few seconds more, and names each figure that
+// did not reach ±2 %, in words that say why.
+func TestSuiteBudget(t *testing.T) {
+	fstest.Long(t, "runs a one-minute suite")
+	t.Parallel()
+	mnt := fstest.Tmpfs(t, 512*mib)
+	dir := t.TempDir()
+	start := time.Now()
+	o := thruput(t, "suite", "--disk", mnt, "--quick", "--budget", "60s", "--db", dir+"/r.db", "-q", "-o", dir+"/s.html")
+	took := time.Since(start)
+	t.Logf("took %v\n%s", took, o.stderr)
+	// disk mark refuses tmpfs (its presets are O_DIRECT); the others run.
+	if o.code != 0 && (o.code != 1 || !strings.Contains(o.stderr, "1 of the suite's runs failed: mark ")) {
+		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	if took > 66*time.Second {
+		t.Errorf("a 60 s budget took %v", took)
+	}
+	named := regexp.MustCompile(`^thruput suite: not stable: disk\.(sweep|random|mark) \S+ .+ \((too short for an interval|±[0-9.]+%, wanted ±2%|too few windows, wanted ±2%)\)$`)
+	n := 0
+	for _, l := range strings.Split(strings.TrimSpace(o.stderr), "\n") {
+		if strings.Contains(l, "not stable") {
+			n++
+			if !named.MatchString(l) {
+				t.Errorf("named as %q", l)
+			}
+		}
+	}
+	// A 1 MiB step writes its 32 MiB to tmpfs in a few milliseconds.
+	if n == 0 {
+		t.Errorf("no figure named as unsettled:\n%s", o.stderr)
+	}
+}
+
+// TestSuiteBudgetParses: the bounds a budget gives the steps as they run
+// parse as the commands' flags.
+func TestSuiteBudgetParses(t *testing.T) {
+	for _, full := range []bool{false, true} {
+		o := suite.Options{Disks: []string{"/mnt/usb"}, Net: "pi4:5201", HTTP: "http://pi4:8080/", Full: full, Budget: 2 * time.Hour}
+		if !full {
+			o.Budget = 3 * time.Minute
+		}
+		plan, err := suite.Plan(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		suite.Run(context.Background(), plan, suite.Rounds{ID: "s", Repeat: 1, Budget: o.Budget / 3}, func(_ context.Context, args []string) error {
+			root := newRoot(&app{argv: []string{"thruput"}})
+			cmd, rest, err := root.Find(args)
+			if err == nil {
+				err = cmd.ParseFlags(rest)
+			}
+			if err != nil {
+				t.Errorf("%v: %v", args, err)
+			}
+			return nil
+		}, func(string, error) {})
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -76,13 +77,21 @@ the rounds side by side.`,
 	fl.IntVar(&f.repeat, "repeat", 1, "run the whole suite this many times")
 	fl.Var(units.NewDuration(&f.every, 0), "every", "with --repeat, start a round this long after the previous one started (default: right after)")
 	f.stable.add(fl)
-	fl.Var(units.NewDuration(&f.budget, 0), "budget", "fit a round's timed phases in this long: each runs until stable (--until-stable, 2 % by default), bounded by an equal share; the figures that did not get there are named")
+	fl.Var(units.NewDuration(&f.budget, 0), "budget", "fit a round in this long: each phase runs until stable (--until-stable, 2 % by default), bounded by its share of what is left once files to lay out and omitted starts are set aside (never above the plan's own bound); the figures that did not get there are named")
 	a.addSaveFlags(fl)
 	return c
 }
 
 func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
+	if a.output != "" && strings.ToLower(filepath.Ext(a.output)) != ".html" {
+		return usage.Errorf("-o %s: the suite writes an HTML report; name it .html", a.output)
+	}
+	// -o names the report, not the list of runs: its extension says
+	// nothing of the list's format.
+	html := a.output
+	a.output = ""
 	format, err := a.listFormat()
+	a.output = html
 	if err != nil {
 		return err
 	}
@@ -117,9 +126,6 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 	}
 	if f.httpURL != "" && !strings.HasPrefix(f.httpURL, "http://") && !strings.HasPrefix(f.httpURL, "https://") {
 		return usage.Errorf("--http %q: an http:// or https:// URL", f.httpURL)
-	}
-	if a.output != "" && strings.ToLower(filepath.Ext(a.output)) != ".html" {
-		return usage.Errorf("-o %s: the suite writes an HTML report; name it .html", a.output)
 	}
 	if a.noSave {
 		return usage.Errorf("the suite keeps its runs in the store for its report; --no-save does not apply")
@@ -159,7 +165,7 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 	if !a.quiet {
 		log = stderr
 	}
-	failed := suite.Run(ctx, plan, suite.Rounds{ID: suiteID, Repeat: f.repeat, Every: f.every, Labels: a.labels, Quiet: a.quiet, Log: log},
+	failed := suite.Run(ctx, plan, suite.Rounds{ID: suiteID, Repeat: f.repeat, Every: f.every, Labels: a.labels, Quiet: a.quiet, Log: log, Budget: f.budget},
 		func(ctx context.Context, args []string) error {
 			// One step follows another against the same server, which may
 			// still be closing the last test: busy is worth a few tries.
@@ -203,14 +209,10 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 		_, werr = fmt.Fprintf(w, "\nReport: %s\n", path)
 	}
 	// With a target, the figures that did not get there are named.
-	for _, d := range docs {
-		for _, ni := range d.Intervals() {
-			if iv := ni.Interval; iv.Target > 0 && !iv.Converged {
-				width := "too few windows"
-				if iv.Known() {
-					width = fmt.Sprintf("±%.1f%%", iv.Relative*100)
-				}
-				fmt.Fprintf(stderr, "thruput suite: not stable: %s %s %s (%s, wanted ±%g%%)\n", d.Method, targetOf(d), ni.Name, width, iv.Target*100)
+	if so.Target > 0 || f.budget > 0 {
+		for _, d := range docs {
+			for _, s := range unsettled(d) {
+				fmt.Fprintf(stderr, "thruput suite: not stable: %s %s %s\n", d.Method, targetOf(d), s)
 			}
 		}
 	}
@@ -221,6 +223,56 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 		return errors.Join(fmt.Errorf("%d of the suite's runs failed: %s", len(failed), strings.Join(failed, ", ")), werr)
 	}
 	return werr
+}
+
+// unsettled names a run's figures that did not reach their target: an
+// interval still too wide at the bound, or none at all, a phase shorter
+// than the windows an interval takes (its figure is in the table, without
+// a ±).
+func unsettled(d *result.Document) []string {
+	var out []string
+	check := func(name string, iv *result.Interval) {
+		switch {
+		case iv == nil:
+			out = append(out, name+" (too short for an interval)")
+		case iv.Target > 0 && !iv.Converged:
+			width := "too few windows"
+			if iv.Known() {
+				width = fmt.Sprintf("±%.1f%%", iv.Relative*100)
+			}
+			out = append(out, fmt.Sprintf("%s (%s, wanted ±%g%%)", name, width, iv.Target*100))
+		}
+	}
+	labels := result.TargetLabels(d.Targets)
+	switch {
+	case d.Sweep != nil:
+		for _, s := range d.Sweep.Steps {
+			check(fmt.Sprintf("%s %s %s", labels[s.Target], units.BlockLabel(s.BlockSize), s.Phase), s.Interval)
+		}
+	case d.Random != nil:
+		check("reads+writes", d.Random.Interval)
+	case d.IO != nil:
+		for i, r := range d.IO.Runs {
+			if x := cmp.Or(r.Read, r.Write); x != nil {
+				check(fmt.Sprintf("run %d", i+1), x.Interval)
+			}
+		}
+	case d.Mark != nil:
+		for _, r := range d.Mark.Results {
+			check(r.Preset+" "+r.Phase, r.Interval)
+		}
+	case d.Net != nil:
+		for _, s := range d.Net.Sums {
+			check(s.Direction, s.Interval)
+		}
+	case d.HTTP != nil:
+		for i, r := range d.HTTP.Runs {
+			if r.Error == "" {
+				check(fmt.Sprintf("run %d", i+1), r.Interval)
+			}
+		}
+	}
+	return out
 }
 
 // targetOf names where a run measured: its first target, or its server.
