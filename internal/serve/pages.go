@@ -37,8 +37,8 @@ type listRun struct {
 	Trend  string
 }
 
-// when reads a time filter: what --since and --until take, or the exact
-// time an "older runs" link carries.
+// when reads a time filter: what --since and --until take, or an exact
+// time.
 func when(s string) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t, nil
@@ -69,6 +69,13 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusBadRequest, "until: "+err.Error())
 		return
 	}
+	// The page before ended at this run: the next starts after it.
+	if f.BeforeID = q.Get("before_id"); f.BeforeID != "" {
+		if f.Before, err = time.Parse(time.RFC3339Nano, q.Get("before")); err != nil {
+			s.fail(w, http.StatusBadRequest, "before: want the time an older-runs link carries")
+			return
+		}
+	}
 	switch f.Status {
 	case "", result.StatusOK, result.StatusPartial, result.StatusFailed, result.StatusInterrupted:
 	default:
@@ -87,11 +94,13 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 			Trend: "/trend?" + url.Values{"host": {e.Host}, "method": {e.Method}}.Encode()})
 	}
 	if len(es) == pageSize {
+		last := es[len(es)-1]
 		older := url.Values{}
 		for k, v := range q {
 			older[k] = v
 		}
-		older.Set("until", es[len(es)-1].StartedAt.Format(time.RFC3339Nano))
+		older.Set("before", last.StartedAt.Format(time.RFC3339Nano))
+		older.Set("before_id", last.ID)
 		p.Older = "/?" + older.Encode()
 	}
 	s.html(w, "list.html", p)

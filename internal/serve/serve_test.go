@@ -2,6 +2,8 @@ package serve
 
 import (
 	"context"
+	"fmt"
+	"html"
 	"io"
 	"net"
 	"net/http"
@@ -9,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -390,5 +393,46 @@ func TestMetrics(t *testing.T) {
 	cmd.Stdin = strings.NewReader(body)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
+}
+
+// TestOlderRuns: the list's "Older runs" links page through runs that
+// share a start time without losing or repeating any.
+func TestOlderRuns(t *testing.T) {
+	s, err := store.Open(filepath.Join(t.TempDir(), "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	var docs []*result.Document
+	for i := range 230 {
+		docs = append(docs, sweep(fmt.Sprintf("20261110T060000Z-p%05d", i), "pi4", 9+min(i, 20)/10, 40, nil))
+	}
+	if _, _, err := s.SaveAll(docs); err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, Options{Store: s})
+	row := regexp.MustCompile(`<tr data-id="([^"]+)">`)
+	older := regexp.MustCompile(`<a href="(/\?[^"]+)">Older runs</a>`)
+	seen := map[string]bool{}
+	pages := 0
+	for path := "/"; path != ""; pages++ {
+		code, body := c.do("GET", path, nil, "")
+		if code != 200 || pages > 5 {
+			t.Fatalf("GET %s: %d (page %d)", path, code, pages)
+		}
+		for _, m := range row.FindAllStringSubmatch(body, -1) {
+			if seen[m[1]] {
+				t.Errorf("%s is on two pages", m[1])
+			}
+			seen[m[1]] = true
+		}
+		path = ""
+		if m := older.FindStringSubmatch(body); m != nil {
+			path = html.UnescapeString(m[1])
+		}
+	}
+	if len(seen) != 230 || pages != 3 {
+		t.Errorf("%d pages showed %d of the 230 runs", pages, len(seen))
 	}
 }

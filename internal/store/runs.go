@@ -437,6 +437,12 @@ type Filter struct {
 	IDs []string
 	// Limit keeps the newest Limit runs; 0 is no limit.
 	Limit int
+	// BeforeID, when set, continues a list newest first after the run of
+	// that id started at Before: only runs older than it, or as old with
+	// a smaller id, are selected, so a page boundary among runs sharing
+	// a start time neither loses nor repeats any.
+	Before   time.Time
+	BeforeID string
 }
 
 // LabelQuery matches a run's label: Key=Value, or with Any the key
@@ -504,6 +510,11 @@ func (f *Filter) where() (string, []any, error) {
 	if f.Status != "" {
 		conds = append(conds, `status = ?`)
 		args = append(args, f.Status)
+	}
+	if f.BeforeID != "" {
+		ns := unixNano(f.Before)
+		conds = append(conds, `(started_at < ? OR started_at = ? AND id < ?)`)
+		args = append(args, ns, ns, f.BeforeID)
 	}
 	if len(f.IDs) > 0 {
 		var or []string
@@ -620,9 +631,22 @@ func (s *DB) Latest(f Filter) ([]*result.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	sub := `SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY host, method, target ORDER BY started_at DESC, id DESC) AS n
+	sub := `SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY host, method, target, ` + s.peer() + ` ORDER BY started_at DESC, id DESC) AS n
 		FROM runs WHERE status = 'ok' AND ` + w + `) latest WHERE n = 1`
 	return s.documentsIn(context.Background(), sub, args)
+}
+
+// peer tells a network server's runs apart by their client, which the
+// target (the address the server listened on) does not: the client's
+// address as the server saw it, without the port, which changes every
+// test (trimming digits, then the colon, leaves the host; a series per
+// client host, not per test). Only server runs pay for reading the JSON.
+func (s *DB) peer() string {
+	client := `json_extract(json, '$.net.parameters.client')`
+	if s.dialect == PostgreSQL {
+		client = `(json::jsonb #>> '{net,parameters,client}')`
+	}
+	return `CASE WHEN method = 'net.server' THEN (SELECT rtrim(rtrim(` + client + `, '0123456789'), ':') FROM documents WHERE run_id = runs.id) ELSE '' END`
 }
 
 // documentsIn reads the documents of the ids the subquery gives.

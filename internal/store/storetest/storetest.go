@@ -126,6 +126,58 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		if ds, _ := s.Latest(store.Filter{Host: "pi5"}); len(ds) != 1 {
 			t.Errorf("Latest of pi5: %d runs", len(ds))
 		}
+		// A server's runs name no target but the client that tested
+		// against it: the newest of each client counts, whatever port it
+		// came from.
+		var servers []*result.Document
+		for i, client := range []string{"10.0.0.2:40001", "10.0.0.3:40002", "10.0.0.2:40003", "[fe80::1]:40004"} {
+			d := Doc(fmt.Sprintf("20260302T0%d0000Z-ssss0%d", i, i), "net.server", "srv", 24+i, nil)
+			d.Targets = nil
+			d.Net = &result.Net{Parameters: result.NetParameters{Role: "server", Server: ":5201", Client: client}}
+			servers = append(servers, d)
+		}
+		if _, _, err := s.SaveAll(servers); err != nil {
+			t.Fatal(err)
+		}
+		ds, err = s.Latest(store.Filter{Method: "net.server"})
+		got = nil
+		for _, d := range ds {
+			got = append(got, d.ID)
+		}
+		if want := []string{"20260302T010000Z-ssss01", "20260302T020000Z-ssss02", "20260302T030000Z-ssss03"}; err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("Latest of a server's runs = %v %v, want the newest of each client %v", got, err, want)
+		}
+	})
+	t.Run("pages", func(t *testing.T) {
+		// Seven runs, five of them started at the same instant: pages of
+		// two, each continuing after the last run of the one before, give
+		// every run once.
+		s := open(t)
+		var all []*result.Document
+		for i := range 7 {
+			all = append(all, Doc(fmt.Sprintf("20260303T120000Z-pppp%02d", i), "disk.io", "pi4", min(i, 2), nil))
+		}
+		if _, _, err := s.SaveAll(all); err != nil {
+			t.Fatal(err)
+		}
+		var seen []string
+		f := store.Filter{Limit: 2}
+		for range 10 {
+			es, err := s.List(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen = append(seen, ids(es)...)
+			if len(es) < f.Limit {
+				break
+			}
+			f.Before, f.BeforeID = es[len(es)-1].StartedAt, es[len(es)-1].ID
+		}
+		want := []string{"20260303T120000Z-pppp06", "20260303T120000Z-pppp05", "20260303T120000Z-pppp04", "20260303T120000Z-pppp03",
+			"20260303T120000Z-pppp02", "20260303T120000Z-pppp01", "20260303T120000Z-pppp00"}
+		if !reflect.DeepEqual(seen, want) {
+			t.Errorf("pages gave %v, want %v", seen, want)
+		}
 	})
 	t.Run("ids and delete", func(t *testing.T) {
 		s := fill(t)
