@@ -220,7 +220,8 @@ func newFleetNetCmd(a *app) *cobra.Command {
 		Short: "Measure the network between every pair of hosts, one test per host at a time",
 		Long: `Every ordered pair of hosts (or --pairs star:HOST, ring) is measured with
 thruput net client on the first against a one-test server on the second;
-flags after -- go to net client (-t, -P, -R, -u -b ...). Tests that share a
+flags after -- go to net client (-t, -P, -R, -u -b ...; the port is
+fleet net's own --port). Tests that share a
 host never run at once: they would share its link and both figures would
 be wrong; independent pairs run side by side. Each pair is saved as a run
 labelled from=, to= and fleet=ID, and a host x host matrix of Mbit/s is
