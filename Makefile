@@ -1,7 +1,9 @@
 # thruput: the two commands a newcomer needs are `make run` and `make check`.
 
 GO        ?= go
-VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# The version the packages carry (scripts/package version), so that a
+# binary from make dist and one from make deb of one commit say the same.
+VERSION   ?= $(shell ./scripts/package version 2>/dev/null || echo dev)
 COMMIT    := $(shell git rev-parse HEAD 2>/dev/null)
 # Dates come from the commit, not the clock: two builds of one commit are
 # the same bytes (with -trimpath, no build id and no VCS stamp).
