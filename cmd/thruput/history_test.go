@@ -614,8 +614,20 @@ func TestCopySources(t *testing.T) {
 	if o := runOutcome(t, cmd, nil); o.code != 0 || !strings.Contains(o.stdout, "pulled 1 run(s)") {
 		t.Errorf("pull from a store nobody may write: exit %d %q %s", o.code, o.stdout, o.stderr)
 	}
+	// Commands that read work on a store nobody may write; one that
+	// writes says it cannot.
+	list := exec.Command(bin, "results", "list", "--db", db, "--format", "csv")
+	list.Env, list.SysProcAttr = cmd.Env, cmd.SysProcAttr
+	if o := runOutcome(t, list, nil); o.code != 0 || !strings.Contains(o.stdout, a.ID) {
+		t.Errorf("list of a store nobody may write: exit %d %q %s", o.code, o.stdout, o.stderr)
+	}
+	del := exec.Command(bin, "results", "delete", "--db", db, a.ID)
+	del.Env, del.SysProcAttr = cmd.Env, cmd.SysProcAttr
+	if o := runOutcome(t, del, nil); o.code == 0 || !strings.Contains(o.stderr, "readonly") {
+		t.Errorf("delete from a store nobody may write: exit %d %s", o.code, o.stderr)
+	}
 	if after, _ := os.ReadFile(db); !bytes.Equal(before, after) {
-		t.Error("pulling changed the source")
+		t.Error("reading changed the source")
 	}
 	if es, _ := os.ReadDir(dir); len(es) != 3 {
 		t.Errorf("pulling left files beside the source: %v", es)

@@ -229,7 +229,7 @@ func newResultsDeleteCmd(a *app) *cobra.Command {
 			}
 			n, err := s.Delete(ids...)
 			if err != nil {
-				return err
+				return fmt.Errorf("deleting from %s: %w", s.Path(), err)
 			}
 			if !a.quiet {
 				fmt.Fprintf(cmd.ErrOrStderr(), "thruput: deleted %d run(s) from %s\n", n, s.Path())

@@ -159,6 +159,13 @@ func Open(path string) (*DB, error) {
 	s := &DB{db: db, path: abs, key: abs}
 	if err := s.migrate(context.Background()); err != nil {
 		db.Close()
+		// A store the user may only read (another user's, on a read-only
+		// mount) is opened to read, as a current store needs no write:
+		// listing it works, and a save says it cannot write.
+		var se *sqlite.Error
+		if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_READONLY {
+			return OpenRead(abs)
+		}
 		return nil, err
 	}
 	return s, nil
