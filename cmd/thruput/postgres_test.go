@@ -79,7 +79,7 @@ func TestPostgresStore(t *testing.T) {
 		}
 	}
 	// Text PostgreSQL refuses is the user's to fix, not a failure.
-	for _, args := range [][]string{{"results", "list", "--host", "\xff"}, {"results", "list", "--label", "card=\xff"}, {"results", "show", "\xff\xfe\xfd\xfc"}} {
+	for _, args := range [][]string{{"results", "list", "--host", "\xff"}, {"results", "list", "--label", "card=\xff"}, {"results", "show", "\xff\xfe\xfd\xfc"}, {"compare", "card=\xff", "card=a"}} {
 		if o := thruput(t, append(args, "--db", pg)...); o.code != 2 {
 			t.Errorf("%q on PostgreSQL: exit %d %s", args, o.code, o.stderr)
 		}

@@ -455,6 +455,9 @@ type LabelQuery struct {
 // ParseLabelQuery reads a --label filter: "key=value", or "key" for runs
 // that have the key at all.
 func ParseLabelQuery(s string) (LabelQuery, error) {
+	if !utf8.ValidString(s) || strings.ContainsRune(s, 0) {
+		return LabelQuery{}, fmt.Errorf("label filter %q is not text (invalid UTF-8 or a NUL byte)", s)
+	}
 	if !strings.Contains(s, "=") {
 		// Validate the key as ParseLabel would, with a placeholder value.
 		if _, _, err := result.ParseLabel(s + "="); err != nil {
