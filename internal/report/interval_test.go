@@ -58,6 +58,9 @@ func steadyDocs() map[string]*result.Document {
 		iv.Sustained, iv.Cliff = true, &result.Cliff{AtNs: 3e9, AtBytes: 60 << 20, Before: s.Sender.BitsPerSecond / 8 * 1.4, After: s.Sender.BitsPerSecond / 8 * 0.8}
 		s.Interval = iv
 	}
+	// down: bound reached at ±3 %, after this end's 10 s.
+	down := net.Net.Sums[1].Interval
+	down.Target, down.Relative, down.HalfWidth, down.Converged, down.Windows = 0.02, 0.03, 0.03*down.Mean, false, 70
 	return map[string]*result.Document{"steady-sweep": sw, "steady-io": io, "steady-net": net}
 }
 
@@ -88,6 +91,7 @@ func TestIntervalWords(t *testing.T) {
 		"steady-net": {
 			"; the ± is of the rate after the drop (--sustained), the figure is the whole test's",
 			"up: the ± leaves out the first 3.0 s as warm-up and before the drop; the figure spans the whole phase",
+			"down: not stable: ±3.0% after 10.0 s (wanted ±2%)",
 		},
 	} {
 		for _, format := range []string{"table", "markdown"} {

@@ -114,7 +114,7 @@ func netTables(doc *result.Document, mib bool) []table {
 		if here(true, s.Direction) {
 			f = s.Sender
 		}
-		t.Notes = append(t.Notes, intervalNotes(figureNote{s.Direction, s.Interval, mbitRate, f.BitsPerSecond / 8, time.Duration(n.Parameters.DurationNs)})...)
+		t.Notes = append(t.Notes, intervalNotes(figureNote{s.Direction, s.Interval, mbitRate, f.BitsPerSecond / 8, time.Duration(f.Seconds * float64(time.Second))})...)
 	}
 	c := n.CPU
 	cpu := fmt.Sprintf("CPU here %s %% (user %s, system %s)", f1(c.LocalTotal), f1(c.LocalUser), f1(c.LocalSystem))
