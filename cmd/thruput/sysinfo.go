@@ -130,7 +130,11 @@ func writeSysinfoTable(w io.Writer, doc sysinfoDoc) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	section := func(title string) { fmt.Fprintf(tw, "\n%s\n", title) }
 	h := doc.Host
-	fmt.Fprintf(tw, "Host\t%s: %s, %s, %s cores, %s RAM\n", or(h.Hostname), or(h.Board), or(h.CPUModel), num(h.CPUCores, ""), sizeOr(h.MemoryBytes))
+	board := or(h.Board)
+	if h.SoC != "" {
+		board += " (" + h.SoC + ")"
+	}
+	fmt.Fprintf(tw, "Host\t%s: %s, %s, %s cores, %s RAM\n", or(h.Hostname), board, or(h.CPUModel), num(h.CPUCores, ""), sizeOr(h.MemoryBytes))
 	fmt.Fprintf(tw, "OS\t%s, kernel %s, %s\n", or(h.OS), or(h.Kernel), or(h.Arch))
 	fmt.Fprintf(tw, "CPU\t%s\n", cpuLine(doc.System.CPU))
 

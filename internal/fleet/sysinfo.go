@@ -52,12 +52,7 @@ func (f *Fleet) Sysinfo(ctx context.Context, hosts []Host) []HostInfo {
 			return fmt.Errorf("the host returned output that is not thruput's: %v", err)
 		}
 		info.Machine, info.System = &doc.Host, &doc.System
-		// The host's thruput does not name the SoC; the device tree does.
-		var soc strings.Builder
-		if err := s.run(ctx, socScript, nil, &limitWriter{w: &soc, n: 4 << 10}); err != nil {
-			return fmt.Errorf("reading the SoC: %w", err)
-		}
-		info.SoC = parseSoC(soc.String())
+		info.SoC = doc.Host.SoC
 		return nil
 	})
 	for i, err := range errs {
@@ -66,28 +61,6 @@ func (f *Fleet) Sysinfo(ctx context.Context, hosts []Host) []HostInfo {
 		}
 	}
 	return out
-}
-
-// socScript prints the device tree's compatible list, a line each (the
-// board's first, the SoC's last), and the kernel's Hardware line.
-const socScript = `tr '\0' '\n' < /proc/device-tree/compatible 2>/dev/null; grep -m 1 '^Hardware' /proc/cpuinfo 2>/dev/null; true`
-
-// parseSoC reads socScript's output: the last compatible entry's chip
-// ("brcm,bcm2711" is BCM2711), else /proc/cpuinfo's Hardware, which
-// Raspberry Pi kernels set to BCM2835 on every model.
-func parseSoC(out string) string {
-	var compat, hardware string
-	for _, l := range strings.Split(out, "\n") {
-		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "Hardware" {
-			hardware = strings.TrimSpace(v)
-		} else if _, chip, ok := strings.Cut(strings.TrimSpace(l), ","); ok && chip != "" {
-			compat = strings.ToUpper(chip)
-		}
-	}
-	if compat != "" {
-		return compat
-	}
-	return hardware
 }
 
 // WriteSysinfo prints one row per host: model, SoC and CPU, memory,

@@ -546,6 +546,7 @@ func hostFacts(d *result.Document) []htmlFact {
 	}
 	add("Host", h.Hostname)
 	add("Board", h.Board)
+	add("SoC", h.SoC)
 	cpu := h.CPUModel
 	switch {
 	case h.CPUCores == 1:

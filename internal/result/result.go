@@ -193,6 +193,10 @@ type Host struct {
 	// Board is the device-tree model ("Raspberry Pi Model B Rev 2") or, on
 	// PCs, the DMI vendor and product name.
 	Board string `json:"board,omitempty"`
+	// SoC is the system on a chip: the device tree's last compatible
+	// entry (BCM2711, JH7110), else /proc/cpuinfo's Hardware line (which
+	// Raspberry Pi kernels set to BCM2835 on every model).
+	SoC string `json:"soc,omitempty"`
 	// CPUModel is the processor's model name.
 	CPUModel string `json:"cpu_model,omitempty"`
 	// CPUCores counts online logical CPUs.

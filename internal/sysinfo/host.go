@@ -1,6 +1,7 @@
 package sysinfo
 
 import (
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -28,7 +29,9 @@ func (fs FS) Host() result.Host {
 		}
 	}
 	var processors int
-	h.CPUModel, processors = fs.cpuinfo()
+	var hardware string
+	h.CPUModel, hardware, processors = fs.cpuinfo()
+	h.SoC = fs.soc(hardware)
 	// The online list counts what the scheduler can use right now; cpuinfo
 	// is only the fallback for systems without sysfs.
 	h.CPUCores = countCPUs(readValue(filepath.Join(fs.Sys, "devices/system/cpu/online")))
@@ -121,7 +124,7 @@ var cpuModelKeys = []string{"model name", "Hardware", "Model", "cpu model"}
 
 // cpuinfo returns the processor's name and the number of "processor"
 // entries, 0 when the file could not be read to its end.
-func (fs FS) cpuinfo() (model string, processors int) {
+func (fs FS) cpuinfo() (model, hardware string, processors int) {
 	first := map[string]string{}
 	err := eachLine(filepath.Join(fs.Proc, "cpuinfo"), func(line string) error {
 		key, value, ok := strings.Cut(line, ":")
@@ -142,10 +145,29 @@ func (fs FS) cpuinfo() (model string, processors int) {
 	}
 	for _, k := range cpuModelKeys {
 		if v := first[k]; v != "" {
-			return v, processors
+			return v, first["Hardware"], processors
 		}
 	}
-	return "", processors
+	return "", first["Hardware"], processors
+}
+
+// soc names the chip from the device tree's compatible list, whose last
+// entry is the SoC's ("brcm,bcm2711"); else the kernel's Hardware line.
+func (fs FS) soc(hardware string) string {
+	for _, p := range []string{
+		filepath.Join(fs.Proc, "device-tree/compatible"),
+		filepath.Join(fs.Sys, "firmware/devicetree/base/compatible"),
+	} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		entries := strings.Split(strings.TrimRight(string(b), "\x00\n"), "\x00")
+		if _, chip, ok := strings.Cut(entries[len(entries)-1], ","); ok && chip != "" {
+			return strings.ToUpper(chip)
+		}
+	}
+	return hardware
 }
 
 // countCPUs counts the CPUs in a sysfs CPU list such as "0-3" or "0,2-5",

@@ -78,6 +78,7 @@ func TestHost(t *testing.T) {
 				Kernel:      "6.1.21+",
 				OS:          "Raspbian GNU/Linux 11 (bullseye)",
 				Board:       "Raspberry Pi Model B Rev 2",
+				SoC:         "BCM2835",
 				CPUModel:    "ARMv6-compatible processor rev 7 (v6l)",
 				CPUCores:    1,
 				MemoryBytes: 445376 * 1024,
@@ -121,6 +122,7 @@ func TestHost(t *testing.T) {
 				Kernel:      "6.1.21+",
 				OS:          "Raspbian GNU/Linux 11 (bullseye)",
 				Board:       "Raspberry Pi Model B Rev 2",
+				SoC:         "BCM2835",
 				CPUModel:    "ARMv6-compatible processor rev 7 (v6l)",
 				CPUCores:    1,
 				MemoryBytes: 445376 * 1024,
@@ -442,4 +444,15 @@ func TestLive(t *testing.T) {
 	}
 	t.Logf("host %+v", h)
 	t.Logf("target %s", show(tg))
+}
+
+// TestSoC: the device tree's last compatible entry names the chip; the
+// kernel's Hardware line, BCM2835 on every Raspberry Pi kernel, is the
+// fallback; a PC has neither.
+func TestSoC(t *testing.T) {
+	for name, want := range map[string]string{"pi4": "BCM2711", "pi1": "BCM2835", "desktop": ""} {
+		if got := fixture(t, name).Host().SoC; got != want {
+			t.Errorf("%s: SoC %q, want %q", name, got, want)
+		}
+	}
 }
