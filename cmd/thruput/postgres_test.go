@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -19,6 +20,37 @@ import (
 // processes saving at once lose nothing, an unreachable store stops a
 // run in its first second, and a run whose save failed is spooled and
 // delivered.
+// silent listens on loopback, accepts and never says a word: a server
+// that hangs. It returns its address.
+func silent(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return ln.Addr().String()
+}
+
 func TestPostgresStore(t *testing.T) {
 	t.Parallel()
 	c := pgtest.New(t)
@@ -126,8 +158,8 @@ func TestPostgresStore(t *testing.T) {
 		long := []string{"disk", "random", t.TempDir(), "-t", "300", "--size", "8M", "--files", "4"}
 		for _, u := range []string{c.URL("wrong-password"), "postgres://thruput:pw@127.0.0.1:1/x?connect_timeout=1", "postgresql:///x?host=" + t.TempDir(),
 			"postgres://thruput@127.0.0.1:1/x?password=qsecret", "host=127.0.0.1 port=1 dbname=x user=thruput password=kvsecret",
-			// Nothing answers at a TEST-NET address: the default timeout.
-			"postgres://thruput:pw@192.0.2.1/x"} {
+			// A server that accepts and never answers: the default timeout.
+			"postgres://thruput:pw@" + silent(t) + "/x"} {
 			start := time.Now()
 			o := thruput(t, append([]string{"--db", u}, long...)...)
 			if o.code != 1 || !strings.Contains(o.stderr, "cannot reach the result store") || strings.Contains(o.stderr, "wrong-password") || strings.Contains(o.stderr, ":pw@") ||
