@@ -57,9 +57,14 @@ func comparisonText(w io.Writer, c *compare.Comparison, md bool) error {
 			ew.printf("  %-*s  %s\n", width, names[i], d)
 		}
 	}
-	if !slices.ContainsFunc(c.Rows, func(r compare.Row) bool {
-		return slices.ContainsFunc(r.Cells, func(x compare.Cell) bool { return x.Spread != nil })
-	}) {
+	someCell := func(f func(compare.Cell) bool) bool {
+		return slices.ContainsFunc(c.Rows, func(r compare.Row) bool { return slices.ContainsFunc(r.Cells, f) })
+	}
+	switch {
+	case someCell(func(x compare.Cell) bool { return x.Spread != nil }):
+	case someCell(func(x compare.Cell) bool { return x.HalfWidth > 0 }):
+		ew.printf("\nNo column has repeats: a difference is judged by the runs' 95 %% intervals (±); a figure without one on both sides is never marked as noise.\n")
+	default:
 		ew.printf("\nNo column has repeats: nothing shows how much a figure wanders, so no difference is marked as noise.\n")
 	}
 	for _, t := range comparisonTables(c, names) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thruput/thruput/internal/compare"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -167,5 +168,35 @@ func TestIntervalHTML(t *testing.T) {
 				t.Errorf("%s: the page lacks %q", name, w)
 			}
 		}
+	}
+}
+
+// TestComparisonOfIntervals: two single disk io runs are judged by their
+// intervals, and the page says so rather than that nothing can be.
+func TestComparisonOfIntervals(t *testing.T) {
+	run := func(id string, mib float64) *result.Document {
+		d := methodDocs()["io"]
+		d.ID = id
+		d.IO.Runs, d.IO.Summary, d.IO.Parameters.Repeat = d.IO.Runs[:1], nil, 1
+		r := d.IO.Runs[0].Read
+		r.MiBPerSec, r.IOPS = mib, mib*256
+		r.Interval = ivOf(mib, 0.01, 40, 0)
+		return d
+	}
+	c, err := compare.New([]compare.Group{{Name: "a", Docs: []*result.Document{run("a", 40)}}, {Name: "b", Docs: []*result.Document{run("b", 40.2)}}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteComparison(&buf, c, Options{Format: "table"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"judged by the runs' 95 % intervals (±)", "40.0 ±0.4", "40.2 ±0.4"} {
+		if !strings.Contains(buf.String(), w) {
+			t.Errorf("the comparison lacks %q:\n%s", w, buf.String())
+		}
+	}
+	if strings.Contains(buf.String(), "so no difference is marked as noise") {
+		t.Errorf("the comparison says nothing can be judged:\n%s", buf.String())
 	}
 }
