@@ -232,6 +232,31 @@ func TestUntilStableNet(t *testing.T) {
 	if took > 15*time.Second || run.Bytes >= 256<<20 || run.Interval == nil || !run.Interval.Converged || run.Error != "" {
 		t.Errorf("the download took %v for %d bytes, interval %+v, error %q", took, run.Bytes, run.Interval, run.Error)
 	}
+	// Its figure is the rate the interval is of, warm-up cut, as the
+	// sweep's is.
+	if iv := run.Interval; iv != nil && (math.Abs(run.MiBPerSec*mib/iv.Mean-1) > 1e-9 || math.Abs(run.BitsPerSecond/8/iv.Mean-1) > 1e-9) {
+		t.Errorf("the figure %.3f MiB/s (%.0f bit/s) is not the interval's mean %.0f B/s", run.MiBPerSec, run.BitsPerSecond, iv.Mean)
+	}
+}
+
+// TestUntilStableRandom: disk random --until-stable ends before its
+// bound, its rates are the interval's mean, and the requests keep their
+// share of it.
+func TestUntilStableRandom(t *testing.T) {
+	t.Parallel()
+	mnt := fstest.Mount(t, "ext4", 256*mib)
+	th := fstest.NewThrottle(t, mnt)
+	th.Set(t, 20*mib, 0)
+	doc, took, _ := throttled(t, th, "disk", "random", mnt, "--mode", "seqrd", "--files", "4", "--size", "64M", "--bs", "64k", "--direct", "-t", "20s", "--until-stable")
+	r := doc.Random
+	iv := r.Interval
+	t.Logf("%.2f MiB/s, %.1f reads/s in %v, interval %+v", r.ReadMiBPerSec, r.ReadsPerSec, took, iv)
+	if iv == nil || !iv.Converged || time.Duration(r.ElapsedNs) > 15*time.Second {
+		t.Fatalf("%v of -t 20s, interval %+v", time.Duration(r.ElapsedNs), iv)
+	}
+	if math.Abs(r.ReadMiBPerSec*mib/iv.Mean-1) > 1e-9 || math.Abs(r.ReadsPerSec/16/r.ReadMiBPerSec-1) > 1e-9 || r.RequestsPerSec != r.ReadsPerSec {
+		t.Errorf("%.3f MiB/s, %.3f reads/s and %.3f requests/s of 64 KiB, interval mean %.0f B/s", r.ReadMiBPerSec, r.ReadsPerSec, r.RequestsPerSec, iv.Mean)
+	}
 }
 
 // TestPreviousRun: a second run is set against the first (a line after
