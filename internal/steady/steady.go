@@ -91,6 +91,9 @@ type Estimate struct {
 	// uncorrelated, so the interval can be believed.
 	Batches, BatchSize int
 	Settled            bool
+	// need is the batch size the correlation first allowed, which a
+	// Meter holds to; BatchSize may be larger when windows alternate.
+	need int
 	// ESS is the effective sample size: how many independent windows
 	// the kept ones are worth.
 	ESS   float64
@@ -160,7 +163,8 @@ func (s *Series) estimate(sustained bool, minSize int) Estimate {
 	if len(ws) < MinWindows {
 		return e
 	}
-	e.HalfWidth, e.ESS, e.Batches, e.BatchSize, e.Settled = batchMeans(ws, e.Mean, minSize)
+	e.HalfWidth, e.ESS, e.Batches, e.BatchSize, e.need = batchMeans(ws, e.Mean, minSize)
+	e.Settled = e.need > 0
 	return e
 }
 
@@ -224,8 +228,10 @@ func lag1(xs []float64) float64 {
 // time, and the effective sample size it implies, by the ratio estimator:
 // each window's bytes less what r would have moved in its time are the
 // series whose mean's spread longRun finds, so a stalled window weighs by
-// its length, as it does in the figure.
-func batchMeans(ws []Window, r float64, minSize int) (half, ess float64, k, size int, settled bool) {
+// its length, as it does in the figure. Windows that alternate (whole
+// blocks behind a throttle) get the narrower of that and carried's, but
+// never narrower than the bytes carried across the ends allow.
+func batchMeans(ws []Window, r float64, minSize int) (half, ess float64, k, size, need int) {
 	n := len(ws)
 	res := make([]float64, n)
 	var dur float64
@@ -234,14 +240,36 @@ func batchMeans(ws []Window, r float64, minSize int) (half, ess float64, k, size
 		dur += w.Dur.Seconds()
 	}
 	dur /= float64(n)
-	v, k, size, settled := longRun(res, minSize)
-	half = stats.T975(float64(k-1)) * math.Sqrt(v/float64(n)) / dur
+	v, k, size, need := longRun(res, minSize)
+	t := stats.T975(float64(k - 1))
+	half = t * math.Sqrt(v/float64(n)) / dur
+	// Batch means see what varies between batches, not the bytes
+	// carried across a phase's two ends (a throttle's first burst, a
+	// block that lands in the last window or the next), which batches
+	// spanning whole periods of an alternating rate cancel. The running
+	// bytes stray from the rate's line at either end as they do along the
+	// way: the mean square of that bridge (about 1.5-2 times a carry's
+	// variance, which the two ends' difference has twice) bounds how well
+	// the rate is known. For windows that do not alternate it is about
+	// 0.4 of the interval and has no say.
+	var run, sq float64
+	for _, x := range res {
+		run += x
+		sq += run * run
+	}
+	floor := t * math.Sqrt(sq/float64(n)) / (dur * float64(n))
+	half = max(half, floor)
+	if v, df, ok := carried(res); ok {
+		half = min(half, max(floor, stats.T975(df)*math.Sqrt(v)/(dur*float64(n))))
+	}
+	// What the windows are worth is what the naive standard error would
+	// need of them to be as wide.
 	_, v1 := meanVar(res)
 	ess = float64(n)
-	if v > 0 {
-		ess = min(ess, float64(n)*v1/v)
+	if se := half / t * dur; se > 0 {
+		ess = min(ess, v1/(se*se))
 	}
-	return half, ess, k, size, settled
+	return half, ess, k, size, need
 }
 
 // longRun is the long-run variance of xs, n times the variance of their
@@ -256,16 +284,19 @@ func batchMeans(ws []Window, r float64, minSize int) (half, ess float64, k, size
 // and taken two standard errors high, which uses every x and stops a look
 // at few windows from taking a correlated series for an independent one
 // (at one standard error, a series correlated at 0.5 that stopped within
-// 5 s was covered in 56 % of runs). What remains of
-// the correlation widens the variance by (1+ρ)/(1-ρ), as it would for
-// batch means that follow a first-order autoregression. When no size
-// settles, the largest with MinBatches batches gives the variance (the
-// smallest, when even that has fewer).
-func longRun(xs []float64, minSize int) (v float64, k, size int, settled bool) {
+// 5 s was covered in 56 % of runs). What remains of the correlation
+// widens the variance by (1+ρ)/(1-ρ), as it would for batch means that
+// follow a first-order autoregression. When no size settles, the largest
+// with enough batches gives the variance (the smallest, when even that
+// has fewer).
+func longRun(xs []float64, minSize int) (v float64, k, size, need int) {
 	n := len(xs)
 	if _, v := meanVar(xs); v == 0 {
 		// Nothing varies, so there is no correlation to wait out.
-		return 0, n, 1, n >= MinBatches
+		if n >= MinBatches {
+			need = 1
+		}
+		return 0, n, 1, need
 	}
 	r1 := lag1(xs)
 	r1 += (1+3*r1)/float64(n) + 2*math.Sqrt(max(0, 1-r1*r1)/float64(n))
@@ -279,23 +310,105 @@ func longRun(xs []float64, minSize int) (v float64, k, size int, settled bool) {
 		}
 		return ms
 	}
-	rho := func(size int, ms []float64) float64 {
-		return max(lag1(ms)+1/float64(len(ms)), arLag1(r1, size))
+	rho := func(size int, ms []float64) (batch, ar float64) {
+		return lag1(ms) + 1/float64(len(ms)), arLag1(r1, size)
+	}
+	// Windows that alternate overstate the variance at any batch size
+	// (the batch means alternate too), less so at sizes whose means are
+	// least correlated, which need not be the first: of the sizes that
+	// settle, the one whose means are nearest uncorrelated is taken, and
+	// when the windows are surely anti-correlated, half as many batches
+	// will do, their error lying on the safe side.
+	least := MinBatches
+	if r1 < 0 {
+		least = MinBatches / 2
 	}
 	start := max(1, minSize)
 	size = start
-	for s := start; n/s >= MinBatches; s = nextSize(s) {
-		size = s
-		if rho(s, means(s)) < maxLag1 {
-			settled = true
+	best := math.Inf(1)
+	for s := start; n/s >= least; s = nextSize(s) {
+		b, ar := rho(s, means(s))
+		if b >= maxLag1 || ar >= maxLag1 || need == 0 && n/s < MinBatches {
+			if need == 0 {
+				size = s
+			}
+			continue
+		}
+		if need == 0 {
+			need = s
+		}
+		if math.Abs(b) < best {
+			size, best = s, math.Abs(b)
+		}
+		if b > -maxLag1 {
 			break
 		}
 	}
 	size = min(size, max(1, n/2))
 	ms := means(size)
 	_, vb := meanVar(ms)
-	p := min(0.5, max(0, rho(size, ms)))
-	return vb * float64(size) * (1 + p) / (1 - p), len(ms), size, settled
+	b, ar := rho(size, ms)
+	p := min(0.5, max(0, b, ar))
+	return vb * float64(size) * (1 + p) / (1 - p), len(ms), size, need
+}
+
+// carried is the variance of the sum of xs when they are surely
+// anti-correlated, as the windows of a throttle or of large blocks are
+// (a block counted in one window is missing from the next), and the
+// degrees of freedom it has; ok is false otherwise. Batch means take such
+// a series' alternation for noise that averages down as 1/√n, when it
+// cancels: the bytes carried across the ends stay bounded. The variance
+// of the sum over a span of m windows, D(m), from every span, grows as
+// a + bm, b being the long-run variance and a what the ends carry; a line
+// fitted to D over the batch sizes gives the sum over all n as a + bn.
+// Any sign of positive correlation at a larger scale (batch means whose
+// lag-1 autocorrelation reaches maxLag1) leaves the series to batch
+// means.
+func carried(xs []float64) (v, df float64, ok bool) {
+	n := len(xs)
+	r1 := lag1(xs)
+	if r1+(1+3*r1)/float64(n)+2*math.Sqrt(max(0, 1-r1*r1)/float64(n)) >= 0 {
+		return 0, 0, false
+	}
+	var ms, ds []float64
+	size := 1
+	for s := 1; n/s >= MinBatches/2; s = nextSize(s) {
+		k := n / s
+		sums := make([]float64, n-s+1)
+		var run, sq float64
+		for i, x := range xs {
+			run += x
+			if i >= s {
+				run -= xs[i-s]
+			}
+			if i >= s-1 {
+				sums[i-s+1] = run
+				sq += run * run
+			}
+		}
+		batches := make([]float64, k)
+		for j := range batches {
+			batches[j] = sums[n-(k-j)*s]
+		}
+		if lag1(batches)+1/float64(k) >= maxLag1 {
+			return 0, 0, false
+		}
+		ms, ds = append(ms, float64(s)), append(ds, sq/float64(len(sums)))
+		size = s
+	}
+	if len(ms) < 3 {
+		return 0, 0, false
+	}
+	mm, _ := meanVar(ms)
+	md, _ := meanVar(ds)
+	var sxy, sxx float64
+	for i := range ms {
+		sxy += (ms[i] - mm) * (ds[i] - md)
+		sxx += (ms[i] - mm) * (ms[i] - mm)
+	}
+	b := max(0, sxy/sxx)
+	a := max(0, md-b*mm)
+	return a + b*float64(n), float64(n/size - 1), true
 }
 
 // nextSize is the batch size after size: half again, so a batch spans the
@@ -305,10 +418,7 @@ func nextSize(size int) int { return max(size+1, size*3/2) }
 // arLag1 is the lag-1 autocorrelation of the means of batches of size of
 // a first-order autoregressive series with lag-1 autocorrelation r.
 func arLag1(r float64, size int) float64 {
-	if r <= 0 {
-		return 0
-	}
-	r = min(r, 0.99)
+	r = min(max(r, -0.99), 0.99)
 	m := float64(size)
 	p := math.Pow(r, m)
 	return r * (1 - p) * (1 - p) / (m*(1-r*r) - 2*r*(1-p))
@@ -528,7 +638,7 @@ func (m *Meter) Feed(total int64, elapsed time.Duration) bool {
 	m.next = n + max(1, n/checkGrowth)
 	e := m.s.estimate(m.o.Sustained, m.size)
 	if e.Settled {
-		m.size = max(m.size, e.BatchSize)
+		m.size = max(m.size, e.need)
 	}
 	if e.Stable(m.o.Target) && (e.Cliff != nil) == m.o.Sustained {
 		m.met++

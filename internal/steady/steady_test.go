@@ -440,3 +440,54 @@ func TestUnequalWindows(t *testing.T) {
 		t.Errorf("with stalls the interval holds bytes over time in %.1f %% of runs", cov*100)
 	}
 }
+
+// throttled is the windows of a cgroup throttle at 10 MiB/s with 1 MiB
+// blocks, as a loop device showed them: the throttle lets blocks through
+// in slices, so 200 ms windows hold three blocks, then one, in turn; the
+// first window is a burst a little early, each window ends a few
+// milliseconds off, and now and then a window of two blocks shifts the
+// pattern by one.
+func throttled(rng *rand.Rand, n int) ([]float64, []time.Duration) {
+	rates, durs := make([]float64, n), make([]time.Duration, n)
+	blocks := 3
+	for i := range rates {
+		d := 200*time.Millisecond + time.Duration(rng.NormFloat64()*float64(3*time.Millisecond))
+		b := blocks
+		switch {
+		case i == 0:
+			d = 175 * time.Millisecond
+			blocks = 1
+		case rng.IntN(40) == 0:
+			b, d = 2, 200*time.Millisecond
+		default:
+			blocks = 4 - blocks
+		}
+		rates[i], durs[i] = float64(b<<20)/d.Seconds(), d
+	}
+	return rates, durs
+}
+
+// TestThrottled: windows of whole blocks behind a throttle alternate
+// (three blocks, then one), which batch means of aligned batches would
+// call exact, and the throttle's first burst lifts the early mean: the
+// interval at the stop still holds the throttle's rate, and the phase
+// stops in seconds.
+func TestThrottled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 19))
+	n, covered := runs(), 0
+	var ns []int
+	for range n {
+		rates, durs := throttled(rng, 300)
+		m, w, _ := run(Options{Target: 0.02}, rates, durs)
+		if iv := m.Interval(); iv.Low <= 10<<20 && 10<<20 <= iv.High {
+			covered++
+		}
+		ns = append(ns, w)
+	}
+	slices.Sort(ns)
+	cov := float64(covered) / float64(n)
+	t.Logf("a throttle: coverage at the stop %.3f; windows to the stop: median %d, 90th percentile %d", cov, ns[n/2], ns[n*9/10])
+	if cov < 0.90 || ns[n/2] > 60 {
+		t.Errorf("a throttle: coverage %.3f, median windows %d", cov, ns[n/2])
+	}
+}
