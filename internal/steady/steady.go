@@ -87,8 +87,9 @@ type Estimate struct {
 	Warmup    int
 	WarmupDur time.Duration
 	// Batches of BatchSize consecutive windows gave the interval; Settled
-	// says there were at least MinBatches and their means were close to
-	// uncorrelated, so the interval can be believed.
+	// says there were at least MinBatches (half as many for windows that
+	// alternate) and their means were close to uncorrelated, so the
+	// interval can be believed.
 	Batches, BatchSize int
 	Settled            bool
 	// need is the batch size the correlation first allowed, which a
