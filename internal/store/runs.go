@@ -634,22 +634,23 @@ func (s *DB) Latest(f Filter) ([]*result.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	sub := `SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY host, method, target, ` + s.peer() + ` ORDER BY started_at DESC, id DESC) AS n
+	sub := `SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY host, method, ` + s.peerOrTarget() + ` ORDER BY started_at DESC, id DESC) AS n
 		FROM runs WHERE status = 'ok' AND ` + w + `) latest WHERE n = 1`
 	return s.documentsIn(context.Background(), sub, args)
 }
 
-// peer tells a network server's runs apart by their client, which the
-// target (the address the server listened on) does not: the client's
-// address as the server saw it, without the port, which changes every
-// test (trimming digits, then the colon, leaves the host; a series per
-// client host, not per test). Only server runs pay for reading the JSON.
-func (s *DB) peer() string {
+// peerOrTarget is what tells apart the series of a host and method: the
+// target, except for a network server, whose target is only the address
+// it listened on, and whose series are its clients: the client's address
+// as the server saw it, without the port, which changes every test
+// (trimming digits, then the colon, leaves the host). Only server runs
+// pay for reading the JSON.
+func (s *DB) peerOrTarget() string {
 	client := `json_extract(json, '$.net.parameters.client')`
 	if s.dialect == PostgreSQL {
 		client = `(json::jsonb #>> '{net,parameters,client}')`
 	}
-	return `CASE WHEN method = 'net.server' THEN (SELECT rtrim(rtrim(` + client + `, '0123456789'), ':') FROM documents WHERE run_id = runs.id) ELSE '' END`
+	return `CASE WHEN method = 'net.server' THEN (SELECT rtrim(rtrim(` + client + `, '0123456789'), ':') FROM documents WHERE run_id = runs.id) ELSE target END`
 }
 
 // documentsIn reads the documents of the ids the subquery gives.
