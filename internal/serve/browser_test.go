@@ -110,3 +110,35 @@ func TestInChromium(t *testing.T) {
 		t.Errorf("the browser reported %s", p)
 	}
 }
+
+// TestLabelsInChromium: with a token, a person logs in, opens a run and
+// sets a label with the form on its page; the page then shows it, and
+// the store holds it.
+func TestLabelsInChromium(t *testing.T) {
+	ctx := browsertest.New(t, 1280, 900)
+	s := fixture(t)
+	const token = "0123456789abcdef-token"
+	c := newClient(t, Options{Store: s, Token: token, Version: "test"})
+	const run = "20261104T060000Z-cccc04"
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(c.url+"/runs/"+run), chromedp.WaitVisible(`input[name=token]`),
+		chromedp.SetValue(`input[name=token]`, token), chromedp.Submit(`input[name=token]`), chromedp.WaitVisible("#runs"),
+		chromedp.Navigate(c.url+"/runs/"+run), chromedp.WaitVisible(`input[name=label]`),
+		chromedp.SetValue(`input[name=label]`, "card=z"), chromedp.Submit(`input[name=label]`),
+	); err != nil {
+		t.Fatalf("setting a label in the browser: %v", err)
+	}
+	// The form's page goes away under an evaluation made while it is
+	// replaced: ask again until the run's page is back.
+	var shown string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && shown != "card=z"; time.Sleep(100 * time.Millisecond) {
+		shown, _ = chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector('#labels') || {}).innerText || ""`))
+	}
+	if shown != "card=z" {
+		txt, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + "\n" + document.body.innerText.slice(0, 300)`))
+		t.Errorf("the run's page shows the labels %q, want card=z:\n%s", shown, txt)
+	}
+	if d, err := s.Get(run); err != nil || d.Labels["card"] != "z" {
+		t.Errorf("the store holds %v %v after the form set card=z", d.Labels, err)
+	}
+}

@@ -160,7 +160,10 @@ func (s *Server) report(w http.ResponseWriter, docs []*result.Document, cmp *com
 		s.fail(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	page := b.Bytes()
+	// A report written to a file sends no referrer; served, its label
+	// form must name its origin, as Chromium sends Origin: null from a
+	// no-referrer page and the change would be refused as cross-origin.
+	page := bytes.Replace(b.Bytes(), []byte(`<meta name="referrer" content="no-referrer">`), []byte(`<meta name="referrer" content="same-origin">`), 1)
 	if i := bytes.Index(page, []byte("<body>")); i >= 0 {
 		page = append(page[:i:i], append(nb.Bytes(), page[i+len("<body>"):]...)...)
 	}
