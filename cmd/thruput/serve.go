@@ -8,11 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
-	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/serve"
 	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/usage"
@@ -23,7 +21,8 @@ func newServeCmd(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the result history as web pages and Prometheus metrics",
-		Long: `serve shows the store (--db: a SQLite file or a postgres:// URL) in a browser:
+		Long: `serve shows the store (--db: a SQLite file, a postgres:// URL or a libpq
+"host=... dbname=..." string) in a browser:
 the runs with filters (method, host, label, date, status), each run's report
 with its charts, a comparison of the runs ticked, each host's trend per
 method, fleet net's host x host matrix, and /metrics in the Prometheus text
@@ -32,8 +31,9 @@ Nothing on the pages loads from anywhere else.
 
 It is read-only and listens on loopback unless given --token-file: then every
 page asks for the token (Authorization: Bearer, or a login at /login), runs
-can be deleted from the list, and it may listen on any address. It stops
-cleanly on Ctrl-C or SIGTERM.
+can be deleted and their labels changed, and it may listen on any address.
+Without a token it answers only requests naming a loopback host (against
+DNS rebinding). It stops cleanly on Ctrl-C or SIGTERM.
 
 A store named by $THRUPUT_DB (or the default one) that does not exist yet
 is an empty history until the first run saves there, so the dashboard can
@@ -71,7 +71,7 @@ $CREDENTIALS_DIRECTORY, where LoadCredential=NAME:FILE puts it.`,
 		},
 	}
 	c.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "the `HOST:PORT` to listen on (anything but loopback needs --token-file)")
-	c.Flags().StringVar(&tokenFile, "token-file", "", "`FILE` holding the token every page then asks for; allows deleting runs")
+	c.Flags().StringVar(&tokenFile, "token-file", "", "`FILE` holding the token every page then asks for; allows deleting runs and changing their labels")
 	return c
 }
 
@@ -107,116 +107,7 @@ func (a *app) serveStore() (store.Store, error) {
 		return a.readStore()
 	}
 	// Kept as a.store so that main closes it when serve ends.
-	p := &pendingStore{path: abs}
+	p := store.Pending(abs)
 	a.store = p
 	return p, nil
-}
-
-// pendingStore is a store that does not exist yet. Every request looks
-// again, so the runs appear once the first one is saved; until then it is
-// empty. It never creates the file: serve only reads.
-type pendingStore struct {
-	path string
-	mu   sync.Mutex
-	s    store.Store
-}
-
-// open is the store once its file exists, else nil.
-func (p *pendingStore) open() (store.Store, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.s != nil {
-		return p.s, nil
-	}
-	if _, err := os.Stat(p.path); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	s, err := openLocation(store.Location{Path: p.path})
-	if err != nil {
-		return nil, err
-	}
-	p.s = s
-	return s, nil
-}
-
-func (p *pendingStore) notFound(id string) error {
-	return fmt.Errorf("run %q: %w", id, store.ErrNotFound)
-}
-
-func (p *pendingStore) Save(*result.Document) error { return errReadOnly }
-
-func (p *pendingStore) SaveAll([]*result.Document) (int, int, error) { return 0, 0, errReadOnly }
-
-func (p *pendingStore) SaveEach(func(func(*result.Document) error) error) (int, int, error) {
-	return 0, 0, errReadOnly
-}
-
-var errReadOnly = errors.New("serve does not save runs")
-
-func (p *pendingStore) Resolve(id string) (string, error) {
-	s, err := p.open()
-	if s == nil {
-		if err == nil {
-			err = p.notFound(id)
-		}
-		return "", err
-	}
-	return s.Resolve(id)
-}
-
-func (p *pendingStore) Get(id string) (*result.Document, error) {
-	s, err := p.open()
-	if s == nil {
-		if err == nil {
-			err = p.notFound(id)
-		}
-		return nil, err
-	}
-	return s.Get(id)
-}
-
-func (p *pendingStore) Delete(ids ...string) (int, error) {
-	s, err := p.open()
-	if s == nil {
-		if err == nil && len(ids) > 0 {
-			err = p.notFound(ids[0])
-		}
-		return 0, err
-	}
-	return s.Delete(ids...)
-}
-
-func (p *pendingStore) List(f store.Filter) ([]store.Entry, error) {
-	s, err := p.open()
-	if s == nil {
-		return nil, err
-	}
-	return s.List(f)
-}
-
-func (p *pendingStore) Documents(f store.Filter) ([]*result.Document, error) {
-	s, err := p.open()
-	if s == nil {
-		return nil, err
-	}
-	return s.Documents(f)
-}
-
-func (p *pendingStore) Latest(f store.Filter) ([]*result.Document, error) {
-	s, err := p.open()
-	if s == nil {
-		return nil, err
-	}
-	return s.Latest(f)
-}
-
-func (p *pendingStore) Path() string { return p.path }
-
-func (p *pendingStore) Close() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.s == nil {
-		return nil
-	}
-	return p.s.Close()
 }
