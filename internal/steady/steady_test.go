@@ -330,7 +330,8 @@ func TestStopCoverage(t *testing.T) {
 	}
 }
 
-// TestMeter: a Meter stops no sooner than MinStop windows, only once its
+// TestMeter: a Meter stops no sooner than MinStop windows' time (however
+// long its windows), only once its
 // interval is settled and narrow enough, and says so in its interval; a
 // rate that does not vary at all is known exactly; without a target it
 // never stops.
@@ -352,6 +353,13 @@ func TestMeter(t *testing.T) {
 	}
 	if _, _, ok := run(Options{}, constant, nil); ok {
 		t.Error("without a target the meter said stop")
+	}
+	long := make([]time.Duration, len(constant))
+	for i := range long {
+		long[i] = 4 * DefaultWidth
+	}
+	if _, n, ok := run(Options{Target: 0.02}, constant, long); !ok || n < MinStop/4 || n > MinBatches+5 {
+		t.Errorf("a constant rate in 400 ms windows: stopped %v after %d windows, want after 3 s", ok, n)
 	}
 	rng := rand.New(rand.NewPCG(12, 13))
 	m, n, ok = run(Options{Target: 0.5}, ar1(rng, 12, 40e6, 0.05, 0), nil)
