@@ -15,6 +15,7 @@ import (
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/store/postgres"
+	"github.com/thruput/thruput/internal/store/sqlite"
 	"github.com/thruput/thruput/internal/usage"
 )
 
@@ -123,7 +124,7 @@ func openLocation(loc store.Location) (store.Store, error) {
 	if loc.URL != "" {
 		s, err = postgres.Open(loc.URL)
 	} else {
-		s, err = store.Open(loc.Path)
+		s, err = sqlite.Open(loc.Path)
 	}
 	return opened(s, err)
 }
@@ -136,7 +137,7 @@ func openSource(loc store.Location) (store.Store, error) {
 	if loc.URL != "" {
 		s, err = postgres.OpenRead(loc.URL)
 	} else {
-		s, err = store.OpenRead(loc.Path)
+		s, err = sqlite.OpenRead(loc.Path)
 	}
 	return opened(s, err)
 }

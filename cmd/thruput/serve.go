@@ -13,6 +13,7 @@ import (
 
 	"github.com/thruput/thruput/internal/serve"
 	"github.com/thruput/thruput/internal/store"
+	"github.com/thruput/thruput/internal/store/sqlite"
 	"github.com/thruput/thruput/internal/usage"
 )
 
@@ -107,7 +108,7 @@ func (a *app) serveStore() (store.Store, error) {
 		return a.readStore()
 	}
 	// Kept as a.store so that main closes it when serve ends.
-	p := store.Pending(abs)
+	p := sqlite.Pending(abs)
 	a.store = p
 	return p, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/store/postgres"
+	"github.com/thruput/thruput/internal/store/sqlite"
 )
 
 var t0 = time.Date(2026, 11, 1, 6, 0, 0, 0, time.UTC)
@@ -50,7 +51,7 @@ func pair(id, from, to string, mbit float64) *result.Document {
 
 func fixture(t *testing.T) store.Store {
 	t.Helper()
-	s, err := store.Open(filepath.Join(t.TempDir(), "results.db"))
+	s, err := sqlite.Open(filepath.Join(t.TempDir(), "results.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,7 +400,7 @@ func TestMetrics(t *testing.T) {
 // TestOlderRuns: the list's "Older runs" links page through runs that
 // share a start time without losing or repeating any.
 func TestOlderRuns(t *testing.T) {
-	s, err := store.Open(filepath.Join(t.TempDir(), "results.db"))
+	s, err := sqlite.Open(filepath.Join(t.TempDir(), "results.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

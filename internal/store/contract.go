@@ -2,9 +2,10 @@ package store
 
 import "github.com/thruput/thruput/internal/result"
 
-// Store is the contract every backend keeps (SQLite here, PostgreSQL in
-// store/postgres), and the one test suite in store/storetest checks:
-// every results command and report reads and writes through it alone.
+// Store is the contract every backend keeps (SQLite in store/sqlite,
+// PostgreSQL in store/postgres), and the one test suite in
+// store/storetest checks: every results command and report reads and
+// writes through it alone.
 type Store interface {
 	// Save stores one document; an id already stored is ErrExists.
 	Save(doc *result.Document) error

@@ -102,7 +102,7 @@ func (s *DB) Label(idOrPrefix string, set map[string]string, remove []string) (s
 	if _, err := tx.ExecContext(ctx, s.sql(`DELETE FROM labels WHERE run_id = ?`), id); err != nil {
 		return "", nil, fmt.Errorf("label run %s: %w", id, err)
 	}
-	for _, l := range r.labels {
+	for _, l := range r.Labels {
 		if _, err := tx.ExecContext(ctx, s.sql(`INSERT INTO labels (run_id, key, value) VALUES (?, ?, ?)`), id, l[0], l[1]); err != nil {
 			return "", nil, fmt.Errorf("label run %s: %w", id, err)
 		}

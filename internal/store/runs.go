@@ -24,37 +24,49 @@ const minPrefix = 4
 type row struct {
 	id, method, host, status string
 	startedAt                int64
-	target, fsType           string
-	summary, imported        string
-	labels                   [][2]string
-	json                     []byte
+	Columns
+	json []byte
+}
+
+// Columns are the query columns of a document besides its id, method,
+// host, status and start; a backend's migration derives them for runs
+// stored before it had them.
+type Columns struct {
+	Target, FSType    string
+	Summary, Imported string
+	Labels            [][2]string
 }
 
 // derive computes the query columns of a document.
 func derive(doc *result.Document) row {
-	r := row{
+	return row{
 		id:        doc.ID,
 		method:    doc.Method,
 		host:      doc.Host.Hostname,
 		status:    doc.Status,
 		startedAt: unixNano(doc.StartedAt),
-		summary:   Summary(doc),
+		Columns:   DeriveColumns(doc),
 	}
+}
+
+// DeriveColumns computes the Columns of a document.
+func DeriveColumns(doc *result.Document) Columns {
+	c := Columns{Summary: Summary(doc)}
 	switch {
 	case len(doc.Targets) > 0:
-		r.target, r.fsType = doc.Targets[0].Path, doc.Targets[0].FSType
+		c.Target, c.FSType = doc.Targets[0].Path, doc.Targets[0].FSType
 	case doc.Net != nil:
-		r.target = doc.Net.Parameters.Server
+		c.Target = doc.Net.Parameters.Server
 	case doc.HTTP != nil:
-		r.target = doc.HTTP.Parameters.URL
+		c.Target = doc.HTTP.Parameters.URL
 	}
 	if doc.Imported != nil {
-		r.imported = doc.Imported.Tool
+		c.Imported = doc.Imported.Tool
 	}
 	for k, v := range doc.Labels {
-		r.labels = append(r.labels, [2]string{k, v})
+		c.Labels = append(c.Labels, [2]string{k, v})
 	}
-	return r
+	return c
 }
 
 // unixNano stores the zero time as 0 so that a document without a start
@@ -141,7 +153,7 @@ func (in *inserter) close() {
 
 // insert writes one run; false when its id is already stored.
 func (in *inserter) insert(ctx context.Context, r *row) (bool, error) {
-	res, err := in.run.ExecContext(ctx, r.id, r.method, r.host, r.startedAt, r.status, r.target, r.fsType, r.summary, r.imported)
+	res, err := in.run.ExecContext(ctx, r.id, r.method, r.host, r.startedAt, r.status, r.Target, r.FSType, r.Summary, r.Imported)
 	if err != nil {
 		return false, err
 	}
@@ -152,7 +164,7 @@ func (in *inserter) insert(ctx context.Context, r *row) (bool, error) {
 	if _, err := in.doc.ExecContext(ctx, r.id, string(r.json)); err != nil {
 		return false, err
 	}
-	for _, l := range r.labels {
+	for _, l := range r.Labels {
 		if _, err := in.label.ExecContext(ctx, r.id, l[0], l[1]); err != nil {
 			return false, err
 		}

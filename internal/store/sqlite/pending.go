@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/store"
 )
 
 // Pending is a SQLite store that does not exist yet, for a reader that
@@ -15,17 +16,17 @@ import (
 // with the machine, before the scheduled suite saved anything). Every
 // call looks again, so the runs appear once the first one is saved;
 // until then the history is empty. It never creates the file.
-func Pending(path string) Store { return &pending{path: path} }
+func Pending(path string) store.Store { return &pending{path: path} }
 
 type pending struct {
 	path string
 	mu   sync.Mutex
-	s    *DB
+	s    *store.DB
 }
 
 var (
-	_ Store   = (*pending)(nil)
-	_ Labeler = (*pending)(nil)
+	_ store.Store   = (*pending)(nil)
+	_ store.Labeler = (*pending)(nil)
 )
 
 // errReadOnly: a pending store is for reading; runs are saved by the
@@ -33,7 +34,7 @@ var (
 var errReadOnly = errors.New("a store that does not exist yet is only read here")
 
 // open is the store once its file exists, else nil.
-func (p *pending) open() (*DB, error) {
+func (p *pending) open() (*store.DB, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.s != nil {
@@ -51,7 +52,7 @@ func (p *pending) open() (*DB, error) {
 }
 
 // each runs fn on the store once it exists; before, absent is the answer.
-func each[T any](p *pending, absent func() (T, error), fn func(*DB) (T, error)) (T, error) {
+func each[T any](p *pending, absent func() (T, error), fn func(*store.DB) (T, error)) (T, error) {
 	s, err := p.open()
 	if err != nil {
 		var zero T
@@ -64,7 +65,7 @@ func each[T any](p *pending, absent func() (T, error), fn func(*DB) (T, error)) 
 }
 
 func (p *pending) notFound(id string) error {
-	return fmt.Errorf("run %q: %w", id, ErrNotFound)
+	return fmt.Errorf("run %q: %w", id, store.ErrNotFound)
 }
 
 func (p *pending) Save(*result.Document) error { return errReadOnly }
@@ -76,11 +77,11 @@ func (p *pending) SaveEach(func(func(*result.Document) error) error) (int, int, 
 }
 
 func (p *pending) Resolve(id string) (string, error) {
-	return each(p, func() (string, error) { return "", p.notFound(id) }, func(s *DB) (string, error) { return s.Resolve(id) })
+	return each(p, func() (string, error) { return "", p.notFound(id) }, func(s *store.DB) (string, error) { return s.Resolve(id) })
 }
 
 func (p *pending) Get(id string) (*result.Document, error) {
-	return each(p, func() (*result.Document, error) { return nil, p.notFound(id) }, func(s *DB) (*result.Document, error) { return s.Get(id) })
+	return each(p, func() (*result.Document, error) { return nil, p.notFound(id) }, func(s *store.DB) (*result.Document, error) { return s.Get(id) })
 }
 
 func (p *pending) Delete(ids ...string) (int, error) {
@@ -89,7 +90,7 @@ func (p *pending) Delete(ids ...string) (int, error) {
 			return 0, p.notFound(ids[0])
 		}
 		return 0, nil
-	}, func(s *DB) (int, error) { return s.Delete(ids...) })
+	}, func(s *store.DB) (int, error) { return s.Delete(ids...) })
 }
 
 func (p *pending) Label(id string, set map[string]string, remove []string) (string, map[string]string, error) {
@@ -103,16 +104,16 @@ func (p *pending) Label(id string, set map[string]string, remove []string) (stri
 	return s.Label(id, set, remove)
 }
 
-func (p *pending) List(f Filter) ([]Entry, error) {
-	return each(p, func() ([]Entry, error) { return nil, nil }, func(s *DB) ([]Entry, error) { return s.List(f) })
+func (p *pending) List(f store.Filter) ([]store.Entry, error) {
+	return each(p, func() ([]store.Entry, error) { return nil, nil }, func(s *store.DB) ([]store.Entry, error) { return s.List(f) })
 }
 
-func (p *pending) Documents(f Filter) ([]*result.Document, error) {
-	return each(p, func() ([]*result.Document, error) { return nil, nil }, func(s *DB) ([]*result.Document, error) { return s.Documents(f) })
+func (p *pending) Documents(f store.Filter) ([]*result.Document, error) {
+	return each(p, func() ([]*result.Document, error) { return nil, nil }, func(s *store.DB) ([]*result.Document, error) { return s.Documents(f) })
 }
 
-func (p *pending) Latest(f Filter) ([]*result.Document, error) {
-	return each(p, func() ([]*result.Document, error) { return nil, nil }, func(s *DB) ([]*result.Document, error) { return s.Latest(f) })
+func (p *pending) Latest(f store.Filter) ([]*result.Document, error) {
+	return each(p, func() ([]*result.Document, error) { return nil, nil }, func(s *store.DB) ([]*result.Document, error) { return s.Latest(f) })
 }
 
 func (p *pending) Path() string { return p.path }

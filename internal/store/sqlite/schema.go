@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/store"
 )
 
 // A migration takes a store from version i to i+1 (its index plus one):
@@ -90,7 +91,7 @@ func backfillV2(ctx context.Context, tx *sql.Tx) error {
 	}
 	type derived struct {
 		id string
-		r  row
+		c  store.Columns
 	}
 	var all []derived
 	for rows.Next() {
@@ -105,7 +106,7 @@ func backfillV2(ctx context.Context, tx *sql.Tx) error {
 			rows.Close()
 			return fmt.Errorf("run %s: stored document does not decode: %w", id, err)
 		}
-		all = append(all, derived{id, derive(&doc)})
+		all = append(all, derived{id, store.DeriveColumns(&doc)})
 	}
 	if err := rows.Close(); err != nil {
 		return err
@@ -121,10 +122,10 @@ func backfillV2(ctx context.Context, tx *sql.Tx) error {
 	}
 	defer lab.Close()
 	for _, d := range all {
-		if _, err := upd.ExecContext(ctx, d.r.target, d.r.fsType, d.r.summary, d.r.imported, d.id); err != nil {
+		if _, err := upd.ExecContext(ctx, d.c.Target, d.c.FSType, d.c.Summary, d.c.Imported, d.id); err != nil {
 			return err
 		}
-		for _, l := range d.r.labels {
+		for _, l := range d.c.Labels {
 			if _, err := lab.ExecContext(ctx, d.id, l[0], l[1]); err != nil {
 				return err
 			}
@@ -142,7 +143,9 @@ type state struct {
 	appID, version, objects int
 }
 
-func readState(ctx context.Context, q querier) (st state, err error) {
+func readState(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (st state, err error) {
 	// One statement, so one snapshot: read as three, a store another
 	// process initialised in between looked like application 0 with
 	// tables, which is another program's database.
@@ -162,7 +165,7 @@ func (st state) check(path string) (fresh bool, err error) {
 		return false, foreign(path, uint32(st.appID))
 	}
 	if st.version > len(migrations) {
-		return false, &storeError{path: path, kind: ErrNewer, why: fmt.Sprintf("schema version %d, this thruput knows up to %d", st.version, len(migrations))}
+		return false, &storeError{path: path, kind: store.ErrNewer, why: fmt.Sprintf("schema version %d, this thruput knows up to %d", st.version, len(migrations))}
 	}
 	return false, nil
 }
@@ -173,26 +176,26 @@ func (st state) check(path string) (fresh bool, err error) {
 // reading the state again, so that two processes opening an old (or new,
 // empty) store at once migrate it once. Nothing is written unless the file
 // proves to be a thruput store of this or an older version.
-func (s *DB) migrate(ctx context.Context) error {
-	st, err := readState(ctx, s.db)
+func migrate(ctx context.Context, db *sql.DB, path string) error {
+	st, err := readState(ctx, db)
 	if err != nil {
-		return damaged(s.path, err)
+		return damaged(path, err)
 	}
-	if _, err := st.check(s.path); err != nil {
+	if _, err := st.check(path); err != nil {
 		return err
 	}
 	if st.version < len(migrations) || st.appID != ApplicationID {
-		if err := s.upgrade(ctx); err != nil {
+		if err := upgrade(ctx, db, path); err != nil {
 			return err
 		}
 	}
 	for _, t := range currentTables {
 		var n int
-		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?`, t).Scan(&n); err != nil {
-			return damaged(s.path, err)
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?`, t).Scan(&n); err != nil {
+			return damaged(path, err)
 		}
 		if n == 0 {
-			return notStore(s.path, "the %s table is missing", t)
+			return notStore(path, "the %s table is missing", t)
 		}
 	}
 	// WAL after the first commit, not before: a new store's header then
@@ -206,21 +209,21 @@ func (s *DB) migrate(ctx context.Context) error {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		var mode string
-		if err := s.db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil {
-			return damaged(s.path, err)
+		if err := db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil {
+			return damaged(path, err)
 		}
 		if mode == "wal" {
 			return nil
 		}
 		// On a filesystem without shared memory SQLite stays in rollback
 		// mode and says so without an error.
-		_, err := s.db.ExecContext(ctx, `PRAGMA journal_mode = WAL`)
+		_, err := db.ExecContext(ctx, `PRAGMA journal_mode = WAL`)
 		if err == nil {
 			return nil
 		}
 		var se *sqlite.Error
 		if !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY {
-			return fmt.Errorf("%s: switching the result store to WAL: %w", s.path, err)
+			return fmt.Errorf("%s: switching the result store to WAL: %w", path, err)
 		}
 		if time.Now().After(deadline) {
 			return nil
@@ -229,17 +232,17 @@ func (s *DB) migrate(ctx context.Context) error {
 	}
 }
 
-func (s *DB) upgrade(ctx context.Context) error {
-	tx, err := s.db.BeginTx(ctx, nil) // BEGIN IMMEDIATE (see dsn)
+func upgrade(ctx context.Context, db *sql.DB, path string) error {
+	tx, err := db.BeginTx(ctx, nil) // BEGIN IMMEDIATE (see dsn)
 	if err != nil {
-		return damaged(s.path, err)
+		return damaged(path, err)
 	}
 	defer tx.Rollback()
 	st, err := readState(ctx, tx)
 	if err != nil {
-		return damaged(s.path, err)
+		return damaged(path, err)
 	}
-	fresh, err := st.check(s.path)
+	fresh, err := st.check(path)
 	if err != nil {
 		return err
 	}
@@ -251,11 +254,11 @@ func (s *DB) upgrade(ctx context.Context) error {
 	for v := st.version; v < len(migrations); v++ {
 		m := migrations[v]
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-			return fmt.Errorf("%s: migrating the result store to version %d: %w", s.path, v+1, err)
+			return fmt.Errorf("%s: migrating the result store to version %d: %w", path, v+1, err)
 		}
 		if m.fn != nil {
 			if err := m.fn(ctx, tx); err != nil {
-				return fmt.Errorf("%s: migrating the result store to version %d: %w", s.path, v+1, err)
+				return fmt.Errorf("%s: migrating the result store to version %d: %w", path, v+1, err)
 			}
 		}
 	}
@@ -263,7 +266,7 @@ func (s *DB) upgrade(ctx context.Context) error {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
-		return damaged(s.path, err)
+		return damaged(path, err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/store"
 )
 
 const benchRuns = 10000
@@ -42,7 +43,7 @@ func benchStore(b *testing.B) string {
 			return
 		}
 		benchPath = filepath.Join(benchDir, "results.db")
-		var s *DB
+		var s *store.DB
 		if s, benchErr = Open(benchPath); benchErr != nil {
 			return
 		}
@@ -57,7 +58,7 @@ func benchStore(b *testing.B) string {
 	return benchPath
 }
 
-func benchOpen(b *testing.B) *DB {
+func benchOpen(b *testing.B) *store.DB {
 	s, err := Open(benchStore(b))
 	if err != nil {
 		b.Fatal(err)
@@ -69,7 +70,7 @@ func benchOpen(b *testing.B) *DB {
 func BenchmarkList10k(b *testing.B) {
 	s := benchOpen(b)
 	for b.Loop() {
-		es, err := s.List(Filter{})
+		es, err := s.List(store.Filter{})
 		if err != nil || len(es) != benchRuns {
 			b.Fatal(len(es), err)
 		}
@@ -84,7 +85,7 @@ func BenchmarkOpenList10k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if es, err := s.List(Filter{}); err != nil || len(es) != benchRuns {
+		if es, err := s.List(store.Filter{}); err != nil || len(es) != benchRuns {
 			b.Fatal(len(es), err)
 		}
 		s.Close()
@@ -93,7 +94,7 @@ func BenchmarkOpenList10k(b *testing.B) {
 
 func BenchmarkListLabel10k(b *testing.B) {
 	s := benchOpen(b)
-	f := Filter{Method: "disk.", Labels: []LabelQuery{{Key: "device", Value: "sandisk-extreme"}}}
+	f := store.Filter{Method: "disk.", Labels: []store.LabelQuery{{Key: "device", Value: "sandisk-extreme"}}}
 	for b.Loop() {
 		if es, err := s.List(f); err != nil || len(es) != 1500 {
 			b.Fatal(len(es), err)
@@ -104,7 +105,7 @@ func BenchmarkListLabel10k(b *testing.B) {
 // Documents with a label filter: the 2,000 runs of one device, decoded.
 func BenchmarkDocumentsLabel10k(b *testing.B) {
 	s := benchOpen(b)
-	f := Filter{Labels: []LabelQuery{{Key: "device", Value: "sandisk-extreme"}}}
+	f := store.Filter{Labels: []store.LabelQuery{{Key: "device", Value: "sandisk-extreme"}}}
 	for b.Loop() {
 		if ds, err := s.Documents(f); err != nil || len(ds) != benchRuns/5 {
 			b.Fatal(len(ds), err)
@@ -115,7 +116,7 @@ func BenchmarkDocumentsLabel10k(b *testing.B) {
 func BenchmarkDocuments10k(b *testing.B) {
 	s := benchOpen(b)
 	for b.Loop() {
-		if ds, err := s.Documents(Filter{}); err != nil || len(ds) != benchRuns {
+		if ds, err := s.Documents(store.Filter{}); err != nil || len(ds) != benchRuns {
 			b.Fatal(len(ds), err)
 		}
 	}

@@ -1,4 +1,4 @@
-package store_test
+package sqlite
 
 import (
 	"path/filepath"
@@ -8,9 +8,9 @@ import (
 	"github.com/thruput/thruput/internal/store/storetest"
 )
 
-func TestContractSQLite(t *testing.T) {
+func TestContract(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store {
-		s, err := store.Open(filepath.Join(t.TempDir(), "results.db"))
+		s, err := Open(filepath.Join(t.TempDir(), "results.db"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/thruput/thruput/internal/store"
 )
 
 // TestPending: a store that does not exist yet reads as an empty history
@@ -15,13 +17,13 @@ func TestPending(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "results.db")
 	p := Pending(path)
 	defer p.Close()
-	if es, err := p.List(Filter{}); err != nil || len(es) != 0 {
+	if es, err := p.List(store.Filter{}); err != nil || len(es) != 0 {
 		t.Fatalf("List before the first run: %v, %v", es, err)
 	}
-	if _, err := p.Get("x"); !errors.Is(err, ErrNotFound) {
+	if _, err := p.Get("x"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("Get before the first run: %v", err)
 	}
-	if _, _, err := p.(Labeler).Label("x", map[string]string{"a": "b"}, nil); !errors.Is(err, ErrNotFound) {
+	if _, _, err := p.(store.Labeler).Label("x", map[string]string{"a": "b"}, nil); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("Label before the first run: %v", err)
 	}
 	if err := p.Save(doc("r1", "disk.sweep", "h", time.Now(), nil)); err == nil {
@@ -39,10 +41,10 @@ func TestPending(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	if es, err := p.List(Filter{}); err != nil || len(es) != 1 {
+	if es, err := p.List(store.Filter{}); err != nil || len(es) != 1 {
 		t.Fatalf("List after the first run: %v, %v", es, err)
 	}
-	if _, labels, err := p.(Labeler).Label("r1", map[string]string{"card": "a"}, nil); err != nil || labels["card"] != "a" {
+	if _, labels, err := p.(store.Labeler).Label("r1", map[string]string{"card": "a"}, nil); err != nil || labels["card"] != "a" {
 		t.Errorf("Label: %v, %v", labels, err)
 	}
 }

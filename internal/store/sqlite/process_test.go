@@ -1,7 +1,8 @@
-package store
+package sqlite
 
 import (
 	"bufio"
+	"database/sql"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/fstest"
+	"github.com/thruput/thruput/internal/store"
 )
 
 // helperEnv selects what TestHelperProcess does when the test binary is
@@ -64,10 +66,10 @@ func helper(path, prefix string, n int, start time.Time) *exec.Cmd {
 	return cmd
 }
 
-func integrityOK(t *testing.T, s *DB) {
+func integrityOK(t *testing.T, db *sql.DB) {
 	t.Helper()
 	var res string
-	if err := s.db.QueryRow(`PRAGMA integrity_check`).Scan(&res); err != nil || res != "ok" {
+	if err := db.QueryRow(`PRAGMA integrity_check`).Scan(&res); err != nil || res != "ok" {
 		t.Errorf("integrity_check: %q, %v", res, err)
 	}
 }
@@ -96,9 +98,10 @@ func TestTwoProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	integrityOK(t, s)
+	raw := rawDB(t, s)
+	integrityOK(t, raw)
 	for _, prefix := range []string{"procA", "procB"} {
-		es, err := s.List(Filter{IDs: []string{prefix + "-"}})
+		es, err := s.List(store.Filter{IDs: []string{prefix + "-"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,13 +110,13 @@ func TestTwoProcesses(t *testing.T) {
 		}
 	}
 	var docs, labels int
-	s.db.QueryRow(`SELECT count(*) FROM documents`).Scan(&docs)
-	s.db.QueryRow(`SELECT count(*) FROM labels`).Scan(&labels)
+	raw.QueryRow(`SELECT count(*) FROM documents`).Scan(&docs)
+	raw.QueryRow(`SELECT count(*) FROM labels`).Scan(&labels)
 	if docs != 2*each || labels != 3*2*each {
 		t.Errorf("%d documents and %d labels, want %d and %d", docs, labels, 2*each, 3*2*each)
 	}
 	// How often the writer changed, in commit order: the two did overlap.
-	rows, err := s.db.Query(`SELECT substr(id, 1, 5) FROM runs ORDER BY rowid`)
+	rows, err := raw.Query(`SELECT substr(id, 1, 5) FROM runs ORDER BY rowid`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +172,7 @@ func TestKilledWhileSaving(t *testing.T) {
 	}
 	defer s.Close()
 	t.Logf("reopened after the kill in %v", time.Since(start))
-	integrityOK(t, s)
+	integrityOK(t, rawDB(t, s))
 	for _, id := range saved {
 		if _, err := s.Get(id); err != nil {
 			t.Errorf("printed as saved, but: %v", err)

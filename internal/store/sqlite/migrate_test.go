@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"database/sql"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/store"
 )
 
 // TestMigrateV1 makes a store with the version 1 statements, as a thruput
@@ -49,8 +50,9 @@ func TestMigrateV1(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	raw := rawDB(t, s)
 	var version int
-	if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != len(migrations) {
+	if err := raw.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != len(migrations) {
 		t.Fatalf("user_version %d, %v; want %d", version, err, len(migrations))
 	}
 	for _, d := range docs {
@@ -62,7 +64,7 @@ func TestMigrateV1(t *testing.T) {
 			t.Errorf("%s changed in the migration", d.ID)
 		}
 	}
-	es, err := s.List(Filter{Labels: []LabelQuery{{Key: "device", Value: "dev0"}}})
+	es, err := s.List(store.Filter{Labels: []store.LabelQuery{{Key: "device", Value: "dev0"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +78,7 @@ func TestMigrateV1(t *testing.T) {
 		t.Errorf("disk.io summary after migration: %q", es[0].Summary)
 	}
 	var check string
-	if err := s.db.QueryRow(`PRAGMA foreign_key_check`).Scan(&check); err != sql.ErrNoRows {
+	if err := raw.QueryRow(`PRAGMA foreign_key_check`).Scan(&check); err != sql.ErrNoRows {
 		t.Errorf("foreign_key_check: %q, %v", check, err)
 	}
 	// And it is a working store.

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/thruput/thruput/internal/store"
 )
 
 // realStore makes a store holding a few runs, closed, and returns its path.
@@ -52,21 +54,21 @@ func TestRefuse(t *testing.T) {
 		kind       error
 		make       func(path string)
 	}{
-		{"text", "not an SQLite database", ErrNotStore, func(p string) {
+		{"text", "not an SQLite database", store.ErrNotStore, func(p string) {
 			os.WriteFile(p, []byte("device=sandisk\nread 23.7 MiB/s\n"+strings.Repeat("x", 200)), 0o644)
 		}},
-		{"short", "shorter than a header", ErrNotStore, func(p string) { os.WriteFile(p, []byte("hi\n"), 0o644) }},
-		{"random", "not an SQLite database", ErrNotStore, func(p string) { os.WriteFile(p, random, 0o644) }},
-		{"bogus header", "header is corrupt", ErrNotStore, func(p string) {
+		{"short", "shorter than a header", store.ErrNotStore, func(p string) { os.WriteFile(p, []byte("hi\n"), 0o644) }},
+		{"random", "not an SQLite database", store.ErrNotStore, func(p string) { os.WriteFile(p, random, 0o644) }},
+		{"bogus header", "header is corrupt", store.ErrNotStore, func(p string) {
 			os.WriteFile(p, append([]byte("SQLite format 3\x00"), random[16:]...), 0o644)
 		}},
-		{"truncated", "truncated", ErrNotStore, func(p string) { os.WriteFile(p, real[:len(real)/2], 0o644) }},
-		{"schema page overwritten", "corrupt", ErrNotStore, func(p string) {
+		{"truncated", "truncated", store.ErrNotStore, func(p string) { os.WriteFile(p, real[:len(real)/2], 0o644) }},
+		{"schema page overwritten", "corrupt", store.ErrNotStore, func(p string) {
 			b := bytes.Clone(real)
 			copy(b[100:4096], random)
 			os.WriteFile(p, b, 0o644)
 		}},
-		{"another application", "another application", ErrNotStore, func(p string) {
+		{"another application", "another application", store.ErrNotStore, func(p string) {
 			db, err := sql.Open("sqlite", p)
 			if err != nil {
 				t.Fatal(err)
@@ -76,7 +78,7 @@ func TestRefuse(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
-		{"another application in WAL", "another application", ErrNotStore, func(p string) {
+		{"another application in WAL", "another application", store.ErrNotStore, func(p string) {
 			db, err := sql.Open("sqlite", p)
 			if err != nil {
 				t.Fatal(err)
@@ -86,7 +88,7 @@ func TestRefuse(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
-		{"newer", "made by a newer thruput", ErrNewer, func(p string) {
+		{"newer", "made by a newer thruput", store.ErrNewer, func(p string) {
 			os.WriteFile(p, real, 0o644)
 			db, err := sql.Open("sqlite", p)
 			if err != nil {
@@ -152,8 +154,8 @@ func TestRefuse(t *testing.T) {
 			t.Fatalf("the header already says version %d: the test needs the change in the WAL", v)
 		}
 		_, err = Open(path)
-		if !errors.Is(err, ErrNewer) || !strings.Contains(err.Error(), "made by a newer thruput") {
-			t.Errorf("error %v, want ErrNewer", err)
+		if !errors.Is(err, store.ErrNewer) || !strings.Contains(err.Error(), "made by a newer thruput") {
+			t.Errorf("error %v, want store.ErrNewer", err)
 		}
 		after, _ := os.ReadFile(path)
 		fi, _ := os.Stat(path)
@@ -164,7 +166,7 @@ func TestRefuse(t *testing.T) {
 
 	t.Run("directory", func(t *testing.T) {
 		_, err := Open(dir)
-		if !errors.Is(err, ErrNotStore) || !strings.Contains(err.Error(), "is a directory") || !strings.Contains(err.Error(), dir) {
+		if !errors.Is(err, store.ErrNotStore) || !strings.Contains(err.Error(), "is a directory") || !strings.Contains(err.Error(), dir) {
 			t.Errorf("directory: %v", err)
 		}
 	})
