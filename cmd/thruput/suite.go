@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -231,45 +230,16 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 // a ±).
 func unsettled(d *result.Document) []string {
 	var out []string
-	check := func(name string, iv *result.Interval) {
-		switch {
+	for _, f := range d.Intervals() {
+		switch iv := f.Interval; {
 		case iv == nil:
-			out = append(out, name+" (too short for an interval)")
+			out = append(out, f.Name+" (too short for an interval)")
 		case iv.Target > 0 && !iv.Converged:
 			width := "too few windows"
 			if iv.Known() {
 				width = fmt.Sprintf("±%.1f%%", iv.Relative*100)
 			}
-			out = append(out, fmt.Sprintf("%s (%s, wanted ±%g%%)", name, width, iv.Target*100))
-		}
-	}
-	labels := result.TargetLabels(d.Targets)
-	switch {
-	case d.Sweep != nil:
-		for _, s := range d.Sweep.Steps {
-			check(fmt.Sprintf("%s %s %s", labels[s.Target], units.BlockLabel(s.BlockSize), s.Phase), s.Interval)
-		}
-	case d.Random != nil:
-		check("reads+writes", d.Random.Interval)
-	case d.IO != nil:
-		for i, r := range d.IO.Runs {
-			if x := cmp.Or(r.Read, r.Write); x != nil {
-				check(fmt.Sprintf("run %d", i+1), x.Interval)
-			}
-		}
-	case d.Mark != nil:
-		for _, r := range d.Mark.Results {
-			check(r.Preset+" "+r.Phase, r.Interval)
-		}
-	case d.Net != nil:
-		for _, s := range d.Net.Sums {
-			check(s.Direction, s.Interval)
-		}
-	case d.HTTP != nil:
-		for i, r := range d.HTTP.Runs {
-			if r.Error == "" {
-				check(fmt.Sprintf("run %d", i+1), r.Interval)
-			}
+			out = append(out, fmt.Sprintf("%s (%s, wanted ±%g%%)", f.Name, width, iv.Target*100))
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package result
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/thruput/thruput/internal/units"
@@ -75,15 +76,12 @@ type NamedInterval struct {
 	Interval *Interval
 }
 
-// Intervals lists every interval the document's figures carry, named as
-// the tables name them.
+// Intervals lists the interval of every figure the document's tables
+// show, named as the tables name them; Interval is nil where the figure
+// has none (a phase too short for one). Failed downloads show no figure.
 func (d *Document) Intervals() []NamedInterval {
 	var out []NamedInterval
-	add := func(name string, iv *Interval) {
-		if iv != nil {
-			out = append(out, NamedInterval{name, iv})
-		}
-	}
+	add := func(name string, iv *Interval) { out = append(out, NamedInterval{name, iv}) }
 	labels := TargetLabels(d.Targets)
 	switch {
 	case d.Sweep != nil:
@@ -94,11 +92,8 @@ func (d *Document) Intervals() []NamedInterval {
 		add("reads+writes", d.Random.Interval)
 	case d.IO != nil:
 		for i, r := range d.IO.Runs {
-			for _, x := range []*IODirection{r.Read, r.Write} {
-				if x != nil {
-					add(fmt.Sprintf("run %d", i+1), x.Interval)
-					break
-				}
+			if x := cmp.Or(r.Read, r.Write); x != nil {
+				add(fmt.Sprintf("run %d", i+1), x.Interval)
 			}
 		}
 	case d.Mark != nil:
@@ -111,7 +106,9 @@ func (d *Document) Intervals() []NamedInterval {
 		}
 	case d.HTTP != nil:
 		for i, r := range d.HTTP.Runs {
-			add(fmt.Sprintf("run %d", i+1), r.Interval)
+			if r.Error == "" {
+				add(fmt.Sprintf("run %d", i+1), r.Interval)
+			}
 		}
 	}
 	return out
