@@ -14,7 +14,8 @@ import (
 // figure's unit.
 type Interval struct {
 	// Mean is the rate over the windows kept; HalfWidth the interval's
-	// half-width around it (0 when too few windows were kept to tell),
+	// half-width around it (0 when too few windows were kept to tell, or,
+	// converged, when every window moved the same bytes),
 	// Low and High its bounds, Relative the half-width over the mean.
 	Mean      float64 `json:"mean_bytes_per_s"`
 	HalfWidth float64 `json:"half_width_bytes_per_s"`
@@ -56,8 +57,11 @@ type Cliff struct {
 // when no target was set.
 const DefaultStable = 0.02
 
-// Known says whether the interval has a width at all.
-func (iv *Interval) Known() bool { return iv != nil && iv.HalfWidth > 0 && iv.Mean > 0 }
+// Known says whether the interval tells anything: a width, or none at all
+// because every window moved the same bytes (converged, ±0).
+func (iv *Interval) Known() bool {
+	return iv != nil && iv.Mean > 0 && (iv.HalfWidth > 0 || iv.Converged)
+}
 
 // PlusMinus is the half-width for a figure shown as value in unit
 // (value ± this), scaled from the relative width: the figure and the
