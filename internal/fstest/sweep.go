@@ -98,6 +98,35 @@ func makeParent() (string, *os.File, error) {
 	return dir, f, nil
 }
 
+// unmountWithin unmounts what is mounted below dir (and on dir itself
+// with self), deepest first, and again until nothing is left, for stacked
+// mounts.
+func unmountWithin(dir string, self bool) []error {
+	var errs []error
+	for range 10 {
+		mounts, err := readMounts()
+		if err != nil {
+			return append(errs, err)
+		}
+		var mine []string
+		for _, m := range mounts {
+			if within(m.MountPoint, dir) && (self || m.MountPoint != dir) {
+				mine = append(mine, m.MountPoint)
+			}
+		}
+		if len(mine) == 0 {
+			break
+		}
+		slices.SortFunc(mine, func(a, b string) int { return len(b) - len(a) })
+		for _, mnt := range slices.Compact(mine) {
+			if err := unmount(mnt); err != nil && !errors.Is(err, errLazy) {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errs
+}
+
 // unshareDir undoes shareDir. A filesystem unmounted lazily while a file
 // in it is open keeps the bind busy; with nothing else mounted inside, the
 // bind is detached lazily too. A mount left inside stays, for Sweep to see.
@@ -257,29 +286,10 @@ func sweepCandidate(dir string) error {
 
 // cleanDir unmounts, detaches and removes everything of ours in dir.
 func cleanDir(dir string) error {
-	var errs []error
-	// Deepest first, and again until nothing is left, for stacked mounts.
-	for range 10 {
-		mounts, err := readMounts()
-		if err != nil {
-			return err
-		}
-		var mine []string
-		for _, m := range mounts {
-			if within(m.MountPoint, dir) {
-				mine = append(mine, m.MountPoint)
-			}
-		}
-		if len(mine) == 0 {
-			break
-		}
-		slices.SortFunc(mine, func(a, b string) int { return len(b) - len(a) })
-		for _, mnt := range slices.Compact(mine) {
-			if err := unmount(mnt); err != nil && !errors.Is(err, errLazy) {
-				errs = append(errs, err)
-			}
-		}
-	}
+	// dir's own shared bind (shareDir) goes last, after the loop devices:
+	// their files keep the bind busy, and a bind unmounted lazily under
+	// them leaves the devices naming paths no longer in dir.
+	errs := unmountWithin(dir, false)
 	loops, err := attachedLoops()
 	if err != nil {
 		return err
@@ -291,6 +301,7 @@ func cleanDir(dir string) error {
 			}
 		}
 	}
+	errs = append(errs, unmountWithin(dir, true)...)
 	// Never remove a directory tree that still has something mounted in it:
 	// RemoveAll would descend into the mounted filesystem.
 	mounts, err := readMounts()
