@@ -145,7 +145,9 @@ func (a *app) pushSpool() error {
 			continue
 		}
 		saved, skipped, err := sp.Deliver(key, s)
-		fmt.Fprintf(a.out(), "delivered %d spooled run(s) to %s, %d already there\n", saved, s.Path(), skipped)
+		if err == nil || saved+skipped > 0 {
+			fmt.Fprintf(a.out(), "delivered %d spooled run(s) to %s, %d already there\n", saved, s.Path(), skipped)
+		}
 		errs = append(errs, err, s.Close())
 	}
 	return errors.Join(errs...)

@@ -125,7 +125,9 @@ var kvPassword = regexp.MustCompile(`(^|\s)password\s*=\s*('(?:[^'\\]|\\.)*'?|(?
 func hidePassword(db, mask string) string {
 	if !schemeLike.MatchString(db) {
 		if mask == "" {
-			return strings.TrimSpace(kvPassword.ReplaceAllString(db, "$1"))
+			// One spelling of the rest, so that the store named with
+			// and without its password is one spool key.
+			return strings.Join(strings.Fields(kvPassword.ReplaceAllString(db, "$1")), " ")
 		}
 		return kvPassword.ReplaceAllString(db, "${1}password="+mask)
 	}

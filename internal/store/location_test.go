@@ -44,3 +44,13 @@ func TestResolveLibpq(t *testing.T) {
 		t.Errorf("Resolve made %v", es)
 	}
 }
+
+// TestSpoolKeyWithoutPassword: a keyword/value store named with and
+// without its password is one store, so its spooled runs are found either
+// way.
+func TestSpoolKeyWithoutPassword(t *testing.T) {
+	with, without := hidePassword("host=a password='x y' dbname=b", ""), hidePassword("host=a dbname=b", "")
+	if with != without || with != "host=a dbname=b" {
+		t.Errorf("keys %q and %q", with, without)
+	}
+}

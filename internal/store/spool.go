@@ -152,7 +152,7 @@ func (sp Spool) Deliver(key string, s Store) (saved, skipped int, err error) {
 	}
 	if len(docs) > 0 {
 		if saved, skipped, err = s.SaveAll(docs); err != nil {
-			return 0, 0, err
+			return 0, 0, errors.Join(append(bad, err)...)
 		}
 		for _, f := range kept {
 			os.Remove(f)

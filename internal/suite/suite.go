@@ -148,7 +148,8 @@ func bounded(plan []Step, i int, left time.Duration) []string {
 	flag := boundFlag(st.Args)
 	s := share(plan[i:], left)
 	if flag == "" || st.Phases == 0 || s == 0 || st.Bound > 0 && s >= st.Bound {
-		return st.Args
+		// A copy: the caller appends its own flags.
+		return slices.Clone(st.Args)
 	}
 	return append(slices.Clone(st.Args), flag, s.String())
 }

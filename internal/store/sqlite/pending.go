@@ -29,9 +29,10 @@ var (
 	_ store.Labeler = (*pending)(nil)
 )
 
-// errReadOnly: a pending store is for reading; runs are saved by the
-// measuring commands, which create the file.
-var errReadOnly = errors.New("a store that does not exist yet is only read here")
+// errReadOnly: a pending store saves no run; the measuring commands do,
+// and create the file. Deleting and labelling reach the store once the
+// file exists (serve --token-file allows both).
+var errReadOnly = errors.New("a store that does not exist yet takes no runs here")
 
 // open is the store once its file exists, else nil.
 func (p *pending) open() (*store.DB, error) {
