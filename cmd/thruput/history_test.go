@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/fstest"
+	"github.com/thruput/thruput/internal/promtest"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 )
@@ -554,18 +555,7 @@ func TestExportMetrics(t *testing.T) {
 	if es, _ := os.ReadDir(filepath.Dir(out)); len(es) != 2 {
 		t.Errorf("the temporary file was left beside: %v", es)
 	}
-	promtool, err := exec.LookPath("promtool")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("no promtool: install prometheus (scripts/setup does)")
-		}
-		t.Skip("no promtool (apt-get install prometheus)")
-	}
-	cmd := exec.Command(promtool, "check", "metrics")
-	cmd.Stdin = bytes.NewReader(b2)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("promtool check metrics: %v\n%s", err, out)
-	}
+	promtest.Check(t, b2)
 }
 
 // TestCopySources: the store push and pull copy from must exist, and is

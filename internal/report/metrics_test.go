@@ -2,12 +2,11 @@ package report
 
 import (
 	"bytes"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/thruput/thruput/internal/promtest"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -51,16 +50,5 @@ func TestMetrics(t *testing.T) {
 			t.Errorf("metrics hold %q: a run id, or a run that did not end ok", bad)
 		}
 	}
-	promtool, err := exec.LookPath("promtool")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("promtool missing; scripts/setup installs it (Debian's prometheus)")
-		}
-		t.Skip("promtool not installed: the linter check is skipped")
-	}
-	cmd := exec.Command(promtool, "check", "metrics")
-	cmd.Stdin = strings.NewReader(page)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("promtool check metrics: %v\n%s", err, out)
-	}
+	promtest.Check(t, []byte(page))
 }

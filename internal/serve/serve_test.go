@@ -8,8 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -17,6 +15,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/pgtest"
+	"github.com/thruput/thruput/internal/promtest"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/store/postgres"
@@ -383,18 +382,7 @@ func TestMetrics(t *testing.T) {
 	if strings.Contains(body, "aaaa01") || strings.Contains(body, "card=") {
 		t.Error("/metrics names a run or a run's label")
 	}
-	promtool, err := exec.LookPath("promtool")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("no promtool: install prometheus (scripts/setup does)")
-		}
-		t.Skip("no promtool (apt-get install prometheus)")
-	}
-	cmd := exec.Command(promtool, "check", "metrics")
-	cmd.Stdin = strings.NewReader(body)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("promtool check metrics: %v\n%s", err, out)
-	}
+	promtest.Check(t, []byte(body))
 }
 
 // TestOlderRuns: the list's "Older runs" links page through runs that

@@ -62,6 +62,23 @@ func notStore(path, format string, a ...any) error {
 	return &storeError{path: path, why: fmt.Sprintf(format, a...), kind: store.ErrNotStore}
 }
 
+// statFile is what is at abs, nil when nothing is, or why it cannot be a
+// store's file.
+func statFile(abs string) (fs.FileInfo, error) {
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("open result store: %w", err)
+	case fi.IsDir():
+		return nil, notStore(abs, "it is a directory")
+	case !fi.Mode().IsRegular():
+		return nil, notStore(abs, "it is not a regular file")
+	}
+	return fi, nil
+}
+
 // Open opens the store at path, creating it (and its directory, 0700) when
 // it does not exist, and migrating an older schema to the current one.
 func Open(path string) (*store.DB, error) {
@@ -72,18 +89,14 @@ func Open(path string) (*store.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open result store %s: %w", path, err)
 	}
-	fi, err := os.Stat(abs)
+	fi, err := statFile(abs)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, err
+	case fi == nil:
 		if err := create(abs); err != nil {
 			return nil, err
 		}
-	case err != nil:
-		return nil, fmt.Errorf("open result store: %w", err)
-	case fi.IsDir():
-		return nil, notStore(abs, "it is a directory")
-	case !fi.Mode().IsRegular():
-		return nil, notStore(abs, "it is not a regular file")
 	case fi.Size() > 0:
 		if err := checkHeader(abs); err != nil {
 			return nil, err
@@ -124,16 +137,12 @@ func OpenRead(path string) (*store.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open result store %s: %w", path, err)
 	}
-	fi, err := os.Stat(abs)
+	fi, err := statFile(abs)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%w: no result store at %s", store.ErrLocation, abs)
 	case err != nil:
-		return nil, fmt.Errorf("open result store: %w", err)
-	case fi.IsDir():
-		return nil, notStore(abs, "it is a directory")
-	case !fi.Mode().IsRegular():
-		return nil, notStore(abs, "it is not a regular file")
+		return nil, err
+	case fi == nil:
+		return nil, fmt.Errorf("%w: no result store at %s", store.ErrLocation, abs)
 	case fi.Size() == 0:
 		return nil, notStore(abs, "it is empty")
 	}
