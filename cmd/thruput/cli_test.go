@@ -69,6 +69,29 @@ func thruput(t testing.TB, args ...string) outcome {
 	return runOutcome(t, exec.Command(thruputBin, args...), args)
 }
 
+// asNobody runs a command as the user nobody (root's tests of what an
+// unprivileged user gets).
+var asNobody = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+
+// nobodyBinary copies the binary into dir, which becomes 0755, so that
+// nobody can run it there: the test binary's own directory is root's
+// alone. The directories above dir must let nobody through.
+func nobodyBinary(t testing.TB, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(thruputBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "thruput")
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
 // runOutcome runs cmd, a thruput given args, to its end.
 func runOutcome(t testing.TB, cmd *exec.Cmd, args []string) outcome {
 	t.Helper()

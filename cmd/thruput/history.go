@@ -102,11 +102,16 @@ func (a *app) openStore() (store.Store, error) {
 	if a.store != nil {
 		return a.store, nil
 	}
+	return a.keepStore(openLocation)
+}
+
+// keepStore opens --db's store with open and keeps it as the command's.
+func (a *app) keepStore(open func(store.Location) (store.Store, error)) (store.Store, error) {
 	loc, err := a.location()
 	if err != nil {
 		return nil, err
 	}
-	s, err := openLocation(loc)
+	s, err := open(loc)
 	if err != nil {
 		return nil, err
 	}
@@ -119,34 +124,30 @@ func (a *app) openStore() (store.Store, error) {
 // exit 2; an unreachable server, a refused login or a full disk is a
 // failure.
 func openLocation(loc store.Location) (store.Store, error) {
-	var s store.Store
-	var err error
-	if loc.URL != "" {
-		s, err = postgres.Open(loc.URL)
-	} else {
-		s, err = sqlite.Open(loc.Path)
-	}
-	return opened(s, err)
+	return opened(loc, postgres.Open, sqlite.Open)
 }
 
 // openSource opens an existing store only to read it: the source of a
 // push or pull, which must not be created, migrated or written.
 func openSource(loc store.Location) (store.Store, error) {
-	var s store.Store
-	var err error
-	if loc.URL != "" {
-		s, err = postgres.OpenRead(loc.URL)
-	} else {
-		s, err = sqlite.OpenRead(loc.Path)
-	}
-	return opened(s, err)
+	return opened(loc, postgres.OpenRead, sqlite.OpenRead)
 }
 
-func opened(s store.Store, err error) (store.Store, error) {
-	if errors.Is(err, store.ErrNotStore) || errors.Is(err, store.ErrNewer) || errors.Is(err, store.ErrLocation) {
-		return nil, usage.Wrap(err)
+// opened opens loc with the backend's open function; the errors a user
+// must fix are usage errors.
+func opened(loc store.Location, pg, file func(string) (*store.DB, error)) (store.Store, error) {
+	open, at := file, loc.Path
+	if loc.URL != "" {
+		open, at = pg, loc.URL
 	}
-	return s, err
+	s, err := open(at)
+	switch {
+	case errors.Is(err, store.ErrNotStore) || errors.Is(err, store.ErrNewer) || errors.Is(err, store.ErrLocation):
+		return nil, usage.Wrap(err)
+	case err != nil:
+		return nil, err
+	}
+	return s, nil
 }
 
 // readStore opens the store for the commands that only read the history;

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -582,25 +581,16 @@ func TestCopySources(t *testing.T) {
 		return
 	}
 	// As nobody: the source is root's, in root's directory, 0644.
-	bin := filepath.Join(dir, "thruput")
-	data, err := os.ReadFile(thruputBin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	os.Chmod(filepath.Dir(dir), 0o755) // t.TempDir's own parent
+	bin := nobodyBinary(t, dir)
 	home := filepath.Join(dir, "home")
 	os.Mkdir(home, 0o755)
 	os.Chown(home, 65534, 65534)
-	for _, d := range []string{filepath.Dir(dir), dir} {
-		os.Chmod(d, 0o755)
-	}
 	os.Chmod(db, 0o644)
 	before, _ := os.ReadFile(db)
 	cmd := exec.Command(bin, "results", "pull", "--from", db, "--db", filepath.Join(home, "copy.db"))
 	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_STATE_HOME=", "XDG_DATA_HOME=")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	cmd.SysProcAttr = asNobody
 	if o := runOutcome(t, cmd, nil); o.code != 0 || !strings.Contains(o.stdout, "pulled 1 run(s)") {
 		t.Errorf("pull from a store nobody may write: exit %d %q %s", o.code, o.stdout, o.stderr)
 	}

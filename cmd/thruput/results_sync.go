@@ -99,18 +99,7 @@ the filters select, into the store (--db). Runs already there are skipped.`,
 }
 
 // readSource opens the store (--db) only to read it: it must exist.
-func (a *app) readSource() (store.Store, error) {
-	loc, err := a.location()
-	if err != nil {
-		return nil, err
-	}
-	s, err := openSource(loc)
-	if err != nil {
-		return nil, err
-	}
-	a.store = s
-	return s, nil
-}
+func (a *app) readSource() (store.Store, error) { return a.keepStore(openSource) }
 
 // pushSpool delivers every spooled run into the store it was meant for:
 // the store --db (or THRUPUT_DB) names when it is that one, so that its

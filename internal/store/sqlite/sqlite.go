@@ -105,14 +105,10 @@ func Open(path string) (*store.DB, error) {
 	// An empty file (size 0) falls through: SQLite makes a database of it,
 	// and migrate initialises it under the write lock.
 
-	db, err := sql.Open("sqlite", dsn(abs, false))
+	db, err := openDB(abs, dsn(abs, false))
 	if err != nil {
-		return nil, fmt.Errorf("open result store %s: %w", abs, err)
+		return nil, err
 	}
-	// One connection: a CLI does one thing at a time, every method reads
-	// its rows to the end before returning, and each connection costs a
-	// page cache, which matters on a 512 MiB Pi.
-	db.SetMaxOpenConns(1)
 	if err := migrate(context.Background(), db, abs); err != nil {
 		db.Close()
 		// A store the user may only read (another user's, on a read-only
@@ -125,6 +121,19 @@ func Open(path string) (*store.DB, error) {
 		return nil, err
 	}
 	return store.NewDB(db, store.Location{Path: abs}, store.SQLite), nil
+}
+
+// openDB opens the store at abs through dsn with one connection: a CLI
+// does one thing at a time, every method reads its rows to the end before
+// returning, and each connection costs a page cache, which matters on a
+// 512 MiB Pi.
+func openDB(abs, dsn string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open result store %s: %w", abs, err)
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
 }
 
 // OpenRead opens an existing store only to read it, as the source of a
@@ -149,11 +158,10 @@ func OpenRead(path string) (*store.DB, error) {
 	if err := checkHeader(abs); err != nil {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite", dsn(abs, true))
+	db, err := openDB(abs, dsn(abs, true))
 	if err != nil {
-		return nil, fmt.Errorf("open result store %s: %w", abs, err)
+		return nil, err
 	}
-	db.SetMaxOpenConns(1)
 	st, err := readState(context.Background(), db)
 	var se *sqlite.Error
 	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_READONLY && !nonEmpty(abs+"-wal") {
@@ -161,10 +169,9 @@ func OpenRead(path string) (*store.DB, error) {
 		// directory cannot make. With no WAL to recover the file alone is
 		// the store, and may be read as immutable.
 		db.Close()
-		if db, err = sql.Open("sqlite", dsn(abs, true)+"&immutable=1"); err != nil {
-			return nil, fmt.Errorf("open result store %s: %w", abs, err)
+		if db, err = openDB(abs, dsn(abs, true)+"&immutable=1"); err != nil {
+			return nil, err
 		}
-		db.SetMaxOpenConns(1)
 		st, err = readState(context.Background(), db)
 	}
 	if err == nil {
