@@ -403,14 +403,13 @@ func runIO(ctx context.Context, c IOConfig, fds []int, h Hooks, label string) (r
 			MiBPerSec: result.MiBPerSec(n.bytes, run.ElapsedNs), Latency: n.hist.Latency()}
 	}
 	run.Read, run.Write = dir(rd), dir(wr)
-	// The figures become what the sweep's do (figure): the windows' mean
+	// The figures become what the meter gives (Figure): the windows' mean
 	// once warm-up is cut, or the rate after a cliff with --sustained. The
 	// meter saw both directions' bytes together, so a mixed job's two
 	// figures share its relative width and are scaled alike, IOPS with
 	// them.
 	whole := result.MiBPerSec(rd.bytes+wr.bytes, run.ElapsedNs)
-	mib := whole
-	iv := figure(m, &mib, true)
+	mib, iv := m.Figure(whole, true)
 	for _, d := range []*result.IODirection{run.Read, run.Write} {
 		if d != nil {
 			d.Interval = iv

@@ -282,13 +282,13 @@ func runRandom(ctx context.Context, c RandomConfig, fds []int, res *result.Rando
 	res.WriteMiBPerSec = result.MiBPerSec(res.WrittenBytes, res.ElapsedNs)
 	res.Latency, res.ReadLatency, res.WriteLatency, res.FsyncLatency = all.Latency(), rd.Latency(), wr.Latency(), fs.Latency()
 	res.Fairness = result.Fairness{Requests: stats.Summarize(perReq), ElapsedNs: stats.Summarize(perTime)}
-	// The figures become what the sweep's do (figure): the windows' mean
+	// The figures become what the meter gives (Figure): the windows' mean
 	// once warm-up is cut, or the rate after a cliff with --sustained. The
 	// windows count bytes; the requests of each kind keep their share of
 	// them.
 	whole := result.MiBPerSec(res.ReadBytes+res.WrittenBytes, res.ElapsedNs)
-	mib := whole
-	res.Interval = figure(m, &mib, true)
+	mib, iv := m.Figure(whole, true)
+	res.Interval = iv
 	if mib != whole {
 		k := mib / whole
 		for _, x := range []*float64{&res.RequestsPerSec, &res.ReadsPerSec, &res.WritesPerSec, &res.FsyncsPerSec, &res.ReadMiBPerSec, &res.WriteMiBPerSec} {

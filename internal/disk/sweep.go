@@ -275,7 +275,7 @@ func (r *runner) write(ti int, path string, bs int64, phase string, maxTime time
 	if m != nil {
 		// A buffered write's figure keeps its final fsync: the windows
 		// saw the page cache take the data, the fsync the device.
-		st.Interval = figure(m, &st.MiBPerSec, r.c.Direct)
+		st.MiBPerSec, st.Interval = m.Figure(st.MiBPerSec, r.c.Direct)
 	}
 	st.Truncated = res.bytes < blocks*bs && !stopped(st.Interval)
 	return st, nil
@@ -284,18 +284,6 @@ func (r *runner) write(ti int, path string, bs int64, phase string, maxTime time
 // stopped says a phase ended because its figure was known, not at its
 // bound.
 func stopped(iv *result.Interval) bool { return iv != nil && iv.Target > 0 && iv.Converged }
-
-// figure puts a phase's interval in its result. The figure becomes the
-// windows' mean, warm-up cut off, when the phase ran until it was known
-// (and windows saw what the figure measures: useMean), and the rate after
-// the cliff with --sustained.
-func figure(m *steady.Meter, mibps *float64, useMean bool) *result.Interval {
-	iv := m.Interval()
-	if iv != nil && (iv.Sustained || useMean && m.Adaptive() && iv.Known()) {
-		*mibps = iv.Mean / (1 << 20)
-	}
-	return iv
-}
 
 // read evicts path from the page cache, records how much of it is still
 // cached, then reads it with bs-byte reads until end of file or the bound.
@@ -352,7 +340,7 @@ func (r *runner) read(ti int, path string, bs int64) error {
 	st.Bytes, st.Ops = res.bytes, res.ops
 	st.ElapsedNs = int64(time.Since(start))
 	st.MiBPerSec = result.MiBPerSec(st.Bytes, st.ElapsedNs)
-	st.Interval = figure(m, &st.MiBPerSec, true)
+	st.MiBPerSec, st.Interval = m.Figure(st.MiBPerSec, true)
 	st.Truncated = res.bytes < sx.Size && !stopped(st.Interval) && !m.Adaptive()
 	st.Device = dev.share(st.Bytes, !r.c.Direct)
 	r.doc.Sweep.Steps = append(r.doc.Sweep.Steps, st)

@@ -219,14 +219,7 @@ func (c Config) once(parent context.Context, n int, buf []byte, h Hooks) (run re
 	samples := m.stop(end)
 	run.Bytes = count.Load()
 	run.TransferNs, run.TotalNs = int64(end.Sub(origin)), int64(end.Sub(start))
-	run.MiBPerSec = result.MiBPerSec(run.Bytes, run.TransferNs)
-	run.Interval = sm.Interval()
-	// As the disk methods' figures: the windows' mean once the warm-up is
-	// cut, when the download ran until its rate was known, or the rate
-	// after a cliff with --sustained.
-	if iv := run.Interval; iv != nil && (iv.Sustained || sm.Adaptive() && iv.Known()) {
-		run.MiBPerSec = iv.Mean / (1 << 20)
-	}
+	run.MiBPerSec, run.Interval = sm.Figure(result.MiBPerSec(run.Bytes, run.TransferNs), true)
 	run.BitsPerSecond = mibToBits(run.MiBPerSec)
 	run.Windows, run.PeakMiBPerSec = windows(samples, c.Window)
 	run.PeakBitsPerSecond = mibToBits(run.PeakMiBPerSec)

@@ -662,6 +662,19 @@ func (m *Meter) Feed(total int64, elapsed time.Duration) bool {
 	return m.stopped
 }
 
+// Figure is the phase's interval and its headline rate in MiB/s: the
+// windows' mean, warm-up cut off, when the phase ran until it was known
+// (and the windows saw what the figure measures: seen, false for a
+// buffered write whose figure keeps the final fsync), or the rate after
+// the cliff with --sustained; else mibps, the phase's bytes over its time.
+func (m *Meter) Figure(mibps float64, seen bool) (float64, *result.Interval) {
+	iv := m.Interval()
+	if iv != nil && (iv.Sustained || seen && m.Adaptive() && iv.Known()) {
+		return iv.Mean / (1 << 20), iv
+	}
+	return mibps, iv
+}
+
 // Interval is the phase's interval for its result; nil when the phase was
 // shorter than a window.
 func (m *Meter) Interval() *result.Interval {
