@@ -22,9 +22,9 @@ func TestEachFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	var docs []*result.Document
-	tool, err := EachFile(fio, func(d *result.Document) error { docs = append(docs, d); return nil })
-	if err != nil || tool != FIO || len(docs) == 0 {
-		t.Fatalf("EachFile(fio): %q, %d docs, %v", tool, len(docs), err)
+	out, err := EachFile(fio, func(d *result.Document) error { docs = append(docs, d); return nil })
+	if err != nil || out.Tool != FIO || len(docs) == 0 {
+		t.Fatalf("EachFile(fio): %q, %d docs, %v", out.Tool, len(docs), err)
 	}
 	var export bytes.Buffer
 	enc := json.NewEncoder(&export)
@@ -42,9 +42,9 @@ func TestEachFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 0
-	tool, err = EachFile(jsonl, func(d *result.Document) error { n++; return nil })
-	if err != nil || tool != Thruput || n != 50*len(docs) {
-		t.Fatalf("EachFile(export): %q, %d docs, %v; want %d", tool, n, err, 50*len(docs))
+	out, err = EachFile(jsonl, func(d *result.Document) error { n++; return nil })
+	if err != nil || out.Tool != Thruput || n != 50*len(docs) {
+		t.Fatalf("EachFile(export): %q, %d docs, %v; want %d", out.Tool, n, err, 50*len(docs))
 	}
 	cut := filepath.Join(dir, "cut.jsonl")
 	if err := os.WriteFile(cut, export.Bytes()[:export.Len()-40], 0o644); err != nil {

@@ -1,7 +1,6 @@
 package importer
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"regexp"
@@ -13,28 +12,53 @@ import (
 	"github.com/thruput/thruput/internal/result"
 )
 
+// maxFioOutputs bounds the outputs read from one file.
+const maxFioOutputs = 4096
+
 // importFio converts fio --output-format=json: one document per entry of
 // jobs[], which is one job, one clone of a numjobs job, or a whole group
-// under group_reporting.
+// under group_reporting. A file that a script appended several runs to
+// (fio ... >> results.json) holds an output per run, each after the
+// text of the one before.
 func importFio(data []byte, file string) ([]*result.Document, error) {
-	at := 0
-	if t := bytes.TrimLeft(data, "\xef\xbb\xbf \t\r\n"); len(t) == 0 || t[0] != '{' || firstKey(t) != "fio version" {
-		var ok bool
-		if at, ok = fioStart(data); !ok {
-			return nil, fmt.Errorf("fio JSON: no JSON object starting with \"fio version\" found")
+	at, ok := outputStart(data, FIO)
+	if !ok {
+		return nil, fmt.Errorf("fio JSON: no JSON object starting with \"fio version\" found")
+	}
+	var docs []*result.Document
+	for n := 1; ; n++ {
+		v, end, err := decodeJSONAt(data[at:], "fio JSON")
+		if err != nil {
+			if n > 1 {
+				err = fmt.Errorf("output %d: %w", n, err)
+			}
+			return nil, err
 		}
+		d, err := fioConvert(v, string(data[:at]), file)
+		if err == nil {
+			identify(d, data[at:at+end])
+		}
+		if err != nil {
+			if n > 1 {
+				err = fmt.Errorf("output %d: %w", n, err)
+			}
+			return nil, err
+		}
+		docs = append(docs, d...)
+		rest := data[at+end:]
+		next, ok := outputStart(rest, FIO)
+		if !ok || n >= maxFioOutputs {
+			return docs, nil
+		}
+		data, at = rest, next
 	}
-	v, err := decodeJSON(data[at:], "fio JSON")
-	if err != nil {
-		return nil, err
-	}
+}
+
+func fioConvert(v any, preamble, file string) ([]*result.Document, error) {
 	e := &errSink{what: "fio JSON"}
 	r := root(v, e)
 	if !r.isObject() {
 		return nil, fmt.Errorf("fio JSON: not an object")
-	}
-	if r.key("client_stats").has() {
-		return nil, fmt.Errorf("fio JSON: client/server output (client_stats) is not supported; import the JSON of a local fio run")
 	}
 	version := clip(strings.TrimPrefix(r.key("fio version").str(), "fio-"))
 	// fio stamps the time it prints the results, after the last job.
@@ -49,14 +73,42 @@ func importFio(data []byte, file string) ([]*result.Document, error) {
 	}
 	global := r.key("global options")
 	global.object()
-	jobs := r.key("jobs").need().list()
+	// fio --client writes one entry per job and host under client_stats,
+	// and an "All clients" sum when several hosts ran; each host's job is
+	// a run of its own, labelled with the host.
+	var jobs []val
+	cs := r.key("client_stats")
+	if cs.has() {
+		for _, j := range cs.list() {
+			if j.isObject() && j.key("jobname").str() == "All clients" {
+				continue
+			}
+			jobs = append(jobs, j)
+		}
+	} else {
+		jobs = r.key("jobs").need().list()
+	}
 	if e.err != nil {
 		return nil, e.err
 	}
 	if len(jobs) == 0 {
 		return nil, fmt.Errorf("fio JSON: jobs: no job in the output")
 	}
-	pre := fioPreamble(string(data[:at]))
+	pre := fioPreamble(preamble)
+	f := fioFormat{version: version, kb: 1024, client: cs.has()}
+	if m := fioSignal.FindStringSubmatch(preamble); m != nil {
+		f.signal = m[1]
+	}
+	f.major, f.minor = fioVersion(version)
+	if v, _ := (fioOptions{global: global}).get("kb_base"); v == "1000" {
+		f.kb = 1000
+	}
+	// fio 2.1 and older print no job options at all: their jobs' block
+	// size, depth and mode are not fio's defaults but unknown.
+	f.noOptions = !global.has()
+	for _, j := range jobs {
+		f.noOptions = f.noOptions && !j.key("job options").has()
+	}
 	// Without group_reporting every clone of a numjobs job is an entry of
 	// its own, under the same name and group.
 	entries := map[string]int{}
@@ -69,7 +121,7 @@ func importFio(data []byte, file string) ([]*result.Document, error) {
 			e.failf(j.where(), "not an object")
 			break
 		}
-		d := fioJob(j, global, pre, entries[fioKey(j)], ended, version, file)
+		d := fioJob(j, global, pre, entries[fioKey(j)], ended, f, file)
 		if e.err != nil {
 			break
 		}
@@ -80,6 +132,35 @@ func importFio(data []byte, file string) ([]*result.Document, error) {
 	}
 	return docs, nil
 }
+
+// fioFormat is what changes how a job's figures read between fio versions.
+type fioFormat struct {
+	version      string
+	major, minor int
+	// kb is kb_base: the bytes of fio's "k" in sizes.
+	kb        int64
+	noOptions bool
+	// client is fio --client's output: a job per host.
+	client bool
+	// signal is the signal fio says ended its jobs, from the text before
+	// its JSON.
+	signal string
+}
+
+// fioVersion reads "3.12" or "2.1.4" or "3.33-25-gabcdef"; 0.0 when it is
+// none of these, which reads as the newest format.
+func fioVersion(v string) (int, int) {
+	parts := strings.SplitN(v, ".", 3)
+	major, err := strconv.Atoi(parts[0])
+	if err != nil || len(parts) < 2 {
+		return 0, 0
+	}
+	minor, _ := strconv.Atoi(strings.TrimRightFunc(parts[1], func(r rune) bool { return r < '0' || r > '9' }))
+	return major, minor
+}
+
+// old is true for fio before 3.0, whose io_bytes count KiB.
+func (f fioFormat) old() bool { return f.major > 0 && f.major < 3 }
 
 func fioKey(j val) string {
 	return j.key("jobname").str() + "\x00" + strconv.FormatInt(j.key("groupid").i64(), 10)
@@ -103,14 +184,17 @@ func (o fioOptions) get(names ...string) (string, bool) {
 	return "", false
 }
 
-func fioJob(j, global val, pre map[string]fioPre, entries int, ended time.Time, version, file string) *result.Document {
+func fioJob(j, global val, pre map[string]fioPre, entries int, ended time.Time, f fioFormat, file string) *result.Document {
 	opts := fioOptions{j.key("job options"), global}
 	name := j.key("jobname").str()
-	kb := int64(1024)
+	kb := f.kb
 	if v, _ := opts.get("kb_base"); v == "1000" {
 		kb = 1000
 	}
 	p := result.IOParameters{RW: "read", BlockSize: 4096, IODepth: 1, Jobs: 1, Repeat: 1}
+	if f.noOptions {
+		p = result.IOParameters{Repeat: 1}
+	}
 	if v, ok := opts.get("rw", "readwrite"); ok && v != "" {
 		// "randread:8" adds an offset modifier that does not change the mix.
 		p.RW, _, _ = strings.Cut(v, ":")
@@ -126,6 +210,9 @@ func fioJob(j, global val, pre map[string]fioPre, entries int, ended time.Time, 
 			}
 		}
 	}
+	// A mix of 100 % reads (rwmixread=100) does no writes: the direction
+	// it left idle is not one it measured.
+	doesReads, doesWrites := reads && p.MixRead != 0, writes && !(reads && p.MixRead == 100)
 	info, hasPre := pre[name]
 	switch v, ok := opts.get("bs", "blocksize"); {
 	case ok:
@@ -174,8 +261,19 @@ func fioJob(j, global val, pre map[string]fioPre, entries int, ended time.Time, 
 	}
 
 	run := result.IORun{ElapsedNs: j.key("job_runtime").scaledNs(1e6)}
-	run.Read = fioDirection(j, "read", reads)
-	run.Write = fioDirection(j, "write", writes)
+	run.Read = fioDirection(j, "read", doesReads, f, p.BlockSize)
+	run.Write = fioDirection(j, "write", doesWrites, f, p.BlockSize)
+	if f.noOptions {
+		// The mode is not in the output; which directions moved data is.
+		switch {
+		case run.Read != nil && run.Write != nil:
+			p.RW = "rw"
+		case run.Write != nil:
+			p.RW = "write"
+		case run.Read != nil:
+			p.RW = "read"
+		}
+	}
 	if run.ElapsedNs == 0 {
 		for _, d := range []string{"read", "write"} {
 			run.ElapsedNs = max(run.ElapsedNs, j.key(d).key("runtime").scaledNs(1e6))
@@ -212,11 +310,8 @@ func fioJob(j, global val, pre map[string]fioPre, entries int, ended time.Time, 
 			started = ended.Add(-time.Duration(el.secondsNs()))
 		}
 	}
-	d := newDoc(FIO, version, file, "disk.io", started)
+	d := newDoc(FIO, f.version, file, "disk.io", started)
 	d.EndedAt = ended
-	if started.IsZero() && !ended.IsZero() {
-		d.ID = newID(ended)
-	}
 	d.IO = &result.IO{Parameters: p, Engine: p.Engine, Runs: []result.IORun{run}}
 	for _, k := range []string{"directory", "filename"} {
 		if v, ok := opts.get(k); ok && v != "" {
@@ -228,6 +323,14 @@ func fioJob(j, global val, pre map[string]fioPre, entries int, ended time.Time, 
 	}
 	d.Host.Hostname = j.key("hostname").str()
 	setLabel(d, "fio.job", name)
+	if f.client {
+		setLabel(d, "host", d.Host.Hostname)
+	}
+	if f.signal != "" {
+		// A Ctrl-C (or kill) ended the jobs early; fio still printed
+		// what they had done.
+		d.Status, d.Error = result.StatusInterrupted, "fio was stopped: terminating on signal "+f.signal
+	}
 	if code := j.key("error").i64(); code != 0 {
 		d.Status = result.StatusFailed
 		d.Error = fmt.Sprintf("fio job %q ended with error %d", name, code)
@@ -253,19 +356,34 @@ func fioDirections(rw string) (reads, writes bool) {
 
 // fioDirection maps one direction's figures; a direction the mode does not
 // do and that moved nothing is left out, as in thruput's own runs.
-func fioDirection(j val, name string, want bool) *result.IODirection {
+func fioDirection(j val, name string, want bool, f fioFormat, bs int64) *result.IODirection {
 	x := j.key(name)
 	if !x.object() {
 		return nil
 	}
 	d := &result.IODirection{IOs: x.key("total_ios").count(), Bytes: x.key("io_bytes").count(), IOPS: x.key("iops").f64()}
+	if f.old() {
+		// fio before 3.0 printed io_bytes in KiB (io_kbytes since).
+		d.Bytes *= f.kb
+	}
+	if !x.key("total_ios").has() && bs > 0 && d.Bytes%bs == 0 {
+		// total_ios is fio 2.1.14's; before, a fixed block size tells
+		// the count exactly.
+		d.IOs = d.Bytes / bs
+	}
 	if !want && d.IOs == 0 && d.Bytes == 0 {
 		return nil
 	}
-	if bw := x.key("bw_bytes"); bw.has() {
+	runtime := x.key("runtime").f64()
+	switch bw := x.key("bw_bytes"); {
+	case bw.has():
 		d.MiBPerSec = bw.f64() / (1 << 20)
-	} else {
-		d.MiBPerSec = x.key("bw").f64() / 1024 // KiB/s before fio 3.2
+	case runtime > 0:
+		// Before fio 3.2 only "bw", in KiB/s rounded down; the bytes over
+		// the direction's runtime (milliseconds) are what fio divided.
+		d.MiBPerSec = float64(d.Bytes) / (runtime / 1000) / (1 << 20)
+	default:
+		d.MiBPerSec = x.key("bw").f64() * float64(f.kb) / (1 << 20)
 	}
 	// clat_ns since fio 3.0; clat in microseconds before.
 	lat, unit := x.key("clat_ns"), 1.0
@@ -273,7 +391,13 @@ func fioDirection(j val, name string, want bool) *result.IODirection {
 		lat, unit = x.key("clat"), 1000
 	}
 	if lat.object() {
-		if n := lat.key("N").count(); n > 0 {
+		// fio counts the samples ("N") only since 3.18; before, every
+		// I/O of the direction was one.
+		n := lat.key("N").count()
+		if !lat.key("N").has() {
+			n = d.IOs
+		}
+		if n > 0 || (!lat.key("N").has() && lat.key("mean").f64() > 0) {
 			l := &result.Latency{Count: n, MinNs: scaled(lat.key("min"), unit), MaxNs: scaled(lat.key("max"), unit),
 				MeanNs: lat.key("mean").f64() * unit}
 			pct := lat.key("percentile")
@@ -478,6 +602,9 @@ type fioPre struct {
 	iodepth         int
 }
 
+// fioSignal is the line fio prints when a signal ends its jobs.
+var fioSignal = regexp.MustCompile(`(?m)^fio: terminating on signal (\d+)`)
+
 var fioPreLine = regexp.MustCompile(`^(.+): \(g=\d+\): rw=[^,]*, bs=\(R\) ([^,]*), \(W\) ([^,]*), \(T\) [^,]*, ioengine=([^,]+), iodepth=(\d+)`)
 
 func fioPreamble(text string) map[string]fioPre {
@@ -509,10 +636,13 @@ func fioRange(s string) int64 {
 var humanSizeRe = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)([KMGTP]i?)?B$`)
 
 // humanSize reads the sizes fio and sysbench print for people: 4096B,
-// 64.0KiB, 4MiB, 16KiB.
+// 64.0KiB, 4MiB, 16KiB, and sysbench 0.4's 16Kb and 8Mb (binary).
 func humanSize(s string) int64 {
 	m := humanSizeRe.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
+		if f := sbOldSize(strings.TrimSpace(s)); f >= 0 && f < math.MaxInt64/2 {
+			return int64(math.Round(f))
+		}
 		return 0
 	}
 	f, err := strconv.ParseFloat(m[1], 64)

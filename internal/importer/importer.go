@@ -16,8 +16,7 @@ package importer
 
 import (
 	"bytes"
-	"crypto/rand"
-	"crypto/sha256"
+		"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -37,6 +36,11 @@ const (
 	IPerf3   = "iperf3"
 	Sysbench = "sysbench"
 	Thruput  = "thruput"
+	// DD is a transcript of dd runs (GNU, busybox or BSD dd's summary
+	// lines), Wget and Curl transcripts of downloads: text people kept.
+	DD   = "dd"
+	Wget = "wget"
+	Curl = "curl"
 )
 
 // detectWindow is how much of the input Detect looks at: enough for fio's
@@ -47,10 +51,12 @@ var sysbenchBanner = regexp.MustCompile(`(?m)^sysbench \d`)
 
 // Detect names the tool that produced data: "fio" (fio
 // --output-format=json, possibly with text before the JSON as fio prints
-// warnings), "iperf3" (iperf3 -J, or --json-stream), "sysbench" (sysbench
-// text output), "thruput" (a thruput result document, or JSON lines of
-// them), or "" if unknown. It reads only the start of data: a truncated
-// file is still recognised, so that Import can say what is wrong with it.
+// warnings), "iperf3" (iperf3 -J, or --json-stream, possibly after
+// terminal noise such as "^C" or an escape sequence), "sysbench"
+// (sysbench text output), "thruput" (a thruput result document, or JSON
+// lines of them), "dd", "wget" or "curl" (transcripts of their runs), or
+// "" if unknown. It reads only the start of data: a truncated file is
+// still recognised, so that Import can say what is wrong with it.
 func Detect(data []byte) string {
 	head := data
 	if len(head) > detectWindow {
@@ -66,8 +72,16 @@ func Detect(data []byte) string {
 	if sysbenchBanner.Match(head) {
 		return Sysbench
 	}
-	if _, ok := fioStart(head); ok {
-		return FIO
+	if _, tool, ok := jsonStart(head); ok {
+		return tool
+	}
+	switch {
+	case ddSummary.Match(head) || ddBSD.Match(head):
+		return DD
+	case wgetSaved.Match(head):
+		return Wget
+	case curlMeter.Match(head):
+		return Curl
 	}
 	return ""
 }
@@ -103,64 +117,91 @@ func firstKey(data []byte) string {
 	return k
 }
 
-// maxPreambleCandidates bounds the search for fio's JSON after its
-// warnings, so that text full of '{' lines is not decoded again and again.
+// maxPreambleCandidates bounds the search for a JSON output after text,
+// so that text full of '{' is not decoded again and again.
 const maxPreambleCandidates = 64
 
-// fioStart finds where fio's JSON begins: the first line starting with '{'
-// whose first key is fio's.
-func fioStart(data []byte) (int, bool) {
+// jsonStart finds where fio's or iperf3's JSON begins after text: fio's
+// warnings, or what a terminal left in a file saved from it ("^C{" after
+// an interrupt, an escape sequence from an arrow key, a shell prompt).
+// The first '{' whose first key is a tool's is the output.
+func jsonStart(data []byte) (int, string, bool) {
 	off := 0
 	for n := 0; n < maxPreambleCandidates; n++ {
 		i := bytes.IndexByte(data[off:], '{')
 		if i < 0 {
-			return 0, false
+			return 0, "", false
 		}
 		at := off + i
-		if at == 0 || data[at-1] == '\n' {
-			if firstKey(data[at:]) == "fio version" {
-				return at, true
-			}
+		if tool := toolOfKey(firstKey(data[at:])); tool == FIO || tool == IPerf3 {
+			return at, tool, true
 		}
 		off = at + 1
 	}
-	return 0, false
+	return 0, "", false
+}
+
+// outputStart finds where the JSON of tool starts: at the start of data,
+// after a byte order mark or blank lines, or after text.
+func outputStart(data []byte, tool string) (int, bool) {
+	t := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), " \t\r\n")
+	if len(t) > 0 && t[0] == '{' && toolOfKey(firstKey(t)) == tool {
+		return len(data) - len(t), true
+	}
+	at, found, ok := jsonStart(data[:min(len(data), detectWindow)])
+	return at, ok && found == tool
 }
 
 // Import converts data into documents; file is recorded in Imported.File.
 // Each document gets an id of thruput's shape, its time part the run's
-// own start when the source names it and the import's time otherwise.
+// own start when the source names it.
 func Import(data []byte, file string) ([]*result.Document, error) {
+	docs, _, err := ImportNotes(data, file)
+	return docs, err
+}
+
+// ImportNotes is Import that also returns notes on what the input held
+// but was not imported (the cpu test of a sysbench log of several tests).
+func ImportNotes(data []byte, file string) ([]*result.Document, []string, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, errors.New("empty input")
+		return nil, nil, errors.New("empty input")
 	}
 	var docs []*result.Document
+	var notes []string
 	var err error
-	switch Detect(data) {
+	tool := Detect(data)
+	switch tool {
 	case FIO:
 		docs, err = importFio(data, file)
 	case IPerf3:
 		docs, err = importIPerf3(data, file)
 	case Sysbench:
-		docs, err = importSysbench(data, file)
+		docs, notes, err = importSysbenchNotes(data, file)
 	case Thruput:
 		docs, err = importThruput(data)
+	case DD:
+		docs, err = importDD(data, file)
+	case Wget, Curl:
+		docs, err = importDownload(data, file, tool)
 	default:
-		return nil, errors.New("not a thruput result document, fio JSON, iperf3 -J JSON or sysbench fileio output")
-	}
-	if Detect(data) != Thruput {
-		stableIDs(docs, data, file)
+		return nil, nil, errors.New(unknownInput)
 	}
 	if err != nil {
-		return docs, err
+		return nil, notes, err
+	}
+	if tool != Thruput {
+		placeInTime(docs, file)
+		docs, notes = dedupe(docs, notes)
 	}
 	for i, d := range docs {
 		if err := checkMeasured(d, i+1); err != nil {
-			return nil, err
+			return nil, notes, err
 		}
 	}
-	return docs, nil
+	return docs, notes, nil
 }
+
+const unknownInput = "not a thruput result document, fio JSON, iperf3 -J JSON, sysbench fileio output, or a dd, wget or curl transcript"
 
 // checkMeasured refuses a document that holds no measurement and names
 // no failure either ({"start":{},"intervals":[],"end":{}}): stored, it
@@ -173,39 +214,83 @@ func checkMeasured(d *result.Document, n int) error {
 	return fmt.Errorf("run %d holds no measurement (no intervals, steps or results) and no error: nothing to import", n)
 }
 
-// stableIDs makes importing the same file twice give the same ids, so the
-// store skips the second import instead of keeping every run twice: the
-// suffix is a hash of the file's bytes and the run's place in it, and a run
-// whose output names no time (sysbench) takes the file's modification time
-// as its end.
-func stableIDs(docs []*result.Document, data []byte, file string) {
-	var mtime time.Time
-	if fi, err := os.Stat(file); err == nil {
-		mtime = fi.ModTime()
-	}
+// identify gives the documents converted from content their ids, so that
+// importing the same output twice gives the same ids and the store skips
+// the second import instead of keeping every run twice. The id is a hash
+// of the output's bytes and the run's place in them: of the output, not
+// of the file, so a copy or a checkout with another modification time is
+// the same run, and so is the same output pasted twice into a log. Its
+// time part is the run's start when the output names one; output that
+// names none (sysbench's, dd's) gets the tool's name instead, as no time
+// read from the file would be the same for every copy.
+func identify(docs []*result.Document, content []byte) {
 	for i, d := range docs {
-		if d.StartedAt.IsZero() && d.EndedAt.IsZero() && !mtime.IsZero() {
-			// Output that names no time (sysbench's, a failed iperf3's)
-			// was written when the run ended: without it the run would
-			// sort before every other and match no --since.
-			d.EndedAt = mtime.UTC()
-			d.StartedAt = d.EndedAt
-			if d.Random != nil {
-				d.StartedAt = d.EndedAt.Add(-time.Duration(d.Random.ElapsedNs))
-			}
-		}
+		h := sha256.New()
+		h.Write(content)
+		fmt.Fprintf(h, "\x00%d", i)
+		sum := hex.EncodeToString(h.Sum(nil))
 		t := d.StartedAt
 		if t.IsZero() {
 			t = d.EndedAt
 		}
 		if t.IsZero() {
-			continue // no file and no time: the fresh id stays
+			d.ID = d.Imported.Tool + "-" + sum[:12]
+			continue
 		}
-		h := sha256.New()
-		h.Write(data)
-		fmt.Fprintf(h, "\x00%d", i)
-		d.ID = t.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(h.Sum(nil)[:3])
+		d.ID = t.UTC().Format("20060102T150405Z") + "-" + sum[:6]
 	}
+}
+
+// placeInTime gives a run whose output names no time the file's
+// modification time, when the output was last written, as its end: it
+// needs a time to sort by and to match --since. Its id does not change.
+func placeInTime(docs []*result.Document, file string) {
+	var mtime time.Time
+	if fi, err := os.Stat(file); err == nil {
+		mtime = fi.ModTime().UTC()
+	}
+	for _, d := range docs {
+		if mtime.IsZero() || !d.StartedAt.IsZero() || !d.EndedAt.IsZero() {
+			continue
+		}
+		d.EndedAt = mtime
+		d.StartedAt = d.EndedAt.Add(-elapsed(d))
+	}
+}
+
+// dedupe drops a run that repeats an earlier one of the same input (an
+// output pasted twice into a log), with a note.
+func dedupe(docs []*result.Document, notes []string) ([]*result.Document, []string) {
+	first := map[string]int{}
+	out := docs[:0]
+	for i, d := range docs {
+		if j, ok := first[d.ID]; ok {
+			notes = append(notes, fmt.Sprintf("run %d repeats run %d byte for byte: kept once", i+1, j+1))
+			continue
+		}
+		first[d.ID] = i
+		out = append(out, d)
+	}
+	return out, notes
+}
+
+// elapsed is how long a run that names no time of its own took, by its
+// own figures, so its start can be put before the file was written.
+func elapsed(d *result.Document) time.Duration {
+	var ns int64
+	switch {
+	case d.Random != nil:
+		ns = d.Random.ElapsedNs
+	case d.Sweep != nil:
+		for _, s := range d.Sweep.Steps {
+			ns += s.ElapsedNs
+		}
+	case d.HTTP != nil:
+		for _, r := range d.HTTP.Runs {
+			ns += r.TotalNs
+		}
+	}
+	return time.Duration(ns)
 }
 
 // newDoc is the envelope every converter starts from.
@@ -213,23 +298,11 @@ func newDoc(tool, version, file, method string, started time.Time) *result.Docum
 	return &result.Document{
 		FormatVersion: result.FormatVersion,
 		Tool:          result.Tool{Name: tool},
-		ID:            newID(started),
 		Method:        method,
 		StartedAt:     started,
 		Status:        result.StatusOK,
 		Imported:      &result.Imported{Tool: tool, Version: version, File: file},
 	}
-}
-
-// newID has the shape of thruput's own run ids, sortable by time, so
-// imported runs interleave with measured ones in the store.
-func newID(t time.Time) string {
-	if t.IsZero() {
-		t = time.Now()
-	}
-	b := make([]byte, 3)
-	_, _ = rand.Read(b)
-	return t.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b)
 }
 
 // setLabel records a fact the result format has no field for, when it is
@@ -288,38 +361,56 @@ func eachThruput(r io.Reader, size int64, fn func(*result.Document) error) error
 	}
 }
 
-// maxToolOutput bounds the fio, iperf3 and sysbench files read whole; their
-// outputs are kilobytes, a few megabytes with many intervals.
+// maxToolOutput bounds the fio, iperf3, sysbench and transcript files
+// read whole; their outputs are kilobytes, a few megabytes with many
+// intervals or a long log.
 const maxToolOutput = 256 << 20
 
-// EachFile hands fn the documents of the file at path, one at a time, and
-// returns the tool that made it. A thruput export is decoded from the file
-// as it is read, so importing thousands of runs on a Pi holds one run in
-// memory, not the export; the other tools' outputs are small and read
-// whole. The first error, from the file or from fn, ends it.
-func EachFile(path string, fn func(*result.Document) error) (tool string, err error) {
+// Outcome is what EachFile found in a file besides its runs.
+type Outcome struct {
+	// Tool that made the file, as Detect names it.
+	Tool string
+	// Notes say what the file held that was not imported.
+	Notes []string
+}
+
+// EachFile hands fn the documents of the file at path, one at a time. A
+// thruput export is decoded from the file as it is read, so importing
+// thousands of runs on a Pi holds one run in memory, not the export; the
+// other tools' outputs are small and read whole, and a file that is not
+// one (a disk image given by mistake) is refused from its first megabyte
+// or its size, without being read. The first error, from the file or from
+// fn, ends it.
+func EachFile(path string, fn func(*result.Document) error) (Outcome, error) {
+	var out Outcome
 	f, err := os.Open(path)
 	if err != nil {
-		return "", err
+		return out, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return "", err
+		return out, err
+	}
+	if fi.IsDir() {
+		return out, errors.New("a directory")
 	}
 	head := make([]byte, detectWindow)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return "", err
+		return out, err
 	}
 	head = head[:n]
-	tool = Detect(head)
-	switch tool {
+	if len(bytes.TrimSpace(head)) == 0 && fi.Size() <= int64(n) {
+		return out, errors.New("empty input")
+	}
+	out.Tool = Detect(head)
+	switch out.Tool {
 	case "":
-		return "", errors.New("not a thruput export, fio JSON, iperf3 -J JSON or sysbench fileio output")
+		return out, errors.New(unknownInput)
 	case Thruput:
 		n := 0
-		return tool, eachThruput(io.MultiReader(bytes.NewReader(head), f), fi.Size(), func(d *result.Document) error {
+		return out, eachThruput(io.MultiReader(bytes.NewReader(head), f), fi.Size(), func(d *result.Document) error {
 			n++
 			if err := checkMeasured(d, n); err != nil {
 				return err
@@ -327,20 +418,27 @@ func EachFile(path string, fn func(*result.Document) error) (tool string, err er
 			return fn(d)
 		})
 	}
-	rest, err := io.ReadAll(io.LimitReader(f, maxToolOutput))
-	if err != nil {
-		return tool, err
+	if fi.Mode().IsRegular() && fi.Size() > maxToolOutput {
+		return out, fmt.Errorf("%d bytes: more than any %s output (at most %d MiB is read)", fi.Size(), out.Tool, maxToolOutput>>20)
 	}
-	docs, err := Import(append(head, rest...), path)
+	rest, err := io.ReadAll(io.LimitReader(f, maxToolOutput+1-int64(len(head))))
 	if err != nil {
-		return tool, err
+		return out, err
+	}
+	if len(head)+len(rest) > maxToolOutput {
+		return out, fmt.Errorf("more than any %s output (at most %d MiB is read)", out.Tool, maxToolOutput>>20)
+	}
+	docs, notes, err := ImportNotes(append(head, rest...), path)
+	out.Notes = notes
+	if err != nil {
+		return out, err
 	}
 	for _, d := range docs {
 		if err := fn(d); err != nil {
-			return tool, err
+			return out, err
 		}
 	}
-	return tool, nil
+	return out, nil
 }
 
 // eachLine calls f with every line of data, without a line length limit

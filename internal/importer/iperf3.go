@@ -1,7 +1,6 @@
 package importer
 
 import (
-	"bytes"
 	"fmt"
 	"net"
 	"strconv"
@@ -16,9 +15,14 @@ import (
 // reverse of internal/iperf3/compat.go: the same keys map to the same
 // fields, so a thruput run printed with -J comes back as it was.
 func importIPerf3(data []byte, file string) ([]*result.Document, error) {
+	// What a terminal left before the JSON ("^C", an escape sequence) is
+	// not iperf3's; its output starts at its first key.
+	if at, ok := outputStart(data, IPerf3); ok {
+		data = data[at:]
+	}
 	var v any
 	var err error
-	if firstKey(bytes.TrimLeft(data, "\xef\xbb\xbf \t\r\n")) == "event" {
+	if firstKey(data) == "event" {
 		v, err = iperf3Stream(data)
 	} else {
 		v, err = decodeJSON(data, "iperf3 JSON")
@@ -31,7 +35,9 @@ func importIPerf3(data []byte, file string) ([]*result.Document, error) {
 	if e.err != nil {
 		return nil, e.err
 	}
-	return []*result.Document{d}, nil
+	docs := []*result.Document{d}
+	identify(docs, data)
+	return docs, nil
 }
 
 // iperf3Stream assembles --json-stream's events (iperf3 3.17 and later)
@@ -230,6 +236,11 @@ func iperf3Doc(r val, file string) *result.Document {
 	}
 	if msg := r.key("error").str(); msg != "" {
 		d.Status, d.Error = result.StatusFailed, clip(msg)
+		// iperf3 says "interrupt - the client has terminated" (or the
+		// server) when a signal ended the test: stopped, not broken.
+		if strings.HasPrefix(msg, "interrupt - ") {
+			d.Status = result.StatusInterrupted
+		}
 	}
 	return d
 }

@@ -24,6 +24,17 @@ func decodeJSON(data []byte, what string) (any, error) {
 	return v, nil
 }
 
+// decodeJSONAt is decodeJSON that also says how many bytes the value took.
+func decodeJSONAt(data []byte, what string) (any, int, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, 0, jsonError(what, data, err)
+	}
+	return v, int(dec.InputOffset()), nil
+}
+
 // jsonError turns a decoder error into one line that says where the input
 // went wrong, in terms a user who hand-trimmed a file understands.
 func jsonError(what string, data []byte, err error) error {

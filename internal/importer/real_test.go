@@ -15,7 +15,9 @@ import (
 	"github.com/thruput/thruput/internal/result"
 )
 
-var idShape = regexp.MustCompile(`^\d{8}T\d{6}Z-[0-9a-f]{6}$`)
+// idShape is a run id of thruput's shape, or for a run whose output names
+// no time, the tool's name and a hash of the output.
+var idShape = regexp.MustCompile(`^(\d{8}T\d{6}Z-[0-9a-f]{6}|[a-z0-9]+-[0-9a-f]{12})$`)
 
 // src reads a value out of the tool's own JSON by path, independently of
 // the importer, so a figure is checked against what the tool printed.

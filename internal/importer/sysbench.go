@@ -20,6 +20,16 @@ var (
 	sbIOMode    = regexp.MustCompile(`^Using (.+) I/O mode$`)
 	sbTestMode  = regexp.MustCompile(`^Doing (.+) test$`)
 	sbPercentil = regexp.MustCompile(`^(\d+)th percentile$`)
+	// sysbench 0.4 and 0.5 print counts and totals on two lines of their
+	// own: "Operations performed:  6000 Read, 4000 Write, 12800 Other =
+	// 22800 Total" and "Read 93.75Mb  Written 62.5Mb  Total transferred
+	// 156.25Mb  (25.438Mb/sec)", then " 1628.02 Requests/sec executed".
+	sbOps      = regexp.MustCompile(`^Operations performed:\s+(\d+) Read, (\d+) Write, (\d+) Other = (\d+) Total$`)
+	sbTransfer = regexp.MustCompile(`^Read (\S+)\s+Written (\S+)\s+Total transferred (\S+)\s+\((\S+)/sec\)$`)
+	sbRequests = regexp.MustCompile(`^(\S+) Requests/sec executed$`)
+	// sysbench 1.1 prints "read:  IOPS=7246.41 113.23 MiB/s (118.73 MB/s)"
+	// under Throughput instead of a File operations section.
+	sbIOPS = regexp.MustCompile(`^IOPS=(\S+)(?:\s+(\S+) MiB/s)?`)
 )
 
 // sbModes maps the "Doing ... test" wording back to --file-test-mode.
@@ -51,15 +61,108 @@ type sbRun struct {
 	fsyncEvery                          int
 	fsyncEnd, fsyncAll, doing           bool
 	prepare, cleanup                    bool
+	// other is the test a segment ran when it is not fileio ("CPU
+	// performance benchmark", "thread subsystem performance").
+	other string
+	// old holds sysbench 0.4's and 0.5's counts and totals, when printed.
+	old *sbOld
 	// values holds "section/key" → value text ("File operations/reads/s").
 	values map[string]string
 }
 
-// importSysbench converts the text sysbench 1.0 prints for a fileio run.
-// The text names no time or host, and gives rates rather than counts; the
-// counts are worked back from the rates and the number of events.
+// sbOld is what sysbench 0.4 and 0.5 print after a fileio run.
+type sbOld struct {
+	reads, writes, other        int64
+	readMiB, writtenMiB, perSec string
+	requestsPerSec              string
+}
+
+// importSysbench converts the text sysbench prints for fileio runs.
 func importSysbench(data []byte, file string) ([]*result.Document, error) {
-	s := parseSysbench(data)
+	docs, _, err := importSysbenchNotes(data, file)
+	return docs, err
+}
+
+// importSysbenchNotes converts every fileio run of a log of sysbench's
+// output, one run per banner line ("sysbench 1.0.20 (using ...)"), as a
+// loop over block sizes or a homework script writes them: each run with
+// its own settings, other tests (cpu, memory, threads, oltp) and the
+// prepare and cleanup steps skipped with a note, a run that died with
+// FATAL kept as failed with its reason.
+func importSysbenchNotes(data []byte, file string) ([]*result.Document, []string, error) {
+	segs := sbSegments(data)
+	if len(segs) == 1 {
+		d, err := sysbenchRun(parseSysbench(segs[0]), file)
+		if err != nil {
+			return nil, nil, err
+		}
+		docs := []*result.Document{d}
+		identify(docs, segs[0])
+		return docs, nil, nil
+	}
+	var docs []*result.Document
+	var notes []string
+	var prepares, cleanups int
+	for i, seg := range segs {
+		s := parseSysbench(seg)
+		switch {
+		case !s.doing && s.prepare:
+			prepares++
+			continue
+		case !s.doing && s.cleanup:
+			cleanups++
+			continue
+		case !s.doing && s.fatal == "":
+			test := s.other
+			if test == "" {
+				test = "not fileio"
+			}
+			notes = append(notes, fmt.Sprintf("sysbench output %d of %d (%s) skipped: only fileio runs are imported", i+1, len(segs), test))
+			continue
+		case !s.doing:
+			notes = append(notes, fmt.Sprintf("sysbench output %d of %d skipped: it failed before it started: %s", i+1, len(segs), s.fatal))
+			continue
+		}
+		d, err := sysbenchRun(s, file)
+		if err != nil {
+			return nil, notes, fmt.Errorf("sysbench output %d of %d: %w", i+1, len(segs), err)
+		}
+		// Each run is identified by its own text: a log a later run was
+		// appended to keeps the ids of the runs it held.
+		identify([]*result.Document{d}, seg)
+		docs = append(docs, d)
+	}
+	if prepares+cleanups > 0 {
+		notes = append(notes, fmt.Sprintf("%d prepare and %d cleanup output(s) skipped: they measure nothing", prepares, cleanups))
+	}
+	if len(docs) == 0 {
+		return nil, notes, fmt.Errorf("sysbench: none of its %d outputs is of `sysbench fileio ... run`; only fileio runs can be imported", len(segs))
+	}
+	return docs, notes, nil
+}
+
+// sbSegments splits a log at sysbench's banner lines; text before the
+// first banner (a script's own echo lines) belongs to no run.
+func sbSegments(data []byte) [][]byte {
+	locs := sysbenchBanner.FindAllIndex(data, -1)
+	if len(locs) == 0 {
+		return [][]byte{data}
+	}
+	segs := make([][]byte, 0, len(locs))
+	for i, l := range locs {
+		end := len(data)
+		if i+1 < len(locs) {
+			end = locs[i+1][0]
+		}
+		segs = append(segs, data[l[0]:end])
+	}
+	return segs
+}
+
+// sysbenchRun converts one run's text. The text names no time or host,
+// and sysbench 1.0 gives rates rather than counts; the counts are worked
+// back from the rates and the number of events.
+func sysbenchRun(s *sbRun, file string) (*result.Document, error) {
 	const what = "sysbench fileio"
 	if !s.doing {
 		switch {
@@ -71,6 +174,9 @@ func importSysbench(data []byte, file string) ([]*result.Document, error) {
 			return nil, fmt.Errorf("%s: this is the output of cleanup, which measures nothing; import the output of `sysbench fileio ... run`", what)
 		}
 		return nil, fmt.Errorf("sysbench: not the output of `sysbench fileio ... run` (no \"Doing ... test\" line); only fileio runs can be imported")
+	}
+	if s.old != nil || s.values["Test execution summary/total time"] != "" {
+		return sysbenchOld(s, file)
 	}
 	p := result.RandomParameters{
 		Files: s.files, TotalSize: s.totalSize, FileSize: s.fileSize, Mode: s.mode, RWRatio: s.rwRatio,
@@ -208,16 +314,21 @@ func importSysbench(data []byte, file string) ([]*result.Document, error) {
 	if e.err != nil {
 		return nil, e.err
 	}
+	fairness(r, n, evAvg, evDev, tAvg, tDev, s.values["Threads fairness/events (avg/stddev)"] != "")
+	return d, nil
+}
+
+// fairness records sysbench's Threads fairness section.
+func fairness(r *result.Random, n int, evAvg, evDev, tAvg, tDev float64, printed bool) {
 	// sysbench's deviation is the population one; thruput's spreads are
 	// sample deviations. Minimum and maximum are known for one thread only.
 	r.Fairness = result.Fairness{
 		Requests:  spread(n, evAvg, evDev),
 		ElapsedNs: spread(n, tAvg*1e9, tDev*1e9),
 	}
-	if _, ok := s.values["Threads fairness/events (avg/stddev)"]; ok && n == 1 {
+	if printed && n == 1 {
 		r.Threads = []result.ThreadStats{{Requests: int64(math.Round(evAvg)), ElapsedNs: int64(math.Round(tAvg * 1e9))}}
 	}
-	return []*result.Document{d}, nil
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
@@ -239,11 +350,15 @@ func parseSysbench(data []byte) *sbRun {
 		l := strings.TrimSpace(raw)
 		indented := len(raw) > 0 && (raw[0] == ' ' || raw[0] == '\t')
 		if m := sbVersion.FindStringSubmatch(l); m != nil && s.version == "" {
-			s.version = clip(m[1])
+			s.version = clip(strings.TrimSuffix(m[1], ":"))
 			return
 		}
 		if strings.HasPrefix(l, "FATAL:") && s.fatal == "" {
 			s.fatal = clip(strings.TrimSpace(strings.TrimPrefix(l, "FATAL:")))
+			return
+		}
+		if s.oldLine(l) {
+			section = ""
 			return
 		}
 		if !indented && strings.HasSuffix(l, ":") {
@@ -273,7 +388,7 @@ func (s *sbRun) header(l string) {
 			s.threads, _ = strconv.Atoi(v)
 		case "Extra file open flags":
 			s.flags = strings.TrimSpace(v)
-		case "Number of IO requests":
+		case "Number of IO requests", "Number of random requests for random IO":
 			s.requests, _ = strconv.ParseInt(v, 10, 64)
 		case "Read/Write ratio for combined random IO test":
 			if f, err := strconv.ParseFloat(v, 64); err == nil && finite(f) {
@@ -307,10 +422,181 @@ func (s *sbRun) header(l string) {
 			s.ioMode = v
 		}
 	} else if m := sbTestMode.FindStringSubmatch(l); m != nil {
-		s.doing = true
-		s.mode = m[1]
+		// sysbench 0.4 says "Doing memory operations speed test" too.
 		if v, ok := sbModes[m[1]]; ok {
+			s.doing = true
 			s.mode = v
+		} else if m[1] == "mixed" || m[1] == "async" {
+			s.doing = true
+			s.mode = m[1]
+		} else {
+			s.other = clip(m[1])
+		}
+	} else if t, ok := strings.CutPrefix(l, "Doing "); ok && s.other == "" {
+		s.other = clip(t)
+	}
+}
+
+// oldLine reads the lines sysbench 0.4 and 0.5 print after a fileio run.
+func (s *sbRun) oldLine(l string) bool {
+	if m := sbOps.FindStringSubmatch(l); m != nil {
+		if s.old == nil {
+			s.old = &sbOld{}
+		}
+		s.old.reads, _ = strconv.ParseInt(m[1], 10, 64)
+		s.old.writes, _ = strconv.ParseInt(m[2], 10, 64)
+		s.old.other, _ = strconv.ParseInt(m[3], 10, 64)
+		return true
+	}
+	if m := sbTransfer.FindStringSubmatch(l); m != nil && s.old != nil {
+		s.old.readMiB, s.old.writtenMiB, s.old.perSec = m[1], m[2], m[4]
+		return true
+	}
+	if m := sbRequests.FindStringSubmatch(l); m != nil && s.old != nil {
+		s.old.requestsPerSec = m[1]
+		return true
+	}
+	return false
+}
+
+// sysbenchOld converts a fileio run as sysbench 0.4 and 0.5 print it:
+// counts of reads, writes and fsyncs ("Other"), the MiB read and written
+// ("Mb" in its words, 2^20 bytes, as its "Mb/sec" is MiB/s), the total
+// time and the per-request latency summary.
+func sysbenchOld(s *sbRun, file string) (*result.Document, error) {
+	e := &errSink{what: "sysbench fileio"}
+	o := s.old
+	if o == nil || o.perSec == "" {
+		if s.fatal != "" {
+			// Died before its summary: a failed attempt, nothing measured.
+			o = &sbOld{}
+		} else {
+			e.failf("Operations performed", "missing (truncated output?)")
+			return nil, e.err
 		}
 	}
+	num := func(key, v string, unit string) float64 {
+		f, err := strconv.ParseFloat(strings.TrimSuffix(v, unit), 64)
+		if err != nil || !finite(f) || f < 0 {
+			e.failf(key, "%q is not a number", short(v))
+			return 0
+		}
+		return f
+	}
+	val := func(key, unit string) (float64, bool) {
+		v, ok := s.values[key]
+		if !ok {
+			return 0, false
+		}
+		return num(key[strings.IndexByte(key, '/')+1:], v, unit), true
+	}
+	total, hasTotal := val("Test execution summary/total time", "s")
+	events, _ := val("Test execution summary/total number of events", "")
+	if !hasTotal && s.fatal == "" {
+		e.failf("total time", "missing (truncated output?)")
+	}
+	if _, ok := s.values["Threads fairness/execution time (avg/stddev)"]; !ok && s.fatal == "" {
+		e.failf("execution time (avg/stddev)", "missing (truncated output?)")
+	}
+	if total > maxSeconds || events > 1e18 {
+		e.failf("Test execution summary", "total time %v s or %v events out of range", total, events)
+	}
+	mib := func(key, v string) float64 {
+		if v == "" {
+			return 0
+		}
+		b := sbOldSize(v)
+		if b < 0 {
+			e.failf(key, "%q is not a size", short(v))
+			return 0
+		}
+		return b / (1 << 20)
+	}
+	readMiB, writtenMiB := mib("Read", o.readMiB), mib("Written", o.writtenMiB)
+	if e.err != nil {
+		return nil, e.err
+	}
+	p := result.RandomParameters{
+		Files: s.files, TotalSize: s.totalSize, FileSize: s.fileSize, Mode: s.mode, RWRatio: s.rwRatio,
+		BlockSize: s.blockSize, FsyncEvery: s.fsyncEvery, FsyncEnd: s.fsyncEnd, Threads: s.threads,
+		Requests: s.requests, Direct: strings.Contains(s.flags, "direct"),
+	}
+	if s.fsyncAll {
+		p.FsyncEvery = 1
+	} else if s.fsyncEvery > 0 {
+		p.FsyncAll = true
+	}
+	d := newDoc(Sysbench, s.version, file, "disk.random", time.Time{})
+	r := &result.Random{Parameters: p, Reads: o.reads, Writes: o.writes, Fsyncs: o.other}
+	d.Random = r
+	setLabel(d, "sysbench.io_mode", s.ioMode)
+	r.ReadBytes, r.WrittenBytes = int64(math.Round(readMiB*(1<<20))), int64(math.Round(writtenMiB*(1<<20)))
+	r.ElapsedNs = int64(math.Round(total * 1e9))
+	if total > 0 {
+		// sysbench 0.4 divides the totals by the total time: its
+		// "(25.438Mb/sec)" is (Read + Written) / total time.
+		r.ReadMiBPerSec, r.WriteMiBPerSec = readMiB/total, writtenMiB/total
+		r.ReadsPerSec, r.WritesPerSec = float64(o.reads)/total, float64(o.writes)/total
+		r.FsyncsPerSec = float64(o.other) / total
+		r.RequestsPerSec = r.ReadsPerSec + r.WritesPerSec
+	}
+	if o.requestsPerSec != "" {
+		r.RequestsPerSec = num("Requests/sec executed", o.requestsPerSec, "")
+	}
+	if _, ok := s.values["Test execution summary/avg"]; ok {
+		ns := func(key string) float64 {
+			f, _ := val("Test execution summary/"+key, "ms")
+			return f * 1e6
+		}
+		l := &result.Latency{Count: int64(events), MinNs: int64(math.Round(ns("min"))), MeanNs: ns("avg"), MaxNs: int64(math.Round(ns("max")))}
+		if _, ok := s.values["Test execution summary/approx.  95 percentile"]; ok {
+			l.P95Ns = int64(math.Round(ns("approx.  95 percentile")))
+		}
+		r.Latency = l
+	}
+	n := max(s.threads, 1)
+	pair := func(key string) (float64, float64) {
+		v, ok := s.values[key]
+		if !ok {
+			return 0, 0
+		}
+		a, b, _ := strings.Cut(v, "/")
+		return num(key, a, ""), num(key, b, "")
+	}
+	evAvg, evDev := pair("Threads fairness/events (avg/stddev)")
+	tAvg, tDev := pair("Threads fairness/execution time (avg/stddev)")
+	if e.err != nil {
+		return nil, e.err
+	}
+	fairness(r, n, evAvg, evDev, tAvg, tDev, s.values["Threads fairness/events (avg/stddev)"] != "")
+	if s.fatal != "" {
+		d.Status, d.Error = result.StatusFailed, s.fatal
+	}
+	return d, nil
+}
+
+// sbOldSize reads sysbench 0.4's sizes: "93.75Mb", "1Gb", "16Kb", "0b",
+// in bytes; its b is a byte and its K, M and G are powers of 1024.
+func sbOldSize(v string) float64 {
+	i := strings.IndexFunc(v, func(r rune) bool { return r != '.' && (r < '0' || r > '9') })
+	if i <= 0 {
+		return -1
+	}
+	f, err := strconv.ParseFloat(v[:i], 64)
+	if err != nil || !finite(f) {
+		return -1
+	}
+	switch v[i:] {
+	case "b":
+		return f
+	case "Kb":
+		return f * (1 << 10)
+	case "Mb":
+		return f * (1 << 20)
+	case "Gb":
+		return f * (1 << 30)
+	case "Tb":
+		return f * (1 << 40)
+	}
+	return -1
 }

@@ -43,11 +43,15 @@ func (d *Document) Measured() bool {
 			}
 		}
 	case d.Random != nil:
-		return d.Random.Reads+d.Random.Writes > 0
+		// sysbench 1.1 prints rates, not counts.
+		return d.Random.Reads+d.Random.Writes > 0 || d.Random.ReadsPerSec+d.Random.WritesPerSec > 0
 	case d.IO != nil:
+		// fio before 2.1.14 counted bytes but printed no I/O count.
 		for _, r := range d.IO.Runs {
-			if (r.Read != nil && r.Read.IOs > 0) || (r.Write != nil && r.Write.IOs > 0) {
-				return true
+			for _, x := range []*IODirection{r.Read, r.Write} {
+				if x != nil && (x.IOs > 0 || x.Bytes > 0) {
+					return true
+				}
 			}
 		}
 	case d.Mark != nil:
@@ -160,12 +164,15 @@ type Previous struct {
 
 // Imported says where a converted document came from.
 type Imported struct {
-	// Tool is "fio", "iperf3" or "sysbench"; Version is the version its
-	// output names, when it names one.
+	// Tool is "fio", "iperf3", "sysbench", "dd", "wget" or "curl";
+	// Version is the version its output names, when it names one.
 	Tool    string `json:"tool"`
 	Version string `json:"version,omitempty"`
 	// File is the path given to import, as given.
 	File string `json:"file,omitempty"`
+	// Note says how a run read from a transcript (dd, wget, curl) differs
+	// from one measured: what the text gave and what it could not.
+	Note string `json:"note,omitempty"`
 }
 
 // Tool names the program and build that produced a document.

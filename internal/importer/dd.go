@@ -1,0 +1,190 @@
+package importer
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/thruput/thruput/internal/result"
+)
+
+// dd's summary line, by flavour. Each gives the exact byte count and
+// seconds; the rate after them is rounded for people and not used.
+var (
+	// GNU coreutils: "1073741824 bytes (1.1 GB, 1.0 GiB) copied, 1.94133 s,
+	// 553 MB/s" (before 8.24 without the GiB); busybox: "1073741824 bytes
+	// (1.0GB) copied, 9.654585 seconds, 106.1MB/s".
+	ddSummary = regexp.MustCompile(`(\d+) bytes (?:\([^)]*\) )?copied, ([0-9]+(?:\.[0-9]+)?(?:e[-+]?\d+)?) s(?:econds)?, `)
+	// BSD and macOS: "25165824 bytes transferred in 0.026832 secs
+	// (937899773 bytes/sec)".
+	ddBSD     = regexp.MustCompile(`(\d+) bytes transferred in ([0-9]+(?:\.[0-9]+)?) secs \(\d+ bytes/sec\)`)
+	ddRecords = regexp.MustCompile(`(\d+)\+(\d+) records out`)
+	ddCommand = regexp.MustCompile(`(?:^|[\s;|&("'` + "`" + `$])dd\s+(.*)$`)
+)
+
+// ddNote is the note every run read from a dd transcript carries.
+const ddNote = "read from a dd transcript: bytes and seconds are dd's own summary lines; whether the page cache or an fsync was in them is what the echoed command says, nothing more"
+
+// importDD converts a transcript of dd runs, typically a loop over block
+// sizes, into one block-size sweep: a step per summary line, with the
+// block size, direction and target from the dd command echoed before it
+// when the transcript holds one.
+func importDD(data []byte, file string) ([]*result.Document, error) {
+	d := newDoc(DD, "", file, "disk.sweep", time.Time{})
+	d.Imported.Note = ddNote
+	sw := &result.Sweep{}
+	var cmd ddArgs
+	var ops int64 = -1
+	targets := map[string]int{}
+	seen := map[int64]bool{}
+	var bad error
+	eachLine(data, func(n int, l string) {
+		if bad != nil {
+			return
+		}
+		if m := ddCommand.FindStringSubmatch(l); m != nil && strings.Contains(m[1], "=") {
+			cmd = parseDDArgs(m[1])
+			ops = -1
+			return
+		}
+		if m := ddRecords.FindStringSubmatch(l); m != nil {
+			full, _ := strconv.ParseInt(m[1], 10, 64)
+			part, _ := strconv.ParseInt(m[2], 10, 64)
+			ops = full + part
+			return
+		}
+		m := ddSummary.FindStringSubmatch(l)
+		if m == nil {
+			m = ddBSD.FindStringSubmatch(l)
+		}
+		if m == nil {
+			return
+		}
+		bytes, err1 := strconv.ParseInt(m[1], 10, 64)
+		secs, err2 := strconv.ParseFloat(m[2], 64)
+		if err1 != nil || err2 != nil || !finite(secs) || secs < 0 || secs > maxSeconds {
+			bad = fmt.Errorf("dd transcript: line %d: %q is not a byte count and a time", n, clip(l))
+			return
+		}
+		path, phase := cmd.of, result.PhaseWrite
+		if cmd.of == "/dev/null" || (cmd.of == "" && cmd.in != "" && cmd.in != "/dev/zero") {
+			path, phase = cmd.in, result.PhaseRead
+		}
+		ti, ok := targets[path]
+		if !ok {
+			ti = len(d.Targets)
+			targets[path] = ti
+			d.Targets = append(d.Targets, result.Target{Path: path})
+		}
+		st := result.SweepStep{Target: ti, Phase: phase, BlockSize: cmd.bs, Bytes: bytes, ElapsedNs: int64(math.Round(secs * 1e9))}
+		st.MiBPerSec = result.MiBPerSec(st.Bytes, st.ElapsedNs)
+		if ops >= 0 {
+			st.Ops = ops
+		}
+		if cmd.bs > 0 && !seen[cmd.bs] {
+			seen[cmd.bs] = true
+			sw.Parameters.BlockSizes = append(sw.Parameters.BlockSizes, cmd.bs)
+		}
+		sw.Parameters.Write = sw.Parameters.Write || phase == result.PhaseWrite
+		sw.Parameters.Read = sw.Parameters.Read || phase == result.PhaseRead
+		sw.Parameters.Direct = sw.Parameters.Direct || cmd.direct
+		if cmd.data != "" {
+			sw.Parameters.Data = cmd.data
+		}
+		sw.Steps = append(sw.Steps, st)
+		ops = -1
+	})
+	if bad != nil {
+		return nil, bad
+	}
+	if len(sw.Steps) == 0 {
+		return nil, fmt.Errorf("dd transcript: no dd summary line (\"N bytes ... copied, S s, R MB/s\")")
+	}
+	d.Sweep = sw
+	docs := []*result.Document{d}
+	identify(docs, data)
+	return docs, nil
+}
+
+// ddArgs is what the echoed dd command says about the run after it.
+type ddArgs struct {
+	in, of, data string
+	bs           int64
+	direct       bool
+}
+
+func parseDDArgs(s string) ddArgs {
+	var a ddArgs
+	for _, f := range strings.Fields(s) {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok || strings.ContainsAny(v, "$[`") {
+			// A shell variable or a placeholder: not what dd was given.
+			continue
+		}
+		switch k {
+		case "if":
+			a.in = v
+			switch v {
+			case "/dev/zero":
+				a.data = "zero"
+			case "/dev/urandom", "/dev/random":
+				a.data = "random"
+			}
+		case "of":
+			a.of = v
+		case "bs", "obs":
+			if n, ok := ddSize(v); ok {
+				a.bs = n
+			}
+		case "oflag", "iflag":
+			a.direct = a.direct || strings.Contains(v, "direct")
+		}
+	}
+	return a
+}
+
+// ddSize reads a size as GNU, busybox and BSD dd do: K, M, G (and BSD's
+// k, m, g) are powers of 1024, KB, MB, GB powers of 1000, b is 512 and
+// w 2 bytes; an unexpanded "$bs" is no size.
+func ddSize(v string) (int64, bool) {
+	i := 0
+	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(v[:i], 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	mult := int64(1)
+	switch strings.ToLower(v[i:]) {
+	case "", "c":
+	case "w":
+		mult = 2
+	case "b":
+		mult = 512
+	case "k", "kib":
+		mult = 1 << 10
+	case "m", "mib":
+		mult = 1 << 20
+	case "g", "gib":
+		mult = 1 << 30
+	case "kb":
+		mult = 1e3
+	case "mb":
+		mult = 1e6
+	case "gb":
+		mult = 1e9
+	default:
+		return 0, false
+	}
+	if n > math.MaxInt64/mult {
+		return 0, false
+	}
+	return n * mult, true
+}
