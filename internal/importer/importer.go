@@ -16,7 +16,7 @@ package importer
 
 import (
 	"bytes"
-		"crypto/sha256"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"

@@ -205,6 +205,10 @@ func sysbenchRun(s *sbRun, file string) (*result.Document, error) {
 		d.Status, d.Error = result.StatusFailed, s.fatal
 	}
 
+	// sysbench 1.1 prints "read: IOPS=7246.41 113.23 MiB/s (118.73 MB/s)"
+	// under Throughput and, unless asked, no totals or fairness: its rates
+	// are read as 1.0's, its counts stay absent.
+	v11 := s.v11()
 	e := &errSink{what: what}
 	num := func(key string, required bool) float64 {
 		v, ok := s.values[key]
@@ -238,11 +242,14 @@ func sysbenchRun(s *sbRun, file string) (*result.Document, error) {
 	r.ReadMiBPerSec, r.WriteMiBPerSec = num("Throughput/read, MiB/s", true), num("Throughput/written, MiB/s", true)
 	// The last lines sysbench prints: without them the output was cut.
 	num("Latency (ms)/max", true)
-	if _, ok := s.values["Threads fairness/execution time (avg/stddev)"]; !ok && s.fatal == "" {
+	if _, ok := s.values["Threads fairness/execution time (avg/stddev)"]; !ok && s.fatal == "" && !v11 {
 		e.failf("execution time (avg/stddev)", "missing (truncated output?)")
 	}
-	total := num("General statistics/total time", true)
-	events := num("General statistics/total number of events", true)
+	if v11 {
+		num("Latency (ms)/sum", true)
+	}
+	total := num("General statistics/total time", !v11)
+	events := num("General statistics/total number of events", !v11)
 	if total > maxSeconds || events > 1e18 {
 		e.failf("General statistics", "total time %v s or %v events out of range", total, events)
 	}
@@ -435,6 +442,29 @@ func (s *sbRun) header(l string) {
 	} else if t, ok := strings.CutPrefix(l, "Doing "); ok && s.other == "" {
 		s.other = clip(t)
 	}
+}
+
+// v11 is true for sysbench 1.1's Throughput section, whose lines it turns
+// into 1.0's File operations and Throughput values.
+func (s *sbRun) v11() bool {
+	if _, ok := s.values["File operations/reads/s"]; ok {
+		return false
+	}
+	found := false
+	for _, k := range []struct{ dir, ops, mib string }{
+		{"read", "reads/s", "read, MiB/s"}, {"write", "writes/s", "written, MiB/s"}, {"fsync", "fsyncs/s", ""},
+	} {
+		m := sbIOPS.FindStringSubmatch(s.values["Throughput/"+k.dir])
+		if m == nil {
+			continue
+		}
+		found = true
+		s.values["File operations/"+k.ops] = m[1]
+		if k.mib != "" && m[2] != "" {
+			s.values["Throughput/"+k.mib] = m[2]
+		}
+	}
+	return found
 }
 
 // oldLine reads the lines sysbench 0.4 and 0.5 print after a fileio run.
