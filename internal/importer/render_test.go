@@ -1,0 +1,81 @@
+package importer
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/thruput/thruput/internal/compare"
+	"github.com/thruput/thruput/internal/report"
+	"github.com/thruput/thruput/internal/result"
+)
+
+// TestRenderImported renders every run of the real corpus the way results
+// show, report, compare, export and serve's metrics do, in every format:
+// what an import stores must never crash or refuse a renderer (runs of fio
+// before 3.18 once had no latency and crashed show and report).
+func TestRenderImported(t *testing.T) {
+	files, err := filepath.Glob("testdata/real/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKind := map[string][]*result.Document{}
+	var all []*result.Document
+	for _, f := range files {
+		if strings.HasSuffix(f, ".expect") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs, err := Import(data, f)
+		if err != nil {
+			continue // the refusals the corpus test checks
+		}
+		for _, d := range docs {
+			all = append(all, d)
+			byKind[compare.Kind(d.Method)] = append(byKind[compare.Kind(d.Method)], d)
+		}
+	}
+	if len(all) < 100 {
+		t.Fatalf("%d runs imported from the corpus, want over 100", len(all))
+	}
+	for _, d := range all {
+		for _, format := range report.Formats {
+			if err := report.Write(io.Discard, d, report.Options{Format: format}); err != nil {
+				t.Errorf("%s (%s) as %s: %v", d.ID, d.Imported.File, format, err)
+			}
+		}
+		if err := report.WriteHTML(io.Discard, []*result.Document{d}, nil, report.HTMLOptions{}); err != nil {
+			t.Errorf("%s (%s) as HTML: %v", d.ID, d.Imported.File, err)
+		}
+	}
+	// Each run against the first of its kind, as compare and a report of
+	// two ids line them up.
+	for kind, docs := range byKind {
+		for _, d := range docs[1:] {
+			cmp, err := compare.New([]compare.Group{{Name: "a", Docs: docs[:1]}, {Name: "b", Docs: []*result.Document{d}}}, 0)
+			if err != nil {
+				t.Errorf("%s: comparing %s with %s: %v", kind, docs[0].ID, d.ID, err)
+				continue
+			}
+			for _, format := range report.Formats {
+				if err := report.WriteComparison(io.Discard, cmp, report.Options{Format: format}); err != nil {
+					t.Errorf("%s: comparison as %s: %v", kind, format, err)
+				}
+			}
+			if err := report.WriteHTML(io.Discard, []*result.Document{docs[0], d}, cmp, report.HTMLOptions{}); err != nil {
+				t.Errorf("%s: comparison page: %v", kind, err)
+			}
+		}
+	}
+	if err := report.ExportCSV(io.Discard, all); err != nil {
+		t.Errorf("export csv: %v", err)
+	}
+	if err := report.WriteMetrics(io.Discard, all); err != nil {
+		t.Errorf("metrics: %v", err)
+	}
+}
