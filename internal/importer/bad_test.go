@@ -3,8 +3,14 @@ package importer
 import (
 	"bytes"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/thruput/thruput/internal/result"
 )
 
 const sbHead = `sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)
@@ -117,5 +123,84 @@ func TestFailedRuns(t *testing.T) {
 	}
 	if docs[0].StartedAt.Unix() != 1795254152 {
 		t.Errorf("started %v: want the stamp minus the elapsed 2 s", docs[0].StartedAt)
+	}
+}
+
+// TestEachFileRefuses: files that are no output, from an empty one to a
+// 1 GiB one, are refused with a reason, without reading more than the
+// first megabyte.
+func TestEachFileRefuses(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte, size int64) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if size > 0 {
+			// Sparse: 1 GiB of file, a few kilobytes of disk.
+			if err := os.Truncate(p, size); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+	garbage := make([]byte, 64<<10)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range garbage {
+		garbage[i] = byte(rng.Uint32())
+	}
+	for _, tc := range []struct {
+		name, path, want string
+	}{
+		{"empty", write("empty", nil, 0), "empty input"},
+		{"blank", write("blank", []byte("\n \r\n"), 0), "empty input"},
+		{"binary garbage", write("garbage", garbage, 0), "not a thruput result document"},
+		{"1 GiB of zeros", write("zeros.img", nil, 1<<30), "not a thruput result document"},
+		{"1 GiB after a fio header", write("huge.json", []byte("{\n  \"fio version\" : \"fio-3.33\",\n"), 1<<30), "more than any fio output"},
+		{"a directory", dir, "a directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := EachFile(tc.path, func(*result.Document) error {
+				t.Fatal("a document from a bad file")
+				return nil
+			})
+			runtime.ReadMemStats(&after)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one saying %q", err, tc.want)
+			}
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 8<<20 {
+				t.Errorf("refusing it allocated %d MiB", grew>>20)
+			}
+		})
+	}
+}
+
+// TestSameOutputSameID: the id of a run is its output's, whatever the
+// file's name or modification time, so a second import is skipped.
+func TestSameOutputSameID(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"sysbench-0.4.12-docker-15runs.txt", "fio-2.1.4-pkb.json", "dd-bsd-time.md", "iperf3-3.9-tcp-omit-crlf.res"} {
+		data, err := os.ReadFile(filepath.Join("testdata/real", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := filepath.Join(dir, "a-"+name), filepath.Join(dir, "b-"+name)
+		os.WriteFile(a, data, 0o644)
+		os.WriteFile(b, data, 0o644)
+		if err := os.Chtimes(b, time.Now(), time.Now().Add(-72*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		var ida, idb []string
+		if _, err := EachFile(a, func(d *result.Document) error { ida = append(ida, d.ID); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := EachFile(b, func(d *result.Document) error { idb = append(idb, d.ID); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(ida) == 0 || strings.Join(ida, " ") != strings.Join(idb, " ") {
+			t.Errorf("%s: ids %v and, copied with another time, %v", name, ida, idb)
+		}
 	}
 }

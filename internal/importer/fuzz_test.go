@@ -2,6 +2,8 @@ package importer
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -83,30 +85,75 @@ func checkOutcome(t *testing.T, docs []*result.Document, err error) {
 	}
 }
 
-func fuzzWith(f *testing.F, seeds []string, parse func([]byte, string) ([]*result.Document, error)) {
+// corpusSeeds adds the real outputs of tool (all with "") under
+// testdata/real to a fuzzer's seeds: mutations of what the tools really
+// wrote reach far more of each parser than hand-written seeds.
+func corpusSeeds(f *testing.F, tool string) {
+	files, err := filepath.Glob("testdata/real/*")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, name := range files {
+		if strings.HasSuffix(name, ".expect") {
+			continue
+		}
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if tool == "" || Detect(data) == tool {
+			f.Add(data)
+		}
+	}
+}
+
+func fuzzWith(f *testing.F, tool string, seeds []string, parse func([]byte, string) ([]*result.Document, error)) {
 	for _, s := range seeds {
 		f.Add([]byte(s))
 	}
+	corpusSeeds(f, tool)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		docs, err := parse(data, "fuzz")
 		checkOutcome(t, docs, err)
 	})
 }
 
-func FuzzFio(f *testing.F)      { fuzzWith(f, fioSeeds, importFio) }
-func FuzzIPerf3(f *testing.F)   { fuzzWith(f, iperf3Seeds, importIPerf3) }
-func FuzzSysbench(f *testing.F) { fuzzWith(f, sysbenchSeeds, importSysbench) }
+var ddSeeds = []string{
+	"dd if=/dev/zero of=/mnt/t bs=4M count=64 oflag=direct\n64+0 records in\n64+0 records out\n268435456 bytes (268 MB, 256 MiB) copied, 12.5 s, 21.5 MB/s\n",
+	"dd if=/mnt/t of=/dev/null bs=$bs\n1073741824 bytes (1.0GB) copied, 9.654585 seconds, 106.1MB/s\n",
+	"25165824 bytes transferred in 0.026832 secs (937899773 bytes/sec)\n",
+}
+
+var downloadSeeds = []string{
+	"--2024-01-02 10:00:00--  http://pi.lan/100M\nHTTP request sent, awaiting response... 200 OK\nLength: 104857600 (100M)\n2024-01-02 10:00:09 (11.2 MB/s) - \u2018/dev/null\u2019 saved [104857600/104857600]\n",
+	"$ curl -o /dev/null http://pi.lan/100M\n  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current\n                                 Dload  Upload   Total   Spent    Left  Speed\n\r100  100M  100  100M    0     0  11.2M      0  0:00:08  0:00:08 --:--:-- 11.5M\n",
+}
+
+func FuzzFio(f *testing.F)      { fuzzWith(f, FIO, fioSeeds, importFio) }
+func FuzzIPerf3(f *testing.F)   { fuzzWith(f, IPerf3, iperf3Seeds, importIPerf3) }
+func FuzzSysbench(f *testing.F) { fuzzWith(f, Sysbench, sysbenchSeeds, importSysbench) }
+func FuzzDD(f *testing.F)       { fuzzWith(f, DD, ddSeeds, importDD) }
+func FuzzDownload(f *testing.F) {
+	fuzzWith(f, Wget, downloadSeeds, func(b []byte, file string) ([]*result.Document, error) {
+		tool := Wget
+		if curlMeter.Match(b) {
+			tool = Curl
+		}
+		return importDownload(b, file, tool)
+	})
+}
 func FuzzThruput(f *testing.F) {
-	fuzzWith(f, thruputSeeds, func(b []byte, _ string) ([]*result.Document, error) { return importThruput(b) })
+	fuzzWith(f, Thruput, thruputSeeds, func(b []byte, _ string) ([]*result.Document, error) { return importThruput(b) })
 }
 
 // FuzzImport goes through Detect, as the command does.
 func FuzzImport(f *testing.F) {
-	for _, set := range [][]string{{"", "\xef\xbb\xbf{\"start\":{}}"}, fioSeeds, iperf3Seeds, sysbenchSeeds, thruputSeeds} {
+	for _, set := range [][]string{{"", "\xef\xbb\xbf{\"start\":{}}", "^C{\"start\":{}}"}, fioSeeds, iperf3Seeds, sysbenchSeeds, thruputSeeds, ddSeeds, downloadSeeds} {
 		for _, s := range set {
 			f.Add([]byte(s))
 		}
 	}
+	corpusSeeds(f, "")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tool := Detect(data)
 		docs, err := Import(data, "fuzz")
