@@ -1,0 +1,132 @@
+package importer
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/thruput/thruput/internal/result"
+)
+
+// The formats the real corpus holds no file of yet, written here in the
+// shape each tool prints (fio's stat.c, sysbench 1.1's tests/t/
+// test_fileio.t, busybox's and curl's messages), with figures chosen so
+// the expected values are plain arithmetic.
+
+func importOne(t *testing.T, in string, want int) []*result.Document {
+	t.Helper()
+	docs, err := Import([]byte(in), "in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != want {
+		t.Fatalf("%d runs, want %d", len(docs), want)
+	}
+	return docs
+}
+
+func close1(a, b float64) bool { return math.Abs(a-b) <= 1e-3*math.Abs(b) }
+
+func TestFioClientServer(t *testing.T) {
+	in := `{"fio version": "fio-3.28", "timestamp": 1700000000, "global options": {"rw": "randread", "bs": "4k"},
+	  "client_stats": [
+	    {"jobname": "r", "groupid": 0, "error": 0, "hostname": "pi1", "elapsed": 10, "read": {"io_bytes": 40960000, "bw_bytes": 4096000, "iops": 1000, "runtime": 10000, "total_ios": 10000}},
+	    {"jobname": "r", "groupid": 0, "error": 0, "hostname": "pi2", "elapsed": 10, "read": {"io_bytes": 20480000, "bw_bytes": 2048000, "iops": 500, "runtime": 10000, "total_ios": 5000}},
+	    {"jobname": "All clients", "groupid": 0, "error": 0, "read": {"io_bytes": 61440000, "bw_bytes": 6144000, "iops": 1500, "runtime": 10000, "total_ios": 15000}}]}`
+	docs := importOne(t, in, 2)
+	for i, host := range []string{"pi1", "pi2"} {
+		d := docs[i]
+		if d.Host.Hostname != host || d.Labels["host"] != host {
+			t.Errorf("run %d: host %q, labels %v; want %s", i+1, d.Host.Hostname, d.Labels, host)
+		}
+	}
+	if r := docs[1].IO.Runs[0].Read; r.IOs != 5000 || !close1(r.MiBPerSec, 2048000.0/(1<<20)) {
+		t.Errorf("pi2: %+v", r)
+	}
+}
+
+func TestFioOldKBBase(t *testing.T) {
+	// fio 2.x under kb_base=1000: io_bytes in kB, no bw_bytes.
+	in := `{"fio version": "fio-2.2.10", "timestamp": 1444144664, "global options": {"kb_base": "1000", "rw": "write", "bs": "4k"},
+	  "jobs": [{"jobname": "w", "groupid": 0, "error": 0, "write": {"io_bytes": 4000, "bw": 400, "iops": 100, "runtime": 10000, "total_ios": 1000,
+	    "clat": {"min": 100, "max": 900, "mean": 250.5, "percentile": {"99.000000": 800}}}}]}`
+	w := importOne(t, in, 1)[0].IO.Runs[0].Write
+	if w.Bytes != 4000000 || w.IOs != 1000 || !close1(w.MiBPerSec, 4e6/10/(1<<20)) {
+		t.Errorf("write %+v", w)
+	}
+	if l := w.Latency; l == nil || l.Count != 1000 || l.MeanNs != 250500 || l.P99Ns != 800000 {
+		t.Errorf("latency %+v: want 1000 samples of clat in microseconds", l)
+	}
+}
+
+func TestSysbench11(t *testing.T) {
+	in := "sysbench 1.1.0-df89d34 (using bundled LuaJIT 2.1.0-beta3)\n\nRunning the test with following options:\nNumber of threads: 1\n\n" +
+		"Extra file open flags: (none)\n4 files, 8MiB each\n32MiB total file size\nBlock size 16KiB\nNumber of IO requests: 150\n" +
+		"Read/Write ratio for combined random IO test: 1.50\nUsing synchronous I/O mode\nDoing random r/w test\nInitializing worker threads...\n\nThreads started!\n\n\n" +
+		"Throughput:\n         read:  IOPS=600.00 9.38 MiB/s (9.83 MB/s)\n         write: IOPS=400.00 6.25 MiB/s (6.55 MB/s)\n         fsync: IOPS=10.00\n\n" +
+		"Latency (ms):\n         min:                                    0.01\n         avg:                                    1.00\n         max:                                    9.00\n         95th percentile:                        2.00\n         sum:                                  150.00\n"
+	r := importOne(t, in, 1)[0].Random
+	if r.ReadsPerSec != 600 || r.WritesPerSec != 400 || r.ReadMiBPerSec != 9.38 || r.WriteMiBPerSec != 6.25 {
+		t.Errorf("rates %+v", r)
+	}
+	if r.Reads != 0 || r.ElapsedNs != 0 {
+		t.Errorf("counts and time sysbench 1.1 did not print: %d reads, %d ns; want absent", r.Reads, r.ElapsedNs)
+	}
+	if _, err := Import([]byte(in[:strings.Index(in, "Latency")]), "in"); err == nil || !strings.Contains(err.Error(), "truncated") {
+		t.Errorf("cut before its latency: %v", err)
+	}
+}
+
+func TestBusyboxDD(t *testing.T) {
+	in := "# for bs in 4k 1M; do dd if=/dev/zero of=/mnt/usb/t bs=$bs count=256; done\n" +
+		"256+0 records in\n256+0 records out\n1048576 bytes (1.0MB) copied, 0.500000 seconds, 2.0MB/s\n" +
+		"dd if=/mnt/usb/t of=/dev/null bs=1M\n1+0 records in\n1+0 records out\n1048576 bytes (1.0MB) copied, 0.250000 seconds, 4.0MB/s\n"
+	d := importOne(t, in, 1)[0]
+	s := d.Sweep.Steps
+	if len(s) != 2 || s[0].BlockSize != 0 || s[0].Phase != "write" || s[0].Ops != 256 || s[0].MiBPerSec != 2 {
+		t.Errorf("step 1 %+v: want a write of unknown block size ($bs) at 2 MiB/s", s[0])
+	}
+	if s[1].BlockSize != 1<<20 || s[1].Phase != "read" || s[1].MiBPerSec != 4 || d.Targets[s[1].Target].Path != "/mnt/usb/t" {
+		t.Errorf("step 2 %+v", s[1])
+	}
+	if d.Imported.Note == "" || d.Sweep.Parameters.Data != "zero" {
+		t.Errorf("note %q, data %q", d.Imported.Note, d.Sweep.Parameters.Data)
+	}
+}
+
+func TestWgetAndCurl(t *testing.T) {
+	wget := "--2024-01-02 10:00:00--  http://pi.lan/big\nConnecting to pi.lan... connected.\nHTTP request sent, awaiting response... 200 OK\n" +
+		"Length: 104857600 (100M) [application/octet-stream]\nSaving to: \u2018/dev/null\u2019\n\n" +
+		"2024-01-02 10:00:10 (10.0 MB/s) - \u2018/dev/null\u2019 saved [104857600/104857600]\n\n" +
+		"2024-01-02 10:01:00 (512 KB/s) - Connection closed at byte 1048576. Retrying.\n" +
+		"2024-01-02 10:01:02 (512 KB/s) - \u2018/dev/null\u2019 saved [1048576/104857600]\n"
+	docs := importOne(t, wget, 2)
+	r := docs[0].HTTP.Runs[0]
+	if r.Bytes != 104857600 || r.MiBPerSec != 10 || r.StatusCode != 200 || r.TransferNs != 10e9 || docs[0].HTTP.Parameters.URL != "http://pi.lan/big" {
+		t.Errorf("wget run %+v, url %q", r, docs[0].HTTP.Parameters.URL)
+	}
+	if docs[1].Status != result.StatusFailed || docs[1].HTTP.Runs[0].MiBPerSec != 0.5 {
+		t.Errorf("a short save: status %q, %+v", docs[1].Status, docs[1].HTTP.Runs[0])
+	}
+	curl := "$ curl -o /dev/null http://pi.lan/big\n  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current\n" +
+		"                                 Dload  Upload   Total   Spent    Left  Speed\n" +
+		"\r  0  100M    0     0    0     0      0      0 --:--:-- --:--:-- --:--:--     0" +
+		"\r100  100M  100  100M    0     0  10.0M      0  0:00:10  0:00:10 --:--:-- 10.1M\n"
+	c := importOne(t, curl, 1)[0]
+	if r := c.HTTP.Runs[0]; r.Bytes != 100<<20 || r.MiBPerSec != 10 || c.HTTP.Parameters.URL != "http://pi.lan/big" || c.Imported.Tool != Curl {
+		t.Errorf("curl run %+v, url %q", r, c.HTTP.Parameters.URL)
+	}
+}
+
+func TestIPerf3StreamAfterNoise(t *testing.T) {
+	in := "^C\x1b[A{\"event\":\"start\",\"data\":{\"version\":\"iperf 3.17.1\",\"timestamp\":{\"timesecs\":1700000000},\"connecting_to\":{\"host\":\"pi\",\"port\":5201},\"test_start\":{\"protocol\":\"TCP\",\"num_streams\":1,\"duration\":1}}}\r\n" +
+		"{\"event\":\"interval\",\"data\":{\"streams\":[],\"sum\":{\"start\":0,\"end\":1,\"seconds\":1,\"bytes\":125000000,\"bits_per_second\":1e9,\"sender\":true}}}\r\n" +
+		"{\"event\":\"end\",\"data\":{\"sum_sent\":{\"start\":0,\"end\":1,\"seconds\":1,\"bytes\":125000000,\"bits_per_second\":1e9,\"retransmits\":0},\"sum_received\":{\"start\":0,\"end\":1,\"seconds\":1,\"bytes\":124000000,\"bits_per_second\":992000000}}}\r\n"
+	if Detect([]byte(in)) != IPerf3 {
+		t.Fatal("not detected after noise")
+	}
+	d := importOne(t, in, 1)[0]
+	if d.Imported.Version != "3.17.1" || len(d.Net.Intervals) != 1 || d.Net.Sums[0].Receiver.BitsPerSecond != 992e6 {
+		t.Errorf("version %q, %d intervals, sums %+v", d.Imported.Version, len(d.Net.Intervals), d.Net.Sums)
+	}
+}
