@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -128,5 +129,29 @@ func TestIPerf3StreamAfterNoise(t *testing.T) {
 	d := importOne(t, in, 1)[0]
 	if d.Imported.Version != "3.17.1" || len(d.Net.Intervals) != 1 || d.Net.Sums[0].Receiver.BitsPerSecond != 992e6 {
 		t.Errorf("version %q, %d intervals, sums %+v", d.Imported.Version, len(d.Net.Intervals), d.Net.Sums)
+	}
+}
+
+// TestIPerf3BidirDuplicateKeys: iperf3 3.7 to 3.10 wrote both directions
+// of --bidir under the same keys (esnet/iperf#952 and #1196, whose report
+// this shape follows); the first is the client's sending, the second the
+// server's.
+func TestIPerf3BidirDuplicateKeys(t *testing.T) {
+	sum := func(bytes int, bps float64, sender bool) string {
+		return fmt.Sprintf(`{"start": 0, "end": 1, "seconds": 1, "bytes": %d, "bits_per_second": %g, "sender": %t}`, bytes, bps, sender)
+	}
+	in := `{"start": {"version": "iperf 3.9", "timestamp": {"timesecs": 1630000000}, "connecting_to": {"host": "127.0.0.1", "port": 5201},
+	  "test_start": {"protocol": "TCP", "num_streams": 1, "duration": 1}},
+	 "intervals": [{"streams": [], "sum": ` + sum(1000, 8000, true) + `, "sum": ` + sum(2000, 16000, false) + `}],
+	 "end": {"streams": [], "sum_sent": ` + sum(1000, 8000, true) + `, "sum_received": ` + sum(990, 7920, true) +
+		`, "sum_sent": ` + sum(2000, 16000, false) + `, "sum_received": ` + sum(1980, 15840, false) + `}}`
+	d := importOne(t, in, 1)[0]
+	n := d.Net
+	if n.Parameters.Direction != "bidir" || len(n.Sums) != 2 || len(n.Intervals[0].Sums) != 2 {
+		t.Fatalf("direction %q, %d sums, %d interval sums; want bidir and both directions", n.Parameters.Direction, len(n.Sums), len(n.Intervals[0].Sums))
+	}
+	up, down := n.Sums[0], n.Sums[1]
+	if up.Direction != "up" || up.Sender.Bytes != 1000 || up.Receiver.Bytes != 990 || down.Direction != "down" || down.Sender.Bytes != 2000 || down.Receiver.Bytes != 1980 {
+		t.Errorf("sums %+v", n.Sums)
 	}
 }

@@ -25,7 +25,7 @@ func importIPerf3(data []byte, file string) ([]*result.Document, error) {
 	if firstKey(data) == "event" {
 		v, err = iperf3Stream(data)
 	} else {
-		v, err = decodeJSON(data, "iperf3 JSON")
+		v, err = decodeJSONDup(data, "iperf3 JSON")
 	}
 	if err != nil {
 		return nil, err

@@ -312,3 +312,70 @@ func (x val) i64Ptr() *int64 {
 	n := x.i64()
 	return &n
 }
+
+// maxDepth bounds the nesting decodeJSONDup follows, as encoding/json does.
+const maxDepth = 10000
+
+// decodeJSONDup is decodeJSON for iperf3 3.7 to 3.10, whose --bidir
+// output repeats keys in one object (esnet/iperf#952, fixed in 3.11 by
+// naming the reverse channel's sums *_bidir_reverse): the second "sum",
+// "sum_sent" or "sum_received" of an object is the reverse channel's and
+// is kept under the name 3.11 gives it, where a decoder into a map would
+// keep the last and lose the forward one.
+func decodeJSONDup(data []byte, what string) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	v, err := decodeDup(dec, 0)
+	if err != nil {
+		if errors.Is(err, errTooDeep) {
+			return nil, fmt.Errorf("%s: %v", what, err)
+		}
+		return nil, jsonError(what, data, err)
+	}
+	return v, nil
+}
+
+var errTooDeep = fmt.Errorf("nested more than %d deep", maxDepth)
+
+func decodeDup(dec *json.Decoder, depth int) (any, error) {
+	if depth > maxDepth {
+		return nil, errTooDeep
+	}
+	t, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t {
+	case json.Delim('{'):
+		m := map[string]any{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			k, _ := kt.(string)
+			v, err := decodeDup(dec, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			if _, dup := m[k]; dup && (k == "sum" || k == "sum_sent" || k == "sum_received") {
+				k += "_bidir_reverse"
+			}
+			m[k] = v
+		}
+		_, err := dec.Token()
+		return m, err
+	case json.Delim('['):
+		a := []any{}
+		for dec.More() {
+			v, err := decodeDup(dec, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, v)
+		}
+		_, err := dec.Token()
+		return a, err
+	}
+	return t, nil
+}
