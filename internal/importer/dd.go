@@ -150,19 +150,12 @@ func parseDDArgs(s string) ddArgs {
 // k, m, g) are powers of 1024, KB, MB, GB powers of 1000, b is 512 and
 // w 2 bytes; an unexpanded "$bs" is no size.
 func ddSize(v string) (int64, bool) {
-	i := 0
-	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
-		i++
-	}
-	if i == 0 {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(v[:i], 10, 64)
-	if err != nil {
+	n, suffix, ok := leadingInt(v)
+	if !ok {
 		return 0, false
 	}
 	mult := int64(1)
-	switch strings.ToLower(v[i:]) {
+	switch strings.ToLower(suffix) {
 	case "", "c":
 	case "w":
 		mult = 2

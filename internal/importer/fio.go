@@ -524,19 +524,11 @@ func isDigit(c byte, base int) bool {
 // suffix, else us, ms, s, m (minutes), h or d. Like fio, an unknown
 // suffix means microseconds.
 func fioTime(s string) (int64, bool) {
-	s = strings.TrimSpace(s)
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	if i == 0 {
+	n, suffix, ok := leadingInt(strings.TrimSpace(s))
+	if !ok {
 		return 0, false
 	}
-	n, err := strconv.ParseInt(s[:i], 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	c := strings.ToLower(s[i:])
+	c := strings.ToLower(suffix)
 	us := int64(1)
 	switch {
 	case c == "":
@@ -557,6 +549,20 @@ func fioTime(s string) (int64, bool) {
 		return 0, false
 	}
 	return n * us * 1000, true
+}
+
+// leadingInt splits "4096k" into 4096 and "k"; false when s does not
+// start with a decimal number that fits an int64.
+func leadingInt(s string) (int64, string, bool) {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, "", false
+	}
+	n, err := strconv.ParseInt(s[:i], 10, 64)
+	return n, s[i:], err == nil
 }
 
 // fioBool reads a boolean option; an empty value is the flag given bare.

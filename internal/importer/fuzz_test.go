@@ -89,9 +89,19 @@ func checkOutcome(t *testing.T, docs []*result.Document, err error) {
 // testdata/real to a fuzzer's seeds: mutations of what the tools really
 // wrote reach far more of each parser than hand-written seeds.
 func corpusSeeds(f *testing.F, tool string) {
+	eachCorpusFile(f, func(_ string, data []byte) {
+		if tool == "" || Detect(data) == tool {
+			f.Add(data)
+		}
+	})
+}
+
+// eachCorpusFile hands fn every real output under testdata/real.
+func eachCorpusFile(tb testing.TB, fn func(name string, data []byte)) {
+	tb.Helper()
 	files, err := filepath.Glob("testdata/real/*")
 	if err != nil {
-		f.Fatal(err)
+		tb.Fatal(err)
 	}
 	for _, name := range files {
 		if strings.HasSuffix(name, ".expect") {
@@ -99,11 +109,9 @@ func corpusSeeds(f *testing.F, tool string) {
 		}
 		data, err := os.ReadFile(name)
 		if err != nil {
-			f.Fatal(err)
+			tb.Fatal(err)
 		}
-		if tool == "" || Detect(data) == tool {
-			f.Add(data)
-		}
+		fn(name, data)
 	}
 }
 

@@ -2,9 +2,6 @@ package importer
 
 import (
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/thruput/thruput/internal/compare"
@@ -17,29 +14,18 @@ import (
 // what an import stores must never crash or refuse a renderer (runs of fio
 // before 3.18 once had no latency and crashed show and report).
 func TestRenderImported(t *testing.T) {
-	files, err := filepath.Glob("testdata/real/*")
-	if err != nil {
-		t.Fatal(err)
-	}
 	byKind := map[string][]*result.Document{}
 	var all []*result.Document
-	for _, f := range files {
-		if strings.HasSuffix(f, ".expect") {
-			continue
-		}
-		data, err := os.ReadFile(f)
+	eachCorpusFile(t, func(name string, data []byte) {
+		docs, err := Import(data, name)
 		if err != nil {
-			t.Fatal(err)
-		}
-		docs, err := Import(data, f)
-		if err != nil {
-			continue // the refusals the corpus test checks
+			return // the refusals the corpus test checks
 		}
 		for _, d := range docs {
 			all = append(all, d)
 			byKind[compare.Kind(d.Method)] = append(byKind[compare.Kind(d.Method)], d)
 		}
-	}
+	})
 	if len(all) < 100 {
 		t.Fatalf("%d runs imported from the corpus, want over 100", len(all))
 	}
