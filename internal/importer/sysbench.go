@@ -103,8 +103,15 @@ func importSysbenchNotes(data []byte, file string) ([]*result.Document, []string
 	var docs []*result.Document
 	var notes []string
 	var prepares, cleanups int
+	version := ""
 	for i, seg := range segs {
 		s := parseSysbench(seg)
+		// A run split off under its predecessor's banner ran the same
+		// sysbench.
+		if s.version == "" {
+			s.version = version
+		}
+		version = s.version
 		switch {
 		case !s.doing && s.prepare:
 			prepares++
@@ -141,20 +148,35 @@ func importSysbenchNotes(data []byte, file string) ([]*result.Document, []string
 	return docs, notes, nil
 }
 
+var sbRunning = regexp.MustCompile(`(?m)^Running the test with following options:`)
+
 // sbSegments splits a log at sysbench's banner lines; text before the
-// first banner (a script's own echo lines) belongs to no run.
+// first banner (a script's own echo lines) belongs to no run. A second
+// "Running the test with following options:" under one banner starts a
+// run of its own too: a log pasted together by hand can lose a banner
+// ("ysbench 1.1.0" in one of the corpus's).
 func sbSegments(data []byte) [][]byte {
 	locs := sysbenchBanner.FindAllIndex(data, -1)
 	if len(locs) == 0 {
 		return [][]byte{data}
 	}
-	segs := make([][]byte, 0, len(locs))
+	var segs [][]byte
 	for i, l := range locs {
 		end := len(data)
 		if i+1 < len(locs) {
 			end = locs[i+1][0]
 		}
-		segs = append(segs, data[l[0]:end])
+		seg := data[l[0]:end]
+		runs := sbRunning.FindAllIndex(seg, -1)
+		for j := 1; j < len(runs); j++ {
+			segs = append(segs, seg[:runs[j][0]])
+			seg = seg[runs[j][0]:]
+			for k := j + 1; k < len(runs); k++ {
+				runs[k][0] -= runs[j][0]
+			}
+			runs[j][0] = 0
+		}
+		segs = append(segs, seg)
 	}
 	return segs
 }
@@ -368,6 +390,7 @@ func parseSysbench(data []byte) *sbRun {
 			section = ""
 			return
 		}
+		s.otherTest(l)
 		if !indented && strings.HasSuffix(l, ":") {
 			section = strings.TrimSuffix(l, ":")
 			return
@@ -442,6 +465,26 @@ func (s *sbRun) header(l string) {
 	} else if t, ok := strings.CutPrefix(l, "Doing "); ok && s.other == "" {
 		s.other = clip(t)
 	}
+}
+
+// otherTest names the test of a line that only sysbench 1.x's tests other
+// than fileio print.
+func (s *sbRun) otherTest(l string) {
+	for _, m := range sbOtherTests {
+		if s.other == "" && strings.HasPrefix(l, m.prefix) {
+			s.other = m.test
+		}
+	}
+}
+
+// sbOtherTests are the first settings lines of sysbench 1.x's tests other
+// than fileio, by which a log's skipped outputs are named.
+var sbOtherTests = []struct{ prefix, test string }{
+	{"Prime numbers limit", "cpu"},
+	{"Running memory speed test", "memory"},
+	{"Number of mutexes", "mutex"},
+	{"Thread yields per test", "threads"},
+	{"SQL statistics", "oltp"},
 }
 
 // v11 is true for sysbench 1.1's Throughput section, whose lines it turns
