@@ -1,6 +1,9 @@
 // Package importer turns results measured earlier with fio, iperf3 and
-// sysbench into thruput result documents, so that a history started with
-// those tools carries on in thruput's store and compares with its own runs.
+// sysbench, and the dd, wget and curl transcripts people keep by hand,
+// into thruput result documents, so that a history started with those
+// tools carries on in thruput's store and compares with its own runs. It
+// reads what the tools wrote across their versions (docs/import.md), as a
+// corpus of real outputs under testdata/real holds it to.
 // It also takes thruput's own documents back (one, or JSON lines of them as
 // `thruput results export` writes), so a history moves between machines.
 //
@@ -153,8 +156,7 @@ func outputStart(data []byte, tool string) (int, bool) {
 }
 
 // Import converts data into documents; file is recorded in Imported.File.
-// Each document gets an id of thruput's shape, its time part the run's
-// own start when the source names it.
+// Each document gets an id from the output's bytes (see identify).
 func Import(data []byte, file string) ([]*result.Document, error) {
 	docs, _, err := ImportNotes(data, file)
 	return docs, err
