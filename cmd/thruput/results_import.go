@@ -124,7 +124,7 @@ func runImport(cmd *cobra.Command, a *app, args []string, host string, allOrNoth
 	}
 	var lines []string
 	var good []string
-	var bad []badFile
+	bad := []badFile{}
 	for _, f := range files {
 		n := 0
 		out, err := importer.EachFile(f, func(*result.Document) error { n++; return nil })
