@@ -24,7 +24,7 @@ var (
 	// curl's progress meter, the last line of a finished transfer:
 	// "100  100M  100  100M    0     0  11.2M      0  0:00:08  0:00:08 --:--:-- 11.5M".
 	curlMeter = regexp.MustCompile(`% Total +% Received % Xferd +Average Speed`)
-	curlLine  = regexp.MustCompile(`(?:^|\r)\s*100\s+(\S+)\s+100\s+(\S+)\s+\S+\s+\S+\s+(\S+)\s+\S+\s+(\d+:\d\d:\d\d|--:--:--)\s+(\d+:\d\d:\d\d)\s`)
+	curlLine  = regexp.MustCompile(`(?:^|\r)\s*100\s+(\S+)\s+100\s+(\S+)\s+\S+\s+\S+\s+(\S+)\s+\S+\s+(\d+:\d\d:\d\d|--:--:--)\s+(\d+:\d\d:\d\d|--:--:--)\s`)
 )
 
 const (
@@ -136,7 +136,11 @@ func importCurl(data []byte, file string) ([]*result.Document, error) {
 		m := lines[len(lines)-1]
 		n, ok1 := curlSize(m[2])
 		rate, ok2 := curlSize(m[3])
-		spent, ok3 := curlClock(m[5])
+		// "--:--:--" spent: the transfer took less than a second.
+		spent, ok3 := int64(0), true
+		if m[5] != "--:--:--" {
+			spent, ok3 = curlClock(m[5])
+		}
 		if !ok1 || !ok2 || !ok3 || rate <= 0 {
 			return nil, fmt.Errorf("curl transcript: %q is not a finished transfer", short(strings.TrimSpace(m[0])))
 		}

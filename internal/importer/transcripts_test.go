@@ -1,0 +1,97 @@
+package importer
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// transcript runs a command as a person would in a terminal and returns
+// what they would copy: the prompt line, then what it printed on both
+// streams (dd, wget and curl report on standard error).
+func transcript(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, tool(t, name), args...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out.Bytes())
+	}
+	return "$ " + name + " " + strings.Join(args, " ") + "\n" + out.String()
+}
+
+// TestDDTranscriptReal: the installed GNU dd's block-size loop, written
+// then read back, as a transcript; each step's bytes and seconds are
+// dd's own, read back from its lines independently of the importer.
+func TestDDTranscriptReal(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "t")
+	var log strings.Builder
+	sizes := map[string]int64{"4k": 4096, "64k": 65536, "1M": 1 << 20}
+	for _, bs := range []string{"4k", "64k", "1M"} {
+		count := strconv.FormatInt((4<<20)/sizes[bs], 10)
+		log.WriteString(transcript(t, "dd", "if=/dev/zero", "of="+f, "bs="+bs, "count="+count, "conv=fsync"))
+		log.WriteString(transcript(t, "dd", "if="+f, "of=/dev/null", "bs="+bs))
+	}
+	docs := importOne(t, log.String(), 1)
+	steps := docs[0].Sweep.Steps
+	line := regexp.MustCompile(`(\d+) bytes \(.*\) copied, ([0-9.]+) s`)
+	printed := line.FindAllStringSubmatch(log.String(), -1)
+	if len(steps) != 6 || len(printed) != 6 {
+		t.Fatalf("%d steps, %d summary lines, want 6", len(steps), len(printed))
+	}
+	for i, s := range steps {
+		bytes, _ := strconv.ParseInt(printed[i][1], 10, 64)
+		secs, _ := strconv.ParseFloat(printed[i][2], 64)
+		wantPhase, wantBS := "write", sizes[[]string{"4k", "64k", "1M"}[i/2]]
+		if i%2 == 1 {
+			wantPhase = "read"
+		}
+		if s.Bytes != bytes || s.Bytes != 4<<20 || !close1(float64(s.ElapsedNs)/1e9, secs) || s.Phase != wantPhase || s.BlockSize != wantBS || s.Ops != (4<<20)/wantBS {
+			t.Errorf("step %d %+v: dd printed %d bytes in %v s; want a %s of %d-byte blocks", i+1, s, bytes, secs, wantPhase, wantBS)
+		}
+	}
+}
+
+// TestDownloadTranscriptReal: the installed wget and curl fetching 8 MiB
+// from a server on loopback, their terminal output imported.
+func TestDownloadTranscriptReal(t *testing.T) {
+	body := bytes.Repeat([]byte("x"), 8<<20)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.Write(body)
+	}))
+	defer srv.Close()
+	url := srv.URL + "/8M.bin"
+
+	wget := transcript(t, "wget", "-O", "/dev/null", url)
+	d := importOne(t, wget, 1)[0]
+	r := d.HTTP.Runs[0]
+	if d.Imported.Tool != Wget || r.Bytes != int64(len(body)) || r.StatusCode != 200 || r.ContentLength == nil || *r.ContentLength != int64(len(body)) || d.HTTP.Parameters.URL != url {
+		t.Errorf("wget: %+v, url %q\n%s", r, d.HTTP.Parameters.URL, wget)
+	}
+	rate := regexp.MustCompile(`\(([0-9.]+) ([KMG]B)/s\) - `).FindStringSubmatch(wget)
+	if rate == nil {
+		t.Fatalf("no rate in\n%s", wget)
+	}
+	if got := fmt.Sprintf("%.3g", r.MiBPerSec*map[string]float64{"KB": 1024, "MB": 1, "GB": 1.0 / 1024}[rate[2]]); !strings.HasPrefix(rate[1], strings.TrimRight(strings.TrimRight(got, "0"), ".")) {
+		t.Errorf("wget printed %s %s/s, imported %v MiB/s", rate[1], rate[2], r.MiBPerSec)
+	}
+
+	curl := transcript(t, "curl", "-o", "/dev/null", url)
+	c := importOne(t, curl, 1)[0]
+	if rc := c.HTTP.Runs[0]; c.Imported.Tool != Curl || rc.Bytes != int64(len(body)) || rc.MiBPerSec <= 0 || c.HTTP.Parameters.URL != url {
+		t.Errorf("curl: %+v, url %q\n%q", rc, c.HTTP.Parameters.URL, curl)
+	}
+}
