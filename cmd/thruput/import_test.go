@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,6 +43,15 @@ func TestImportDirectory(t *testing.T) {
 	}
 	if !strings.Contains(o.stdout, "saved 18, skipped 0") || !strings.Contains(o.stdout, "15 sysbench run(s)") {
 		t.Errorf("stdout %q: want the 18 runs of the four good files saved", o.stdout)
+	}
+
+	o = thruput(t, "results", "import", "--db", db, "--json", logs)
+	var got struct {
+		Saved, Skipped int
+		Refused        []struct{ File, Error string }
+	}
+	if err := json.Unmarshal([]byte(o.stdout), &got); err != nil || o.code != 1 || got.Skipped != 18 || len(got.Refused) != 1 || !strings.HasSuffix(got.Refused[0].File, "notes.txt") {
+		t.Errorf("--json: exit %d, %+v, %v; want 1, 18 skipped and notes.txt refused", o.code, got, err)
 	}
 
 	copies := filepath.Join(dir, "copies")
