@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/thruput/thruput/internal/fstest"
 )
 
 // transcript runs a command as a person would in a terminal and returns
@@ -93,5 +96,45 @@ func TestDownloadTranscriptReal(t *testing.T) {
 	c := importOne(t, curl, 1)[0]
 	if rc := c.HTTP.Runs[0]; c.Imported.Tool != Curl || rc.Bytes != int64(len(body)) || rc.MiBPerSec <= 0 || c.HTTP.Parameters.URL != url {
 		t.Errorf("curl: %+v, url %q\n%q", rc, c.HTTP.Parameters.URL, curl)
+	}
+}
+
+// TestFioClientReal: the installed fio as a server on loopback and as
+// its client; the client's JSON holds the job under client_stats with the
+// server's address as its hostname.
+func TestFioClientReal(t *testing.T) {
+	fstest.Long(t, "runs fio as a server and its client")
+	bin := tool(t, "fio")
+	dir := t.TempDir()
+	port := freePort(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	srv := exec.CommandContext(ctx, bin, "--server=ip:127.0.0.1,"+port)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		srv.Process.Kill()
+		srv.Wait()
+	}()
+	job := filepath.Join(dir, "job.fio")
+	os.WriteFile(job, []byte("[r]\nrw=randread\nbs=4k\nsize=4M\nioengine=psync\nruntime=1\ndirectory="+dir+"\n"), 0o644)
+	var out []byte
+	var err error
+	// The server needs a moment to listen.
+	for try := 0; try < 50; try++ {
+		out, err = exec.CommandContext(ctx, bin, "--client=ip:127.0.0.1,"+port, "--output-format=json", job).Output()
+		if err == nil && bytes.Contains(out, []byte("client_stats")) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("fio --client: %v\n%s", err, out)
+	}
+	d := importOne(t, string(out), 1)[0]
+	r := d.IO.Runs[0].Read
+	if d.Host.Hostname != "127.0.0.1" || d.Labels["host"] != "127.0.0.1" || r == nil || r.Bytes != 4<<20 || r.IOs != 1024 || r.Latency == nil {
+		t.Errorf("host %q, labels %v, read %+v", d.Host.Hostname, d.Labels, r)
 	}
 }
