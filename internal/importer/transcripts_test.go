@@ -138,3 +138,19 @@ func TestFioClientReal(t *testing.T) {
 		t.Errorf("host %q, labels %v, read %+v", d.Host.Hostname, d.Labels, r)
 	}
 }
+
+// TestFioJSONPlusReal: json+ adds latency bins to every direction; they
+// are read past, and the percentiles kept.
+func TestFioJSONPlusReal(t *testing.T) {
+	fstest.Long(t, "runs fio")
+	dir := t.TempDir()
+	out := run(t, dir, "fio", "--output-format=json+", "--name=w", "--rw=randwrite", "--bs=4k", "--size=4M",
+		"--ioengine=psync", "--directory="+dir)
+	if !bytes.Contains(out, []byte(`"bins"`)) {
+		t.Fatalf("no latency bins in fio's json+:\n%.400s", out)
+	}
+	w := importOne(t, string(out), 1)[0].IO.Runs[0].Write
+	if w == nil || w.IOs != 1024 || w.Latency == nil || w.Latency.Count != 1024 || w.Latency.P99Ns == 0 {
+		t.Errorf("write %+v", w)
+	}
+}
