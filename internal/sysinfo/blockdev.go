@@ -1,7 +1,6 @@
 package sysinfo
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -22,7 +21,7 @@ var mmcHardwarePart = regexp.MustCompile(`^mmcblk[0-9]+(boot[0-9]+|rpmb)$`)
 // blockDevices lists the whole disks under /sys/block; keep names virtual
 // ones that a target lives on.
 func (fs FS) blockDevices(keep []string) []result.BlockDevice {
-	entries, err := os.ReadDir(filepath.Join(fs.Sys, "block"))
+	entries, err := readDir(filepath.Join(fs.Sys, "block"))
 	if err != nil {
 		return nil
 	}
@@ -40,7 +39,7 @@ func (fs FS) blockDevices(keep []string) []result.BlockDevice {
 		if dir == "" {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(dir, "partition")); err == nil {
+		if exists(filepath.Join(dir, "partition")) {
 			continue
 		}
 		out = append(out, fs.blockDevice(name, dir))
@@ -67,7 +66,7 @@ func (fs FS) blockDevice(name, dir string) result.BlockDevice {
 		// subsystem; its controllers (nvme0 ...) link to the PCI devices.
 		d.Bus = "nvme"
 		d.Model = readValue(filepath.Join(subsys, "model"))
-		ctrls, _ := filepath.Glob(filepath.Join(subsys, "nvme[0-9]*"))
+		ctrls := glob(filepath.Join(subsys, "nvme[0-9]*"))
 		if len(ctrls) == 0 {
 			return d
 		}
@@ -155,7 +154,7 @@ func scheduler(s string) string {
 // port holds its links as linkN/ata_link/linkN (linkN.M behind a port
 // multiplier); /sys/class/ata_link has the same under the port's number.
 func (fs FS) sataSpeed(port string) float64 {
-	files, _ := filepath.Glob(filepath.Join(port, "link*/ata_link/link*/sata_spd"))
+	files := glob(filepath.Join(port, "link*/ata_link/link*/sata_spd"))
 	files = append(files, filepath.Join(fs.Sys, "class/ata_link", "link"+strings.TrimPrefix(filepath.Base(port), "ata"), "sata_spd"))
 	for _, f := range files {
 		// "6.0 Gbps"; "<unknown>" on a link that is down.

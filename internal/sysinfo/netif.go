@@ -1,7 +1,6 @@
 package sysinfo
 
 import (
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,7 +12,7 @@ import (
 // hardware.
 func (fs FS) netInterfaces() []result.NetInterface {
 	dir := filepath.Join(fs.Sys, "class/net")
-	entries, err := os.ReadDir(dir)
+	entries, err := readDir(dir)
 	if err != nil {
 		return nil
 	}
@@ -77,11 +76,6 @@ func (fs FS) netInterface(p, name string) result.NetInterface {
 		n.WiFi = fs.procWireless(name)
 	}
 	return n
-}
-
-func exists(path string) bool {
-	_, err := os.Lstat(path)
-	return err == nil
 }
 
 // procWireless reads the interface's line of /proc/net/wireless:

@@ -1,7 +1,6 @@
 package sysinfo
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -78,7 +77,7 @@ func readBool(path string) *bool {
 // linkBase is the last element of a symlink's target: the name of the
 // driver a device's "driver" link points at. The target need not exist.
 func linkBase(link string) string {
-	t, err := os.Readlink(link)
+	t, err := readlink(link)
 	if err != nil {
 		return ""
 	}

@@ -2,7 +2,6 @@ package sysinfo
 
 import (
 	"cmp"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -40,7 +39,7 @@ var usbClasses = map[string]string{
 // lsusb -t draws them.
 func (fs FS) usbTree() []result.USBDevice {
 	dir := filepath.Join(fs.Sys, "bus/usb/devices")
-	entries, err := os.ReadDir(dir)
+	entries, err := readDir(dir)
 	if err != nil {
 		return nil
 	}
