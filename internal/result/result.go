@@ -256,6 +256,10 @@ type Target struct {
 	// compress=zstd:3 ...), which makes zeros look fast; absent when none
 	// is configured.
 	Compression string `json:"compression,omitempty"`
+	// OverlayUpperFS is the filesystem type under an overlay's upper
+	// directory: "tmpfs" for raspi-config's overlay root, whose writes land
+	// in RAM.
+	OverlayUpperFS string `json:"overlay_upper_fs,omitempty"`
 }
 
 // Label is how progress lines name a target: filesystem type and path.

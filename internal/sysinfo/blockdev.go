@@ -73,6 +73,7 @@ func (fs FS) blockDevice(name, dir string) result.BlockDevice {
 		a = fs.ancestry(resolve(ctrls[0]))
 	}
 	d.PCISlot, d.PCIeLinkGTs, d.PCIeLinkWidth = pciLink(a)
+	d.PCIePath = pcieLinks(a)
 	switch {
 	case a.nearest(usbIface) != "":
 		iface := a.nearest(usbIface)
@@ -99,6 +100,7 @@ func (fs FS) blockDevice(name, dir string) result.BlockDevice {
 		d.Driver = linkBase(filepath.Join(dev, "driver"))
 		d.Model = readValue(filepath.Join(dev, "name"))
 		d.MMCCardType = readValue(filepath.Join(dev, "type"))
+		d.Card = fs.cardIdentity(dev)
 		if host := a.nearest(mmcHost); host != "" {
 			d.MMCTiming, d.MMCClockHz, d.MMCBusWidth = fs.mmcIOS(filepath.Base(host))
 		}
@@ -176,6 +178,7 @@ func (fs FS) sataSpeed(port string) float64 {
 //	timing spec:	2 (sd high-speed)
 func (fs FS) mmcIOS(host string) (timing string, clockHz int64, busWidth int) {
 	var clock, actual int64
+	off := false
 	_ = eachLine(filepath.Join(fs.Sys, "kernel/debug", host, "ios"), func(line string) error {
 		key, value, ok := strings.Cut(line, ":")
 		if !ok {
@@ -192,6 +195,11 @@ func (fs FS) mmcIOS(host string) (timing string, clockHz int64, busWidth int) {
 			if _, rest, ok := strings.Cut(value, "("); ok {
 				busWidth = int(leadingInt(rest))
 			}
+		case "power mode":
+			// "0 (off)": the host is idle (an empty slot, or a card
+			// the driver powered down); its other lines then describe
+			// no bus.
+			off = strings.HasPrefix(value, "0 ")
 		case "timing spec":
 			if _, rest, ok := strings.Cut(value, "("); ok {
 				timing = strings.TrimSuffix(rest, ")")
@@ -204,6 +212,9 @@ func (fs FS) mmcIOS(host string) (timing string, clockHz int64, busWidth int) {
 	clockHz = clock
 	if actual > 0 {
 		clockHz = actual
+	}
+	if off || clockHz == 0 && timing == "legacy" {
+		return "", 0, 0
 	}
 	return timing, clockHz, busWidth
 }

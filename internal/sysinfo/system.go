@@ -142,13 +142,5 @@ func pciLink(a ancestry) (slot string, gts float64, width int) {
 	if d == "" {
 		return "", 0, 0
 	}
-	slot = filepath.Base(d)
-	// "8.0 GT/s PCIe" on current kernels, "8 GT/s" on older ones.
-	if f := strings.Fields(readValue(filepath.Join(d, "current_link_speed"))); len(f) > 0 {
-		if v, err := strconv.ParseFloat(f[0], 64); err == nil && v > 0 {
-			gts = v
-		}
-	}
-	width = int(readPositive(filepath.Join(d, "current_link_width")))
-	return slot, gts, width
+	return filepath.Base(d), linkSpeed(filepath.Join(d, "current_link_speed")), int(readPositive(filepath.Join(d, "current_link_width")))
 }

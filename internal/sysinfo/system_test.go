@@ -120,6 +120,7 @@ func TestSystemPi4(t *testing.T) {
 		Name: "sda", Model: "Portable SSD T5", Vendor: "Samsung", SizeBytes: 976773168 * 512, Rotational: new(false),
 		Scheduler: "mq-deadline", LogicalBlockSize: 512, PhysicalBlockSize: 512,
 		Bus: "usb", Driver: "uas", USBPath: "2-2", PCISlot: "0000:01:00.0", PCIeLinkGTs: 5, PCIeLinkWidth: 1,
+		PCIePath: []result.PCIeLink{{Slot: "0000:01:00.0", Driver: "xhci_hcd", GTs: 5, Width: 1}},
 	})
 	check(t, "mmcblk0", blockDev(t, s, "mmcblk0"), result.BlockDevice{
 		Name: "mmcblk0", Model: "SN32G", SizeBytes: 62333952 * 512, Rotational: new(false),
@@ -144,7 +145,7 @@ func TestSystemPi4(t *testing.T) {
 		// A fixture is not the live kernel: no nl80211, so no rate or
 		// frequency, only what /proc/net/wireless holds.
 		{Name: "wlan0", Driver: "brcmfmac", MTU: 1500, Carrier: new(true), Bus: "sdio",
-			WiFi: &result.WiFiLink{SignalDBm: -52, LinkQuality: 58}},
+			WiFi: &result.WiFiLink{SignalDBm: -52, LinkQuality: 58}, SDIOHost: "mmc1"},
 	})
 	check(t, "interrupts", names(s.Interrupts, func(i result.Interrupt) string { return i.IRQ + " " + i.Name }),
 		[]string{"28 mmc1, mmc0", "29 eth0", "30 eth0", "35 xhci_hcd"})
@@ -177,6 +178,7 @@ func TestSystemDesktop(t *testing.T) {
 		Name: "nvme1n1", Model: "Samsung SSD 980 PRO 1TB", SizeBytes: 1953525168 * 512, Rotational: new(false),
 		Scheduler: "none", LogicalBlockSize: 512, PhysicalBlockSize: 512,
 		Bus: "nvme", Driver: "nvme", PCISlot: "0000:01:00.0", PCIeLinkGTs: 8, PCIeLinkWidth: 4,
+		PCIePath: []result.PCIeLink{{Slot: "0000:01:00.0", Driver: "nvme", GTs: 8, Width: 4}},
 	})
 	if d := blockDev(t, s, "nvme0n1"); d.PCIeLinkGTs != 5 || d.PCIeLinkWidth != 2 || d.PCISlot != "0000:04:00.0" {
 		t.Errorf("nvme0n1 = %+v; want 5 GT/s x2 at 0000:04:00.0", d)
