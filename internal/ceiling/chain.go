@@ -162,6 +162,9 @@ var usbNICs = map[string]struct {
 // Network is the chain under a network interface: a bridge, bond, VLAN or
 // veth is walked down to the interface that has hardware under it.
 func Network(sys result.System, ifname string) (hops []result.Hop, shared []string) {
+	if ifname == "lo" {
+		return []result.Hop{{Name: "lo", Link: "loopback", Basis: "memory to memory: no link"}}, nil
+	}
 	n, ok := netIf(sys, ifname)
 	if !ok {
 		return []result.Hop{{Name: orUnknown(ifname, "the interface"), Basis: "the interface could not be read"}}, nil
@@ -381,12 +384,7 @@ func sharedWith(sys result.System, self, usbPath string, pcie []result.PCIeLink)
 // Judge finds the lowest ceiling on the chain and says what it means for
 // a figure of bytesPerSec; network figures are worded in Mbit/s.
 func Judge(figure string, bytesPerSec float64, hops []result.Hop, shared []string, network bool) result.Bottleneck {
-	b := result.Bottleneck{Figure: figure, BytesPerSec: bytesPerSec, Hops: hops, Limit: -1, SharedWith: shared}
-	for i, h := range hops {
-		if h.CeilingBytesPerSec > 0 && (b.Limit < 0 || h.CeilingBytesPerSec < hops[b.Limit].CeilingBytesPerSec) {
-			b.Limit = i
-		}
-	}
+	b := result.Bottleneck{Figure: figure, BytesPerSec: bytesPerSec, Hops: hops, Limit: Lowest(hops), SharedWith: shared}
 	rate := func(v float64) string {
 		if network {
 			return strconv.FormatFloat(v*8/1e6, 'f', 1, 64) + " Mbit/s"
@@ -416,6 +414,18 @@ func Judge(figure string, bytesPerSec float64, hops []result.Hop, shared []strin
 		b.Verdict += " The bus is shared with " + strings.Join(shared, "; ") + ": traffic there takes from this figure."
 	}
 	return b
+}
+
+// Lowest is the index of the hop with the lowest known ceiling, -1 when
+// no hop has one.
+func Lowest(hops []result.Hop) int {
+	low := -1
+	for i, h := range hops {
+		if h.CeilingBytesPerSec > 0 && (low < 0 || h.CeilingBytesPerSec < hops[low].CeilingBytesPerSec) {
+			low = i
+		}
+	}
+	return low
 }
 
 func orUnknown(s, alt string) string {

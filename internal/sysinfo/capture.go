@@ -125,21 +125,23 @@ func (r *recorder) addLink(link, target string) {
 	r.mu.Unlock()
 }
 
-// Capture reads the machine as sysinfo does, Host, System and Target of
-// each path, and writes every file, directory and symlink that was read
-// to w as a capture archive. Serial numbers and MAC addresses are
-// replaced unless keepIDs.
-func (fs FS) Capture(w io.Writer, keepIDs bool, paths ...string) error {
+// Capture runs read, which reads the machine through fs (as thruput
+// sysinfo does), and writes every file, directory and symlink it read to
+// w as a capture archive. Serial numbers and MAC addresses are replaced
+// unless keepIDs. Captures run one at a time.
+func (fs FS) Capture(w io.Writer, keepIDs bool, read func() error) error {
+	if !fs.Live || fs.Root != "/" {
+		return errors.New("a capture reads the running machine only")
+	}
 	captureMu.Lock()
 	defer captureMu.Unlock()
 	r := &recorder{files: map[string][]byte{}, links: map[string]string{}, dirs: map[string]bool{}}
 	taps.Store(r)
-	fs.Host()
-	for _, p := range paths {
-		_, _ = fs.Target(p)
-	}
-	fs.System(paths...)
+	err := read()
 	taps.Store(nil)
+	if err != nil {
+		return err
+	}
 	return r.write(w, keepIDs)
 }
 

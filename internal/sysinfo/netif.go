@@ -182,11 +182,8 @@ func (fs FS) netLinks(p string, n *result.NetInterface) {
 	if t, err := readlink(filepath.Join(p, "master")); err == nil {
 		n.Master = filepath.Base(t)
 	}
-	entries, _ := readDir(p)
-	for _, e := range entries {
-		if lower, ok := strings.CutPrefix(e.Name(), "lower_"); ok {
-			n.Lower = append(n.Lower, lower)
-		}
+	for _, l := range glob(filepath.Join(p, "lower_*")) {
+		n.Lower = append(n.Lower, strings.TrimPrefix(filepath.Base(l), "lower_"))
 	}
 	if n.Kind == "bridge" {
 		ports, _ := readDir(filepath.Join(p, "brif"))

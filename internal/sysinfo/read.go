@@ -67,12 +67,15 @@ func eachLine(path string, fn func(line string) error) error {
 	return sc.Err()
 }
 
-// readDir lists a directory (a capture keeps its subdirectories and links).
+// readDir lists a directory (a capture keeps its subdirectories and links;
+// its files only when read).
 func readDir(dir string) ([]os.DirEntry, error) {
 	entries, err := os.ReadDir(dir)
 	if err == nil && tap.on() {
 		for _, e := range entries {
-			tap.exists(filepath.Join(dir, e.Name()))
+			if e.Type()&(fs.ModeSymlink|fs.ModeDir) != 0 {
+				tap.exists(filepath.Join(dir, e.Name()))
+			}
 		}
 	}
 	return entries, err

@@ -14,10 +14,13 @@ import (
 // interrupts. The disks include virtual ones (loop, dm, zram) only when one
 // of paths lives on them. Like Host it has no error: each fact that cannot
 // be read is left out, and the rest is still worth reporting.
-func (fs FS) System(paths ...string) result.System {
+func (fs FS) System(paths ...string) result.System { return fs.SystemWith(nil, paths...) }
+
+// SystemWith is System listing also the virtual disks named in keep.
+func (fs FS) SystemWith(keep []string, paths ...string) result.System {
 	var s result.System
 	s.CPU = fs.cpu()
-	var backing []string
+	backing := keep
 	for _, p := range paths {
 		if t, err := fs.Target(p); err == nil && t.Device != "" {
 			backing = append(backing, t.Device)
@@ -143,4 +146,30 @@ func pciLink(a ancestry) (slot string, gts float64, width int) {
 		return "", 0, 0
 	}
 	return filepath.Base(d), linkSpeed(filepath.Join(d, "current_link_speed")), int(readPositive(filepath.Join(d, "current_link_width")))
+}
+
+// InterfaceNames lists the network interfaces, loopback included.
+func (fs FS) InterfaceNames() []string {
+	entries, _ := readDir(filepath.Join(fs.Sys, "class/net"))
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// DiskOf names the whole disk of a block device or partition ("sda" for
+// sda1), "" when name is not a block device here.
+func (fs FS) DiskOf(name string) string {
+	if name == "" || strings.ContainsAny(name, "/.") {
+		return ""
+	}
+	dir := resolve(filepath.Join(fs.Sys, "class/block", name))
+	if dir == "" {
+		return ""
+	}
+	if exists(filepath.Join(dir, "partition")) {
+		return filepath.Base(filepath.Dir(dir))
+	}
+	return filepath.Base(dir)
 }
