@@ -47,7 +47,8 @@ const bulkOnlyUSB2 = 42 * mb
 // mmcCeiling reads an SD or eMMC bus mode: clock times bus width, twice for
 // DDR modes; without a clock, the mode's nominal rate.
 func mmcCeiling(d result.BlockDevice) (string, float64, bool) {
-	timing := strings.ToLower(d.MMCTiming)
+	// The kernel writes "sd uhs SDR104" and "sd high-speed".
+	timing := strings.Replace(strings.ToLower(d.MMCTiming), "sd uhs ", "uhs ", 1)
 	width := d.MMCBusWidth
 	if width == 0 {
 		width = 4

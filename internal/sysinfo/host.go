@@ -233,8 +233,14 @@ func (fs FS) soc() string {
 		if strings.HasPrefix(entries[0], "raspberrypi,model-zero-2") {
 			return "RP3A0"
 		}
-		if _, chip, ok := strings.Cut(entries[len(entries)-1], ","); ok && chip != "" {
-			return strings.ToUpper(chip)
+		// The SoC's vendor's first entry after the board's: Amlogic
+		// lists the chip before its family ("amlogic,s922x",
+		// "amlogic,g12b"); the others list the chip alone.
+		vendor, _, _ := strings.Cut(entries[len(entries)-1], ",")
+		for _, e := range entries[min(1, len(entries)-1):] {
+			if v, chip, ok := strings.Cut(e, ","); ok && v == vendor && chip != "" {
+				return strings.ToUpper(chip)
+			}
 		}
 	}
 	return ""

@@ -65,6 +65,8 @@ var sdMakers = map[string]string{
 	"1d/4144": "ADATA", "27/5048": "Phison", "28/4245": "Lexar", "41/3432": "Kingston",
 	"74/4a45": "Transcend", "74/4a60": "Transcend", "82/4a54": "Sony", "ad/4c53": "Longsys",
 	"9f/5449": "Texas Instruments", "9b/0100": "YMTC", "90/014a": "SK Hynix",
+	// eMMC chips: Samsung's and Foresee's.
+	"15/0100": "Samsung", "88/0103": "Foresee", "d6/0103": "Foresee", "d6/2903": "Foresee",
 }
 
 // sdCounterfeit are the manfid/oemid pairs that sbc-bench's CheckStorage
@@ -79,13 +81,14 @@ var sdCounterfeit = map[string]bool{
 // 00000 outside Samsung).
 var suspectNames = map[string]bool{"ASTC": true, "SMI": true}
 
-// hexField trims sysfs's "0x000003" to "03".
-func hexField(v string) string {
-	v = strings.TrimLeft(strings.TrimPrefix(strings.ToLower(v), "0x"), "0")
-	if len(v) < 2 {
-		v = strings.Repeat("0", 2-len(v)) + v
+// hexField keeps the last n hex digits of sysfs's "0x000003" ("03" for
+// n = 2), zero-padded.
+func hexField(v string, n int) string {
+	v = strings.TrimPrefix(strings.ToLower(v), "0x")
+	if len(v) < n {
+		v = strings.Repeat("0", n-len(v)) + v
 	}
-	return v
+	return v[len(v)-n:]
 }
 
 // cardIdentity fills an SD or eMMC card's identity from its CID (as sysfs
@@ -100,7 +103,7 @@ func (fs FS) cardIdentity(dev string) *result.CardIdentity {
 	// The kernel's own decoding, where it differs from ours, wins: it knows
 	// the card's CSD version, which sets the eMMC date's base year.
 	if v := readValue(dev + "/manfid"); v != "" {
-		c.ManufacturerID = "0x" + hexField(v)
+		c.ManufacturerID = "0x" + hexField(v, 2)
 	}
 	if v := readValue(dev + "/oemid"); v != "" {
 		c.OEMID = v
@@ -117,7 +120,7 @@ func (fs FS) cardIdentity(dev string) *result.CardIdentity {
 	if c.ManufacturerID == "" {
 		return nil
 	}
-	mid, oid := hexField(c.ManufacturerID), hexField(c.OEMID)
+	mid, oid := hexField(c.ManufacturerID, 2), hexField(c.OEMID, 4)
 	c.Maker = sdMakers[mid+"/"+oid]
 	switch {
 	case sdCounterfeit[mid] || sdCounterfeit[mid+"/"+oid]:
