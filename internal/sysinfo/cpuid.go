@@ -117,7 +117,8 @@ func DecodePiRevision(code string) (PiRevision, bool) {
 	}
 	model, ok := piTypes[v>>4&0xff]
 	proc := v >> 12 & 0xf
-	if !ok || int(proc) >= len(piSoCs) {
+	// Memory codes run 0 (256 MB) to 6 (16 GB).
+	if !ok || int(proc) >= len(piSoCs) || v>>20&7 > 6 {
 		return PiRevision{}, false
 	}
 	r := PiRevision{Model: model, SoC: piSoCs[proc], MemoryBytes: 256 << 20 << (v >> 20 & 7), Rev: fmt.Sprintf("1.%d", v&0xf)}
