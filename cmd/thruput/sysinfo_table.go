@@ -160,12 +160,15 @@ func sizeOr(n int64) string {
 }
 
 func cpuLine(c result.CPU) string {
-	s := fmt.Sprintf("%s now, %s to %s, governor %s", result.MHz(c.CurKHz), result.MHz(c.MinKHz), result.MHz(c.MaxKHz), or(c.Governor))
+	s := fmt.Sprintf("%s now (asked of cpufreq), %s to %s, governor %s", result.MHz(c.CurKHz), result.MHz(c.MinKHz), result.MHz(c.MaxKHz), or(c.Governor))
 	if c.Throttled != "" {
 		s += ", throttled " + c.Throttled
 		if c.ThrottledNow != nil && *c.ThrottledNow {
-			s += " (capped or under-voltage now)"
+			s += " (capped or under-voltage now: the firmware runs below that clock)"
 		}
+	}
+	if c.UnderVoltageNow != nil && *c.UnderVoltageNow {
+		s += ", under-voltage now (rpi_volt)"
 	}
 	return s
 }

@@ -29,7 +29,7 @@ func Storage(sys result.System, t result.Target) (hops []result.Hop, shared []st
 // speed: one command, its data and its status per request, with no queue.
 // At 480M usually 30 to 42 MB/s where UAS reaches 40 to 45; at 5 Gbit/s
 // SSDs forced off UAS measure 180 to 300 MB/s where UAS passes 400.
-var bulkOnly = map[float64]float64{480: 42 * mb, 5000: 300 * mb, 10000: 300 * mb, 20000: 300 * mb}
+var bulkOnly = map[float64]float64{480: bulkOnlyUSB2, 5000: bulkOnlySuper, 10000: bulkOnlySuper, 20000: bulkOnlySuper}
 
 // Disk is the chain of links under one block device.
 func Disk(sys result.System, d result.BlockDevice) (hops []result.Hop, shared []string) {
@@ -230,7 +230,7 @@ func virtualHop(sys result.System, n result.NetInterface) (result.Hop, string) {
 	h := result.Hop{Name: n.Name, Link: orUnknown(n.Kind, "virtual interface")}
 	next := ""
 	for _, l := range n.Lower {
-		if ln, ok := netIf(sys, l); ok && ln.Bus != "virtual" {
+		if reachesHardware(sys, l, 0) {
 			next = l
 			break
 		}
@@ -264,6 +264,24 @@ func virtualHop(sys result.System, n result.NetInterface) (result.Hop, string) {
 		h.Basis += "; the chain follows " + next
 	}
 	return h, next
+}
+
+// reachesHardware reports whether an interface is hardware or stacks on
+// some (a bond of NICs does; a veth does not).
+func reachesHardware(sys result.System, name string, depth int) bool {
+	n, ok := netIf(sys, name)
+	switch {
+	case !ok || depth > 8:
+		return false
+	case n.Bus != "virtual":
+		return true
+	}
+	for _, l := range n.Lower {
+		if reachesHardware(sys, l, depth+1) {
+			return true
+		}
+	}
+	return false
 }
 
 // sdioHop is the SDIO bus of a WiFi chip: clock times bus width.

@@ -38,6 +38,9 @@ type DeviceActivity struct {
 // CPU is the processor's clock and throttling state.
 type CPU struct {
 	// Frequencies of CPU 0 in kHz: now, and the bounds the governor keeps.
+	// CurKHz is cpufreq's scaling_cur_freq, the clock the kernel asked
+	// for: a Raspberry Pi's firmware runs the ARM slower behind it when it
+	// throttles, which only Throttled tells.
 	CurKHz int64 `json:"cur_khz,omitempty"`
 	MinKHz int64 `json:"min_khz,omitempty"`
 	MaxKHz int64 `json:"max_khz,omitempty"`
@@ -49,6 +52,12 @@ type CPU struct {
 	// ThrottledNow is true when the firmware says the clock is capped or
 	// under-voltage right now (bits 0-3 of Throttled).
 	ThrottledNow *bool `json:"throttled_now,omitempty"`
+	// ThrottledSource says where Throttled was read: "vcio" (the firmware
+	// mailbox, as vcgencmd asks) or "get_throttled" (the driver's file).
+	ThrottledSource string `json:"throttled_source,omitempty"`
+	// UnderVoltageNow is the raspberrypi-hwmon driver's under-voltage
+	// alarm (rpi_volt in0_lcrit_alarm), where that driver is loaded.
+	UnderVoltageNow *bool `json:"under_voltage_now,omitempty"`
 }
 
 // BlockDevice is one disk and the bus it hangs off.

@@ -88,9 +88,9 @@ func chainOf(hops []result.Hop) string {
 func TestCorpusChains(t *testing.T) {
 	for _, tc := range []struct {
 		machine, of string
-		want       string
-		basis      []string // in the limiting hop's basis
-		shared     int
+		want        string
+		basis       []string // in the limiting hop's basis
+		shared      int
 	}{
 		{"pi5-rp1-sd", "mmcblk0", "*mmcblk0 (SanDisk SR128) [SD/MMC bus, sd uhs SDR104]", nil, 0},
 		{"pi4-vl805-sd", "mmcblk0", "*mmcblk0 (SanDisk SR64G) [SD/MMC bus, sd uhs DDR50]", nil, 0},

@@ -43,15 +43,7 @@ func (fs FS) cpu() result.CPU {
 		MaxKHz:   readPositive(filepath.Join(dir, "scaling_max_freq")),
 		Governor: readValue(filepath.Join(dir, "scaling_governor")),
 	}
-	// The Raspberry Pi firmware driver prints the bit field in hex without
-	// a prefix ("50005"); vcgencmd, which people quote, prints 0x50005.
-	raw := readValue(filepath.Join(fs.Sys, "devices/platform/soc/soc:firmware/get_throttled"))
-	digits := strings.TrimPrefix(strings.TrimPrefix(raw, "0x"), "0X")
-	if v, err := strconv.ParseUint(digits, 16, 32); err == nil && digits != "" {
-		c.Throttled = "0x" + strconv.FormatUint(v, 16)
-		now := v&0xf != 0
-		c.ThrottledNow = &now
-	}
+	fs.throttling(&c)
 	return c
 }
 

@@ -62,7 +62,7 @@ func TestSystemPi1(t *testing.T) {
 	s := fixture(t, "pi1").System("/media/ext4")
 	check(t, "CPU", s.CPU, result.CPU{
 		CurKHz: 700000, MinKHz: 700000, MaxKHz: 700000, Governor: "ondemand",
-		Throttled: "0x50005", ThrottledNow: new(true),
+		Throttled: "0x50005", ThrottledNow: new(true), ThrottledSource: "get_throttled",
 	})
 	check(t, "USB tree", s.USB, []result.USBDevice{
 		{Path: "usb1", Bus: 1, DevNum: 1, Ports: 1, SpeedMbps: 480, VendorID: "1d6b", ProductID: "0002",
@@ -113,7 +113,7 @@ func TestSystemPi4(t *testing.T) {
 	s := fixture(t, "pi4").System()
 	check(t, "CPU", s.CPU, result.CPU{
 		CurKHz: 600000, MinKHz: 600000, MaxKHz: 1800000, Governor: "ondemand",
-		Throttled: "0x0", ThrottledNow: new(false),
+		Throttled: "0x0", ThrottledNow: new(false), ThrottledSource: "get_throttled",
 	})
 	// The SSD's bus is the VL805's one PCIe 2 lane as well as USB 3.
 	check(t, "sda", blockDev(t, s, "sda"), result.BlockDevice{
