@@ -204,7 +204,7 @@ func TestPCIeSharing(t *testing.T) {
 			{Name: "nvme1n1", Bus: "nvme", PCIePath: []result.PCIeLink{{Slot: "0001:04:00.0", Driver: "nvme", GTs: 8, Width: 1}, up}},
 			{Name: "sda", Bus: "usb", Driver: "uas", USBPath: "4-1", PCIePath: []result.PCIeLink{rp1}},
 		},
-		USB: []result.USBDevice{{Path: "usb4", Bus: 4, SpeedMbps: 5000}, {Path: "4-1", Parent: "usb4", Bus: 4, SpeedMbps: 5000}},
+		USB:           []result.USBDevice{{Path: "usb4", Bus: 4, SpeedMbps: 5000}, {Path: "4-1", Parent: "usb4", Bus: 4, SpeedMbps: 5000}},
 		NetInterfaces: []result.NetInterface{{Name: "eth0", Bus: "platform", Driver: "macb", SpeedMbps: 1000, MTU: 1500, PCIePath: []result.PCIeLink{rp1}}},
 	}
 	hops, shared := Storage(sys, result.Target{Device: "nvme0n1"})
