@@ -246,10 +246,11 @@ func virtualHop(sys result.System, n result.NetInterface) (result.Hop, string) {
 	case "vlan":
 		h.Basis = "tagged frames go out on " + orUnknown(next, "its parent")
 	case "veth":
+		// Where the peer's frames go next (bridged, routed, NATed) is the
+		// routing's choice, so the chain ends here.
 		h.Basis = "frames are copied in memory to its peer"
 		if n.Peer != "" {
 			h.Basis += " " + n.Peer
-			next = n.Peer
 			if p, ok := netIf(sys, n.Peer); ok && p.Master != "" {
 				h.Basis += ", a port of " + p.Master
 			}
