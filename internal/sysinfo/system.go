@@ -156,7 +156,12 @@ func (fs FS) DiskOf(name string) string {
 	if name == "" || strings.ContainsAny(name, "/.") {
 		return ""
 	}
+	// class/block lists partitions too; block, whole disks alone, is
+	// all that older captures and fixtures hold.
 	dir := resolve(filepath.Join(fs.Sys, "class/block", name))
+	if dir == "" {
+		dir = resolve(filepath.Join(fs.Sys, "block", name))
+	}
 	if dir == "" {
 		return ""
 	}
