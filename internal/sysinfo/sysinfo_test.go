@@ -17,7 +17,7 @@ import (
 // its roots. The trees are kept as archives, not checked in as they are,
 // because sysfs names hold colons (8:1, 0000:00:1f.2), which Go module zips
 // reject. A file named "link -> target" becomes a symlink.
-func fixture(t *testing.T, name string) FS {
+func fixture(t testing.TB, name string) FS {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name+".txtar"))
 	if err != nil {
@@ -375,15 +375,7 @@ func TestParseMountInfo(t *testing.T) {
 
 func FuzzParseMountInfo(f *testing.F) {
 	for _, name := range []string{"pi1", "desktop"} {
-		b, err := os.ReadFile(filepath.Join("testdata", name+".txtar"))
-		if err != nil {
-			f.Fatal(err)
-		}
-		dir := f.TempDir()
-		if err := Unpack(b, dir); err != nil {
-			f.Fatal(err)
-		}
-		table, _ := os.ReadFile(filepath.Join(dir, "proc/self/mountinfo"))
+		table, _ := os.ReadFile(filepath.Join(fixture(f, name).Proc, "self/mountinfo"))
 		for line := range strings.Lines(string(table)) {
 			f.Add(strings.TrimSuffix(line, "\n"))
 		}
