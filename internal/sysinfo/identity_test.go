@@ -196,3 +196,35 @@ func FuzzUnpack(f *testing.F) {
 		})
 	})
 }
+
+// TestIdleHostsAndOverlays: an SD host the driver powered off says no bus
+// mode (its ios still reads "legacy" at 0 Hz); an overlay root whose
+// upper directory sits on a tmpfs, as raspi-config's does, says so.
+func TestIdleHostsAndOverlays(t *testing.T) {
+	root := t.TempDir()
+	fs := AtRoot(root)
+	write := func(rel, body string) {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The layout of the kernel's mmc_ios_show (drivers/mmc/core/debugfs.c).
+	write("sys/kernel/debug/mmc1/ios", "clock:\t\t0 Hz\nvdd:\t\t0 (invalid)\nbus mode:\t2 (push-pull)\nchip select:\t0 (don't care)\npower mode:\t0 (off)\nbus width:\t0 (1 bits)\ntiming spec:\t0 (legacy)\n")
+	if timing, clock, width := fs.mmcIOS("mmc1"); timing != "" || clock != 0 || width != 0 {
+		t.Errorf("powered-off host: %q %d %d, want unknown", timing, clock, width)
+	}
+	write("sys/kernel/debug/mmc0/ios", "clock:\t\t50000000 Hz\npower mode:\t2 (on)\nbus width:\t2 (4 bits)\ntiming spec:\t2 (sd high-speed)\n")
+	if timing, clock, width := fs.mmcIOS("mmc0"); timing != "sd high-speed" || clock != 50e6 || width != 4 {
+		t.Errorf("powered host: %q %d %d", timing, clock, width)
+	}
+	write("proc/self/mountinfo", "20 1 0:18 / /media/root-rw rw,relatime - tmpfs tmpfs-root rw\n"+
+		"21 1 0:19 / / rw,noatime - overlay overlayroot rw,lowerdir=/media/root-ro,upperdir=/media/root-rw/overlay,workdir=/media/root-rw/overlay-workdir\n")
+	tg, err := fs.Target("/home/pi")
+	if err != nil || tg.FSType != "overlay" || tg.OverlayUpperFS != "tmpfs" {
+		t.Errorf("overlay root: %+v, %v", tg, err)
+	}
+}
