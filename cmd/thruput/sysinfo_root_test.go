@@ -104,6 +104,7 @@ func TestSysinfoBadRoot(t *testing.T) {
 		{[]string{"/dev/no-such-disk"}, "not a block device"},
 		{[]string{"no-such-iface0"}, "no path, block device or network interface"},
 		{[]string{"--capture", filepath.Join(dir, "c.txt"), "--root", notCapture}, "cannot be used with --root"},
+		{[]string{"--capture", filepath.Join(dir, "c.txt"), "no-such-iface0"}, "no path, block device or network interface"},
 	} {
 		o := thruput(t, append([]string{"sysinfo"}, tc.args...)...)
 		if o.code != 2 || !strings.Contains(o.stderr, tc.want) {
@@ -112,6 +113,9 @@ func TestSysinfoBadRoot(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(os.TempDir(), "thruput-capture-*")); len(left) > 0 {
 		t.Errorf("a refused --root left %v", left)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*c.txt*")); len(left) > 0 {
+		t.Errorf("a refused --capture left %v", left)
 	}
 }
 
