@@ -145,7 +145,8 @@ func (fs FS) cardIdentity(dev string) *result.CardIdentity {
 // hex digits). The SD layout (SD Physical Layer Simplified Specification,
 // 5.2): MID [127:120], OID [119:104] two ASCII characters, PNM [103:64]
 // five, PRV [63:56] as BCD n.m, PSN [55:24], MDT [19:8] as year since 2000
-// and month. eMMC (JEDEC JESD84, 7.2): MID [127:120], OID [111:104], PNM
+// and month. eMMC (JEDEC JESD84, 7.2): MID [127:120], CBX [113:112], OID
+// [111:104], PNM
 // [103:56] six characters, PRV [55:48], PSN [47:16], MDT [15:8] as month
 // and year since 1997 (cards of spec 4.41 and later count from 2013).
 func DecodeCID(cid string, mmc bool) (result.CardIdentity, bool) {
@@ -154,15 +155,16 @@ func DecodeCID(cid string, mmc bool) (result.CardIdentity, bool) {
 		return result.CardIdentity{}, false
 	}
 	c := result.CardIdentity{CID: cid, ManufacturerID: fmt.Sprintf("0x%02x", b[0])}
+	// Both print OID as the kernel does: 16 bits from bit 104, which for
+	// eMMC takes in the card/BGA bits (Samsung's chips read 0x0100).
+	c.OEMID = fmt.Sprintf("0x%04x", uint16(b[1])<<8|uint16(b[2]))
 	if mmc {
-		c.OEMID = fmt.Sprintf("0x%04x", b[2])
 		c.Name = strings.TrimRight(string(b[3:9]), " \x00")
 		c.Revision = fmt.Sprintf("%d.%d", b[9]>>4, b[9]&0xf)
 		c.Serial = fmt.Sprintf("0x%08x", uint32(b[10])<<24|uint32(b[11])<<16|uint32(b[12])<<8|uint32(b[13]))
 		c.Date = fmt.Sprintf("%02d/%d", b[14]>>4, 1997+int(b[14]&0xf))
 		return c, true
 	}
-	c.OEMID = fmt.Sprintf("0x%04x", uint16(b[1])<<8|uint16(b[2]))
 	c.Name = strings.TrimRight(string(b[3:8]), " \x00")
 	c.Revision = fmt.Sprintf("%d.%d", b[8]>>4, b[8]&0xf)
 	c.Serial = fmt.Sprintf("0x%08x", uint32(b[9])<<24|uint32(b[10])<<16|uint32(b[11])<<8|uint32(b[12]))

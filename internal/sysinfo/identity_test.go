@@ -228,3 +228,15 @@ func TestIdleHostsAndOverlays(t *testing.T) {
 		t.Errorf("overlay root: %+v, %v", tg, err)
 	}
 }
+
+// TestDecodeEMMCCID: the eMMC layout (JESD84 7.2): CBX 01 (BGA) and OID
+// 0x00 read as the kernel prints them, 0x0100, as sbc-bench shows for
+// Samsung's chips (results/Xh2H.txt: "Samsung BJTD4R ... 0x000015/0x0100").
+// The date nibble 7 is 1997+7; chips of spec 4.41 on count from 2013, which
+// only the kernel (knowing EXT_CSD) can tell, so its own date file wins.
+func TestDecodeEMMCCID(t *testing.T) {
+	c, ok := DecodeCID("150100424a544434520312345678a7ff", true)
+	if !ok || c.ManufacturerID != "0x15" || c.OEMID != "0x0100" || c.Name != "BJTD4R" || c.Revision != "0.3" || c.Serial != "0x12345678" || c.Date != "10/2004" {
+		t.Errorf("DecodeCID = %+v", c)
+	}
+}
