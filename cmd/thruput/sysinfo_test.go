@@ -86,7 +86,7 @@ func TestSysinfoTable(t *testing.T) {
 		"SD unknown",
 		"100 Mbit/s full",
 		"1-1.1 (480M)",
-		"throttled 0x50005 (capped or under-voltage now)",
+		"throttled 0x50005 (capped or under-voltage now: the firmware runs below that clock)",
 		"73916512",
 	} {
 		if !strings.Contains(out, want) {

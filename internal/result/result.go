@@ -195,17 +195,32 @@ type Host struct {
 	Kernel string `json:"kernel,omitempty"`
 	// OS is the distribution's PRETTY_NAME from os-release.
 	OS string `json:"os,omitempty"`
-	// Arch is the machine hardware name (uname -m), e.g. armv6l, aarch64.
+	// Arch is the kernel's machine name (uname -m), e.g. armv6l, aarch64.
 	Arch string `json:"arch,omitempty"`
-	// Board is the device-tree model ("Raspberry Pi Model B Rev 2") or, on
-	// PCs, the DMI vendor and product name.
+	// UserlandArch is the architecture of the programs (the ELF machine of
+	// /bin/sh): "arm" under a 64-bit kernel is a 32-bit userland.
+	UserlandArch string `json:"userland_arch,omitempty"`
+	// UserlandBits is /bin/sh's ELF class, 32 or 64.
+	UserlandBits int `json:"userland_bits,omitempty"`
+	// Board is the device-tree model ("Raspberry Pi Model B Rev 2"), else
+	// a Raspberry Pi kernel's cpuinfo Model line, else the model its
+	// Revision code names, else on PCs the DMI vendor and product name.
 	Board string `json:"board,omitempty"`
 	// SoC is the system on a chip: the device tree's last compatible
-	// entry (BCM2711, JH7110), else /proc/cpuinfo's Hardware line (which
-	// Raspberry Pi kernels set to BCM2835 on every model).
+	// entry (BCM2711, JH7110; RP3A0 for the Zero 2 W), else the one a
+	// Raspberry Pi's Revision code names, else cpuinfo's Hardware line
+	// unless that is a Raspberry Pi platform name (BCM2708, BCM2709,
+	// BCM2835 on every model), which names no chip.
 	SoC string `json:"soc,omitempty"`
-	// CPUModel is the processor's model name.
+	// Revision is a Raspberry Pi's cpuinfo Revision code as printed
+	// ("a02082"): it encodes the model, SoC, memory and maker.
+	Revision string `json:"revision,omitempty"`
+	// CPUModel is the processor's model name (cpuinfo "model name"), or
+	// the core where the kernel prints none (64-bit ARM).
 	CPUModel string `json:"cpu_model,omitempty"`
+	// CPUCore names the ARM core from cpuinfo's CPU part: "Cortex-A53",
+	// "ARM1176", "4x Cortex-A55 + 4x Cortex-A76" on big.LITTLE chips.
+	CPUCore string `json:"cpu_core,omitempty"`
 	// CPUCores counts online logical CPUs.
 	CPUCores int `json:"cpu_cores,omitempty"`
 	// MemoryBytes is MemTotal from /proc/meminfo.
@@ -248,6 +263,10 @@ type Target struct {
 	// compress=zstd:3 ...), which makes zeros look fast; absent when none
 	// is configured.
 	Compression string `json:"compression,omitempty"`
+	// OverlayUpperFS is the filesystem type under an overlay's upper
+	// directory: "tmpfs" for raspi-config's overlay root, whose writes land
+	// in RAM.
+	OverlayUpperFS string `json:"overlay_upper_fs,omitempty"`
 }
 
 // Label is how progress lines name a target: filesystem type and path.

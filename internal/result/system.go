@@ -38,6 +38,9 @@ type DeviceActivity struct {
 // CPU is the processor's clock and throttling state.
 type CPU struct {
 	// Frequencies of CPU 0 in kHz: now, and the bounds the governor keeps.
+	// CurKHz is cpufreq's scaling_cur_freq, the clock the kernel asked
+	// for: a Raspberry Pi's firmware runs the ARM slower behind it when it
+	// throttles, which only Throttled tells.
 	CurKHz int64 `json:"cur_khz,omitempty"`
 	MinKHz int64 `json:"min_khz,omitempty"`
 	MaxKHz int64 `json:"max_khz,omitempty"`
@@ -49,6 +52,12 @@ type CPU struct {
 	// ThrottledNow is true when the firmware says the clock is capped or
 	// under-voltage right now (bits 0-3 of Throttled).
 	ThrottledNow *bool `json:"throttled_now,omitempty"`
+	// ThrottledSource says where Throttled was read: "vcio" (the firmware
+	// mailbox, as vcgencmd asks) or "get_throttled" (the driver's file).
+	ThrottledSource string `json:"throttled_source,omitempty"`
+	// UnderVoltageNow is the raspberrypi-hwmon driver's under-voltage
+	// alarm (rpi_volt in0_lcrit_alarm), where that driver is loaded.
+	UnderVoltageNow *bool `json:"under_voltage_now,omitempty"`
 }
 
 // BlockDevice is one disk and the bus it hangs off.
@@ -84,6 +93,59 @@ type BlockDevice struct {
 	// MMCCardType is the card's own "type" (SD, MMC, SDIO): an eMMC chip
 	// and an SD card on the same host differ in the modes they can reach.
 	MMCCardType string `json:"mmc_card_type,omitempty"`
+	// Card is an SD card's or eMMC chip's identity and claims.
+	Card *CardIdentity `json:"card,omitempty"`
+	// PCIePath are the PCIe links between the device (or its USB or SATA
+	// controller) and the root port, nearest first: a switch adds one.
+	PCIePath []PCIeLink `json:"pcie_path,omitempty"`
+}
+
+// CardIdentity is what an SD card or eMMC chip says of itself: its CID
+// register (decoded by the kernel and here) and, for SD cards, the spec
+// version and classes in its SCR and SSR registers.
+type CardIdentity struct {
+	// CID is the raw register, 32 hex digits.
+	CID string `json:"cid,omitempty"`
+	// ManufacturerID ("0x03") and OEMID ("0x5344") as sysfs prints them.
+	ManufacturerID string `json:"manufacturer_id,omitempty"`
+	OEMID          string `json:"oem_id,omitempty"`
+	// Maker is named only from a manufacturer/OEM pair genuine cards use.
+	Maker    string `json:"maker,omitempty"`
+	Name     string `json:"name,omitempty"`
+	Revision string `json:"revision,omitempty"`
+	Serial   string `json:"serial,omitempty"`
+	// Date is the manufacturing month, "MM/YYYY".
+	Date string `json:"date,omitempty"`
+	// SpecVersion is the SD spec the card claims ("3.0x", "6.xx").
+	SpecVersion string `json:"spec_version,omitempty"`
+	// SpeedClass (C10), UHSClass (U1, U3), VideoClass (V30) and AppClass
+	// (A1, A2) are the card's own claims from its SD Status.
+	SpeedClass string `json:"speed_class,omitempty"`
+	UHSClass   string `json:"uhs_class,omitempty"`
+	VideoClass string `json:"video_class,omitempty"`
+	AppClass   string `json:"app_class,omitempty"`
+	// Suspect says why the ids match a known counterfeit pattern.
+	Suspect string `json:"suspect,omitempty"`
+}
+
+// PCIeLink is one PCIe link, read at its downstream end: the device, or a
+// switch's upstream port.
+type PCIeLink struct {
+	// Slot is the PCI address of that end ("0000:01:00.0").
+	Slot   string `json:"slot"`
+	Driver string `json:"driver,omitempty"`
+	// GTs and Width are what the link trained to; MaxGTs and MaxWidth
+	// the most both ends allow (the lower of the two ends' maxima).
+	GTs      float64 `json:"gts,omitempty"`
+	Width    int     `json:"width,omitempty"`
+	MaxGTs   float64 `json:"max_gts,omitempty"`
+	MaxWidth int     `json:"max_width,omitempty"`
+	// Downgraded is true when the link trained below what both ends allow.
+	Downgraded bool `json:"downgraded,omitempty"`
+	// Hint says how to raise a link held down by the board's setting
+	// (a Raspberry Pi 5 runs its PCIe connector at Gen 2 unless
+	// dtparam=pciex1_gen=3 is set).
+	Hint string `json:"hint,omitempty"`
 }
 
 // USBDevice is one node of the USB tree.
@@ -113,6 +175,31 @@ type USBDevice struct {
 	// r8152 ...); for a root hub, the host controller's driver first
 	// (dwc_otg, xhci_hcd, ehci-pci).
 	Drivers []string `json:"drivers,omitempty"`
+	// USBVersion is the USB version the device declares (bcdUSB, sysfs
+	// "version": "2.00", "3.20"); beside SpeedMbps it tells a USB 3 device
+	// held at 480M by a USB 2 port, hub or cable.
+	USBVersion string `json:"usb_version,omitempty"`
+	// Bridge names a USB-SATA or USB-NVMe bridge chip from its VID:PID.
+	Bridge string `json:"bridge,omitempty"`
+	// UASIgnored is true when a usb-storage quirk ("u") makes the kernel
+	// skip UAS for this device, leaving it on Bulk-Only usb-storage.
+	UASIgnored bool `json:"uas_ignored,omitempty"`
+}
+
+// SlowerThanDeclared says when a device runs below the USB version it
+// declares: "USB 3.0 device running at 480M: a USB 2 port, hub or cable".
+func (u USBDevice) SlowerThanDeclared() string {
+	v, err := strconv.ParseFloat(u.USBVersion, 64)
+	if err != nil || u.SpeedMbps <= 0 || u.Parent == "" {
+		return ""
+	}
+	if v >= 3 && u.SpeedMbps < 5000 {
+		return fmt.Sprintf("USB %.1f device running at %gM: a USB 2 port, hub or cable", v, u.SpeedMbps)
+	}
+	if v >= 2 && u.SpeedMbps < 480 {
+		return fmt.Sprintf("USB %.1f device running at %gM: a USB 1.1 port or hub", v, u.SpeedMbps)
+	}
+	return ""
 }
 
 // NetInterface is a network interface and what it hangs off.
@@ -130,8 +217,25 @@ type NetInterface struct {
 	Bus     string `json:"bus,omitempty"`
 	USBPath string `json:"usb_path,omitempty"`
 	PCISlot string `json:"pci_slot,omitempty"`
+	// PCIePath are the PCIe links up to the root port, nearest first.
+	PCIePath []PCIeLink `json:"pcie_path,omitempty"`
 	// WiFi is the wireless link, for a wireless interface.
 	WiFi *WiFiLink `json:"wifi,omitempty"`
+	// Kind is the kernel's type of a virtual interface: bridge, bond,
+	// vlan, veth, wlan (sysfs uevent DEVTYPE; veth from its peer link).
+	Kind string `json:"kind,omitempty"`
+	// Master is the bridge or bond the interface is a port of.
+	Master string `json:"master,omitempty"`
+	// Lower are the interfaces under this one: a bridge's ports, a bond's
+	// slaves, a VLAN's parent.
+	Lower []string `json:"lower,omitempty"`
+	// Peer is a veth's other end, when it is in this namespace.
+	Peer string `json:"peer,omitempty"`
+	// SDIOHost is the mmc host of a WiFi chip on SDIO ("mmc1"), with the
+	// bus clock and width from debugfs where readable.
+	SDIOHost     string `json:"sdio_host,omitempty"`
+	SDIOClockHz  int64  `json:"sdio_clock_hz,omitempty"`
+	SDIOBusWidth int    `json:"sdio_bus_width,omitempty"`
 }
 
 // WiFiLink is the state of a wireless link.

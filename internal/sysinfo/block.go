@@ -2,7 +2,6 @@ package sysinfo
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,7 +20,7 @@ func (fs FS) fillDevice(t *result.Target, m mount) {
 		return
 	}
 	dev := node
-	if _, err := os.Stat(filepath.Join(node, "partition")); err == nil {
+	if exists(filepath.Join(node, "partition")) {
 		t.Partition = filepath.Base(node)
 		dev = filepath.Dir(node)
 	}
@@ -67,15 +66,6 @@ func (fs FS) blockNode(m mount) string {
 // devBlock resolves a device number to the device's sysfs directory.
 func (fs FS) devBlock(major, minor uint32) string {
 	return resolve(filepath.Join(fs.Sys, "dev/block", fmt.Sprintf("%d:%d", major, minor)))
-}
-
-// resolve follows a sysfs symlink, giving "" when it leads nowhere.
-func resolve(link string) string {
-	p, err := filepath.EvalSymlinks(link)
-	if err != nil {
-		return ""
-	}
-	return p
 }
 
 // deviceModel names the device as it reports itself: vendor and model for

@@ -1,7 +1,6 @@
 package sysinfo
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -22,7 +21,7 @@ var mmcHardwarePart = regexp.MustCompile(`^mmcblk[0-9]+(boot[0-9]+|rpmb)$`)
 // blockDevices lists the whole disks under /sys/block; keep names virtual
 // ones that a target lives on.
 func (fs FS) blockDevices(keep []string) []result.BlockDevice {
-	entries, err := os.ReadDir(filepath.Join(fs.Sys, "block"))
+	entries, err := readDir(filepath.Join(fs.Sys, "block"))
 	if err != nil {
 		return nil
 	}
@@ -40,7 +39,7 @@ func (fs FS) blockDevices(keep []string) []result.BlockDevice {
 		if dir == "" {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(dir, "partition")); err == nil {
+		if exists(filepath.Join(dir, "partition")) {
 			continue
 		}
 		out = append(out, fs.blockDevice(name, dir))
@@ -67,13 +66,14 @@ func (fs FS) blockDevice(name, dir string) result.BlockDevice {
 		// subsystem; its controllers (nvme0 ...) link to the PCI devices.
 		d.Bus = "nvme"
 		d.Model = readValue(filepath.Join(subsys, "model"))
-		ctrls, _ := filepath.Glob(filepath.Join(subsys, "nvme[0-9]*"))
+		ctrls := glob(filepath.Join(subsys, "nvme[0-9]*"))
 		if len(ctrls) == 0 {
 			return d
 		}
 		a = fs.ancestry(resolve(ctrls[0]))
 	}
 	d.PCISlot, d.PCIeLinkGTs, d.PCIeLinkWidth = pciLink(a)
+	d.PCIePath = pcieLinks(a)
 	switch {
 	case a.nearest(usbIface) != "":
 		iface := a.nearest(usbIface)
@@ -100,6 +100,7 @@ func (fs FS) blockDevice(name, dir string) result.BlockDevice {
 		d.Driver = linkBase(filepath.Join(dev, "driver"))
 		d.Model = readValue(filepath.Join(dev, "name"))
 		d.MMCCardType = readValue(filepath.Join(dev, "type"))
+		d.Card = fs.cardIdentity(dev)
 		if host := a.nearest(mmcHost); host != "" {
 			d.MMCTiming, d.MMCClockHz, d.MMCBusWidth = fs.mmcIOS(filepath.Base(host))
 		}
@@ -155,7 +156,7 @@ func scheduler(s string) string {
 // port holds its links as linkN/ata_link/linkN (linkN.M behind a port
 // multiplier); /sys/class/ata_link has the same under the port's number.
 func (fs FS) sataSpeed(port string) float64 {
-	files, _ := filepath.Glob(filepath.Join(port, "link*/ata_link/link*/sata_spd"))
+	files := glob(filepath.Join(port, "link*/ata_link/link*/sata_spd"))
 	files = append(files, filepath.Join(fs.Sys, "class/ata_link", "link"+strings.TrimPrefix(filepath.Base(port), "ata"), "sata_spd"))
 	for _, f := range files {
 		// "6.0 Gbps"; "<unknown>" on a link that is down.
@@ -177,6 +178,7 @@ func (fs FS) sataSpeed(port string) float64 {
 //	timing spec:	2 (sd high-speed)
 func (fs FS) mmcIOS(host string) (timing string, clockHz int64, busWidth int) {
 	var clock, actual int64
+	off := false
 	_ = eachLine(filepath.Join(fs.Sys, "kernel/debug", host, "ios"), func(line string) error {
 		key, value, ok := strings.Cut(line, ":")
 		if !ok {
@@ -193,6 +195,11 @@ func (fs FS) mmcIOS(host string) (timing string, clockHz int64, busWidth int) {
 			if _, rest, ok := strings.Cut(value, "("); ok {
 				busWidth = int(leadingInt(rest))
 			}
+		case "power mode":
+			// "0 (off)": the host is idle (an empty slot, or a card
+			// the driver powered down); its other lines then describe
+			// no bus.
+			off = strings.HasPrefix(value, "0 ")
 		case "timing spec":
 			if _, rest, ok := strings.Cut(value, "("); ok {
 				timing = strings.TrimSuffix(rest, ")")
@@ -205,6 +212,9 @@ func (fs FS) mmcIOS(host string) (timing string, clockHz int64, busWidth int) {
 	clockHz = clock
 	if actual > 0 {
 		clockHz = actual
+	}
+	if off || clockHz == 0 && timing == "legacy" {
+		return "", 0, 0
 	}
 	return timing, clockHz, busWidth
 }

@@ -1,8 +1,8 @@
 package sysinfo
 
 import (
-	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,25 +18,56 @@ func (fs FS) Host() result.Host {
 		Hostname:    readValue(filepath.Join(fs.Proc, "sys/kernel/hostname")),
 		Kernel:      readValue(filepath.Join(fs.Proc, "sys/kernel/osrelease")),
 		OS:          fs.osName(),
-		Board:       fs.board(),
 		MemoryBytes: fs.memTotal(),
 		CPUGovernor: readValue(filepath.Join(fs.Sys, "devices/system/cpu/cpu0/cpufreq/scaling_governor")),
+		// kernel.arch (Linux 6.1 on) is uname -m, readable in a capture too.
+		Arch: readValue(filepath.Join(fs.Proc, "sys/kernel/arch")),
 	}
-	if fs.Live {
+	if h.Arch == "" && fs.Live {
 		var u unix.Utsname
 		if unix.Uname(&u) == nil {
 			h.Arch = unix.ByteSliceToString(u.Machine[:])
 		}
 	}
-	var processors int
-	var hardware string
-	h.CPUModel, hardware, processors = fs.cpuinfo()
-	h.SoC = fs.soc(hardware)
+	h.UserlandArch, h.UserlandBits = fs.userland()
+	ci := fs.cpuinfo()
+	h.CPUModel, h.CPUCore = ci.model, ci.core
+	h.Revision = ci.revision
+	pi, isPi := PiRevision{}, false
+	if ci.revision != "" && (slices.Contains(platformNames, ci.hardware) || strings.HasPrefix(ci.boardModel, "Raspberry Pi")) {
+		pi, isPi = DecodePiRevision(ci.revision)
+	}
+	h.Board = fs.board()
+	if h.Board == "" {
+		h.Board = ci.boardModel
+	}
+	if h.Board == "" && isPi {
+		h.Board = pi.Board()
+	}
+	if h.Board == "" {
+		h.Board = fs.dmiBoard()
+	}
+	h.SoC = fs.soc()
+	switch {
+	case h.SoC != "":
+	case isPi:
+		h.SoC = pi.SoC
+	case !slices.Contains(platformNames, ci.hardware):
+		// Other vendors' kernels name the chip here (Amlogic's "Amlogic",
+		// Allwinner's "sun8i" are families, but still the best there is).
+		h.SoC = ci.hardware
+	case ci.core == "ARM1176":
+		// Only the BCM2835 has an ARM1176 among the chips that print these.
+		h.SoC = "BCM2835"
+	}
+	if h.CPUModel == "" {
+		h.CPUModel = h.CPUCore
+	}
 	// The online list counts what the scheduler can use right now; cpuinfo
 	// is only the fallback for systems without sysfs.
 	h.CPUCores = countCPUs(readValue(filepath.Join(fs.Sys, "devices/system/cpu/online")))
 	if h.CPUCores == 0 {
-		h.CPUCores = processors
+		h.CPUCores = ci.processors
 	}
 	return h
 }
@@ -71,9 +102,7 @@ func unquote(v string) string {
 }
 
 // board names the board from the device tree (ARM boards such as the
-// Raspberry Pi) or else from DMI (PCs). Retail PC boards often leave the
-// system fields as placeholders and fill only the motherboard's, so those
-// are the second choice.
+// Raspberry Pi); "" where there is none, or where a container masks it.
 func (fs FS) board() string {
 	for _, p := range []string{
 		filepath.Join(fs.Proc, "device-tree/model"),
@@ -83,6 +112,13 @@ func (fs FS) board() string {
 			return m
 		}
 	}
+	return ""
+}
+
+// dmiBoard names a PC from DMI. Retail PC boards often leave the system
+// fields as placeholders and fill only the motherboard's, so those are the
+// second choice.
+func (fs FS) dmiBoard() string {
 	dmi := filepath.Join(fs.Sys, "class/dmi/id")
 	for _, f := range [][2]string{{"sys_vendor", "product_name"}, {"board_vendor", "board_name"}} {
 		if name := dmiValue(filepath.Join(dmi, f[1])); name != "" {
@@ -117,57 +153,97 @@ func dmiValue(path string) string {
 }
 
 // cpuModelKeys are the cpuinfo fields naming the processor, best first:
-// x86 and 32-bit ARM kernels write "model name"; arm64 kernels write none,
-// but Raspberry Pi kernels add the SoC as "Hardware" and the board as
-// "Model"; MIPS kernels write "cpu model".
-var cpuModelKeys = []string{"model name", "Hardware", "Model", "cpu model"}
+// x86 and 32-bit ARM kernels write "model name" (3.x ARM kernels wrote
+// "Processor"), MIPS kernels "cpu model". 64-bit ARM kernels write none:
+// their "Hardware" line is a platform's name, not the processor's.
+var cpuModelKeys = []string{"model name", "Processor", "cpu model"}
 
-// cpuinfo returns the processor's name and the number of "processor"
-// entries, 0 when the file could not be read to its end.
-func (fs FS) cpuinfo() (model, hardware string, processors int) {
+// cpuFacts is what cpuinfo says about the processor and, on a Raspberry Pi
+// kernel, the board.
+type cpuFacts struct {
+	model, core, hardware, revision string
+	// boardModel is the "Model" line Raspberry Pi kernels copy from the
+	// device tree, still there when a container masks the tree.
+	boardModel string
+	// processors counts the entries, 0 when the file was cut short.
+	processors int
+}
+
+// cpuinfo reads /proc/cpuinfo.
+func (fs FS) cpuinfo() cpuFacts {
+	var c cpuFacts
 	first := map[string]string{}
+	var parts [][2]string
+	impl := ""
 	err := eachLine(filepath.Join(fs.Proc, "cpuinfo"), func(line string) error {
 		key, value, ok := strings.Cut(line, ":")
 		if !ok {
 			return nil
 		}
-		key = strings.TrimSpace(key)
-		if key == "processor" {
-			processors++
+		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+		switch key {
+		case "processor":
+			c.processors++
+		case "CPU implementer":
+			impl = value
+		case "CPU part":
+			parts = append(parts, [2]string{impl, value})
 		}
 		if _, seen := first[key]; !seen {
-			first[key] = strings.TrimSpace(value)
+			first[key] = value
 		}
 		return nil
 	})
 	if err != nil {
-		processors = 0
+		c.processors = 0
 	}
 	for _, k := range cpuModelKeys {
 		if v := first[k]; v != "" {
-			return v, first["Hardware"], processors
+			c.model = v
+			break
 		}
 	}
-	return "", first["Hardware"], processors
+	// 3.x ARM kernels wrote "Processor : ARMv6-compatible processor" and
+	// counted entries by "processor" only on SMP builds.
+	if c.processors == 0 && err == nil && first["Processor"] != "" {
+		c.processors = 1
+	}
+	c.core = coreName(parts)
+	c.hardware = first["Hardware"]
+	c.boardModel = first["Model"]
+	if r := first["Revision"]; strings.Trim(r, "0") != "" {
+		c.revision = r
+	}
+	return c
 }
 
 // soc names the chip from the device tree's compatible list, whose last
-// entry is the SoC's ("brcm,bcm2711"); else the kernel's Hardware line.
-func (fs FS) soc(hardware string) string {
+// entry is the SoC's ("brcm,bcm2711"); "" without a device tree. The Zero
+// 2 W's tree says bcm2837, the die inside its RP3A0 package.
+func (fs FS) soc() string {
 	for _, p := range []string{
 		filepath.Join(fs.Proc, "device-tree/compatible"),
 		filepath.Join(fs.Sys, "firmware/devicetree/base/compatible"),
 	} {
-		b, err := os.ReadFile(p)
-		if err != nil {
+		b := readValue(p)
+		if b == "" {
 			continue
 		}
-		entries := strings.Split(strings.TrimRight(string(b), "\x00\n"), "\x00")
-		if _, chip, ok := strings.Cut(entries[len(entries)-1], ","); ok && chip != "" {
-			return strings.ToUpper(chip)
+		entries := strings.Split(b, "\x00")
+		if strings.HasPrefix(entries[0], "raspberrypi,model-zero-2") {
+			return "RP3A0"
+		}
+		// The SoC's vendor's first entry after the board's: Amlogic
+		// lists the chip before its family ("amlogic,s922x",
+		// "amlogic,g12b"); the others list the chip alone.
+		vendor, _, _ := strings.Cut(entries[len(entries)-1], ",")
+		for _, e := range entries[min(1, len(entries)-1):] {
+			if v, chip, ok := strings.Cut(e, ","); ok && v == vendor && chip != "" {
+				return strings.ToUpper(chip)
+			}
 		}
 	}
-	return hardware
+	return ""
 }
 
 // countCPUs counts the CPUs in a sysfs CPU list such as "0-3" or "0,2-5",

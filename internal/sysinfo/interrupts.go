@@ -62,7 +62,7 @@ func irqKeys(fs FS, s result.System) []string {
 	}
 	// Every SD/MMC host, not only those with a disk: a Pi's WiFi chip
 	// sits on one.
-	hosts, _ := filepath.Glob(filepath.Join(fs.Sys, "class/mmc_host/mmc*"))
+	hosts := glob(filepath.Join(fs.Sys, "class/mmc_host/mmc*"))
 	for _, h := range hosts {
 		add(filepath.Base(h), false)
 	}

@@ -54,7 +54,29 @@ func (fs FS) Target(path string) (result.Target, error) {
 	t.MountOptions = joinOptions(m.options, m.superOptions)
 	t.MountSource = m.source
 	fs.fillDevice(&t, m)
+	if m.fsType == "overlay" {
+		t.OverlayUpperFS = fs.overlayUpper(m)
+	}
 	return t, nil
+}
+
+// overlayUpper is the filesystem type under an overlay's upperdir, where
+// its writes land: raspi-config's overlay root keeps it on a tmpfs
+// (/media/root-rw), so every write goes to RAM. The path is as it was at
+// mount time; "" when it is now held by no other mount.
+func (fs FS) overlayUpper(m mount) string {
+	for opt := range strings.SplitSeq(m.superOptions, ",") {
+		dir, ok := strings.CutPrefix(opt, "upperdir=")
+		if !ok {
+			continue
+		}
+		u, err := fs.findMount(unescape(dir))
+		if err != nil || u.point == m.point {
+			return ""
+		}
+		return u.fsType
+	}
+	return ""
 }
 
 // mount is the part of a mountinfo line that Target reports on.

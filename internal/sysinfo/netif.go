@@ -1,8 +1,8 @@
 package sysinfo
 
 import (
-	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,22 +13,38 @@ import (
 // hardware.
 func (fs FS) netInterfaces() []result.NetInterface {
 	dir := filepath.Join(fs.Sys, "class/net")
-	entries, err := os.ReadDir(dir)
+	entries, err := readDir(dir)
 	if err != nil {
 		return nil
 	}
 	var out []result.NetInterface
 	var wireless []int
+	byIndex := map[string]int{}
+	iflinks := map[int]string{}
 	for _, e := range entries {
 		name := e.Name()
 		if name == "lo" {
 			continue
 		}
-		n := fs.netInterface(filepath.Join(dir, name), name)
+		p := filepath.Join(dir, name)
+		n := fs.netInterface(p, name)
+		// A veth's iflink is its peer's ifindex; other interfaces'
+		// is their own, or their parent's (VLAN), which lower_ names.
+		ifindex, iflink := readValue(filepath.Join(p, "ifindex")), readValue(filepath.Join(p, "iflink"))
+		byIndex[ifindex] = len(out)
+		if n.Kind == "" && n.Bus == "virtual" && iflink != "" && iflink != ifindex && len(n.Lower) == 0 {
+			n.Kind = "veth"
+			iflinks[len(out)] = iflink
+		}
 		if n.WiFi != nil {
 			wireless = append(wireless, len(out))
 		}
 		out = append(out, n)
+	}
+	for i, peer := range iflinks {
+		if j, ok := byIndex[peer]; ok {
+			out[i].Peer = out[j].Name
+		}
 	}
 	if fs.Live && len(wireless) > 0 {
 		live := liveWiFi()
@@ -73,15 +89,18 @@ func (fs FS) netInterface(p, name string) result.NetInterface {
 	if n.Bus == "pci" {
 		n.PCISlot, _, _ = pciLink(a)
 	}
+	n.PCIePath = pcieLinks(a)
+	if n.Bus == "sdio" {
+		if host := a.nearest(mmcHost); host != "" {
+			n.SDIOHost = filepath.Base(host)
+			_, n.SDIOClockHz, n.SDIOBusWidth = fs.mmcIOS(n.SDIOHost)
+		}
+	}
+	fs.netLinks(p, &n)
 	if exists(filepath.Join(p, "wireless")) || exists(filepath.Join(p, "phy80211")) {
 		n.WiFi = fs.procWireless(name)
 	}
 	return n
-}
-
-func exists(path string) bool {
-	_, err := os.Lstat(path)
-	return err == nil
 }
 
 // procWireless reads the interface's line of /proc/net/wireless:
@@ -147,4 +166,31 @@ func channel(mhz int) int {
 		return (mhz - 5000) / 5
 	}
 	return 0
+}
+
+// netLinks reads what a virtual interface stacks on: its kind from the
+// uevent's DEVTYPE (bridge, bond, vlan, wlan), the bridge or bond it is a
+// port of, and the interfaces under it (lower_* links: a bond's slaves, a
+// VLAN's parent, a macvlan's; brif/*: a bridge's ports).
+func (fs FS) netLinks(p string, n *result.NetInterface) {
+	_ = eachLine(filepath.Join(p, "uevent"), func(line string) error {
+		if v, ok := strings.CutPrefix(line, "DEVTYPE="); ok {
+			n.Kind = v
+		}
+		return nil
+	})
+	if t, err := readlink(filepath.Join(p, "master")); err == nil {
+		n.Master = filepath.Base(t)
+	}
+	for _, l := range glob(filepath.Join(p, "lower_*")) {
+		n.Lower = append(n.Lower, strings.TrimPrefix(filepath.Base(l), "lower_"))
+	}
+	if n.Kind == "bridge" {
+		ports, _ := readDir(filepath.Join(p, "brif"))
+		for _, e := range ports {
+			if !slices.Contains(n.Lower, e.Name()) {
+				n.Lower = append(n.Lower, e.Name())
+			}
+		}
+	}
 }

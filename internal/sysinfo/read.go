@@ -2,8 +2,12 @@ package sysinfo
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"unicode"
 )
@@ -12,6 +16,9 @@ import (
 // of a table file. Files under /proc and /sys report a size of 0 or 4096
 // whatever they hold, so their size cannot say when to stop.
 const maxValue = 64 << 10
+
+// maxTable bounds a table file kept whole for a capture.
+const maxTable = 16 << 20
 
 // readValue returns a one-value file's content without surrounding space and
 // NULs (device-tree strings end in one), or "" when it cannot be read: every
@@ -26,6 +33,7 @@ func readValue(path string) string {
 	if err != nil {
 		return ""
 	}
+	tap.file(path, b)
 	return strings.TrimFunc(string(b), func(r rune) bool { return r == 0 || unicode.IsSpace(r) })
 }
 
@@ -33,13 +41,23 @@ func readValue(path string) string {
 // meminfo) and stops at fn's first error. Tables are streamed rather than
 // read whole: on big machines they outgrow any bound worth setting (hundreds
 // of mounts, hundreds of CPUs), and a table cut short would be read wrong.
+// A capture keeps them whole, up to maxTable.
 func eachLine(path string, fn func(line string) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	var r io.Reader = f
+	if tap.on() {
+		b, err := io.ReadAll(io.LimitReader(f, maxTable))
+		if err != nil {
+			return err
+		}
+		tap.file(path, b)
+		r = bytes.NewReader(b)
+	}
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), maxValue)
 	for sc.Scan() {
 		if err := fn(sc.Text()); err != nil {
@@ -47,4 +65,107 @@ func eachLine(path string, fn func(line string) error) error {
 		}
 	}
 	return sc.Err()
+}
+
+// readDir lists a directory (a capture keeps its subdirectories and links;
+// its files only when read).
+func readDir(dir string) ([]os.DirEntry, error) {
+	entries, err := os.ReadDir(dir)
+	if err == nil && tap.on() {
+		for _, e := range entries {
+			if e.Type()&(fs.ModeSymlink|fs.ModeDir) != 0 {
+				tap.exists(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	return entries, err
+}
+
+// glob is filepath.Glob, with what it finds kept by a capture.
+func glob(pattern string) []string {
+	m, _ := filepath.Glob(pattern)
+	for _, p := range m {
+		tap.exists(p)
+	}
+	return m
+}
+
+// exists reports whether path is there, without following a last symlink.
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	if err == nil {
+		tap.exists(path)
+	}
+	return err == nil
+}
+
+// readlink is os.Readlink, kept by a capture.
+func readlink(link string) (string, error) {
+	t, err := os.Readlink(link)
+	if err == nil {
+		tap.link(link, t)
+	}
+	return t, err
+}
+
+var errLinkLoop = errors.New("too many symlinks")
+
+// resolve follows the symlinks of a sysfs path as filepath.EvalSymlinks
+// does, one part at a time so that a capture keeps each link it crossed;
+// "" when it leads nowhere.
+func resolve(path string) string {
+	p, err := walk(path, tap.link)
+	if err != nil {
+		return ""
+	}
+	return p
+}
+
+// walk resolves every symlink in the absolute path, calling onLink with
+// each link crossed and its target.
+func walk(path string, onLink func(link, target string)) (string, error) {
+	if !filepath.IsAbs(path) {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return "", err
+		}
+		path = abs
+	}
+	rest := strings.Split(filepath.Clean(path), "/")
+	cur := "/"
+	for links := 0; len(rest) > 0; {
+		part := rest[0]
+		rest = rest[1:]
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, part)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if links++; links > 64 {
+			return "", errLinkLoop
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", err
+		}
+		if onLink != nil {
+			onLink(next, target)
+		}
+		if filepath.IsAbs(target) {
+			cur = "/"
+		}
+		rest = append(strings.Split(target, "/"), rest...)
+	}
+	return cur, nil
 }

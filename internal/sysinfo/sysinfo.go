@@ -13,6 +13,9 @@ package sysinfo
 type FS struct {
 	// Proc, Sys and Etc stand in for /proc, /sys and /etc.
 	Proc, Sys, Etc string
+	// Root stands for /, where /bin/sh tells the userland's architecture;
+	// empty leaves it unread.
+	Root string
 	// Live says the roots are the running machine's own, so facts that are
 	// not files under them may be asked of the running kernel: the machine
 	// name from uname(2), the device number of a node under /dev, and the
@@ -23,5 +26,5 @@ type FS struct {
 
 // Default reads the running machine.
 func Default() FS {
-	return FS{Proc: "/proc", Sys: "/sys", Etc: "/etc", Live: true}
+	return FS{Root: "/", Proc: "/proc", Sys: "/sys", Etc: "/etc", Live: true}
 }

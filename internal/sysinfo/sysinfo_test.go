@@ -17,46 +17,17 @@ import (
 // its roots. The trees are kept as archives, not checked in as they are,
 // because sysfs names hold colons (8:1, 0000:00:1f.2), which Go module zips
 // reject. A file named "link -> target" becomes a symlink.
-func fixture(t *testing.T, name string) FS {
-	t.Helper()
-	dir := t.TempDir()
-	for entry, data := range readArchive(t, name) {
-		rel, target, isLink := strings.Cut(entry, " -> ")
-		path := filepath.Join(dir, rel)
-		err := os.MkdirAll(filepath.Dir(path), 0o755)
-		if err == nil && isLink {
-			err = os.Symlink(target, path)
-		} else if err == nil {
-			err = os.WriteFile(path, []byte(data), 0o644)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return FS{Proc: filepath.Join(dir, "proc"), Sys: filepath.Join(dir, "sys"), Etc: filepath.Join(dir, "etc")}
-}
-
-// readArchive reads the files of testdata/<name>.txtar: each starts at a
-// "-- name --" line and runs to the next; the text before the first is a
-// comment. (The module requires no txtar package of its own.)
-func readArchive(t testing.TB, name string) map[string]string {
+func fixture(t testing.TB, name string) FS {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name+".txtar"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := map[string]string{}
-	var file string
-	for line := range strings.Lines(string(b)) {
-		header := strings.TrimSuffix(line, "\n")
-		if strings.HasPrefix(header, "-- ") && strings.HasSuffix(header, " --") && len(header) > 6 {
-			file = header[3 : len(header)-3]
-			files[file] = ""
-		} else if file != "" {
-			files[file] += line
-		}
+	dir := t.TempDir()
+	if err := Unpack(b, dir); err != nil {
+		t.Fatal(err)
 	}
-	return files
+	return AtRoot(dir)
 }
 
 func TestHost(t *testing.T) {
@@ -79,6 +50,8 @@ func TestHost(t *testing.T) {
 				OS:          "Raspbian GNU/Linux 11 (bullseye)",
 				Board:       "Raspberry Pi Model B Rev 2",
 				SoC:         "BCM2835",
+				Revision:    "000e",
+				CPUCore:     "ARM1176",
 				CPUModel:    "ARMv6-compatible processor rev 7 (v6l)",
 				CPUCores:    1,
 				MemoryBytes: 445376 * 1024,
@@ -123,6 +96,8 @@ func TestHost(t *testing.T) {
 				OS:          "Raspbian GNU/Linux 11 (bullseye)",
 				Board:       "Raspberry Pi Model B Rev 2",
 				SoC:         "BCM2835",
+				Revision:    "000e",
+				CPUCore:     "ARM1176",
 				CPUModel:    "ARMv6-compatible processor rev 7 (v6l)",
 				CPUCores:    1,
 				MemoryBytes: 445376 * 1024,
@@ -301,8 +276,8 @@ func TestBoard(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if got := (FS{Proc: t.TempDir(), Sys: sys}).board(); got != tc.want {
-				t.Errorf("board() = %q, want %q", got, tc.want)
+			if got := (FS{Proc: t.TempDir(), Sys: sys}).dmiBoard(); got != tc.want {
+				t.Errorf("dmiBoard() = %q, want %q", got, tc.want)
 			}
 		})
 	}
@@ -400,7 +375,8 @@ func TestParseMountInfo(t *testing.T) {
 
 func FuzzParseMountInfo(f *testing.F) {
 	for _, name := range []string{"pi1", "desktop"} {
-		for line := range strings.Lines(readArchive(f, name)["proc/self/mountinfo"]) {
+		table, _ := os.ReadFile(filepath.Join(fixture(f, name).Proc, "self/mountinfo"))
+		for line := range strings.Lines(string(table)) {
 			f.Add(strings.TrimSuffix(line, "\n"))
 		}
 	}

@@ -1,7 +1,6 @@
 package sysinfo
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -15,10 +14,13 @@ import (
 // interrupts. The disks include virtual ones (loop, dm, zram) only when one
 // of paths lives on them. Like Host it has no error: each fact that cannot
 // be read is left out, and the rest is still worth reporting.
-func (fs FS) System(paths ...string) result.System {
+func (fs FS) System(paths ...string) result.System { return fs.SystemWith(nil, paths...) }
+
+// SystemWith is System listing also the virtual disks named in keep.
+func (fs FS) SystemWith(keep []string, paths ...string) result.System {
 	var s result.System
 	s.CPU = fs.cpu()
-	var backing []string
+	backing := keep
 	for _, p := range paths {
 		if t, err := fs.Target(p); err == nil && t.Device != "" {
 			backing = append(backing, t.Device)
@@ -41,15 +43,7 @@ func (fs FS) cpu() result.CPU {
 		MaxKHz:   readPositive(filepath.Join(dir, "scaling_max_freq")),
 		Governor: readValue(filepath.Join(dir, "scaling_governor")),
 	}
-	// The Raspberry Pi firmware driver prints the bit field in hex without
-	// a prefix ("50005"); vcgencmd, which people quote, prints 0x50005.
-	raw := readValue(filepath.Join(fs.Sys, "devices/platform/soc/soc:firmware/get_throttled"))
-	digits := strings.TrimPrefix(strings.TrimPrefix(raw, "0x"), "0X")
-	if v, err := strconv.ParseUint(digits, 16, 32); err == nil && digits != "" {
-		c.Throttled = "0x" + strconv.FormatUint(v, 16)
-		now := v&0xf != 0
-		c.ThrottledNow = &now
-	}
+	fs.throttling(&c)
 	return c
 }
 
@@ -78,7 +72,7 @@ func readBool(path string) *bool {
 // linkBase is the last element of a symlink's target: the name of the
 // driver a device's "driver" link points at. The target need not exist.
 func linkBase(link string) string {
-	t, err := os.Readlink(link)
+	t, err := readlink(link)
 	if err != nil {
 		return ""
 	}
@@ -143,13 +137,36 @@ func pciLink(a ancestry) (slot string, gts float64, width int) {
 	if d == "" {
 		return "", 0, 0
 	}
-	slot = filepath.Base(d)
-	// "8.0 GT/s PCIe" on current kernels, "8 GT/s" on older ones.
-	if f := strings.Fields(readValue(filepath.Join(d, "current_link_speed"))); len(f) > 0 {
-		if v, err := strconv.ParseFloat(f[0], 64); err == nil && v > 0 {
-			gts = v
-		}
+	return filepath.Base(d), linkSpeed(filepath.Join(d, "current_link_speed")), int(readPositive(filepath.Join(d, "current_link_width")))
+}
+
+// InterfaceNames lists the network interfaces, loopback included.
+func (fs FS) InterfaceNames() []string {
+	entries, _ := readDir(filepath.Join(fs.Sys, "class/net"))
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, e.Name())
 	}
-	width = int(readPositive(filepath.Join(d, "current_link_width")))
-	return slot, gts, width
+	return names
+}
+
+// DiskOf names the whole disk of a block device or partition ("sda" for
+// sda1), "" when name is not a block device here.
+func (fs FS) DiskOf(name string) string {
+	if name == "" || strings.ContainsAny(name, "/.") {
+		return ""
+	}
+	// class/block lists partitions too; block, whole disks alone, is
+	// all that older captures and fixtures hold.
+	dir := resolve(filepath.Join(fs.Sys, "class/block", name))
+	if dir == "" {
+		dir = resolve(filepath.Join(fs.Sys, "block", name))
+	}
+	if dir == "" {
+		return ""
+	}
+	if exists(filepath.Join(dir, "partition")) {
+		return filepath.Base(filepath.Dir(dir))
+	}
+	return filepath.Base(dir)
 }

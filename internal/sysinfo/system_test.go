@@ -62,7 +62,7 @@ func TestSystemPi1(t *testing.T) {
 	s := fixture(t, "pi1").System("/media/ext4")
 	check(t, "CPU", s.CPU, result.CPU{
 		CurKHz: 700000, MinKHz: 700000, MaxKHz: 700000, Governor: "ondemand",
-		Throttled: "0x50005", ThrottledNow: new(true),
+		Throttled: "0x50005", ThrottledNow: new(true), ThrottledSource: "get_throttled",
 	})
 	check(t, "USB tree", s.USB, []result.USBDevice{
 		{Path: "usb1", Bus: 1, DevNum: 1, Ports: 1, SpeedMbps: 480, VendorID: "1d6b", ProductID: "0002",
@@ -113,13 +113,14 @@ func TestSystemPi4(t *testing.T) {
 	s := fixture(t, "pi4").System()
 	check(t, "CPU", s.CPU, result.CPU{
 		CurKHz: 600000, MinKHz: 600000, MaxKHz: 1800000, Governor: "ondemand",
-		Throttled: "0x0", ThrottledNow: new(false),
+		Throttled: "0x0", ThrottledNow: new(false), ThrottledSource: "get_throttled",
 	})
 	// The SSD's bus is the VL805's one PCIe 2 lane as well as USB 3.
 	check(t, "sda", blockDev(t, s, "sda"), result.BlockDevice{
 		Name: "sda", Model: "Portable SSD T5", Vendor: "Samsung", SizeBytes: 976773168 * 512, Rotational: new(false),
 		Scheduler: "mq-deadline", LogicalBlockSize: 512, PhysicalBlockSize: 512,
 		Bus: "usb", Driver: "uas", USBPath: "2-2", PCISlot: "0000:01:00.0", PCIeLinkGTs: 5, PCIeLinkWidth: 1,
+		PCIePath: []result.PCIeLink{{Slot: "0000:01:00.0", Driver: "xhci_hcd", GTs: 5, Width: 1}},
 	})
 	check(t, "mmcblk0", blockDev(t, s, "mmcblk0"), result.BlockDevice{
 		Name: "mmcblk0", Model: "SN32G", SizeBytes: 62333952 * 512, Rotational: new(false),
@@ -144,7 +145,7 @@ func TestSystemPi4(t *testing.T) {
 		// A fixture is not the live kernel: no nl80211, so no rate or
 		// frequency, only what /proc/net/wireless holds.
 		{Name: "wlan0", Driver: "brcmfmac", MTU: 1500, Carrier: new(true), Bus: "sdio",
-			WiFi: &result.WiFiLink{SignalDBm: -52, LinkQuality: 58}},
+			WiFi: &result.WiFiLink{SignalDBm: -52, LinkQuality: 58}, SDIOHost: "mmc1"},
 	})
 	check(t, "interrupts", names(s.Interrupts, func(i result.Interrupt) string { return i.IRQ + " " + i.Name }),
 		[]string{"28 mmc1, mmc0", "29 eth0", "30 eth0", "35 xhci_hcd"})
@@ -177,6 +178,7 @@ func TestSystemDesktop(t *testing.T) {
 		Name: "nvme1n1", Model: "Samsung SSD 980 PRO 1TB", SizeBytes: 1953525168 * 512, Rotational: new(false),
 		Scheduler: "none", LogicalBlockSize: 512, PhysicalBlockSize: 512,
 		Bus: "nvme", Driver: "nvme", PCISlot: "0000:01:00.0", PCIeLinkGTs: 8, PCIeLinkWidth: 4,
+		PCIePath: []result.PCIeLink{{Slot: "0000:01:00.0", Driver: "nvme", GTs: 8, Width: 4}},
 	})
 	if d := blockDev(t, s, "nvme0n1"); d.PCIeLinkGTs != 5 || d.PCIeLinkWidth != 2 || d.PCISlot != "0000:04:00.0" {
 		t.Errorf("nvme0n1 = %+v; want 5 GT/s x2 at 0000:04:00.0", d)

@@ -2,7 +2,6 @@ package sysinfo
 
 import (
 	"cmp"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -40,12 +39,13 @@ var usbClasses = map[string]string{
 // lsusb -t draws them.
 func (fs FS) usbTree() []result.USBDevice {
 	dir := filepath.Join(fs.Sys, "bus/usb/devices")
-	entries, err := os.ReadDir(dir)
+	entries, err := readDir(dir)
 	if err != nil {
 		return nil
 	}
 	// Interfaces carry the drivers and, for composite devices, the class.
 	ifaces := map[string][]string{}
+	uasIgnored := fs.uasIgnored()
 	var devs []result.USBDevice
 	for _, e := range entries {
 		name := e.Name()
@@ -54,7 +54,13 @@ func (fs FS) usbTree() []result.USBDevice {
 			dev, _, _ := strings.Cut(name, ":")
 			ifaces[dev] = append(ifaces[dev], name)
 		} else if usbDev.MatchString(name) {
-			devs = append(devs, fs.usbDevice(dir, name))
+			d := fs.usbDevice(dir, name)
+			if d.VendorID != "" {
+				id := strings.ToLower(d.VendorID + ":" + d.ProductID)
+				d.Bridge = bridgeName(d.VendorID, d.ProductID)
+				d.UASIgnored = uasIgnored[id]
+			}
+			devs = append(devs, d)
 		}
 	}
 	for i := range devs {
@@ -89,6 +95,8 @@ func (fs FS) usbDevice(dir, name string) result.USBDevice {
 		ProductID: readValue(filepath.Join(p, "idProduct")),
 		Product:   readValue(filepath.Join(p, "product")),
 		Ports:     int(readPositive(filepath.Join(p, "maxchild"))),
+		// bcdUSB, printed with a leading space (" 3.20").
+		USBVersion: readValue(filepath.Join(p, "version")),
 	}
 	if v, err := strconv.ParseFloat(readValue(filepath.Join(p, "speed")), 64); err == nil && v > 0 {
 		d.SpeedMbps = v

@@ -1,0 +1,163 @@
+package sysinfo
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/thruput/thruput/internal/ceiling"
+	"github.com/thruput/thruput/internal/result"
+)
+
+// corpusHost is what each machine of testdata/corpus says about itself,
+// read by hand from its capture (the header of each file names the
+// source of every piece): the board from the device tree, cpuinfo's
+// Model line or its Revision code; the SoC from the device tree or the
+// Revision code, never a platform name; the core from CPU part.
+var corpusHost = map[string]result.Host{
+	"pi1-b-3.1":      {Board: "Raspberry Pi Model B Rev 1", SoC: "BCM2835", Revision: "0002", CPUCore: "ARM1176", CPUModel: "ARMv6-compatible processor rev 7 (v6l)", CPUCores: 1},
+	"pi1-b-5.10":     {Board: "Raspberry Pi Model B Rev 2", SoC: "BCM2835", Revision: "000e", CPUCore: "ARM1176", CPUModel: "ARMv6-compatible processor rev 7 (v6l)", CPUCores: 1},
+	"pi-zero":        {Board: "Raspberry Pi Zero Rev 1.3", SoC: "BCM2835", Revision: "900093", CPUCore: "ARM1176", CPUModel: "ARMv6-compatible processor rev 7 (v6l)", CPUCores: 1},
+	"pi2-3.18":       {Board: "Raspberry Pi 2 Model B Rev 1.0", SoC: "BCM2836", Revision: "1a01040", CPUCore: "Cortex-A7", CPUModel: "ARMv7 Processor rev 5 (v7l)", CPUCores: 4},
+	"pi2-5.10":       {Board: "Raspberry Pi 2 Model B Rev 1.1", SoC: "BCM2836", Revision: "a01041", CPUCore: "Cortex-A7", CPUModel: "ARMv7 Processor rev 5 (v7l)", CPUCores: 4},
+	"pi3-4.1":        {Board: "Raspberry Pi 3 Model B Rev 1.2", SoC: "BCM2837", Revision: "a22082", CPUCore: "Cortex-A53", CPUModel: "ARMv7 Processor rev 4 (v7l)", CPUCores: 4},
+	"pi3bplus-5.16":  {Board: "Raspberry Pi 3 Model B Plus Rev 1.3", SoC: "BCM2837", Revision: "a020d3", CPUCore: "Cortex-A53", CPUModel: "Cortex-A53", CPUCores: 4},
+	"pi-zero2":       {Board: "Raspberry Pi Zero 2 Rev 1.0", SoC: "RP3A0", Revision: "902120", CPUCore: "Cortex-A53", CPUModel: "ARMv7 Processor rev 4 (v7l)", CPUCores: 4},
+	"pi4-5.10":       {Board: "Raspberry Pi 4 Model B Rev 1.4", SoC: "BCM2711", Revision: "d03114", CPUCore: "Cortex-A72", CPUModel: "Cortex-A72", CPUCores: 4},
+	"pi4-fedora":     {CPUCore: "Cortex-A72", CPUModel: "Cortex-A72", CPUCores: 4},
+	"pi5":            {Board: "Raspberry Pi 5 Model B Rev 1.0", SoC: "BCM2712", Revision: "d04170", CPUCore: "Cortex-A76", CPUModel: "Cortex-A76", CPUCores: 4},
+	"cm4":            {Board: "Raspberry Pi Compute Module 4 Rev 1.0", SoC: "BCM2711", Revision: "b03140", CPUCore: "Cortex-A72", CPUModel: "ARMv7 Processor rev 3 (v7l)", CPUCores: 2},
+	"rk3399":         {CPUCore: "4x Cortex-A53 + 2x Cortex-A72", CPUModel: "4x Cortex-A53 + 2x Cortex-A72", CPUCores: 6},
+	"rk3588":         {CPUCore: "4x Cortex-A55 + 4x Cortex-A76", CPUModel: "4x Cortex-A55 + 4x Cortex-A76", CPUCores: 8},
+	"allwinner-h3":   {SoC: "Allwinner sun8i Family", CPUCore: "Cortex-A7", CPUModel: "ARMv7 Processor rev 5 (v7l)", CPUCores: 4},
+	"amlogic-s922x":  {CPUCore: "2x Cortex-A53 + 4x Cortex-A73", CPUModel: "2x Cortex-A53 + 4x Cortex-A73", CPUCores: 6},
+	"pi5-rp1-sd":     {Board: "Raspberry Pi 5 Model B Rev 1.0", SoC: "BCM2712", Kernel: "6.1.47-v8_16k+", Arch: "aarch64", UserlandArch: "aarch64", UserlandBits: 64},
+	"pi4-vl805-sd":   {Board: "Raspberry Pi 4 Model B Rev 1.1", SoC: "BCM2711", Kernel: "5.15.84-v7l+", Arch: "armv7l", UserlandArch: "arm", UserlandBits: 32},
+	"cm5-nvme":       {Board: "Raspberry Pi Compute Module 5 Rev 1.0", SoC: "BCM2712", Kernel: "6.6.63-v8-16k+", Arch: "aarch64", UserlandArch: "aarch64", UserlandBits: 64},
+	"h28k-usb-hdd":   {Board: "Hlink H28K", SoC: "RK3528", Kernel: "5.10.160-rk35xx-flippy-2309a", Arch: "aarch64", UserlandArch: "aarch64", UserlandBits: 64},
+	"nanopi-r5s":     {Board: "FriendlyElec NanoPi R5S", SoC: "RK3568", Kernel: "5.10.160", Arch: "aarch64", UserlandArch: "aarch64", UserlandBits: 64},
+	"orangepi-zero3": {Board: "OrangePi Zero3", SoC: "SUN50I-H616", Kernel: "6.1.31-sun50iw9", Arch: "aarch64", UserlandArch: "aarch64", UserlandBits: 64},
+	"odroid-n2plus":  {Board: "Hardkernel ODROID-N2Plus", SoC: "S922X", Kernel: "6.1.11-meson64", Arch: "aarch64", UserlandArch: "aarch64", UserlandBits: 64},
+}
+
+// TestCorpusHosts reads every machine of the corpus; a file without an
+// entry above, or an entry without a file, fails.
+func TestCorpusHosts(t *testing.T) {
+	files, err := filepath.Glob("testdata/corpus/*.txtar")
+	if err != nil || len(files) < 20 {
+		t.Fatalf("corpus has %d machines (%v), want at least 20", len(files), err)
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".txtar")
+		seen[name] = true
+		want, ok := corpusHost[name]
+		if !ok {
+			t.Errorf("%s has no expected host", name)
+			continue
+		}
+		if got := fixture(t, "corpus/"+name).Host(); got != want {
+			t.Errorf("%s:\n got %+v\nwant %+v", name, got, want)
+		}
+	}
+	for name := range corpusHost {
+		if !seen[name] {
+			t.Errorf("no testdata/corpus/%s.txtar", name)
+		}
+	}
+}
+
+// chainOf is a disk's or interface's chain in one line: each hop's name
+// and link, the lowest marked with a star.
+func chainOf(hops []result.Hop) string {
+	low := ceiling.Lowest(hops)
+	var parts []string
+	for i, h := range hops {
+		s := h.Name + " [" + h.Link + "]"
+		if i == low {
+			s = "*" + s
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " / ")
+}
+
+// TestCorpusChains: the disks and NICs of the machines whose captures
+// show their buses, with the limiting hop and what shares it.
+func TestCorpusChains(t *testing.T) {
+	for _, tc := range []struct {
+		machine, of string
+		want        string
+		basis       []string // in the limiting hop's basis
+		shared      int
+	}{
+		{"pi5-rp1-sd", "mmcblk0", "*mmcblk0 (SanDisk SR128) [SD/MMC bus, sd uhs SDR104]", nil, 0},
+		{"pi4-vl805-sd", "mmcblk0", "*mmcblk0 (SanDisk SR64G) [SD/MMC bus, sd uhs DDR50]", nil, 0},
+		{"cm5-nvme", "nvme0n1", "*nvme0n1 [PCIe 5 GT/s x1]", []string{"downgraded: both ends allow 16 GT/s x4", "dtparam=pciex1_gen=3"}, 0},
+		{"cm5-nvme", "mmcblk0", "*mmcblk0 (Samsung BJTD4R) [SD/MMC bus, mmc HS400 enhanced strobe]", nil, 0},
+		{"h28k-usb-hdd", "sda", "*sda [USB 2.0 high speed mass storage (Bulk-Only)] / USB device 1-1 (usb-storage) [USB 2.0 high speed] / USB root hub usb1 [USB 2.0 high speed]",
+			[]string{"usb-storage", "USB 3.0 device running at 480M: a USB 2 port, hub or cable"}, 0},
+		{"h28k-usb-hdd", "eth0", "eth0 [r8168] / *PCIe 0000:01:00.0 (r8168) [PCIe 2.5 GT/s x1]", nil, 0},
+		{"nanopi-r5s", "sda", "sda (ASMedia SATA 6Gb/s bridge) [USB disk (uas)] / *USB device 2-1 (uas) [USB 3.2 Gen 1 (5 Gbit/s)] / USB root hub usb2 [USB 3.2 Gen 1 (5 Gbit/s)]", nil, 0},
+		{"nanopi-r5s", "eth1", "eth1 [r8169] / *PCIe 0000:01:00.0 (r8169) [PCIe 5 GT/s x1]", nil, 0},
+		{"nanopi-r5s", "eth2", "eth2 [r8169] / *PCIe 0001:01:00.0 (r8169) [PCIe 5 GT/s x1]", nil, 0},
+		{"nanopi-r5s", "mmcblk0", "*mmcblk0 (SanDisk SN64G) [SD/MMC bus, sd uhs SDR104]", nil, 0},
+	} {
+		sys := fixture(t, "corpus/"+tc.machine).System()
+		var hops []result.Hop
+		var shared []string
+		if strings.HasPrefix(tc.of, "eth") {
+			hops, shared = ceiling.Network(sys, tc.of)
+		} else {
+			hops, shared = ceiling.Storage(sys, result.Target{Device: tc.of})
+		}
+		if got := chainOf(hops); got != tc.want {
+			t.Errorf("%s %s:\n got %s\nwant %s", tc.machine, tc.of, got, tc.want)
+			continue
+		}
+		basis := hops[ceiling.Lowest(hops)].Basis
+		if tc.of == "sda" && tc.machine == "h28k-usb-hdd" {
+			basis = hops[0].Basis
+		}
+		for _, b := range tc.basis {
+			if !strings.Contains(basis, b) {
+				t.Errorf("%s %s: basis %q lacks %q", tc.machine, tc.of, basis, b)
+			}
+		}
+		if len(shared) != tc.shared {
+			t.Errorf("%s %s: shared with %v, want %d", tc.machine, tc.of, shared, tc.shared)
+		}
+	}
+}
+
+// TestCorpusUSBAndCards: the USB trees' drivers and versions, and the
+// SD cards' identities, as the captures give them.
+func TestCorpusUSBAndCards(t *testing.T) {
+	h28k := fixture(t, "corpus/h28k-usb-hdd").System()
+	if len(h28k.USB) != 2 || h28k.USB[1].Path != "1-1" || h28k.USB[1].USBVersion != "3.00" || h28k.USB[1].Drivers[0] != "usb-storage" {
+		t.Errorf("h28k USB %+v", h28k.USB)
+	}
+	r5s := fixture(t, "corpus/nanopi-r5s").System()
+	if u := r5s.USB[1]; u.Bridge != "ASMedia SATA 6Gb/s bridge" || u.SlowerThanDeclared() != "" || u.Drivers[0] != "uas" {
+		t.Errorf("r5s bridge %+v", u)
+	}
+	for _, tc := range []struct {
+		machine, disk string
+		want          result.CardIdentity
+	}{
+		{"pi5-rp1-sd", "mmcblk0", result.CardIdentity{ManufacturerID: "0x03", OEMID: "0x5344", Maker: "SanDisk", Name: "SR128", Date: "10/2019"}},
+		{"pi4-vl805-sd", "mmcblk0", result.CardIdentity{ManufacturerID: "0x03", OEMID: "0x5344", Maker: "SanDisk", Name: "SR64G", Date: "08/2018"}},
+		{"cm5-nvme", "mmcblk0", result.CardIdentity{ManufacturerID: "0x15", OEMID: "0x0100", Maker: "Samsung", Name: "BJTD4R", Date: "07/2024"}},
+	} {
+		sys := fixture(t, "corpus/"+tc.machine).System()
+		for _, d := range sys.BlockDevices {
+			if d.Name == tc.disk && (d.Card == nil || *d.Card != tc.want) {
+				t.Errorf("%s %s card %+v, want %+v", tc.machine, tc.disk, d.Card, tc.want)
+			}
+		}
+	}
+	if _, err := os.Stat("testdata/corpus"); err != nil {
+		t.Fatal(err)
+	}
+}
