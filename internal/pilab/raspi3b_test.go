@@ -202,22 +202,11 @@ func newMachine(t *testing.T) *Machine {
 	if testing.Short() {
 		t.Skip("skipped with -short: boots an emulated Raspberry Pi for about 20 s")
 	}
-	missing := func(format string, args ...any) {
-		t.Helper()
-		msg := fmt.Sprintf(format, args...) + ": run scripts/setup (as root)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg + "; under CI (CI=true) this test must not be skipped")
-		}
-		t.Skip(msg)
-	}
 	qemu, err := exec.LookPath("qemu-system-aarch64")
 	if err != nil {
-		missing("no qemu-system-aarch64 (Debian's qemu-system-arm)")
+		skipMissing(t, "no qemu-system-aarch64 (Debian's qemu-system-arm)")
 	}
-	kit, err := FindKit(filepath.Join(Dir(), "root"))
-	if err != nil {
-		missing("%v", err)
-	}
+	kit := requireKit(t)
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "thruput")
 	build := exec.Command("go", "build", "-trimpath", "-o", bin, "github.com/thruput/thruput/cmd/thruput")
