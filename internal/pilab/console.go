@@ -37,7 +37,8 @@ func ParseConsole(out []byte) (Guest, error) {
 		switch {
 		case strings.HasPrefix(l, "@@MODULE-FAILED "):
 			g.Failed = append(g.Failed, strings.TrimPrefix(l, "@@MODULE-FAILED "))
-		case l == "@@PILAB-BEGIN" && begin < 0:
+		// A stray byte from the UART can precede the marker.
+		case strings.HasSuffix(l, "@@PILAB-BEGIN") && begin < 0:
 			begin = i
 		case l == "@@PILAB-END" && begin >= 0 && end < 0:
 			end = i

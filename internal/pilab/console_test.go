@@ -11,7 +11,7 @@ import (
 // kernel message before and one slipped in between two entries.
 const dump = "[    3.5] bcm2835-power bcm2835-power: ASB register ID returned 0x00000000\r\n" +
 	"@@MODULE-FAILED /modules/07-x.ko\r\n" +
-	"@@PILAB-BEGIN\r\n" +
+	"\xb2@@PILAB-BEGIN\r\n" +
 	"@@F uname -m\r\naarch64\r\n\r\n@@E\r\n" +
 	"@@F thruput sysinfo --json\r\n{\r\n  \"host\": {}\r\n}\r\n@@E rc=0\r\n" +
 	"[   12.0] usb 1-1.2: reset full-speed USB device number 4 using dwc2\r\n" +

@@ -39,6 +39,9 @@ dump() {
 		fi
 	done
 }
+# The mini UART sometimes sends a stray byte as the console settles; the
+# empty line keeps it off the marker.
+echo
 echo "@@PILAB-BEGIN"
 for c in "uname -m" "uname -r" "od -An -tx1 -N5 /bin/sh"; do
 	echo "@@F $c"

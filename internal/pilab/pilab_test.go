@@ -2,6 +2,7 @@ package pilab
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // requireKit returns the unpacked packages, or skips the test when
@@ -178,4 +180,73 @@ func TestCpioBusybox(t *testing.T) {
 	if target, err := os.Readlink(filepath.Join(dir, "bin/sh")); err != nil || target != "busybox" {
 		t.Errorf("bin/sh links to %q (%v), want busybox", target, err)
 	}
+}
+
+// fakeQemu writes a shell script that stands in for QEMU's process: Run's
+// handling of how the process ends is what these tests check.
+func fakeQemu(t *testing.T, body string) *Machine {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "qemu")
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return &Machine{Dir: dir, Qemu: path}
+}
+
+func TestRunEndings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped with -short: waits out Run's 5 s grace after a dump")
+	}
+	t.Run("exits before the dump", func(t *testing.T) {
+		m := fakeQemu(t, "echo 'qemu-system-aarch64: -drive if=sd: machine type does not support if=sd' >&2; exit 1")
+		err := m.Run(context.Background())
+		if err == nil || !strings.Contains(err.Error(), "before the guest's dump was complete") || !strings.Contains(err.Error(), "does not support if=sd") {
+			t.Fatalf("Run = %v, want an error with QEMU's message", err)
+		}
+	})
+	t.Run("hangs before the dump", func(t *testing.T) {
+		m := fakeQemu(t, "echo booting; sleep 60 & echo $! >\"$(dirname \"$0\")/child\"; wait")
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		defer cancel()
+		err := m.Run(ctx)
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no complete dump") {
+			t.Fatalf("Run = %v, want the deadline and no complete dump", err)
+		}
+		// The whole process group is killed, the script's child too.
+		pid, err := os.ReadFile(filepath.Join(m.Dir, "child"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			stat, err := os.ReadFile("/proc/" + strings.TrimSpace(string(pid)) + "/stat")
+			if err != nil || strings.Contains(string(stat), ") Z ") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("child %s of the killed process still runs", pid)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if got := string(m.Console()); got != "booting\n" {
+			t.Errorf("console = %q", got)
+		}
+	})
+	t.Run("hangs after the dump", func(t *testing.T) {
+		m := fakeQemu(t, "printf '@@PILAB-BEGIN\\r\\n@@PILAB-END\\r\\n'; exec sleep 60")
+		start := time.Now()
+		if err := m.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if m.Ended != "killed after the dump" || time.Since(start) > 20*time.Second {
+			t.Errorf("ended %q after %v, want killed after the dump within Run's grace", m.Ended, time.Since(start))
+		}
+	})
+	t.Run("resets after the dump", func(t *testing.T) {
+		m := fakeQemu(t, "printf '@@PILAB-BEGIN\\r\\n@@PILAB-END\\r\\n'")
+		if err := m.Run(context.Background()); err != nil || m.Ended != "by the guest's watchdog reset" {
+			t.Errorf("Run = %v, ended %q", err, m.Ended)
+		}
+	})
 }

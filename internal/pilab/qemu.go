@@ -84,7 +84,10 @@ type Machine struct {
 	Qemu string
 	// Ended says how QEMU ended after Run: "by the guest's watchdog
 	// reset" or "killed after the dump".
-	Ended   string
+	Ended string
+	// Stderr is what QEMU itself printed (its usb-net's complaints):
+	// kept off the console, where it could cut into the dump.
+	Stderr  bytes.Buffer
 	console console
 }
 
@@ -177,9 +180,14 @@ func (m *Machine) Run(ctx context.Context) error {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, m.Qemu, m.Args()...)
 	cmd.Stdout = &m.console
-	cmd.Stderr = &m.console
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Stderr = &m.Stderr
+	// Pdeathsig covers the test binary dying (go test's -timeout panic),
+	// when no cancel runs.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// A process that left the group and kept the console pipe open must
+	// not hold Wait.
+	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Start(); err != nil {
 		return err
 	}
@@ -211,5 +219,5 @@ func (m *Machine) Run(ctx context.Context) error {
 	if err == nil {
 		err = errors.New("exited")
 	}
-	return fmt.Errorf("%s before the guest's dump was complete: %w", m.Qemu, err)
+	return fmt.Errorf("%s %w before the guest's dump was complete: %s", m.Qemu, err, bytes.TrimSpace(m.Stderr.Bytes()))
 }

@@ -79,6 +79,11 @@ func TestRaspi3bSysinfo(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v; console:\n%s", err, tail(out, 4000))
 	}
+	t.Cleanup(func() {
+		if t.Failed() && m.Stderr.Len() > 0 {
+			t.Logf("QEMU's stderr:\n%s", tail(m.Stderr.Bytes(), 1000))
+		}
+	})
 	t.Logf("guest booted and dumped in %v, QEMU ended %s", time.Since(start).Round(100*time.Millisecond), m.Ended)
 	g, err := ParseConsole(out)
 	if err != nil {
