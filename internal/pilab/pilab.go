@@ -50,7 +50,7 @@ var ErrNoKit = errors.New("no unpacked arm64 kernel and busybox")
 func FindKit(root string) (Kit, error) {
 	kernels, _ := filepath.Glob(filepath.Join(root, "boot/vmlinuz-*"))
 	if len(kernels) == 0 {
-		return Kit{}, fmt.Errorf("%w in %s: run scripts/pilab-fetch", ErrNoKit, root)
+		return Kit{}, fmt.Errorf("%w in %s (scripts/pilab-fetch puts them there)", ErrNoKit, root)
 	}
 	kernel := kernels[len(kernels)-1]
 	release := filepath.Base(kernel)[len("vmlinuz-"):]
@@ -62,7 +62,7 @@ func FindKit(root string) (Kit, error) {
 	}
 	for _, p := range []string{k.DTB, k.Modules, k.Busybox} {
 		if _, err := os.Stat(p); err != nil {
-			return Kit{}, fmt.Errorf("%w: %v: run scripts/pilab-fetch", ErrNoKit, err)
+			return Kit{}, fmt.Errorf("%w: %v (scripts/pilab-fetch puts it there)", ErrNoKit, err)
 		}
 	}
 	return k, nil
