@@ -1,0 +1,223 @@
+package pilab
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+)
+
+//go:embed init.sh
+var initScript []byte
+
+// DeviceModules are the modules the emulated devices need beyond what
+// Debian builds into its arm64 kernel (the mini UART, the clocks, the
+// pin controller and mmc_block are built in): the Pi's dwc2 USB host and
+// its nop PHY, the USB disk (usb-storage, sd_mod), the USB network
+// adapter (QEMU's usb-net offers CDC Ethernet and RNDIS configurations:
+// cdc_ether and rndis_host), and both SD hosts of the BCM2837 (the
+// Arasan one, sdhci-iproc, and the SD host controller, bcm2835), and the
+// watchdog, whose reset is the only way the guest can end QEMU.
+var DeviceModules = []string{
+	"phy-generic", "dwc2", "usb-storage", "sd_mod", "cdc_ether", "rndis_host",
+	"sdhci-iproc", "bcm2835", "bcm2835_wdt",
+}
+
+// Initramfs writes the guest's initramfs to path: busybox, the modules
+// (in load order, under /modules), the thruput binary and the init
+// script.
+func Initramfs(path string, kit Kit, thruput string) error {
+	mods, err := OpenModules(kit.Modules)
+	if err != nil {
+		return err
+	}
+	files, err := mods.Closure(DeviceModules...)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	c := NewCpio(f)
+	for _, d := range []string{"bin", "dev", "modules", "proc", "sys", "tmp", "run"} {
+		c.Dir(d)
+	}
+	// The kernel opens /dev/console for init before devtmpfs is mounted.
+	c.CharDev("dev/console", 5, 1)
+	for i, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		c.File(fmt.Sprintf("modules/%02d-%s", i, filepath.Base(p)), 0o644, data)
+	}
+	for _, bin := range []struct{ name, path string }{{"bin/busybox", kit.Busybox}, {"bin/thruput", thruput}} {
+		data, err := os.ReadFile(bin.path)
+		if err != nil {
+			return err
+		}
+		c.File(bin.name, 0o755, data)
+	}
+	c.Symlink("bin/sh", "busybox")
+	c.File("init", 0o755, initScript)
+	if err := c.Close(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// Machine is one boot of the emulated Pi 3 B.
+type Machine struct {
+	// Dir holds the initramfs and the disk images.
+	Dir string
+	Kit Kit
+	// Qemu is the qemu-system-aarch64 binary.
+	Qemu string
+	// Ended says how QEMU ended after Run: "by the guest's watchdog
+	// reset" or "killed after the dump".
+	Ended string
+	// Stderr is what QEMU itself printed (its usb-net's complaints):
+	// kept off the console, where it could cut into the dump.
+	Stderr  bytes.Buffer
+	console console
+}
+
+// console collects what the mini UART sends and notes when the init
+// script's dump is complete.
+type console struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	done chan struct{}
+}
+
+func (c *console) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	had := bytes.Contains(c.buf.Bytes(), endMarker)
+	c.buf.Write(p)
+	if !had && bytes.Contains(c.buf.Bytes(), endMarker) {
+		close(c.done)
+	}
+	return len(p), nil
+}
+
+var endMarker = []byte("@@PILAB-END")
+
+// Console returns everything the guest's console carried so far.
+func (m *Machine) Console() []byte {
+	m.console.mu.Lock()
+	defer m.console.mu.Unlock()
+	return bytes.Clone(m.console.buf.Bytes())
+}
+
+// Args is QEMU's command line: the raspi3b machine, Debian's kernel with
+// the Pi 3 B device tree, and behind the Pi's single USB port a hub with
+// a disk and a network adapter on it (the Pi 3 B's own LAN9514 is a hub
+// with the Ethernet chip on it too), and an SD card.
+//
+// The kernel's console is the mini UART (ttyS1, as the device tree's
+// stdout-path says: the PL011 serves Bluetooth on a Pi 3), which QEMU
+// wires to its second -serial. The network adapter's user-mode backend
+// has restrict=on, so the guest reaches nothing outside.
+func (m *Machine) Args() []string {
+	return []string{
+		"-M", "raspi3b",
+		"-kernel", m.Kit.Kernel,
+		"-dtb", m.Kit.DTB,
+		"-initrd", filepath.Join(m.Dir, "initramfs.cpio"),
+		"-append", "console=ttyS1,115200 rdinit=/init panic=-1 loglevel=4",
+		"-display", "none", "-monitor", "none",
+		"-serial", "null", "-serial", "stdio",
+		"-no-reboot",
+		"-device", "usb-hub,port=1",
+		"-drive", "if=none,id=usbdisk,format=raw,file=" + filepath.Join(m.Dir, "usb.img"),
+		"-device", "usb-storage,port=1.1,drive=usbdisk",
+		"-netdev", "user,id=n0,restrict=on",
+		"-device", "usb-net,port=1.2,netdev=n0",
+		"-drive", "if=sd,format=raw,file=" + filepath.Join(m.Dir, "sd.img"),
+	}
+}
+
+// Prepare writes the initramfs and the two disk images into m.Dir. The
+// SD card's size must be a power of two for QEMU's SD model.
+func (m *Machine) Prepare(thruput string) error {
+	if err := Initramfs(filepath.Join(m.Dir, "initramfs.cpio"), m.Kit, thruput); err != nil {
+		return fmt.Errorf("initramfs: %w", err)
+	}
+	for name, size := range map[string]int64{"sd.img": 64 << 20, "usb.img": 32 << 20} {
+		f, err := os.Create(filepath.Join(m.Dir, name))
+		if err != nil {
+			return err
+		}
+		err = f.Truncate(size)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Run boots the guest and returns once QEMU has ended: by the guest's
+// watchdog reset after its dump, killed a few seconds after the dump if
+// the reset does not come, or killed when ctx ends. QEMU runs in a
+// process group of its own, and the whole group is killed, so no QEMU
+// outlives a test that gave up on it.
+func (m *Machine) Run(ctx context.Context) error {
+	m.console.done = make(chan struct{})
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, m.Qemu, m.Args()...)
+	cmd.Stdout = &m.console
+	cmd.Stderr = &m.Stderr
+	// Pdeathsig covers the test binary dying (go test's -timeout panic),
+	// when no cancel runs.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// A process that left the group and kept the console pipe open must
+	// not hold Wait.
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() {
+		select {
+		case <-m.console.done:
+			select {
+			case <-time.After(5 * time.Second):
+				cancel()
+			case <-ctx.Done():
+			}
+		case <-ctx.Done():
+		}
+	}()
+	err := cmd.Wait()
+	select {
+	case <-m.console.done:
+		// The dump is complete; how QEMU ended does not matter.
+		m.Ended = "by the guest's watchdog reset"
+		if err != nil {
+			m.Ended = "killed after the dump"
+		}
+		return nil
+	default:
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s: no complete dump on the console: %w", m.Qemu, ctx.Err())
+	}
+	if err == nil {
+		err = errors.New("exited")
+	}
+	return fmt.Errorf("%s %w before the guest's dump was complete: %s", m.Qemu, err, bytes.TrimSpace(m.Stderr.Bytes()))
+}
