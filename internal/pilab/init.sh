@@ -43,7 +43,7 @@ dump() {
 # empty line keeps it off the marker.
 echo
 echo "@@PILAB-BEGIN"
-for c in "uname -m" "uname -r" "od -An -tx1 -N5 /bin/sh"; do
+for c in "uname -m" "uname -r" "od -An -tx1 -N20 /bin/sh"; do
 	echo "@@F $c"
 	$c
 	echo "@@E"

@@ -23,8 +23,8 @@ import (
 // Both views must hold: a kernel that does not show the board the test
 // expects means the emulation changed, not that thruput is wrong. A host
 // field thruput adds gets a row here; the guest's dump also carries the
-// first bytes of /bin/sh ("od -An -tx1 -N5 /bin/sh": the ELF class) for
-// the userland's architecture.
+// first bytes of /bin/sh ("od -An -tx1 -N20 /bin/sh": the ELF class at
+// byte 4, the machine at bytes 18-19) for the userland's architecture.
 var hostFacts = []struct {
 	field      string
 	want       string
@@ -43,6 +43,19 @@ var hostFacts = []struct {
 	{"arch", "aarch64", func(g Guest) string { return g.Value("uname -m") }, ""},
 	{"kernel", "", func(g Guest) string { return g.Value("uname -r") }, ""},
 	{"cpu_cores", "4", func(g Guest) string { return strconv.Itoa(len(cpuinfo(g, "processor"))) }, ""},
+	// arm64 cpuinfo names no core; its CPU part 0xd03 is the Cortex-A53.
+	{"cpu_core", "Cortex-A53", func(g Guest) string { return firstOr(cpuinfo(g, "CPU part"), "") }, "0xd03"},
+	// ELF class 2 is 64-bit; machine 0xb7 (183) is EM_AARCH64.
+	{"userland_bits", "64", func(g Guest) string { return elfByte(g, 4) }, "02"},
+	{"userland_arch", "aarch64", func(g Guest) string { return elfByte(g, 18) }, "b7"},
+}
+
+// elfByte is byte i of /bin/sh's header in the guest's od dump, in hex.
+func elfByte(g Guest, i int) string {
+	if f := strings.Fields(g.Value("od -An -tx1 -N20 /bin/sh")); i < len(f) {
+		return f[i]
+	}
+	return ""
 }
 
 // usbWant is the USB tree QEMU is told to build: the dwc2 root hub, a
