@@ -1,8 +1,10 @@
 package sysinfo
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,6 +41,13 @@ var corpusHost = map[string]result.Host{
 	"nanopi-r5s":     {Board: "FriendlyElec NanoPi R5S", SoC: "RK3568", Kernel: "5.10.160", Arch: "aarch64", UserlandArch: "aarch64", UserlandBits: 64},
 	"orangepi-zero3": {Board: "OrangePi Zero3", SoC: "SUN50I-H616", Kernel: "6.1.31-sun50iw9", Arch: "aarch64", UserlandArch: "aarch64", UserlandBits: 64},
 	"odroid-n2plus":  {Board: "Hardkernel ODROID-N2Plus", SoC: "S922X", Kernel: "6.1.11-meson64", Arch: "aarch64", UserlandArch: "aarch64", UserlandBits: 64},
+	// USB trees from issue threads and guides: their captures hold no
+	// device tree, cpuinfo or kernel, so the host reads empty.
+	"pi4-uas-asm1051e":      {},
+	"pi4-usb-storage-quirk": {},
+	"pi4-jms579-bot":        {},
+	"pi3bplus-lan7515-disk": {},
+	"pi2-lan9514-wifi":      {},
 }
 
 // TestCorpusHosts reads every machine of the corpus; a file without an
@@ -90,24 +99,48 @@ func TestCorpusChains(t *testing.T) {
 		machine, of string
 		want        string
 		basis       []string // in the limiting hop's basis
-		shared      int
+		shared      []string
 	}{
-		{"pi5-rp1-sd", "mmcblk0", "*mmcblk0 (SanDisk SR128) [SD/MMC bus, sd uhs SDR104]", nil, 0},
-		{"pi4-vl805-sd", "mmcblk0", "*mmcblk0 (SanDisk SR64G) [SD/MMC bus, sd uhs DDR50]", nil, 0},
-		{"cm5-nvme", "nvme0n1", "*nvme0n1 [PCIe 5 GT/s x1]", []string{"downgraded: both ends allow 16 GT/s x4", "dtparam=pciex1_gen=3"}, 0},
-		{"cm5-nvme", "mmcblk0", "*mmcblk0 (Samsung BJTD4R) [SD/MMC bus, mmc HS400 enhanced strobe]", nil, 0},
+		{"pi5-rp1-sd", "mmcblk0", "*mmcblk0 (SanDisk SR128) [SD/MMC bus, sd uhs SDR104]", nil, nil},
+		{"pi4-vl805-sd", "mmcblk0", "*mmcblk0 (SanDisk SR64G) [SD/MMC bus, sd uhs DDR50]", nil, nil},
+		{"cm5-nvme", "nvme0n1", "*nvme0n1 [PCIe 5 GT/s x1]", []string{"downgraded: both ends allow 16 GT/s x4", "dtparam=pciex1_gen=3"}, nil},
+		{"cm5-nvme", "mmcblk0", "*mmcblk0 (Samsung BJTD4R) [SD/MMC bus, mmc HS400 enhanced strobe]", nil, nil},
 		{"h28k-usb-hdd", "sda", "*sda [USB 2.0 high speed mass storage (Bulk-Only)] / USB device 1-1 (usb-storage) [USB 2.0 high speed] / USB root hub usb1 [USB 2.0 high speed]",
-			[]string{"usb-storage", "USB 3.0 device running at 480M: a USB 2 port, hub or cable"}, 0},
-		{"h28k-usb-hdd", "eth0", "eth0 [r8168] / *PCIe 0000:01:00.0 (r8168) [PCIe 2.5 GT/s x1]", nil, 0},
-		{"nanopi-r5s", "sda", "sda (ASMedia SATA 6Gb/s bridge) [USB disk (uas)] / *USB device 2-1 (uas) [USB 3.2 Gen 1 (5 Gbit/s)] / USB root hub usb2 [USB 3.2 Gen 1 (5 Gbit/s)]", nil, 0},
-		{"nanopi-r5s", "eth1", "eth1 [r8169] / *PCIe 0000:01:00.0 (r8169) [PCIe 5 GT/s x1]", nil, 0},
-		{"nanopi-r5s", "eth2", "eth2 [r8169] / *PCIe 0001:01:00.0 (r8169) [PCIe 5 GT/s x1]", nil, 0},
-		{"nanopi-r5s", "mmcblk0", "*mmcblk0 (SanDisk SN64G) [SD/MMC bus, sd uhs SDR104]", nil, 0},
+			[]string{"usb-storage", "USB 3.0 device running at 480M: a USB 2 port, hub or cable"}, nil},
+		{"h28k-usb-hdd", "eth0", "eth0 [r8168] / *PCIe 0000:01:00.0 (r8168) [PCIe 2.5 GT/s x1]", nil, nil},
+		{"nanopi-r5s", "sda", "sda (ASMedia SATA 6Gb/s bridge) [USB disk (uas)] / *USB device 2-1 (uas) [USB 3.2 Gen 1 (5 Gbit/s)] / USB root hub usb2 [USB 3.2 Gen 1 (5 Gbit/s)]", nil, nil},
+		{"nanopi-r5s", "eth1", "eth1 [r8169] / *PCIe 0000:01:00.0 (r8169) [PCIe 5 GT/s x1]", nil, nil},
+		{"nanopi-r5s", "eth2", "eth2 [r8169] / *PCIe 0001:01:00.0 (r8169) [PCIe 5 GT/s x1]", nil, nil},
+		{"nanopi-r5s", "mmcblk0", "*mmcblk0 (SanDisk SN64G) [SD/MMC bus, sd uhs SDR104]", nil, nil},
+		// A UAS SSD on the Pi 4's USB 3 root hub: the 5 Gbit/s link limits
+		// it; the keyboard and mouse on the USB 2 bus are not disks or NICs.
+		{"pi4-uas-asm1051e", "sda", "sda (ASMedia SATA 6Gb/s bridge) [USB disk (uas)] / *USB device 2-1 (uas) [USB 3.2 Gen 1 (5 Gbit/s)] / USB root hub usb2 (xhci_hcd) [USB 3.2 Gen 1 (5 Gbit/s)]",
+			[]string{"5000M negotiated"}, nil},
+		// UAS turned off by usb-storage.quirks at 5 Gbit/s: Bulk-Only is
+		// the limit, not the USB 3 link.
+		{"pi4-usb-storage-quirk", "sda", "*sda [USB 3.2 Gen 1 (5 Gbit/s) mass storage (Bulk-Only)] / USB device 2-1 (usb-storage) [USB 3.2 Gen 1 (5 Gbit/s)] / USB root hub usb2 (xhci_hcd) [USB 3.2 Gen 1 (5 Gbit/s)]",
+			[]string{"usb-storage: one command", "UAS is disabled for this device by a usb-storage quirk"}, nil},
+		// UAS turned off by the kernel's own quirk list: Bulk-Only all the
+		// same, and no usb-storage.quirks entry to blame.
+		{"pi4-jms579-bot", "sda", "*sda (JMicron JMS578/JMS579 SATA 6Gb/s bridge) [USB 3.2 Gen 1 (5 Gbit/s) mass storage (Bulk-Only)] / USB device 2-1 (usb-storage) [USB 3.2 Gen 1 (5 Gbit/s)] / USB root hub usb2 (xhci_hcd) [USB 3.2 Gen 1 (5 Gbit/s)]",
+			[]string{"usb-storage: one command"}, nil},
+		// A Pi 3B+: the disk sits on the LAN7515's own hub, beside the
+		// gigabit Ethernet, on the one USB 2.0 bus.
+		{"pi3bplus-lan7515-disk", "sda", "*sda [USB 2.0 high speed mass storage (Bulk-Only)] / USB device 1-1.1.3 (usb-storage) [USB 2.0 high speed] / USB hub 1-1.1 (hub) [USB 2.0 high speed] / USB hub 1-1 (hub) [USB 2.0 high speed] / USB root hub usb1 (dwc_otg) [USB 2.0 high speed]",
+			[]string{"usb-storage: one command"}, []string{"eth0 (lan78xx) behind USB hub 1-1.1 (hub)"}},
+		{"pi3bplus-lan7515-disk", "eth0", "eth0 [lan78xx] / *USB network chip 0424:7800 (lan78xx) [Microchip LAN7800/LAN7515] / USB device 1-1.1.1 (lan78xx) [USB 2.0 high speed] / USB hub 1-1.1 (hub) [USB 2.0 high speed] / USB hub 1-1 (hub) [USB 2.0 high speed] / USB root hub usb1 (dwc_otg) [USB 2.0 high speed]",
+			[]string{"300 Mbit/s"}, []string{"sda (usb-storage) behind USB hub 1-1.1 (hub)"}},
+		// A Pi 2: the LAN9514's Fast Ethernet is 100 Mbit/s although its
+		// link speed is not in the log, and a WiFi adapter shares its hub.
+		{"pi2-lan9514-wifi", "eth0", "eth0 [smsc95xx] / *USB network chip 0424:ec00 (smsc95xx) [Microchip LAN9512/LAN9514] / USB device 1-1.1 (smsc95xx) [USB 2.0 high speed] / USB hub 1-1 (hub) [USB 2.0 high speed] / USB root hub usb1 (dwc_otg) [USB 2.0 high speed]",
+			[]string{"94.1 Mbit/s"}, []string{"wlan0 (network) behind USB hub 1-1 (hub)"}},
+		{"pi2-lan9514-wifi", "wlan0", "wlan0 [interface] / *USB device 1-1.2 [USB 2.0 high speed] / USB hub 1-1 (hub) [USB 2.0 high speed] / USB root hub usb1 (dwc_otg) [USB 2.0 high speed]",
+			nil, []string{"eth0 (smsc95xx) behind USB hub 1-1 (hub)"}},
 	} {
 		sys := fixture(t, "corpus/"+tc.machine).System()
 		var hops []result.Hop
 		var shared []string
-		if strings.HasPrefix(tc.of, "eth") {
+		if strings.HasPrefix(tc.of, "eth") || strings.HasPrefix(tc.of, "wlan") {
 			hops, shared = ceiling.Network(sys, tc.of)
 		} else {
 			hops, shared = ceiling.Storage(sys, result.Target{Device: tc.of})
@@ -125,8 +158,8 @@ func TestCorpusChains(t *testing.T) {
 				t.Errorf("%s %s: basis %q lacks %q", tc.machine, tc.of, basis, b)
 			}
 		}
-		if len(shared) != tc.shared {
-			t.Errorf("%s %s: shared with %v, want %d", tc.machine, tc.of, shared, tc.shared)
+		if !slices.Equal(shared, tc.shared) {
+			t.Errorf("%s %s: shared with %q, want %q", tc.machine, tc.of, shared, tc.shared)
 		}
 	}
 }
@@ -159,5 +192,94 @@ func TestCorpusUSBAndCards(t *testing.T) {
 	}
 	if _, err := os.Stat("testdata/corpus"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// lsusbTree draws a USB tree one device a line, as lsusb -t names them:
+// the device, its class, its drivers and ports, and its speed.
+func lsusbTree(devs []result.USBDevice) []string {
+	var out []string
+	for _, u := range devs {
+		depth := strings.Count(u.Path, ".")
+		if u.Parent != "" {
+			depth++
+		}
+		s := strings.Repeat("  ", depth) + u.Path
+		if u.Class != "" {
+			s += " " + u.Class
+		}
+		if u.VendorID != "" {
+			s += " " + u.VendorID + ":" + u.ProductID
+		}
+		s += " Driver=" + strings.Join(u.Drivers, ",")
+		if u.Ports > 0 {
+			s += fmt.Sprintf("/%dp", u.Ports)
+		}
+		out = append(out, fmt.Sprintf("%s, %gM", s, u.SpeedMbps))
+	}
+	return out
+}
+
+// TestCorpusUSBTrees: the trees the captures' lsusb -t, lsusb and kernel
+// logs show, device by device, with what is built from them.
+func TestCorpusUSBTrees(t *testing.T) {
+	for _, tc := range []struct {
+		machine string
+		want    []string
+	}{
+		{"pi4-uas-asm1051e", []string{
+			"usb1 Hub 1d6b:0002 Driver=xhci_hcd/1p, 480M",
+			"  1-1 Hub 2109:3431 Driver=hub/4p, 480M",
+			"    1-1.3 Human Interface Device 145f:02c9 Driver=usbhid, 1.5M",
+			"    1-1.4 Human Interface Device 0000:3825 Driver=usbhid, 1.5M",
+			"usb2 Hub 1d6b:0003 Driver=xhci_hcd/4p, 5000M",
+			"  2-1 Mass Storage 174c:55aa Driver=uas, 5000M",
+		}},
+		{"pi4-usb-storage-quirk", []string{
+			"usb2 Hub 1d6b:0003 Driver=xhci_hcd/4p, 5000M",
+			"  2-1 Mass Storage 152d:1561 Driver=usb-storage, 5000M",
+		}},
+		{"pi4-jms579-bot", []string{
+			"usb2 Hub 1d6b:0003 Driver=xhci_hcd/4p, 5000M",
+			"  2-1 Mass Storage 152d:0578 Driver=usb-storage, 5000M",
+		}},
+		{"pi3bplus-lan7515-disk", []string{
+			"usb1 Hub 1d6b:0002 Driver=dwc_otg/1p, 480M",
+			"  1-1 Hub 0424:2514 Driver=hub/4p, 480M",
+			"    1-1.1 Hub 0424:2514 Driver=hub/3p, 480M",
+			"      1-1.1.1 Vendor Specific Class 0424:7800 Driver=lan78xx, 480M",
+			"      1-1.1.3 Mass Storage 152d:2509 Driver=usb-storage, 480M",
+			"    1-1.2 Hub 214b:7000 Driver=hub/4p, 480M",
+			"      1-1.2.1 093a:2700 Driver=, 480M",
+		}},
+		{"pi2-lan9514-wifi", []string{
+			"usb1 Hub 1d6b:0002 Driver=dwc_otg/1p, 480M",
+			"  1-1 Hub 0424:9514 Driver=hub/5p, 480M",
+			"    1-1.1 Vendor Specific Class 0424:ec00 Driver=smsc95xx, 480M",
+			"    1-1.2 Vendor Specific Class 07d1:3c16 Driver=, 480M",
+		}},
+	} {
+		got := lsusbTree(fixture(t, "corpus/"+tc.machine).System().USB)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s USB tree:\n%s\nwant\n%s", tc.machine, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+		}
+	}
+
+	// The reading the pi4-usb-storage-quirk thread reports, 186 MB/s, is
+	// held by Bulk-Only: the verdict names that hop, not the USB 3 link.
+	quirk := fixture(t, "corpus/pi4-usb-storage-quirk").System()
+	hops, shared := ceiling.Storage(quirk, result.Target{Device: "sda"})
+	b := ceiling.Judge("read", 186e6, hops, shared, false)
+	if b.Limit != 0 || !strings.Contains(b.Verdict, "mass storage (Bulk-Only) ceiling") || quirk.USB[1].UASIgnored != true {
+		t.Errorf("186 MB/s behind a UAS quirk: limit %d, %q", b.Limit, b.Verdict)
+	}
+	// The JMS579 log: the kernel's built-in quirk is no usb-storage.quirks
+	// entry; the SCSI strings are the bridge's split of the ATA model.
+	jms := fixture(t, "corpus/pi4-jms579-bot").System()
+	if u := jms.USB[1]; u.UASIgnored || u.Product != "JMS579" || u.Bridge != "JMicron JMS578/JMS579 SATA 6Gb/s bridge" {
+		t.Errorf("JMS579 %+v", u)
+	}
+	if d := jms.BlockDevices[0]; d.Vendor != "CT240BX5" || d.Model != "00SSD1" || d.SizeBytes != 468862128*512 {
+		t.Errorf("JMS579 disk %+v", d)
 	}
 }

@@ -17,7 +17,9 @@ var usbBridges = map[string]string{
 	"1058:0a10": "JMicron JMS56x dual SATA 6Gb/s bridge (Western Digital firmware)",
 	"152d:0561": "JMicron JMS561 dual SATA 6Gb/s bridge",
 	"152d:0576": "JMicron JMS576 SATA 6Gb/s bridge",
-	"152d:0578": "JMicron JMS578 SATA 6Gb/s bridge", // usb.ids wrongly says JMS567
+	// usb.ids wrongly says JMS567; a JMS579 answers with the same id and
+	// names itself in its product string (raspberrypi/linux issue #3070).
+	"152d:0578": "JMicron JMS578/JMS579 SATA 6Gb/s bridge",
 	"152d:0580": "JMicron JMS580 SATA bridge (SuperSpeed Plus / 6Gb/s)",
 	"152d:0581": "JMicron JMS581 bridge (SuperSpeed Plus)",
 	"152d:0583": "JMicron JMS583 NVMe bridge (SuperSpeed Plus / Gen3 x2)",
