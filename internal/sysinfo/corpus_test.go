@@ -46,6 +46,7 @@ var corpusHost = map[string]result.Host{
 	"pi4-uas-asm1051e":      {},
 	"pi4-usb-storage-quirk": {},
 	"pi4-jms579-bot":        {},
+	"pi4-jms567-bot":        {},
 	"pi3bplus-lan7515-disk": {},
 	"pi2-lan9514-wifi":      {},
 }
@@ -123,6 +124,8 @@ func TestCorpusChains(t *testing.T) {
 		// UAS turned off by the kernel's own quirk list: Bulk-Only all the
 		// same, and no usb-storage.quirks entry to blame.
 		{"pi4-jms579-bot", "sda", "*sda (JMicron JMS578/JMS579 SATA 6Gb/s bridge) [USB 3.2 Gen 1 (5 Gbit/s) mass storage (Bulk-Only)] / USB device 2-1 (usb-storage) [USB 3.2 Gen 1 (5 Gbit/s)] / USB root hub usb2 (xhci_hcd) [USB 3.2 Gen 1 (5 Gbit/s)]",
+			[]string{"usb-storage: one command"}, nil},
+		{"pi4-jms567-bot", "sda", "*sda [USB 3.2 Gen 1 (5 Gbit/s) mass storage (Bulk-Only)] / USB device 2-1 (usb-storage) [USB 3.2 Gen 1 (5 Gbit/s)] / USB root hub usb2 (xhci_hcd) [USB 3.2 Gen 1 (5 Gbit/s)]",
 			[]string{"usb-storage: one command"}, nil},
 		// A Pi 3B+: the disk sits on the LAN7515's own hub, beside the
 		// gigabit Ethernet, on the one USB 2.0 bus.
@@ -243,6 +246,12 @@ func TestCorpusUSBTrees(t *testing.T) {
 			"usb2 Hub 1d6b:0003 Driver=xhci_hcd/4p, 5000M",
 			"  2-1 Mass Storage 152d:0578 Driver=usb-storage, 5000M",
 		}},
+		{"pi4-jms567-bot", []string{
+			"usb1 Hub 1d6b:0002 Driver=xhci_hcd/1p, 480M",
+			"  1-1 Hub Driver=hub/4p, 480M",
+			"usb2 Hub 1d6b:0003 Driver=xhci_hcd/4p, 5000M",
+			"  2-1 Mass Storage 152d:0567 Driver=usb-storage, 5000M",
+		}},
 		{"pi3bplus-lan7515-disk", []string{
 			"usb1 Hub 1d6b:0002 Driver=dwc_otg/1p, 480M",
 			"  1-1 Hub 0424:2514 Driver=hub/4p, 480M",
@@ -278,6 +287,10 @@ func TestCorpusUSBTrees(t *testing.T) {
 	jms := fixture(t, "corpus/pi4-jms579-bot").System()
 	if u := jms.USB[1]; u.UASIgnored || u.Product != "JMS579" || u.Bridge != "JMicron JMS578/JMS579 SATA 6Gb/s bridge" {
 		t.Errorf("JMS579 %+v", u)
+	}
+	// A USB 3.0 device (bcdUSB 3.00) at 5000M is where it belongs.
+	if u := fixture(t, "corpus/pi4-jms567-bot").System().USB[3]; u.USBVersion != "3.00" || u.SlowerThanDeclared() != "" {
+		t.Errorf("JMS567 %+v", u)
 	}
 	if d := jms.BlockDevices[0]; d.Vendor != "CT240BX5" || d.Model != "00SSD1" || d.SizeBytes != 468862128*512 {
 		t.Errorf("JMS579 disk %+v", d)
