@@ -377,8 +377,9 @@ func sharedWith(sys result.System, self, usbPath string, pcie []result.PCIeLink)
 		if name == self {
 			return
 		}
-		// The deepest hub both hang off.
-		for p, n := other, 0; p != "" && p != usbPath && n < 16; n++ {
+		// The deepest node both hang off: the same USB device for two
+		// disks of a dual-bay bridge (its LUNs), else a hub.
+		for p, n := other, 0; p != "" && n < 16; n++ {
 			u := usbNode(sys, p)
 			if u == nil {
 				break

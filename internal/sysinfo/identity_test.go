@@ -143,11 +143,12 @@ func TestUASQuirks(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "quirks"), []byte("152d:0578:u,174C:55AA:,0bda:9210:ku\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "quirks"), []byte("152d:0578:u,174C:55AA:,0bda:9210:ku,0x1058:0x0a10:u,2537:1066:u,zz:1:u\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	got := FS{Sys: sys}.uasIgnored()
-	if !got["152d:0578"] || got["174c:55aa"] || !got["0bda:9210"] || len(got) != 2 {
+	// Armbian writes "0x"-prefixed ids; "zz" is no hex number.
+	if !got["152d:0578"] || got["174c:55aa"] || !got["0bda:9210"] || !got["1058:0a10"] || !got["2537:1066"] || len(got) != 4 {
 		t.Errorf("uasIgnored = %v", got)
 	}
 }
