@@ -41,6 +41,7 @@ var corpusHost = map[string]result.Host{
 	"nanopi-r5s":         {Board: "FriendlyElec NanoPi R5S", SoC: "RK3568", Kernel: "5.10.160", Arch: "aarch64", UserlandArch: "aarch64", UserlandBits: 64},
 	"orangepi-zero3":     {Board: "OrangePi Zero3", SoC: "SUN50I-H616", Kernel: "6.1.31-sun50iw9", Arch: "aarch64", UserlandArch: "aarch64", UserlandBits: 64},
 	"odroid-n2plus":      {Board: "Hardkernel ODROID-N2Plus", SoC: "S922X", Kernel: "6.1.11-meson64", Arch: "aarch64", UserlandArch: "aarch64", UserlandBits: 64},
+	"pi4-gl827l-reader":  {Board: "Raspberry Pi 4 Model B Rev 1.1", SoC: "BCM2711", Kernel: "5.15.84-v7l+", Arch: "armv7l", UserlandArch: "arm", UserlandBits: 32},
 	"rock64-jms578-480m": {Board: "Pine64 Rock64", SoC: "RK3328", Kernel: "6.1.63-current-rockchip64", Arch: "aarch64", UserlandArch: "aarch64", UserlandBits: 64},
 	"rockpi4b-wd-duo":    {Board: "Radxa ROCK Pi 4B", SoC: "RK3399", Kernel: "5.10.12-rockchip64", Arch: "aarch64", UserlandArch: "aarch64", UserlandBits: 64},
 	// USB trees from issue threads and guides: their captures hold no
@@ -129,6 +130,10 @@ func TestCorpusChains(t *testing.T) {
 			[]string{"usb-storage: one command"}, nil},
 		{"pi4-jms567-bot", "sda", "*sda [USB 3.2 Gen 1 (5 Gbit/s) mass storage (Bulk-Only)] / USB device 2-1 (usb-storage) [USB 3.2 Gen 1 (5 Gbit/s)] / USB root hub usb2 (xhci_hcd) [USB 3.2 Gen 1 (5 Gbit/s)]",
 			[]string{"usb-storage: one command"}, nil},
+		// A Pi 4's USB 2 bus is the VL805's too: its PCIe lane is a hop,
+		// trained at what both ends allow.
+		{"pi4-gl827l-reader", "sda", "*sda [USB 2.0 high speed mass storage (Bulk-Only)] / USB device 1-1.1 (usb-storage) [USB 2.0 high speed] / USB hub 1-1 (hub) [USB 2.0 high speed] / USB root hub usb1 (xhci_hcd) [USB 2.0 high speed] / PCIe 0000:01:00.0 (xhci_hcd) [PCIe 5 GT/s x1]",
+			[]string{"usb-storage: one command"}, nil},
 		// UAS over a USB 2 port: the 480M link limits it, not Bulk-Only,
 		// and the bridge's USB 3 is reported unused.
 		{"rock64-jms578-480m", "sda", "sda (JMicron JMS578/JMS579 SATA 6Gb/s bridge) [USB disk (uas)] / *USB device 1-1 (uas) [USB 2.0 high speed] / USB root hub usb1 [USB 2.0 high speed]",
@@ -194,6 +199,7 @@ func TestCorpusUSBAndCards(t *testing.T) {
 	}{
 		{"pi5-rp1-sd", "mmcblk0", result.CardIdentity{ManufacturerID: "0x03", OEMID: "0x5344", Maker: "SanDisk", Name: "SR128", Date: "10/2019"}},
 		{"pi4-vl805-sd", "mmcblk0", result.CardIdentity{ManufacturerID: "0x03", OEMID: "0x5344", Maker: "SanDisk", Name: "SR64G", Date: "08/2018"}},
+		{"pi4-gl827l-reader", "mmcblk0", result.CardIdentity{ManufacturerID: "0x03", OEMID: "0x5344", Maker: "SanDisk", Name: "SR64G", Date: "08/2018"}},
 		{"rock64-jms578-480m", "mmcblk0", result.CardIdentity{ManufacturerID: "0x03", OEMID: "0x5344", Maker: "SanDisk", Name: "SP16G", Date: "07/2015"}},
 		{"cm5-nvme", "mmcblk0", result.CardIdentity{ManufacturerID: "0x15", OEMID: "0x0100", Maker: "Samsung", Name: "BJTD4R", Date: "07/2024"}},
 	} {
@@ -263,6 +269,11 @@ func TestCorpusUSBTrees(t *testing.T) {
 			"usb2 Hub 1d6b:0003 Driver=xhci_hcd/4p, 5000M",
 			"  2-1 Mass Storage 152d:0567 Driver=usb-storage, 5000M",
 		}},
+		{"pi4-gl827l-reader", []string{
+			"usb1 Hub 1d6b:0002 Driver=xhci_hcd/1p, 480M",
+			"  1-1 Hub Driver=hub/4p, 480M",
+			"    1-1.1 Mass Storage Driver=usb-storage, 480M",
+		}},
 		{"rock64-jms578-480m", []string{
 			"usb1 Hub 1d6b:0002 Driver=/1p, 480M",
 			"  1-1 Mass Storage 152d:0578 Driver=uas, 480M",
@@ -315,6 +326,10 @@ func TestCorpusUSBTrees(t *testing.T) {
 	}
 	if u := fixture(t, "corpus/rock64-jms578-480m").System().USB[1]; u.UASIgnored {
 		t.Errorf("Rock64 bridge %+v: no quirk names it", u)
+	}
+	reader := fixture(t, "corpus/pi4-gl827l-reader").System()
+	if hops, _ := ceiling.Storage(reader, result.Target{Device: "sda"}); strings.Contains(hops[len(hops)-1].Basis, "downgraded") {
+		t.Errorf("the VL805's lane trained at its maximum: %+v", hops[len(hops)-1])
 	}
 	// A USB 3.0 device (bcdUSB 3.00) at 5000M is where it belongs.
 	if u := fixture(t, "corpus/pi4-jms567-bot").System().USB[3]; u.USBVersion != "3.00" || u.SlowerThanDeclared() != "" {
