@@ -3,6 +3,7 @@ package sysinfo
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -240,4 +241,28 @@ func TestDecodeEMMCCID(t *testing.T) {
 	if !ok || c.ManufacturerID != "0x15" || c.OEMID != "0x0100" || c.Name != "BJTD4R" || c.Revision != "0.3" || c.Serial != "0x12345678" || c.Date != "10/2004" {
 		t.Errorf("DecodeCID = %+v", c)
 	}
+}
+
+// FuzzUASQuirks: whatever the quirks parameter holds, every id read is a
+// VID:PID as sysfs spells them.
+func FuzzUASQuirks(f *testing.F) {
+	f.Add("152d:0578:u,174C:55AA:,0bda:9210:ku")
+	f.Add("0x2537:0x1066:u,0x2537:0x1068:u,0x1058:0x0a10:u")
+	f.Add("1058:a10:u,:::,0x:0x:u,12345:1:u")
+	sysID := regexp.MustCompile(`^[0-9a-f]{4}:[0-9a-f]{4}$`)
+	f.Fuzz(func(t *testing.T, quirks string) {
+		sys := t.TempDir()
+		dir := filepath.Join(sys, "module/usb_storage/parameters")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "quirks"), []byte(quirks), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for id := range (FS{Sys: sys}).uasIgnored() {
+			if !sysID.MatchString(id) {
+				t.Fatalf("quirks %q gave id %q", quirks, id)
+			}
+		}
+	})
 }
