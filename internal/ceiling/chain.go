@@ -157,6 +157,11 @@ var usbNICs = map[string]struct {
 	// "Gigabit Ethernet over USB 2.0 (maximum throughput 300 Mbps)", the
 	// Raspberry Pi 3 Model B+ product brief.
 	"0424:7800": {480, "Microchip LAN7800/LAN7515", 300e6 / 8, "gigabit Ethernet behind USB 2.0: 300 Mbit/s at most (Raspberry Pi 3 Model B+ product brief)"},
+	// The Raspberry Pi 1 B/B+, 2 B and 3 B's LAN9512/LAN9514 is a Fast
+	// Ethernet controller: its link is 100 Mbit/s whatever USB 2.0 carries,
+	// which matters when the link speed cannot be read (no carrier, or a
+	// capture without it). usb.ids: "SMSC9512/9514 Fast Ethernet Adapter".
+	"0424:ec00": {480, "Microchip LAN9512/LAN9514", EthernetGoodput(100, 1500), "10/100 Ethernet: TCP gets 94.1 Mbit/s of its 100 Mbit/s link at most"},
 }
 
 // Network is the chain under a network interface: a bridge, bond, VLAN or
@@ -372,8 +377,9 @@ func sharedWith(sys result.System, self, usbPath string, pcie []result.PCIeLink)
 		if name == self {
 			return
 		}
-		// The deepest hub both hang off.
-		for p, n := other, 0; p != "" && p != usbPath && n < 16; n++ {
+		// The deepest node both hang off: the same USB device for two
+		// disks of a dual-bay bridge (its LUNs), else a hub.
+		for p, n := other, 0; p != "" && n < 16; n++ {
 			u := usbNode(sys, p)
 			if u == nil {
 				break

@@ -17,7 +17,9 @@ var usbBridges = map[string]string{
 	"1058:0a10": "JMicron JMS56x dual SATA 6Gb/s bridge (Western Digital firmware)",
 	"152d:0561": "JMicron JMS561 dual SATA 6Gb/s bridge",
 	"152d:0576": "JMicron JMS576 SATA 6Gb/s bridge",
-	"152d:0578": "JMicron JMS578 SATA 6Gb/s bridge", // usb.ids wrongly says JMS567
+	// usb.ids wrongly says JMS567; a JMS579 answers with the same id and
+	// names itself in its product string (raspberrypi/linux issue #3070).
+	"152d:0578": "JMicron JMS578/JMS579 SATA 6Gb/s bridge",
 	"152d:0580": "JMicron JMS580 SATA bridge (SuperSpeed Plus / 6Gb/s)",
 	"152d:0581": "JMicron JMS581 bridge (SuperSpeed Plus)",
 	"152d:0583": "JMicron JMS583 NVMe bridge (SuperSpeed Plus / Gen3 x2)",
@@ -43,13 +45,20 @@ func bridgeName(vid, pid string) string {
 // uasIgnored reads usb-storage's quirks (usb-storage.quirks= on the kernel
 // command line, or modprobe options): "VID:PID:flags,..." where the flag
 // "u" makes the kernel ignore UAS and bind usb-storage instead. The key is
-// "vid:pid".
+// "vid:pid" as sysfs spells them: the kernel reads the ids as hex numbers,
+// so "0x1058:0x0a10:u" (as Armbian writes them) and "1058:a10:u" name
+// the device sysfs calls 1058:0a10.
 func (fs FS) uasIgnored() map[string]bool {
 	out := map[string]bool{}
 	for q := range strings.SplitSeq(readValue(fs.Sys+"/module/usb_storage/parameters/quirks"), ",") {
 		f := strings.Split(strings.TrimSpace(q), ":")
-		if len(f) == 3 && strings.Contains(f[2], "u") {
-			out[strings.ToLower(f[0]+":"+f[1])] = true
+		if len(f) != 3 || !strings.Contains(f[2], "u") {
+			continue
+		}
+		vid, err1 := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(f[0]), "0x"), 16, 16)
+		pid, err2 := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(f[1]), "0x"), 16, 16)
+		if err1 == nil && err2 == nil {
+			out[fmt.Sprintf("%04x:%04x", vid, pid)] = true
 		}
 	}
 	return out

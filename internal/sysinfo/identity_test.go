@@ -3,6 +3,7 @@ package sysinfo
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -143,11 +144,12 @@ func TestUASQuirks(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "quirks"), []byte("152d:0578:u,174C:55AA:,0bda:9210:ku\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "quirks"), []byte("152d:0578:u,174C:55AA:,0bda:9210:ku,0x1058:0x0a10:u,2537:1066:u,zz:1:u\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	got := FS{Sys: sys}.uasIgnored()
-	if !got["152d:0578"] || got["174c:55aa"] || !got["0bda:9210"] || len(got) != 2 {
+	// Armbian writes "0x"-prefixed ids; "zz" is no hex number.
+	if !got["152d:0578"] || got["174c:55aa"] || !got["0bda:9210"] || !got["1058:0a10"] || !got["2537:1066"] || len(got) != 4 {
 		t.Errorf("uasIgnored = %v", got)
 	}
 }
@@ -239,4 +241,28 @@ func TestDecodeEMMCCID(t *testing.T) {
 	if !ok || c.ManufacturerID != "0x15" || c.OEMID != "0x0100" || c.Name != "BJTD4R" || c.Revision != "0.3" || c.Serial != "0x12345678" || c.Date != "10/2004" {
 		t.Errorf("DecodeCID = %+v", c)
 	}
+}
+
+// FuzzUASQuirks: whatever the quirks parameter holds, every id read is a
+// VID:PID as sysfs spells them.
+func FuzzUASQuirks(f *testing.F) {
+	f.Add("152d:0578:u,174C:55AA:,0bda:9210:ku")
+	f.Add("0x2537:0x1066:u,0x2537:0x1068:u,0x1058:0x0a10:u")
+	f.Add("1058:a10:u,:::,0x:0x:u,12345:1:u")
+	sysID := regexp.MustCompile(`^[0-9a-f]{4}:[0-9a-f]{4}$`)
+	f.Fuzz(func(t *testing.T, quirks string) {
+		sys := t.TempDir()
+		dir := filepath.Join(sys, "module/usb_storage/parameters")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "quirks"), []byte(quirks), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for id := range (FS{Sys: sys}).uasIgnored() {
+			if !sysID.MatchString(id) {
+				t.Fatalf("quirks %q gave id %q", quirks, id)
+			}
+		}
+	})
 }
