@@ -117,6 +117,24 @@ func TestWgetAndCurl(t *testing.T) {
 	if r := c.HTTP.Runs[0]; r.Bytes != 100<<20 || r.MiBPerSec != 10 || c.HTTP.Parameters.URL != "http://pi.lan/big" || c.Imported.Tool != Curl {
 		t.Errorf("curl run %+v, url %q", r, c.HTTP.Parameters.URL)
 	}
+	// No length from the server: curl shows the total as what arrived and
+	// 0 % received; a broken transfer of that kind is told by curl's error.
+	chunked := "$ curl http://pi.lan/page > page.html\n  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current\n" +
+		"                                 Dload  Upload   Total   Spent    Left  Speed\n" +
+		"100 27329    0 27329    0     0   104k      0 --:--:-- --:--:-- --:--:--  167k\n"
+	c = importOne(t, chunked, 1)[0]
+	if r := c.HTTP.Runs[0]; r.Bytes != 27329 || r.MiBPerSec != 104.0/1024 || c.Status != result.StatusOK {
+		t.Errorf("curl of unknown length: %s %+v", c.Status, r)
+	}
+	broken := strings.Replace(chunked, "167k\n", "167k\ncurl: (18) transfer closed with outstanding read data remaining\n", 1)
+	c = importOne(t, broken, 1)[0]
+	if c.Status != result.StatusFailed || !strings.Contains(c.Error, "curl error 18: transfer closed") {
+		t.Errorf("broken curl transfer: %s %q", c.Status, c.Error)
+	}
+	// Received 0 % of a known length is no finished transfer.
+	if _, err := Import([]byte(strings.Replace(chunked, "100 27329    0 27329", "100 27329    0     0", 1)), "t"); err == nil {
+		t.Error("a transfer that received nothing was imported")
+	}
 }
 
 func TestIPerf3StreamAfterNoise(t *testing.T) {
