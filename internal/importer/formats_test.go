@@ -152,6 +152,25 @@ func TestBusyboxDD(t *testing.T) {
 	}
 }
 
+// GNU dd's status=progress leaves its last progress line, in the
+// summary's form, before "records in": it is no step of its own. A
+// transcript cut down to the summary lines keeps each of them.
+func TestDDStatusProgress(t *testing.T) {
+	in := "$ dd if=/dev/zero of=/dev/sdc bs=1M status=progress\n" +
+		"1046478848 bytes (1.0 GB, 998 MiB) copied, 9 s, 116 MB/s\n" +
+		"1024+0 records in\n1024+0 records out\n" +
+		"1073741824 bytes (1.1 GB, 1.0 GiB) copied, 9.25 s, 116 MB/s\n"
+	s := importOne(t, in, 1)[0].Sweep.Steps
+	if len(s) != 1 || s[0].Bytes != 1<<30 || s[0].ElapsedNs != 9.25e9 || s[0].Ops != 1024 || s[0].BlockSize != 1<<20 {
+		t.Errorf("steps %+v: want the one summary after records out", s)
+	}
+	cut := "1073741824 bytes (1.1 GB, 1.0 GiB) copied, 9.25 s, 116 MB/s\n" +
+		"536870912 bytes (537 MB, 512 MiB) copied, 2 s, 268 MB/s\n"
+	if s := importOne(t, cut, 1)[0].Sweep.Steps; len(s) != 2 || s[1].Bytes != 1<<29 || s[0].Ops != 0 {
+		t.Errorf("summary lines alone: %+v", s)
+	}
+}
+
 func TestWgetAndCurl(t *testing.T) {
 	wget := "--2024-01-02 10:00:00--  http://pi.lan/big\nConnecting to pi.lan... connected.\nHTTP request sent, awaiting response... 200 OK\n" +
 		"Length: 104857600 (100M) [application/octet-stream]\nSaving to: \u2018/dev/null\u2019\n\n" +
