@@ -3,6 +3,9 @@ package importer
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -107,6 +110,45 @@ func TestSysbench05(t *testing.T) {
 	}
 	if l := r.Latency; l == nil || l.Count != 6709 || l.MinNs != 130e3 || l.MeanNs != 17.89e6 || l.MaxNs != 254.62e6 || l.P95Ns != 54.97e6 {
 		t.Errorf("latency %+v", r.Latency)
+	}
+}
+
+// sysbench output pasted into an indented code block (Markdown's four
+// spaces, reStructuredText's tab after "::") reads as the same runs as
+// the output itself: the corpus's sysbench files, indented.
+func TestSysbenchIndented(t *testing.T) {
+	files, _ := filepath.Glob("testdata/real/sysbench-*.txt")
+	if len(files) == 0 {
+		t.Fatal("no sysbench corpus files")
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Import(data, "in")
+		if err != nil {
+			continue
+		}
+		for _, indent := range []string{"    ", "\t"} {
+			var b strings.Builder
+			for _, l := range strings.SplitAfter(string(data), "\n") {
+				if strings.TrimSpace(l) != "" {
+					b.WriteString(indent)
+				}
+				b.WriteString(l)
+			}
+			got, err := Import([]byte(b.String()), "in")
+			if err != nil || len(got) != len(want) {
+				t.Errorf("%s indented by %q: %d runs, %v; want %d", f, indent, len(got), err, len(want))
+				continue
+			}
+			for i := range got {
+				if !reflect.DeepEqual(got[i].Random, want[i].Random) {
+					t.Errorf("%s indented by %q, run %d: %+v, want %+v", f, indent, i+1, got[i].Random, want[i].Random)
+				}
+			}
+		}
 	}
 }
 

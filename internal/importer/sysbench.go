@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"regexp"
@@ -149,7 +150,7 @@ func importSysbenchNotes(data []byte, file string) ([]*result.Document, []string
 	return docs, notes, nil
 }
 
-var sbRunning = regexp.MustCompile(`(?m)^Running the test with following options:`)
+var sbRunning = regexp.MustCompile(`(?m)^[ \t]*Running the test with following options:`)
 
 // sbSegments splits a log at sysbench's banner lines; text before the
 // first banner (a script's own echo lines) belongs to no run. A second
@@ -377,7 +378,15 @@ func spread(n int, mean, popDev float64) result.Spread {
 func parseSysbench(data []byte) *sbRun {
 	s := &sbRun{values: map[string]string{}}
 	section := ""
+	// Output pasted into an indented code block carries the banner's
+	// indent on every line; sysbench's own indents, which tell its
+	// sections, come after it.
+	indent := ""
+	if first, _, _ := bytes.Cut(data, []byte("\n")); sysbenchBanner.Match(first) || sbRunning.Match(first) {
+		indent = string(first[:len(first)-len(bytes.TrimLeft(first, " \t"))])
+	}
 	eachLine(data, func(_ int, raw string) {
+		raw = strings.TrimPrefix(raw, indent)
 		l := strings.TrimSpace(raw)
 		indented := len(raw) > 0 && (raw[0] == ' ' || raw[0] == '\t')
 		if m := sbVersion.FindStringSubmatch(l); m != nil && s.version == "" {
