@@ -41,28 +41,7 @@ func importDD(data []byte, file string) ([]*result.Document, error) {
 	targets := map[string]int{}
 	seen := map[int64]bool{}
 	var bad error
-	eachLine(data, func(n int, l string) {
-		if bad != nil {
-			return
-		}
-		if m := ddCommand.FindStringSubmatch(l); m != nil && strings.Contains(m[1], "=") {
-			cmd = parseDDArgs(m[1])
-			ops = -1
-			return
-		}
-		if m := ddRecords.FindStringSubmatch(l); m != nil {
-			full, _ := strconv.ParseInt(m[1], 10, 64)
-			part, _ := strconv.ParseInt(m[2], 10, 64)
-			ops = full + part
-			return
-		}
-		m := ddSummary.FindStringSubmatch(l)
-		if m == nil {
-			m = ddBSD.FindStringSubmatch(l)
-		}
-		if m == nil {
-			return
-		}
+	add := func(n int, l string, m []string, cmd ddArgs, ops int64) {
 		bytes, err1 := strconv.ParseInt(m[1], 10, 64)
 		secs, err2 := strconv.ParseFloat(m[2], 64)
 		if err1 != nil || err2 != nil || !finite(secs) || secs < 0 || secs > maxSeconds {
@@ -95,8 +74,57 @@ func importDD(data []byte, file string) ([]*result.Document, error) {
 			sw.Parameters.Data = cmd.data
 		}
 		sw.Steps = append(sw.Steps, st)
+	}
+	// A summary line before its run's "records out" is the last line of
+	// GNU dd's status=progress, which has the summary's form: it waits
+	// here, and the "records out" that follows drops it. A summary alone
+	// (a transcript cut down to those lines) is a step of its own.
+	type held struct {
+		n   int
+		l   string
+		m   []string
+		cmd ddArgs
+	}
+	var wait held
+	flush := func() {
+		if wait.m != nil && bad == nil {
+			add(wait.n, wait.l, wait.m, wait.cmd, -1)
+		}
+		wait = held{}
+	}
+	eachLine(data, func(n int, l string) {
+		if bad != nil {
+			return
+		}
+		if m := ddCommand.FindStringSubmatch(l); m != nil && strings.Contains(m[1], "=") {
+			flush()
+			cmd = parseDDArgs(m[1])
+			ops = -1
+			return
+		}
+		if m := ddRecords.FindStringSubmatch(l); m != nil {
+			wait = held{}
+			full, _ := strconv.ParseInt(m[1], 10, 64)
+			part, _ := strconv.ParseInt(m[2], 10, 64)
+			ops = full + part
+			return
+		}
+		m := ddSummary.FindStringSubmatch(l)
+		if m == nil {
+			m = ddBSD.FindStringSubmatch(l)
+		}
+		if m == nil {
+			return
+		}
+		flush()
+		if ops >= 0 {
+			add(n, l, m, cmd, ops)
+		} else {
+			wait = held{n: n, l: l, m: m, cmd: cmd}
+		}
 		ops = -1
 	})
+	flush()
 	if bad != nil {
 		return nil, bad
 	}

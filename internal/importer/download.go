@@ -23,8 +23,16 @@ var (
 	wgetLen   = regexp.MustCompile(`(?m)^Length: (\d+)`)
 	// curl's progress meter, the last line of a finished transfer:
 	// "100  100M  100  100M    0     0  11.2M      0  0:00:08  0:00:08 --:--:-- 11.5M".
+	// The lines start with "\r" as curl wrote them, or a line each when
+	// copied from a terminal. When the server sent no length (chunked),
+	// curl counts the total as what arrived and leaves the received
+	// percentage at 0: "100 27329    0 27329 ...".
 	curlMeter = regexp.MustCompile(`% Total +% Received % Xferd +Average Speed`)
-	curlLine  = regexp.MustCompile(`(?:^|\r)\s*100\s+(\S+)\s+100\s+(\S+)\s+\S+\s+\S+\s+(\S+)\s+\S+\s+(\d+:\d\d:\d\d|--:--:--)\s+(\d+:\d\d:\d\d|--:--:--)\s`)
+	// curl's message when a transfer broke off ("curl: (18) transfer closed
+	// with outstanding read data remaining"): a transfer of unknown length
+	// shows 100 % whatever arrived, so only this line tells it failed.
+	curlErr  = regexp.MustCompile(`(?m)^curl: \((\d+)\) (.+?)\r?$`)
+	curlLine = regexp.MustCompile(`(?m)(?:^|\r)\s*100\s+(\S+)\s+(100|0)\s+(\S+)\s+\S+\s+\S+\s+(\S+)\s+\S+\s+(\d+:\d\d:\d\d|--:--:--)\s+(\d+:\d\d:\d\d|--:--:--)\s`)
 )
 
 const (
@@ -129,17 +137,24 @@ func importCurl(data []byte, file string) ([]*result.Document, error) {
 		if i+1 < len(heads) {
 			end = heads[i+1][0]
 		}
-		lines := curlLine.FindAllStringSubmatch(text[h[1]:end], -1)
+		var lines [][]string
+		for _, m := range curlLine.FindAllStringSubmatch(text[h[1]:end], -1) {
+			// A received percentage of 0 is a finished transfer only when
+			// no length was known, the total then being what arrived.
+			if m[2] == "100" || m[1] == m[3] {
+				lines = append(lines, m)
+			}
+		}
 		if len(lines) == 0 {
 			continue
 		}
 		m := lines[len(lines)-1]
-		n, ok1 := curlSize(m[2])
-		rate, ok2 := curlSize(m[3])
+		n, ok1 := curlSize(m[3])
+		rate, ok2 := curlSize(m[4])
 		// "--:--:--" spent: the transfer took less than a second.
 		spent, ok3 := int64(0), true
-		if m[5] != "--:--:--" {
-			spent, ok3 = curlClock(m[5])
+		if m[6] != "--:--:--" {
+			spent, ok3 = curlClock(m[6])
 		}
 		if !ok1 || !ok2 || !ok3 || rate <= 0 {
 			return nil, fmt.Errorf("curl transcript: %q is not a finished transfer", short(strings.TrimSpace(m[0])))
@@ -148,6 +163,9 @@ func importCurl(data []byte, file string) ([]*result.Document, error) {
 		run.PeakMiBPerSec, run.PeakBitsPerSecond = run.MiBPerSec, run.BitsPerSecond
 		run.TransferNs = int64(math.Round(n / rate * 1e9))
 		run.TotalNs = max(run.TransferNs, spent)
+		if e := curlErr.FindStringSubmatch(text[h[1]:end]); e != nil {
+			run.Error = fmt.Sprintf("curl error %s: %s", e[1], clip(e[2]))
+		}
 		url := ""
 		if s := wgetCmd.FindAllStringSubmatch(strings.ReplaceAll(text[:h[0]], "curl", "wget"), -1); len(s) > 0 {
 			url = s[len(s)-1][1]

@@ -3,6 +3,9 @@ package importer
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -78,6 +81,102 @@ func TestSysbench11(t *testing.T) {
 	}
 }
 
+// sysbench 0.5's fileio output, as a MySQL note committed it (the index
+// that found it names no repository, so it is not in the corpus): "reads,
+// writes" in lower case, "General statistics" with "response time", the
+// flag printed as its number (3, direct).
+func TestSysbench05(t *testing.T) {
+	in := "sysbench 0.5:  multi-threaded system evaluation benchmark\n\nRunning the test with following options:\nNumber of threads: 4\n" +
+		"Report intermediate results every 3 second(s)\nRandom number generator seed is 0 and will be ignored\n\n\nExtra file open flags: 3\n" +
+		"4 files, 256Mb each\n1Gb total file size\nBlock size 8Kb\nNumber of IO requests: 0\nRead/Write ratio for combined random IO test: 1.50\n" +
+		"Periodic FSYNC enabled, calling fsync() each 100 requests.\nCalling fsync() at the end of test, Enabled.\nUsing synchronous I/O mode\n" +
+		"Doing random read test\nThreads started!\n\n" +
+		"[   3s] reads: 1.70 MB/s writes: 0.00 MB/s fsyncs: 0.00/s response time: 54.416ms (95%)\n" +
+		"[  30s] reads: 1.61 MB/s writes: 0.00 MB/s fsyncs: 0.00/s response time: 64.097ms (95%)\n" +
+		"Operations performed:  6709 reads, 0 writes, 0 Other = 6709 Total\n" +
+		"Read 52.414Mb  Written 0b  Total transferred 52.414Mb  (1.7462Mb/sec)\n  223.51 Requests/sec executed\n\n" +
+		"General statistics:\n    total time:                          30.0160s\n    total number of events:              6709\n" +
+		"    total time taken by event execution: 120.0223s\n    response time:\n         min:                                  0.13ms\n" +
+		"         avg:                                 17.89ms\n         max:                                254.62ms\n" +
+		"         approx.  95 percentile:              54.97ms\n\nThreads fairness:\n    events (avg/stddev):           1677.2500/28.16\n" +
+		"    execution time (avg/stddev):   30.0056/0.01\n"
+	d := importOne(t, in, 1)[0]
+	r := d.Random
+	if d.Imported.Version != "0.5" || r.Reads != 6709 || r.Writes != 0 || r.ElapsedNs != 30016e6 || !r.Parameters.Direct || r.Parameters.Threads != 4 {
+		t.Errorf("version %q, %+v", d.Imported.Version, r)
+	}
+	if !close1(float64(r.ReadBytes), 52.414*(1<<20)) || !close1(r.ReadMiBPerSec, 1.7462) || r.RequestsPerSec != 223.51 {
+		t.Errorf("bytes %d, %v MiB/s, %v requests/s", r.ReadBytes, r.ReadMiBPerSec, r.RequestsPerSec)
+	}
+	if l := r.Latency; l == nil || l.Count != 6709 || l.MinNs != 130e3 || l.MeanNs != 17.89e6 || l.MaxNs != 254.62e6 || l.P95Ns != 54.97e6 {
+		t.Errorf("latency %+v", r.Latency)
+	}
+}
+
+// sysbench output pasted into an indented code block (Markdown's four
+// spaces, reStructuredText's tab after "::") reads as the same runs as
+// the output itself: the corpus's sysbench files, indented.
+func TestSysbenchIndented(t *testing.T) {
+	files, _ := filepath.Glob("testdata/real/sysbench-*.txt")
+	if len(files) == 0 {
+		t.Fatal("no sysbench corpus files")
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Import(data, "in")
+		if err != nil {
+			continue
+		}
+		for _, indent := range []string{"    ", "\t"} {
+			var b strings.Builder
+			for _, l := range strings.SplitAfter(string(data), "\n") {
+				if strings.TrimSpace(l) != "" {
+					b.WriteString(indent)
+				}
+				b.WriteString(l)
+			}
+			got, err := Import([]byte(b.String()), "in")
+			if err != nil || len(got) != len(want) {
+				t.Errorf("%s indented by %q: %d runs, %v; want %d", f, indent, len(got), err, len(want))
+				continue
+			}
+			for i := range got {
+				if !reflect.DeepEqual(got[i].Random, want[i].Random) {
+					t.Errorf("%s indented by %q, run %d: %+v, want %+v", f, indent, i+1, got[i].Random, want[i].Random)
+				}
+			}
+		}
+	}
+}
+
+// The sysbench 1.0 built from its repository before the release (banner
+// "sysbench 1.0:", 2016) prints 1.0's File operations and Throughput with
+// 0.5's "response time" under General statistics.
+func TestSysbench10BeforeRelease(t *testing.T) {
+	in := "sysbench 1.0:  multi-threaded system evaluation benchmark\n\nRunning the test with following options:\nNumber of threads: 16\n" +
+		"Initializing random number generator from current time\n\n\nExtra file open flags: 3\n16 files, 128MiB each\n2GiB total file size\n" +
+		"Block size 16KiB\nNumber of IO requests: 100000000\nRead/Write ratio for combined random IO test: 1.50\n" +
+		"Calling fsync() at the end of test, Enabled.\nUsing synchronous I/O mode\nDoing random read test\nInitializing worker threads...\n\n" +
+		"Threads started!\n\n\nFile operations:\n    reads/s:                      186.33\n    writes/s:                     0.00\n" +
+		"    fsyncs/s:                     0.00\n\nThroughput:\n    read, MiB/s:                  2.91\n    written, MiB/s:               0.00\n\n" +
+		"General statistics:\n    total time:                          180.1092s\n    total number of events:              33559\n" +
+		"    total time taken by event execution: 2880.1654s\n    response time:\n         min:                                  0.42ms\n" +
+		"         avg:                                 85.82ms\n         max:                                928.45ms\n" +
+		"         approx.  95 percentile:             277.21ms\n\nThreads fairness:\n    events (avg/stddev):           2097.4375/65.47\n" +
+		"    execution time (avg/stddev):   180.0103/0.03\n"
+	d := importOne(t, in, 1)[0]
+	r := d.Random
+	if d.Imported.Version != "1.0" || r.Reads != 33559 || r.ReadMiBPerSec != 2.91 || r.ReadsPerSec != 186.33 || !r.Parameters.Direct {
+		t.Errorf("version %q, %+v", d.Imported.Version, r)
+	}
+	if l := r.Latency; l == nil || l.Count != 33559 || l.MinNs != 420e3 || l.MeanNs != 85.82e6 || l.MaxNs != 928.45e6 || l.P95Ns != 277.21e6 {
+		t.Errorf("latency %+v", r.Latency)
+	}
+}
+
 func TestBusyboxDD(t *testing.T) {
 	in := "# for bs in 4k 1M; do dd if=/dev/zero of=/mnt/usb/t bs=$bs count=256; done\n" +
 		"256+0 records in\n256+0 records out\n1048576 bytes (1.0MB) copied, 0.500000 seconds, 2.0MB/s\n" +
@@ -92,6 +191,25 @@ func TestBusyboxDD(t *testing.T) {
 	}
 	if d.Imported.Note == "" || d.Sweep.Parameters.Data != "zero" {
 		t.Errorf("note %q, data %q", d.Imported.Note, d.Sweep.Parameters.Data)
+	}
+}
+
+// GNU dd's status=progress leaves its last progress line, in the
+// summary's form, before "records in": it is no step of its own. A
+// transcript cut down to the summary lines keeps each of them.
+func TestDDStatusProgress(t *testing.T) {
+	in := "$ dd if=/dev/zero of=/dev/sdc bs=1M status=progress\n" +
+		"1046478848 bytes (1.0 GB, 998 MiB) copied, 9 s, 116 MB/s\n" +
+		"1024+0 records in\n1024+0 records out\n" +
+		"1073741824 bytes (1.1 GB, 1.0 GiB) copied, 9.25 s, 116 MB/s\n"
+	s := importOne(t, in, 1)[0].Sweep.Steps
+	if len(s) != 1 || s[0].Bytes != 1<<30 || s[0].ElapsedNs != 9.25e9 || s[0].Ops != 1024 || s[0].BlockSize != 1<<20 {
+		t.Errorf("steps %+v: want the one summary after records out", s)
+	}
+	cut := "1073741824 bytes (1.1 GB, 1.0 GiB) copied, 9.25 s, 116 MB/s\n" +
+		"536870912 bytes (537 MB, 512 MiB) copied, 2 s, 268 MB/s\n"
+	if s := importOne(t, cut, 1)[0].Sweep.Steps; len(s) != 2 || s[1].Bytes != 1<<29 || s[0].Ops != 0 {
+		t.Errorf("summary lines alone: %+v", s)
 	}
 }
 
@@ -116,6 +234,24 @@ func TestWgetAndCurl(t *testing.T) {
 	c := importOne(t, curl, 1)[0]
 	if r := c.HTTP.Runs[0]; r.Bytes != 100<<20 || r.MiBPerSec != 10 || c.HTTP.Parameters.URL != "http://pi.lan/big" || c.Imported.Tool != Curl {
 		t.Errorf("curl run %+v, url %q", r, c.HTTP.Parameters.URL)
+	}
+	// No length from the server: curl shows the total as what arrived and
+	// 0 % received; a broken transfer of that kind is told by curl's error.
+	chunked := "$ curl http://pi.lan/page > page.html\n  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current\n" +
+		"                                 Dload  Upload   Total   Spent    Left  Speed\n" +
+		"100 27329    0 27329    0     0   104k      0 --:--:-- --:--:-- --:--:--  167k\n"
+	c = importOne(t, chunked, 1)[0]
+	if r := c.HTTP.Runs[0]; r.Bytes != 27329 || r.MiBPerSec != 104.0/1024 || c.Status != result.StatusOK {
+		t.Errorf("curl of unknown length: %s %+v", c.Status, r)
+	}
+	broken := strings.Replace(chunked, "167k\n", "167k\ncurl: (18) transfer closed with outstanding read data remaining\n", 1)
+	c = importOne(t, broken, 1)[0]
+	if c.Status != result.StatusFailed || !strings.Contains(c.Error, "curl error 18: transfer closed") {
+		t.Errorf("broken curl transfer: %s %q", c.Status, c.Error)
+	}
+	// Received 0 % of a known length is no finished transfer.
+	if _, err := Import([]byte(strings.Replace(chunked, "100 27329    0 27329", "100 27329    0     0", 1)), "t"); err == nil {
+		t.Error("a transfer that received nothing was imported")
 	}
 }
 

@@ -50,7 +50,9 @@ const (
 // warnings before its JSON, little enough that a huge file costs nothing.
 const detectWindow = 1 << 20
 
-var sysbenchBanner = regexp.MustCompile(`(?m)^sysbench \d`)
+// sysbenchBanner is sysbench's first line, "sysbench 1.0.20 (using ...)",
+// indented when pasted into a Markdown or reStructuredText code block.
+var sysbenchBanner = regexp.MustCompile(`(?m)^[ \t]*sysbench \d`)
 
 // Detect names the tool that produced data: "fio" (fio
 // --output-format=json, possibly with text before the JSON as fio prints

@@ -412,7 +412,12 @@ func iperf3Figure(x val, senderSide, measuredHere, udp bool) result.NetFigure {
 		f.MinRTTUs, f.MeanRTTUs, f.MaxRTTUs = x.key("min_rtt").count(), x.key("mean_rtt").count(), x.key("max_rtt").count()
 	}
 	if udp {
-		f.Packets = x.key("packets").countPtr()
+		// No datagram carries bytes without being counted: a count of 0
+		// beside bytes is one this end never had (a 3.14 client under -R
+		// prints its peer's sum_sent with "packets": 0).
+		if p := x.key("packets").countPtr(); p == nil || *p > 0 || f.Bytes == 0 {
+			f.Packets = p
+		}
 		if !senderSide {
 			f.Lost = x.key("lost_packets").i64Ptr()
 			f.JitterMs = x.key("jitter_ms").f64Ptr()

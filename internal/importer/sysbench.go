@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"regexp"
@@ -22,9 +23,10 @@ var (
 	sbPercentil = regexp.MustCompile(`^(\d+)th percentile$`)
 	// sysbench 0.4 and 0.5 print counts and totals on two lines of their
 	// own: "Operations performed:  6000 Read, 4000 Write, 12800 Other =
-	// 22800 Total" and "Read 93.75Mb  Written 62.5Mb  Total transferred
-	// 156.25Mb  (25.438Mb/sec)", then " 1628.02 Requests/sec executed".
-	sbOps      = regexp.MustCompile(`^Operations performed:\s+(\d+) Read, (\d+) Write, (\d+) Other = (\d+) Total$`)
+	// 22800 Total" (0.5: "6709 reads, 0 writes, 0 Other") and "Read
+	// 93.75Mb  Written 62.5Mb  Total transferred 156.25Mb  (25.438Mb/sec)",
+	// then " 1628.02 Requests/sec executed".
+	sbOps      = regexp.MustCompile(`^Operations performed:\s+(\d+) (?:Read|reads), (\d+) (?:Write|writes), (\d+) Other = (\d+) Total$`)
 	sbTransfer = regexp.MustCompile(`^Read (\S+)\s+Written (\S+)\s+Total transferred (\S+)\s+\((\S+)/sec\)$`)
 	sbRequests = regexp.MustCompile(`^(\S+) Requests/sec executed$`)
 	// sysbench 1.1 prints "read:  IOPS=7246.41 113.23 MiB/s (118.73 MB/s)"
@@ -148,7 +150,7 @@ func importSysbenchNotes(data []byte, file string) ([]*result.Document, []string
 	return docs, notes, nil
 }
 
-var sbRunning = regexp.MustCompile(`(?m)^Running the test with following options:`)
+var sbRunning = regexp.MustCompile(`(?m)^[ \t]*Running the test with following options:`)
 
 // sbSegments splits a log at sysbench's banner lines; text before the
 // first banner (a script's own echo lines) belongs to no run. A second
@@ -200,6 +202,7 @@ func sysbenchRun(s *sbRun, file string) (*result.Document, error) {
 	if s.old != nil || s.values["Test execution summary/total time"] != "" {
 		return sysbenchOld(s, file)
 	}
+	s.v10dev()
 	p := result.RandomParameters{
 		Files: s.files, TotalSize: s.totalSize, FileSize: s.fileSize, Mode: s.mode, RWRatio: s.rwRatio,
 		BlockSize: s.blockSize, FsyncEvery: s.fsyncEvery, FsyncEnd: s.fsyncEnd, Threads: s.threads,
@@ -375,7 +378,15 @@ func spread(n int, mean, popDev float64) result.Spread {
 func parseSysbench(data []byte) *sbRun {
 	s := &sbRun{values: map[string]string{}}
 	section := ""
+	// Output pasted into an indented code block carries the banner's
+	// indent on every line; sysbench's own indents, which tell its
+	// sections, come after it.
+	indent := ""
+	if first, _, _ := bytes.Cut(data, []byte("\n")); sysbenchBanner.Match(first) || sbRunning.Match(first) {
+		indent = string(first[:len(first)-len(bytes.TrimLeft(first, " \t"))])
+	}
 	eachLine(data, func(_ int, raw string) {
+		raw = strings.TrimPrefix(raw, indent)
 		l := strings.TrimSpace(raw)
 		indented := len(raw) > 0 && (raw[0] == ' ' || raw[0] == '\t')
 		if m := sbVersion.FindStringSubmatch(l); m != nil && s.version == "" {
@@ -510,6 +521,26 @@ func (s *sbRun) v11() bool {
 	return found
 }
 
+// v10dev turns the latency of the sysbench 1.0 built from its repository
+// before the 1.0 release (banner "sysbench 1.0:", 2016) into 1.0's: it
+// prints 1.0's File operations and Throughput but 0.5's "response time"
+// under General statistics ("min: 0.42ms", "approx.  95 percentile:
+// 277.21ms") instead of a "Latency (ms)" section.
+func (s *sbRun) v10dev() {
+	const gs = "General statistics/"
+	if _, ok := s.values["Latency (ms)/max"]; ok {
+		return
+	}
+	if _, ok := s.values[gs+"response time"]; !ok {
+		return
+	}
+	for from, to := range map[string]string{"min": "min", "avg": "avg", "max": "max", "approx.  95 percentile": "95th percentile"} {
+		if v, ok := s.values[gs+from]; ok {
+			s.values["Latency (ms)/"+to] = strings.TrimSuffix(v, "ms")
+		}
+	}
+}
+
 // oldLine reads the lines sysbench 0.4 and 0.5 print after a fileio run.
 func (s *sbRun) oldLine(l string) bool {
 	if m := sbOps.FindStringSubmatch(l); m != nil {
@@ -563,8 +594,15 @@ func sysbenchOld(s *sbRun, file string) (*result.Document, error) {
 		}
 		return num(key[strings.IndexByte(key, '/')+1:], v, unit), true
 	}
-	total, hasTotal := val("Test execution summary/total time", "s")
-	events, _ := val("Test execution summary/total number of events", "")
+	// 0.5 calls the summary "General statistics" and its latency
+	// "response time"; 0.4 "Test execution summary" and "per-request
+	// statistics". The figures under them are the same.
+	sum := "Test execution summary/"
+	if _, ok := s.values[sum+"total time"]; !ok {
+		sum = "General statistics/"
+	}
+	total, hasTotal := val(sum+"total time", "s")
+	events, _ := val(sum+"total number of events", "")
 	if !hasTotal && s.fatal == "" {
 		e.failf("total time", "missing (truncated output?)")
 	}
@@ -592,7 +630,8 @@ func sysbenchOld(s *sbRun, file string) (*result.Document, error) {
 	p := result.RandomParameters{
 		Files: s.files, TotalSize: s.totalSize, FileSize: s.fileSize, Mode: s.mode, RWRatio: s.rwRatio,
 		BlockSize: s.blockSize, FsyncEvery: s.fsyncEvery, FsyncEnd: s.fsyncEnd, Threads: s.threads,
-		Requests: s.requests, Direct: strings.Contains(s.flags, "direct"),
+		// 0.5 prints its flag's number, 3 for --file-extra-flags=direct.
+		Requests: s.requests, Direct: strings.Contains(s.flags, "direct") || s.flags == "3",
 	}
 	if s.fsyncAll {
 		p.FsyncEvery = 1
@@ -616,13 +655,13 @@ func sysbenchOld(s *sbRun, file string) (*result.Document, error) {
 	if o.requestsPerSec != "" {
 		r.RequestsPerSec = num("Requests/sec executed", o.requestsPerSec, "")
 	}
-	if _, ok := s.values["Test execution summary/avg"]; ok {
+	if _, ok := s.values[sum+"avg"]; ok {
 		ns := func(key string) float64 {
-			f, _ := val("Test execution summary/"+key, "ms")
+			f, _ := val(sum+key, "ms")
 			return f * 1e6
 		}
 		l := &result.Latency{Count: int64(events), MinNs: int64(math.Round(ns("min"))), MeanNs: ns("avg"), MaxNs: int64(math.Round(ns("max")))}
-		if _, ok := s.values["Test execution summary/approx.  95 percentile"]; ok {
+		if _, ok := s.values[sum+"approx.  95 percentile"]; ok {
 			l.P95Ns = int64(math.Round(ns("approx.  95 percentile")))
 		}
 		r.Latency = l
