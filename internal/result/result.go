@@ -124,6 +124,9 @@ type Document struct {
 	// Bottlenecks explain the run's main figures against the ceilings of
 	// the links they crossed.
 	Bottlenecks []Bottleneck `json:"bottlenecks,omitempty"`
+	// Health is what the CPUs, clocks, power supply and kernel did while
+	// the run measured, and why its figures may be suspect.
+	Health *Health `json:"health,omitempty"`
 	// Labels are the user's key=value tags (device, fs, channel, site ...)
 	// from --label, which the store filters on and compare groups by.
 	Labels map[string]string `json:"labels,omitempty"`
