@@ -28,7 +28,7 @@ func pi4Health() *result.Health {
 func TestCPUVerdictBelowLink(t *testing.T) {
 	doc := &result.Document{Net: &result.Net{}, Health: pi4Health(), Bottlenecks: []result.Bottleneck{{
 		Figure: "net up via eth1", BytesPerSec: 60e6, Limit: 0, Share: 0.5,
-		Hops: []result.Hop{{Name: "eth1", Link: "1 Gbit/s Ethernet", CeilingBytesPerSec: 118e6}},
+		Hops:    []result.Hop{{Name: "eth1", Link: "1 Gbit/s Ethernet", CeilingBytesPerSec: 118e6}},
 		Verdict: "old",
 	}}}
 	CPU(doc)

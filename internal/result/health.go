@@ -191,6 +191,19 @@ func (d *Document) SuspectNote() string {
 	return "suspect: " + strings.Join(parts, "; ")
 }
 
+// SuspectReasons are the reasons with the time each began, without the
+// facts behind them: "under-voltage from 2.0 s; kernel error from 7.5 s".
+func (d *Document) SuspectReasons() string {
+	if !d.Suspect() {
+		return ""
+	}
+	var parts []string
+	for _, s := range d.Health.Suspect {
+		parts = append(parts, fmt.Sprintf("%s from %.1f s", s.Reason, s.AtS))
+	}
+	return strings.Join(parts, "; ")
+}
+
 // SuspectMark is the symbol the tables put beside a suspect figure, with
 // the footnote that SuspectNote spells out.
 const SuspectMark = "!"

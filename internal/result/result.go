@@ -159,6 +159,10 @@ type Previous struct {
 	// and slower beyond noise" (some judged figures moved, in those
 	// directions), or "no interval to judge by" (none could be judged).
 	Verdict string `json:"verdict"`
+	// Suspect is "this run", "the previous run" or "both runs" when
+	// either was measured under suspect conditions (Document.Suspect):
+	// then faster or slower may be the machine's health, not the change.
+	Suspect string `json:"suspect,omitempty"`
 }
 
 // Imported says where a converted document came from.
