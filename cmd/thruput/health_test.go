@@ -133,7 +133,7 @@ func TestHealthCgroupQuota(t *testing.T) {
 	_, procs := cgroupDir(t)
 	dir := t.TempDir()
 	cmd := exec.Command("sh", "-c", `echo $$ > "$0" && exec "$@"`, procs, thruputBin,
-		"disk", "sweep", dir, "--sizes", "4k", "--file-size", "32M", "--json", "-q", "--no-save")
+		"disk", "sweep", dir, "--sizes", "4k", "--file-size", "128M", "--json", "-q", "--no-save")
 	o := runOutcome(t, cmd, nil)
 	if o.code != 0 {
 		t.Fatalf("sweep: exit %d\n%s", o.code, o.stderr)

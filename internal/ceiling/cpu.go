@@ -69,10 +69,10 @@ func CPU(doc *result.Document) {
 // that other processes competed.
 func cpuHop(doc *result.Document, h *result.Health) (result.Hop, bool) {
 	var parts []string
-	name := "CPU"
+	name, link := "CPUs", "shared with other processes"
 	bound := false
 	if c, ok := busyCore(h.CPUs); ok {
-		name, bound = "CPU "+strconv.Itoa(c.CPU), true
+		name, link, bound = "CPU "+strconv.Itoa(c.CPU), "one core", true
 		s := fmt.Sprintf("CPU %d was %.0f %% busy (irq+softirq %.0f %%) for the whole test", c.CPU, c.Busy, c.IRQ+c.Softirq)
 		if irq, ok := boundLine(h.Interrupts, c.CPU); ok {
 			s += fmt.Sprintf("; interrupt %s (%s) fired %.0f %% on CPU %d", irq.IRQ, irq.Name, irq.TopShare*100, c.CPU)
@@ -82,7 +82,7 @@ func cpuHop(doc *result.Document, h *result.Health) (result.Hop, bool) {
 	}
 	if q := h.Cgroup; q != nil && q.QuotaCPUs > 0 && h.OwnCPUs != nil && *h.OwnCPUs >= quotaUse*q.QuotaCPUs {
 		bound = true
-		name = "CPU quota"
+		name, link = "CPU quota", "cgroup v"+strconv.Itoa(q.Version)
 		parts = append(parts, fmt.Sprintf("thruput used %.2f CPUs of its cgroup's quota of %.2f (%s), throttled %d times for %.1f s: the quota holds it",
 			*h.OwnCPUs, q.QuotaCPUs, q.Path, q.NrThrottled, float64(q.ThrottledMicros)/1e6))
 	}
@@ -92,7 +92,7 @@ func cpuHop(doc *result.Document, h *result.Health) (result.Hop, bool) {
 	if len(parts) == 0 {
 		return result.Hop{}, false
 	}
-	return result.Hop{Name: name, Link: "CPU", Basis: strings.Join(parts, "; ")}, bound
+	return result.Hop{Name: name, Link: link, Basis: strings.Join(parts, "; ")}, bound
 }
 
 // busyCore is the busiest core when it was busy for the run and stands
