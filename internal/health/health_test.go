@@ -355,3 +355,26 @@ func FuzzParsers(f *testing.F) {
 		_, _ = findCgroup(strings.NewReader(s), t.TempDir())
 	})
 }
+
+// BenchmarkSample is the cost of one second's sample on this machine
+// (throttling, temperatures, clocks, the kernel log): bench/health reads
+// its ns/op as the sampler's share of a core at 1 s sampling.
+func BenchmarkSample(b *testing.B) {
+	s := newSampler(Default())
+	s.begin(time.Now())
+	defer s.finish(time.Now())
+	b.ResetTimer()
+	for b.Loop() {
+		s.sample(time.Now())
+	}
+}
+
+// BenchmarkStartStop is the cost of the readings at a run's start and
+// end: /proc/stat, /proc/interrupts, /proc/softirqs, the cgroup.
+func BenchmarkStartStop(b *testing.B) {
+	for b.Loop() {
+		s := newSampler(Default())
+		s.begin(time.Now())
+		s.finish(time.Now())
+	}
+}
