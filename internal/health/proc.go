@@ -123,10 +123,38 @@ type irqLine struct {
 	counts map[int]uint64
 }
 
+// perCPUTable reads a table of per-CPU counters, /proc/interrupts or
+// /proc/softirqs: a header naming the CPU of each column, then rows of a
+// label ending in ":", a count per column, and whatever follows. fn gets
+// each row whose counts all parse.
+func perCPUTable(r io.Reader, fn func(label string, counts map[int]uint64, rest []string)) error {
+	var cols []int
+	return scanLines(r, func(line string) {
+		f := strings.Fields(line)
+		if cols == nil {
+			cols = cpuColumns(line)
+			return
+		}
+		label, ok := strings.CutSuffix(firstField(f), ":")
+		if !ok || len(f) < 1+len(cols) {
+			return
+		}
+		counts := map[int]uint64{}
+		for i, c := range cols {
+			v, err := strconv.ParseUint(f[1+i], 10, 64)
+			if err != nil {
+				return
+			}
+			counts[c] = v
+		}
+		fn(label, counts, f[1+len(cols):])
+	})
+}
+
 // parseInterrupts reads the numbered (device) lines of /proc/interrupts
 // by IRQ:
 //
-//	          CPU0       CPU1       CPU2       CPU3
+//	           CPU0       CPU1       CPU2       CPU3
 //	46:      52814          0          0          0     GICv2 189 Level     xhci_hcd
 //
 // The name is what follows the chip, hardware IRQ and trigger: the
@@ -134,27 +162,10 @@ type irqLine struct {
 // counters (LOC, IPI0, NMI) name no device and are left out.
 func parseInterrupts(r io.Reader) (map[string]irqLine, error) {
 	out := map[string]irqLine{}
-	var cols []int
-	err := scanLines(r, func(line string) {
-		f := strings.Fields(line)
-		if cols == nil {
-			cols = cpuColumns(line)
-			return
+	err := perCPUTable(r, func(irq string, counts map[int]uint64, rest []string) {
+		if _, err := strconv.Atoi(irq); err == nil {
+			out[irq] = irqLine{name: irqName(rest), counts: counts}
 		}
-		irq, ok := strings.CutSuffix(strings.TrimSpace(firstField(f)), ":")
-		if _, err := strconv.Atoi(irq); !ok || err != nil || len(f) < 1+len(cols) {
-			return
-		}
-		l := irqLine{counts: map[int]uint64{}}
-		for i, c := range cols {
-			v, err := strconv.ParseUint(f[1+i], 10, 64)
-			if err != nil {
-				return
-			}
-			l.counts[c] = v
-		}
-		l.name = irqName(f[1+len(cols):])
-		out[irq] = l
 	})
 	return out, err
 }
@@ -194,27 +205,7 @@ var softirqsKept = []string{"NET_RX", "NET_TX", "BLOCK"}
 // parseSoftirqs reads /proc/softirqs rows by name, per CPU.
 func parseSoftirqs(r io.Reader) (map[string]map[int]uint64, error) {
 	out := map[string]map[int]uint64{}
-	var cols []int
-	err := scanLines(r, func(line string) {
-		f := strings.Fields(line)
-		if cols == nil {
-			cols = cpuColumns(line)
-			return
-		}
-		name, ok := strings.CutSuffix(firstField(f), ":")
-		if !ok || len(f) < 1+len(cols) {
-			return
-		}
-		m := map[int]uint64{}
-		for i, c := range cols {
-			v, err := strconv.ParseUint(f[1+i], 10, 64)
-			if err != nil {
-				return
-			}
-			m[c] = v
-		}
-		out[name] = m
-	})
+	err := perCPUTable(r, func(name string, counts map[int]uint64, _ []string) { out[name] = counts })
 	return out, err
 }
 
