@@ -133,14 +133,14 @@ func TestPatterns(t *testing.T) {
 
 // tree is a fixture machine the test rewrites between samples.
 type tree struct {
-	t        *testing.T
+	t        testing.TB
 	dir      string
 	proc     string
 	sys      string
 	throttle string
 }
 
-func newTree(t *testing.T) *tree {
+func newTree(t testing.TB) *tree {
 	d := t.TempDir()
 	tr := &tree{t: t, dir: d, proc: filepath.Join(d, "proc"), sys: filepath.Join(d, "sys")}
 	tr.throttle = filepath.Join(tr.sys, "devices/platform/soc/soc:firmware/get_throttled")
@@ -361,6 +361,30 @@ func FuzzParsers(f *testing.F) {
 // its ns/op as the sampler's share of a core at 1 s sampling.
 func BenchmarkSample(b *testing.B) {
 	s := newSampler(Default())
+	s.begin(time.Now())
+	defer s.finish(time.Now())
+	b.ResetTimer()
+	for b.Loop() {
+		s.sample(time.Now())
+	}
+}
+
+// BenchmarkSamplePi is one sample of a Raspberry Pi's files: a thermal
+// zone, a cpufreq policy with time_in_state, get_throttled.
+func BenchmarkSamplePi(b *testing.B) {
+	tr := newTree(b)
+	tr.write("sys/devices/platform/soc/soc:firmware/get_throttled", "0\n")
+	tr.write("sys/class/thermal/thermal_zone0/temp", "48500\n")
+	tr.write("sys/class/thermal/thermal_zone0/type", "cpu-thermal\n")
+	pol := "sys/devices/system/cpu/cpufreq/policy0/"
+	tr.write(pol+"related_cpus", "0 1 2 3\n")
+	tr.write(pol+"scaling_governor", "ondemand\n")
+	tr.write(pol+"scaling_max_freq", "1500000\n")
+	tr.write(pol+"scaling_cur_freq", "1500000\n")
+	tr.write(pol+"stats/time_in_state", "600000 100\n700000 0\n800000 0\n900000 0\n1000000 0\n1100000 0\n1200000 0\n1300000 0\n1400000 0\n1500000 1000\n")
+	cfg := tr.config()
+	cfg.Kmsg = Default().Kmsg
+	s := newSampler(cfg)
 	s.begin(time.Now())
 	defer s.finish(time.Now())
 	b.ResetTimer()
