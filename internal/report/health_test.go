@@ -92,3 +92,15 @@ func TestSuspectCompare(t *testing.T) {
 		t.Errorf("Against %+v", got)
 	}
 }
+
+func TestSuspectHTML(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteHTML(&b, []*result.Document{sagged(netDoc())}, nil, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<p class="warn">! The figures are suspect: under-voltage from 2.0 s`, "<h3>Health during the run</h3>", "<li>busy: CPU 0 97 % (irq"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
