@@ -103,7 +103,10 @@ func (s *Sampler) summary() *result.Health {
 		own := float64(sub(b.own, a.own)) / userHZ / secs
 		h.OwnCPUs = ptr(round2(own))
 		if len(h.CPUs) > 0 {
-			h.OthersCPUs = ptr(round2(max(0, float64(busy)/userHZ/secs-own)))
+			// The two clocks tick apart: over a short run the difference
+			// can leave [0, CPUs - own] by a tick or two.
+			others := min(float64(busy)/userHZ/secs-own, float64(len(h.CPUs))-own)
+			h.OthersCPUs = ptr(round2(max(0, others)))
 		}
 	} else {
 		unknown("own_cpu")
