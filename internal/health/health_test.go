@@ -159,19 +159,27 @@ func (tr *tree) write(rel, content string) {
 
 func (tr *tree) config() Config { return Config{Proc: tr.proc, Sys: tr.sys} }
 
-// TestFixtureRun drives a sampler by hand over a tree rewritten between
-// samples, as a Pi that sagged under-voltage mid-run and recovered.
-func TestFixtureRun(t *testing.T) {
-	tr := newTree(t)
+// pi writes a Raspberry Pi's files: get_throttled clear, a thermal zone at
+// 48.5 °C, and one cpufreq policy of four CPUs up to 1500 MHz under
+// governor with time_in_state tis; it returns the policy's directory.
+func (tr *tree) pi(governor, tis string) string {
 	tr.write("sys/devices/platform/soc/soc:firmware/get_throttled", "0\n")
 	tr.write("sys/class/thermal/thermal_zone0/temp", "48500\n")
 	tr.write("sys/class/thermal/thermal_zone0/type", "cpu-thermal\n")
 	pol := "sys/devices/system/cpu/cpufreq/policy0/"
 	tr.write(pol+"related_cpus", "0 1 2 3\n")
-	tr.write(pol+"scaling_governor", "performance\n")
+	tr.write(pol+"scaling_governor", governor+"\n")
 	tr.write(pol+"scaling_max_freq", "1500000\n")
 	tr.write(pol+"scaling_cur_freq", "1500000\n")
-	tr.write(pol+"stats/time_in_state", "600000 100\n1500000 1000\n")
+	tr.write(pol+"stats/time_in_state", tis)
+	return pol
+}
+
+// TestFixtureRun drives a sampler by hand over a tree rewritten between
+// samples, as a Pi that sagged under-voltage mid-run and recovered.
+func TestFixtureRun(t *testing.T) {
+	tr := newTree(t)
+	pol := tr.pi("performance", "600000 100\n1500000 1000\n")
 	tr.write("proc/stat", "cpu  0 0 0 0\ncpu0 100 0 100 800 0 0 0 0\ncpu1 100 0 100 800 0 0 0 0\n")
 	in, err := os.ReadFile("testdata/pi4-interrupts.txt")
 	if err != nil {
@@ -373,15 +381,7 @@ func BenchmarkSample(b *testing.B) {
 // zone, a cpufreq policy with time_in_state, get_throttled.
 func BenchmarkSamplePi(b *testing.B) {
 	tr := newTree(b)
-	tr.write("sys/devices/platform/soc/soc:firmware/get_throttled", "0\n")
-	tr.write("sys/class/thermal/thermal_zone0/temp", "48500\n")
-	tr.write("sys/class/thermal/thermal_zone0/type", "cpu-thermal\n")
-	pol := "sys/devices/system/cpu/cpufreq/policy0/"
-	tr.write(pol+"related_cpus", "0 1 2 3\n")
-	tr.write(pol+"scaling_governor", "ondemand\n")
-	tr.write(pol+"scaling_max_freq", "1500000\n")
-	tr.write(pol+"scaling_cur_freq", "1500000\n")
-	tr.write(pol+"stats/time_in_state", "600000 100\n700000 0\n800000 0\n900000 0\n1000000 0\n1100000 0\n1200000 0\n1300000 0\n1400000 0\n1500000 1000\n")
+	tr.pi("ondemand", "600000 100\n700000 0\n800000 0\n900000 0\n1000000 0\n1100000 0\n1200000 0\n1300000 0\n1400000 0\n1500000 1000\n")
 	cfg := tr.config()
 	cfg.Kmsg = Default().Kmsg
 	s := newSampler(cfg)
