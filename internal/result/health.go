@@ -102,6 +102,8 @@ type Temperature struct {
 	StartC float64 `json:"start_c"`
 	MaxC   float64 `json:"max_c"`
 	EndC   float64 `json:"end_c"`
+	// MaxAtS is when MaxC was first read, in seconds from the start.
+	MaxAtS float64 `json:"max_at_s"`
 }
 
 // Throttled is get_throttled over the run.
