@@ -104,9 +104,9 @@ type snapshot struct {
 }
 
 type zone struct {
-	name, typ       string
-	start, max, end float64
-	seen            bool
+	name, typ              string
+	start, max, end, maxAt float64
+	seen                   bool
 }
 
 type policy struct {
@@ -225,9 +225,12 @@ func (s *Sampler) sample(t time.Time) {
 			continue
 		}
 		if !z.seen {
-			z.start, z.max, z.seen = c, c, true
+			z.start, z.max, z.maxAt, z.seen = c, c, at, true
 		}
-		z.max, z.end = max(z.max, c), c
+		if c > z.max {
+			z.max, z.maxAt = c, at
+		}
+		z.end = c
 	}
 	for _, p := range s.policies {
 		s.clock(p, at)

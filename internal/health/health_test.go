@@ -234,7 +234,7 @@ func TestFixtureRun(t *testing.T) {
 	if at, ok := reasons["clock below maximum"]; !ok || at != 2 {
 		t.Errorf("clock below maximum at %v %v, want 2 s (600 MHz ticks grew between 1 and 2 s)", at, ok)
 	}
-	if len(h.Temperatures) != 1 || h.Temperatures[0] != (result.Temperature{Zone: "thermal_zone0", Type: "cpu-thermal", StartC: 48.5, MaxC: 81.2, EndC: 60}) {
+	if len(h.Temperatures) != 1 || h.Temperatures[0] != (result.Temperature{Zone: "thermal_zone0", Type: "cpu-thermal", StartC: 48.5, MaxC: 81.2, EndC: 60, MaxAtS: 2}) {
 		t.Errorf("temperatures %+v", h.Temperatures)
 	}
 	if len(h.Clocks) != 1 || h.Clocks[0].CPUs != "0-3" || h.Clocks[0].MeanMHz != 1050 || h.Clocks[0].MaxMHz != 1500 {

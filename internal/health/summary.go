@@ -80,7 +80,7 @@ func (s *Sampler) summary() *result.Health {
 
 	for _, z := range s.zones {
 		if z.seen {
-			h.Temperatures = append(h.Temperatures, result.Temperature{Zone: z.name, Type: z.typ, StartC: z.start, MaxC: z.max, EndC: z.end})
+			h.Temperatures = append(h.Temperatures, result.Temperature{Zone: z.name, Type: z.typ, StartC: z.start, MaxC: z.max, EndC: z.end, MaxAtS: z.maxAt})
 		}
 	}
 	if len(h.Temperatures) == 0 {

@@ -91,7 +91,7 @@ func HealthLines(h *result.Health) []string {
 	if len(h.Temperatures) > 0 {
 		var parts []string
 		for _, t := range h.Temperatures {
-			parts = append(parts, fmt.Sprintf("%s max %.1f °C", orUnknown(t.Type), t.MaxC))
+			parts = append(parts, fmt.Sprintf("%s max %.1f °C at %.1f s", orUnknown(t.Type), t.MaxC, t.MaxAtS))
 		}
 		out = append(out, "temperature: "+strings.Join(parts, ", "))
 	}
