@@ -12,7 +12,6 @@ import (
 	"github.com/thruput/thruput/internal/disk"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
-	"github.com/thruput/thruput/internal/sysinfo"
 	"github.com/thruput/thruput/internal/units"
 	"github.com/thruput/thruput/internal/usage"
 )
@@ -134,7 +133,7 @@ func (a *app) runDisk(cmd *cobra.Command, method string, dirs []string, format s
 		dirs = []string{"."}
 	}
 	doc := a.newDocument(method)
-	counters := sysinfo.Default().Counters()
+	counters := a.begin(cmd.Context())
 	seen := map[string]bool{}
 	for _, d := range dirs {
 		t, err := disk.Target(d)

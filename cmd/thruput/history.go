@@ -50,6 +50,7 @@ func (a *app) addSaveFlags(fl *pflag.FlagSet) {
 	fl.StringArrayVar(&a.labels, "label", nil, "tag the run with `key=value` (device=sandisk-extreme, fs=ext4, channel=6); repeatable")
 	fl.BoolVar(&a.noSave, "no-save", false, "do not keep this run in the result store")
 	fl.BoolVar(&a.noCompare, "no-compare", false, "do not set the run against the last comparable run in the store")
+	a.addHealthFlags(fl)
 }
 
 // openHistory checks the labels and opens the store before anything is
@@ -187,7 +188,7 @@ func (a *app) closeStore() error {
 
 // conclude ends a run the same way for every method: stamp its end and
 // status, record the hardware it crossed and the ceilings, and tag it.
-func (a *app) conclude(doc *result.Document, runErr error, counters map[string]int64) {
+func (a *app) conclude(doc *result.Document, runErr error, counters *begun) {
 	finish(doc, runErr)
 	addContext(doc, counters)
 	if len(a.labelMap) > 0 {
@@ -202,15 +203,16 @@ func (a *app) conclude(doc *result.Document, runErr error, counters map[string]i
 // before it measured anything is an error and nothing else: one line on
 // stderr, no table of zeros, nothing saved. Any other run is concluded,
 // printed by show, and saved, with what ended it in its status.
-func (a *app) deliver(doc *result.Document, runErr error, counters map[string]int64, show func() error) error {
+func (a *app) deliver(doc *result.Document, runErr error, counters *begun, show func() error) error {
 	if runErr != nil && !doc.Measured() {
+		counters.health.Stop()
 		return runErr
 	}
 	a.conclude(doc, runErr, counters)
 	if !a.noCompare && a.store != nil && runErr == nil {
 		doc.Previous = previous(a.store, doc)
 	}
-	return errors.Join(runErr, show(), a.save(doc))
+	return errors.Join(runErr, show(), a.save(doc), a.strictErr(doc))
 }
 
 // previous finds the last comparable run in the store (the newest of

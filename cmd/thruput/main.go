@@ -33,6 +33,10 @@ func main() {
 // would print on standard output.
 func run(ctx context.Context, argv []string, stdout io.Writer) int {
 	a := &app{argv: argv, stdout: stdout}
+	// Ending ctx stops what a command left running (a run's health
+	// sampler when the run was refused after it began).
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	root := newRoot(a)
 	root.SetArgs(argv[1:])
 	err := root.ExecuteContext(ctx)

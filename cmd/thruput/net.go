@@ -160,7 +160,7 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 	defer closeOut()
 	doc := a.newDocument("net.client")
 	doc.Targets = []result.Target{}
-	counters := sysinfo.Default().Counters()
+	counters := a.begin(cmd.Context())
 	// Live lines go where the table goes; with other formats a terminal
 	// gets a progress line instead.
 	live := format == "table" && !f.compat

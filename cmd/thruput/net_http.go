@@ -74,7 +74,7 @@ func runNetHTTP(cmd *cobra.Command, a *app, c httpget.Config, rawURL string) err
 	defer closeOut()
 	doc := a.newDocument("net.http")
 	doc.Targets = []result.Target{}
-	counters := sysinfo.Default().Counters()
+	counters := a.begin(cmd.Context())
 	doc.HTTP = &result.HTTP{}
 	line := a.progress()
 	h := httpget.Hooks{Progress: func(run int, b, length int64, el time.Duration) {

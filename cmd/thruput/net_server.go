@@ -15,7 +15,6 @@ import (
 	"github.com/thruput/thruput/internal/iperf3"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
-	"github.com/thruput/thruput/internal/sysinfo"
 	"github.com/thruput/thruput/internal/units"
 	"github.com/thruput/thruput/internal/usage"
 )
@@ -141,14 +140,14 @@ func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 	live := format == "table"
 	var lines *report.NetIntervals
 	var doc *result.Document
-	var counters map[string]int64
+	var counters *begun
 	srv, err := iperf3.Listen(iperf3.ServerConfig{
 		Addr: net.JoinHostPort(f.bind, strconv.Itoa(f.port)), Limits: limits, Secret: secret,
 		Once: f.once, Interval: interval, ZeroCopy: f.zero, IdleTimeout: f.idle,
 		OnTest: func(client string, p *iperf3.Params) {
 			doc = a.newDocument("net.server")
 			doc.Targets = []result.Target{}
-			counters = sysinfo.Default().Counters()
+			counters = a.begin(cmd.Context())
 			logf("test from %s (%s)", client, orVersion(p.ClientVersion))
 			lines = &report.NetIntervals{W: out, MiB: a.units == report.UnitsBoth, UDP: p.UDP}
 		},

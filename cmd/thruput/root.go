@@ -39,6 +39,7 @@ type app struct {
 	// stdout replaces standard output when set: the suite's runs print
 	// nowhere, their documents go to the report.
 	stdout io.Writer
+	health healthFlags
 	history
 }
 

@@ -141,7 +141,7 @@ func cliffWords(t *testing.T, doc *result.Document, table ...string) {
 	if err := report.Write(&buf, doc, report.Options{Format: "csv"}); err != nil {
 		t.Fatal(err)
 	}
-	if head, _, _ := strings.Cut(buf.String(), "\n"); !strings.HasSuffix(head, ",ci_relative,ci_windows,ci_converged,ci_warmup_s") {
+	if head, _, _ := strings.Cut(buf.String(), "\n"); !strings.HasSuffix(head, ",ci_relative,ci_windows,ci_converged,ci_warmup_s,suspect") {
 		t.Errorf("CSV header %s", head)
 	}
 }

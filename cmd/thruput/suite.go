@@ -273,6 +273,8 @@ func (a *app) runChild(ctx context.Context, args []string, docs *[]*result.Docum
 	}
 	root := newRoot(child)
 	root.SetArgs(args)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	return root.ExecuteContext(ctx)
 }
 

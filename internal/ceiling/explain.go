@@ -7,8 +7,9 @@ import (
 // Explain sets doc.Bottlenecks from doc.System and the method's figures:
 // per disk target and direction its best figure (the one that comes
 // closest to a link's ceiling), per network direction the receiver's rate.
-// Without doc.System it does nothing.
+// Without doc.System it does nothing but name the CPU (see CPU).
 func Explain(doc *result.Document) {
+	defer CPU(doc)
 	if doc.System == nil {
 		return
 	}

@@ -46,6 +46,7 @@ func New(groups []Group, baseline int) (*Comparison, error) {
 	c := &Comparison{Method: method, Columns: make([]Column, len(cols))}
 	for i, col := range cols {
 		c.Columns[i] = col.Column
+		c.Columns[i].Suspect = suspectRuns(groups, col.Runs)
 	}
 	for _, k := range order(ranks) {
 		r := Row{Section: k.section, Step: k.step, Metric: k.metric, HigherIsBetter: higherIsBetter(k.metric)}

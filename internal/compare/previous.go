@@ -77,7 +77,7 @@ func Against(now, prev *result.Document) *result.Previous {
 		return nil
 	}
 	var logSum float64
-	p := &result.Previous{ID: prev.ID, StartedAt: prev.StartedAt}
+	p := &result.Previous{ID: prev.ID, StartedAt: prev.StartedAt, Suspect: suspectSide(now, prev)}
 	for _, r := range c.Rows {
 		if !headline(r) || len(r.Cells) != 2 {
 			continue

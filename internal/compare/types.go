@@ -21,6 +21,9 @@ type Column struct {
 	// Cached names the read steps whose figure the page cache, not the
 	// device, served in some run of the column (result.DeviceShare).
 	Cached []string `json:"cached,omitempty"`
+	// Suspect are the column's suspect runs, "<id>: suspect: <reasons>":
+	// measured under under-voltage, throttling or a kernel error.
+	Suspect []string `json:"suspect,omitempty"`
 }
 
 // Row is one figure of one step, across every column.

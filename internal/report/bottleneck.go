@@ -18,6 +18,9 @@ func bottlenecks(ew *errWriter, doc *result.Document, md bool) {
 		ew.printf("\nBottlenecks:\n")
 	}
 	for _, b := range doc.Bottlenecks {
+		if doc.Suspect() {
+			b.Figure += " " + result.SuspectMark
+		}
 		if md {
 			ew.printf("- **%s**: %s\n", b.Figure, b.Verdict)
 		} else {

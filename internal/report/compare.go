@@ -51,6 +51,7 @@ func comparisonText(w io.Writer, c *compare.Comparison, md bool) error {
 		if i == c.Baseline {
 			d += "; the baseline"
 		}
+		d += suspectColumn(col)
 		if md {
 			ew.printf("- **%s**: %s\n", names[i], d)
 		} else {
@@ -71,6 +72,7 @@ func comparisonText(w io.Writer, c *compare.Comparison, md bool) error {
 		ew.printf("\n")
 		ew.err = t.print(ew, md)
 	}
+	suspectFootnote(ew, c)
 	return ew.err
 }
 

@@ -215,9 +215,12 @@ type htmlDoc struct {
 	Charts              []htmlChart
 	Tables              []htmlTable
 	Bottlenecks         []htmlBottleneck
-	Facts               []htmlFact
-	Targets             *htmlTable
-	System              *htmlSystem
+	// Suspect is a suspect run's footnote, Health its health lines.
+	Suspect string
+	Health  []string
+	Facts   []htmlFact
+	Targets *htmlTable
+	System  *htmlSystem
 	// Machine, when set, is the anchor of the page's one description of
 	// the machine the run was made on; the run shows only what is its own
 	// (command, targets, traffic).
@@ -503,6 +506,7 @@ func htmlDocOf(d *result.Document, i int, anchors map[string]int, o HTMLOptions)
 		}
 		hd.Bottlenecks = append(hd.Bottlenecks, hb)
 	}
+	hd.Suspect, hd.Health = SuspectFootnote(d), HealthLines(d.Health)
 	hd.Facts = hostFacts(d)
 	if len(d.Targets) > 0 {
 		t := targetsTable(d.Targets)
@@ -813,6 +817,9 @@ footer{margin-top:3em;color:#777;font-size:.85rem}
 <ul class="hops">{{range .Hops}}<li{{if .Limit}} class="limit"{{end}}>{{.Text}}{{if .Limit}} ← lowest ceiling{{end}}</li>{{end}}</ul>{{with .SharedWith}}
 <p class="meta">Shared with: {{range $i, $s := .}}{{if not (first $i)}}; {{end}}{{$s}}{{end}}</p>{{end}}</li>{{end}}
 </ul>
+{{end}}{{with .Suspect}}<p class="warn">! {{.}}</p>
+{{end}}{{with .Health}}<h3>Health during the run</h3>
+<ul>{{range .}}<li>{{.}}</li>{{end}}</ul>
 {{end}}<h3>Machine</h3>
 {{if .Machine}}<p class="meta">On <a href="#{{.Machine}}">{{.MachineName}}</a>, described once below.</p>
 {{end}}<dl class="facts">{{range .Facts}}

@@ -83,7 +83,10 @@ func Write(w io.Writer, doc *result.Document, o Options) error {
 	default:
 		return fmt.Errorf("unknown format %q (use %s)", format, strings.Join(Formats, ", "))
 	}
-	if err := write(w, doc, o); err != nil || format == "csv" || doc.Previous == nil {
+	if format == "csv" {
+		return suspectCSV(w, doc, o)
+	}
+	if err := write(w, doc, o); err != nil || doc.Previous == nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "\n%s\n", PreviousLine(doc.Previous))
@@ -109,10 +112,10 @@ func PreviousLine(p *result.Previous) string {
 	if rest := p.Figures - p.Judged; rest > 0 && p.Judged > 0 {
 		parts = append(parts, fmt.Sprintf("%d without an interval, by ratio alone", rest))
 	}
-	if len(parts) == 0 {
-		return s
+	if len(parts) > 0 {
+		s += " (" + strings.Join(parts, ", ") + ")"
 	}
-	return s + " (" + strings.Join(parts, ", ") + ")"
+	return s + suspectPrevious(p)
 }
 
 func write(w io.Writer, doc *result.Document, o Options) error {
@@ -169,6 +172,7 @@ func body(ew *errWriter, doc *result.Document, ts []table, md bool) {
 		}
 	}
 	bottlenecks(ew, doc, md)
+	health(ew, doc, md)
 	status(ew, doc)
 }
 

@@ -128,6 +128,9 @@ type Document struct {
 	// Bottlenecks explain the run's main figures against the ceilings of
 	// the links they crossed.
 	Bottlenecks []Bottleneck `json:"bottlenecks,omitempty"`
+	// Health is what the CPUs, clocks, power supply and kernel did while
+	// the run measured, and why its figures may be suspect.
+	Health *Health `json:"health,omitempty"`
 	// Labels are the user's key=value tags (device, fs, channel, site ...)
 	// from --label, which the store filters on and compare groups by.
 	Labels map[string]string `json:"labels,omitempty"`
@@ -160,6 +163,10 @@ type Previous struct {
 	// and slower beyond noise" (some judged figures moved, in those
 	// directions), or "no interval to judge by" (none could be judged).
 	Verdict string `json:"verdict"`
+	// Suspect is "this run", "the previous run" or "both runs" when
+	// either was measured under suspect conditions (Document.Suspect):
+	// then faster or slower may be the machine's health, not the change.
+	Suspect string `json:"suspect,omitempty"`
 }
 
 // Imported says where a converted document came from.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/thruput/thruput/internal/result"
@@ -23,12 +24,24 @@ var summarizers = map[string]func(*result.Document) string{
 
 // Summary is the headline figure(s) of a run, as a list shows them: "read
 // 23.7 MiB/s, write 20.9 MiB/s (max)", "up 941.2 Mbit/s"; "" for a method
-// without one or a run that measured nothing.
+// without one or a run that measured nothing. A suspect run's line says
+// so and why: "up 941.2 Mbit/s ! suspect (under-voltage)".
 func Summary(doc *result.Document) string {
-	if f := summarizers[doc.Method]; f != nil {
-		return f(doc)
+	f := summarizers[doc.Method]
+	if f == nil {
+		return ""
 	}
-	return ""
+	s := f(doc)
+	if s != "" && doc.Suspect() {
+		var reasons []string
+		for _, x := range doc.Health.Suspect {
+			if !slices.Contains(reasons, x.Reason) {
+				reasons = append(reasons, x.Reason)
+			}
+		}
+		s += " " + result.SuspectMark + " suspect (" + strings.Join(reasons, ", ") + ")"
+	}
+	return s
 }
 
 // sweepSummary is the best block size of each phase: what the device can

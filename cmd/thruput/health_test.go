@@ -1,0 +1,222 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/thruput/thruput/internal/fstest"
+	"github.com/thruput/thruput/internal/result"
+)
+
+// loopback runs a net client and server on loopback for 3 s, both under
+// taskset -c cpus when cpus is set, and returns the client's exit and run.
+func loopback(t *testing.T, cpus string, extra ...string) (outcome, *result.Document) {
+	t.Helper()
+	port := strconv.Itoa(freePort(t))
+	wrap := func(args ...string) *exec.Cmd {
+		if cpus == "" {
+			return exec.Command(thruputBin, args...)
+		}
+		return exec.Command("taskset", append([]string{"-c", cpus, thruputBin}, args...)...)
+	}
+	srv := startBackground(t, wrap("net", "server", "-p", port, "--once", "--bind", "127.0.0.1", "-q"))
+	p, _ := strconv.Atoi(port)
+	waitListening(t, p)
+	o := runOutcome(t, wrap(append([]string{"net", "client", "127.0.0.1", "-p", port, "-t", "3", "--json", "--no-save"}, extra...)...), nil)
+	srv.wait(t)
+	doc, err := result.Read(strings.NewReader(o.stdout))
+	if err != nil || doc.Health == nil {
+		t.Fatalf("net client: exit %d, no health: %v\n%s%s", o.code, err, o.stdout, o.stderr)
+	}
+	return o, doc
+}
+
+func loopbackRun(t *testing.T, cpus string) *result.Document {
+	t.Helper()
+	o, doc := loopback(t, cpus)
+	if o.code != 0 {
+		t.Fatalf("net client: exit %d\n%s", o.code, o.stderr)
+	}
+	return doc
+}
+
+func verdicts(doc *result.Document) string {
+	var vs []string
+	for _, b := range doc.Bottlenecks {
+		vs = append(vs, b.Verdict)
+	}
+	return strings.Join(vs, "\n")
+}
+
+// TestHealthPinnedCore: client and server pinned to CPU 1 make that core
+// the bottleneck, named; unpinned on two CPUs no one core is.
+func TestHealthPinnedCore(t *testing.T) {
+	fstest.Long(t, "it measures loopback for seconds")
+	if _, err := exec.LookPath("taskset"); err != nil {
+		t.Skip("no taskset")
+	}
+	doc := loopbackRun(t, "")
+	if v := verdicts(doc); strings.Contains(v, " was ") && strings.Contains(v, "% busy") {
+		t.Errorf("unpinned, a core was named:\n%s\n%+v", v, doc.Health.CPUs)
+	}
+	doc = loopbackRun(t, "1")
+	var cpu0, cpu1 float64
+	for _, c := range doc.Health.CPUs {
+		switch c.CPU {
+		case 0:
+			cpu0 = c.Busy
+		case 1:
+			cpu1 = c.Busy
+		}
+	}
+	if cpu1 < 90 {
+		t.Fatalf("CPU 1 only %.0f %% busy with the test pinned to it: %+v", cpu1, doc.Health.CPUs)
+	}
+	// Other processes on this shared machine may fill CPU 0 too: then
+	// no one core stands out, rightly, and there is nothing to test.
+	if cpu0 > 60 {
+		t.Skipf("CPU 0 was %.0f %% busy with other processes (%v CPUs): the machine is too busy to tell one core from all", cpu0, *doc.Health.OthersCPUs)
+	}
+	if v := verdicts(doc); !strings.Contains(v, "CPU 1 was ") || !strings.Contains(v, "bound to one core") {
+		t.Errorf("pinned to CPU 1, the verdict does not name it:\n%s", v)
+	}
+}
+
+// cgroupDir makes a cgroup with a CPU quota of 20 % on cgroup v2 or v1,
+// whichever this machine has, removed when the test ends.
+func cgroupDir(t *testing.T) (dir, procs string) {
+	t.Helper()
+	name := fmt.Sprintf("thruput-test-%d", os.Getpid())
+	if _, err := os.Stat("/sys/fs/cgroup/cgroup.controllers"); err == nil {
+		dir = filepath.Join("/sys/fs/cgroup", name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Skipf("cgroup v2: %v", err)
+		}
+		t.Cleanup(func() { os.Remove(dir) })
+		if err := os.WriteFile(filepath.Join(dir, "cpu.max"), []byte("20000 100000"), 0); err != nil {
+			t.Skipf("cgroup v2 cpu.max (no cpu controller delegated): %v", err)
+		}
+		return dir, filepath.Join(dir, "cgroup.procs")
+	}
+	for _, h := range []string{"cpu,cpuacct", "cpu"} {
+		base := filepath.Join("/sys/fs/cgroup", h)
+		if _, err := os.Stat(filepath.Join(base, "cpu.cfs_quota_us")); err != nil {
+			continue
+		}
+		dir = filepath.Join(base, name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Remove(dir) })
+		if err := os.WriteFile(filepath.Join(dir, "cpu.cfs_period_us"), []byte("100000"), 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "cpu.cfs_quota_us"), []byte("20000"), 0); err != nil {
+			t.Fatal(err)
+		}
+		return dir, filepath.Join(dir, "cgroup.procs")
+	}
+	t.Skip("no cgroup cpu controller")
+	return "", ""
+}
+
+// TestHealthCgroupQuota: a sweep in a cgroup held to 20 % of a CPU says
+// so, with the time it was throttled.
+func TestHealthCgroupQuota(t *testing.T) {
+	fstest.RequireRoot(t)
+	_, procs := cgroupDir(t)
+	dir := t.TempDir()
+	cmd := exec.Command("sh", "-c", `echo $$ > "$0" && exec "$@"`, procs, thruputBin,
+		"disk", "sweep", dir, "--sizes", "4k", "--file-size", "128M", "--json", "-q", "--no-save")
+	o := runOutcome(t, cmd, nil)
+	if o.code != 0 {
+		t.Fatalf("sweep: exit %d\n%s", o.code, o.stderr)
+	}
+	doc, err := result.Read(strings.NewReader(o.stdout))
+	if err != nil || doc.Health == nil || doc.Health.Cgroup == nil {
+		t.Fatalf("no cgroup health: %v\n%s", err, o.stdout)
+	}
+	cg := doc.Health.Cgroup
+	if cg.QuotaCPUs != 0.2 || cg.NrThrottled == 0 || cg.ThrottledMicros == 0 {
+		t.Errorf("cgroup %+v: want a 0.2 quota, throttled", cg)
+	}
+	if v := verdicts(doc); !strings.Contains(v, "of its cgroup's quota of 0.20") || !strings.Contains(v, "the quota holds it") {
+		t.Errorf("verdict does not name the quota:\n%s\nhealth own %v", v, *doc.Health.OwnCPUs)
+	}
+}
+
+// TestHealthKernelLine: a line written to the kernel log during a run
+// that matches a pattern marks the run suspect (and --strict exits 1);
+// one that matches nothing does not.
+func TestHealthKernelLine(t *testing.T) {
+	fstest.RequireRoot(t)
+	run := func(line string, extra ...string) (outcome, *result.Document) {
+		wrote := make(chan error, 1)
+		go func() {
+			time.Sleep(time.Second)
+			wrote <- os.WriteFile("/dev/kmsg", []byte(line+"\n"), 0)
+		}()
+		o, doc := loopback(t, "", extra...)
+		if err := <-wrote; err != nil {
+			t.Fatal(err)
+		}
+		if doc.Health.Kernel == nil {
+			t.Fatalf("kernel log unknown as root: %v", doc.Health.Unknown)
+		}
+		return o, doc
+	}
+	tag := fmt.Sprintf("thruput-test-%d", time.Now().UnixNano())
+	o, doc := run(tag+": blk_update_request: I/O error, dev loop99, sector 0", "--strict")
+	found := false
+	for _, m := range doc.Health.Kernel.Matched {
+		found = found || strings.Contains(m.Line, tag) && m.AtS >= 0.5
+	}
+	if !found || !doc.Suspect() || !strings.Contains(doc.SuspectNote(), tag) {
+		t.Errorf("the I/O error line did not make the run suspect: %+v", doc.Health.Suspect)
+	}
+	if o.code != 1 || !strings.Contains(o.stderr, "--strict: the run is suspect") {
+		t.Errorf("--strict on a suspect run: exit %d\n%s", o.code, o.stderr)
+	}
+	_, doc = run(tag + ": all is well")
+	for _, m := range doc.Health.Kernel.Matched {
+		if strings.Contains(m.Line, tag) {
+			t.Errorf("a line matching nothing was matched: %+v", m)
+		}
+	}
+	if doc.Health.Kernel.New == 0 {
+		t.Error("the line written was not counted")
+	}
+}
+
+// TestHealthOthersCPU: a process spinning beside a run is reported as
+// other processes' CPU.
+func TestHealthOthersCPU(t *testing.T) {
+	fstest.Long(t, "it measures for seconds")
+	hog := exec.Command("sh", "-c", "while :; do :; done")
+	if err := hog.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = hog.Process.Kill(); _ = hog.Wait() })
+	doc := loopbackRun(t, "")
+	h := doc.Health
+	if h == nil || h.OthersCPUs == nil || *h.OthersCPUs < 0.5 {
+		t.Fatalf("others' CPU with a hog running: %+v", h)
+	}
+	if v := verdicts(doc); !strings.Contains(v, "other processes used") {
+		t.Errorf("the verdict does not name the other processes:\n%s", v)
+	}
+}
+
+// TestHealthOff: --no-health leaves the section out.
+func TestHealthOff(t *testing.T) {
+	doc := sweepJSON(t, t.TempDir(), "--sizes", "4k", "--file-size", "1M", "--no-save", "--no-health")
+	if doc.Health != nil {
+		t.Errorf("--no-health sampled: %+v", doc.Health)
+	}
+}

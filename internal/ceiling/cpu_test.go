@@ -1,0 +1,101 @@
+package ceiling
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/thruput/thruput/internal/result"
+)
+
+func float(v float64) *float64 { return &v }
+
+// pi4Health is the network post's Pi 4: CPU 0 near 100 % in interrupt
+// handling, all of xhci_hcd's interrupts on it.
+func pi4Health() *result.Health {
+	return &result.Health{
+		CPUs: []result.CPUTime{
+			{CPU: 0, Busy: 97, IRQ: 30, Softirq: 41, System: 20, User: 6},
+			{CPU: 1, Busy: 12}, {CPU: 2, Busy: 8}, {CPU: 3, Busy: 5},
+		},
+		Interrupts: []result.IRQCount{
+			{IRQ: "3", Name: "arch_timer", Count: 9000, TopCPU: 1, TopShare: 0.3},
+			{IRQ: "46", Name: "xhci_hcd", Count: 400000, TopCPU: 0, TopShare: 0.99},
+		},
+		OthersCPUs: float(0.1),
+	}
+}
+
+func TestCPUVerdictBelowLink(t *testing.T) {
+	doc := &result.Document{Net: &result.Net{}, Health: pi4Health(), Bottlenecks: []result.Bottleneck{{
+		Figure: "net up via eth1", BytesPerSec: 60e6, Limit: 0, Share: 0.5,
+		Hops:    []result.Hop{{Name: "eth1", Link: "1 Gbit/s Ethernet", CeilingBytesPerSec: 118e6}},
+		Verdict: "old",
+	}}}
+	CPU(doc)
+	b := doc.Bottlenecks[0]
+	want := "CPU 0 was 97 % busy (irq+softirq 71 %) for the whole test; interrupt 46 (xhci_hcd) fired 99 % on CPU 0: the receive path is bound to one core; below the link (50 % of the 1 Gbit/s Ethernet ceiling at eth1), the CPU is the bottleneck."
+	if b.Verdict != want {
+		t.Errorf("verdict\n%s\nwant\n%s", b.Verdict, want)
+	}
+	if len(b.Hops) != 2 || b.Hops[1].Name != "CPU 0" {
+		t.Errorf("hops %+v", b.Hops)
+	}
+}
+
+func TestCPUVerdictAtLinkLeavesIt(t *testing.T) {
+	doc := &result.Document{Net: &result.Net{}, Health: pi4Health(), Bottlenecks: []result.Bottleneck{{
+		Figure: "net up via eth0", Limit: 0, Share: 0.95, Hops: []result.Hop{{Name: "eth0"}}, Verdict: "the link",
+	}}}
+	CPU(doc)
+	if doc.Bottlenecks[0].Verdict != "the link" {
+		t.Errorf("a figure at its link's ceiling got %q", doc.Bottlenecks[0].Verdict)
+	}
+}
+
+func TestCPUVerdictLoopback(t *testing.T) {
+	doc := &result.Document{Net: &result.Net{Parameters: result.NetParameters{Interface: "lo"},
+		Sums: []result.NetSum{{Direction: "up", Receiver: result.NetFigure{BitsPerSecond: 8e9}}}},
+		Health: &result.Health{CPUs: []result.CPUTime{{CPU: 0, Busy: 40}, {CPU: 1, Busy: 99, System: 80, User: 19}}}}
+	CPU(doc)
+	if len(doc.Bottlenecks) != 1 {
+		t.Fatalf("bottlenecks %+v", doc.Bottlenecks)
+	}
+	b := doc.Bottlenecks[0]
+	if b.Figure != "net up via lo" || b.Verdict != "8000.0 Mbit/s: CPU 1 was 99 % busy (irq+softirq 0 %) for the whole test: the work is bound to one core." {
+		t.Errorf("%+v", b)
+	}
+}
+
+func TestCPUVerdictNone(t *testing.T) {
+	for name, h := range map[string]*result.Health{
+		// Every core busy: no one core is the limit.
+		"all busy": {CPUs: []result.CPUTime{{CPU: 0, Busy: 98}, {CPU: 1, Busy: 95}}},
+		"idle":     {CPUs: []result.CPUTime{{CPU: 0, Busy: 50}, {CPU: 1, Busy: 10}}, OthersCPUs: float(0.2)},
+		"unknown":  {},
+	} {
+		doc := &result.Document{Net: &result.Net{Sums: []result.NetSum{{Direction: "up", Receiver: result.NetFigure{BitsPerSecond: 1e9}}}}, Health: h}
+		CPU(doc)
+		if len(doc.Bottlenecks) != 0 {
+			t.Errorf("%s: %+v", name, doc.Bottlenecks)
+		}
+	}
+}
+
+func TestCPUVerdictQuotaAndOthers(t *testing.T) {
+	h := &result.Health{OwnCPUs: float(0.2), OthersCPUs: float(1.2),
+		Cgroup: &result.CgroupCPU{Version: 1, Path: "/t", QuotaCPUs: 0.2, NrThrottled: 40, ThrottledMicros: 3400000}}
+	doc := &result.Document{Sweep: &result.Sweep{}, Health: h, Bottlenecks: []result.Bottleneck{{Figure: "write /mnt", Limit: -1, Hops: []result.Hop{{Name: "sda"}}, Verdict: "v"}}}
+	CPU(doc)
+	v := doc.Bottlenecks[0].Verdict
+	for _, want := range []string{"thruput used 0.20 CPUs of its cgroup's quota of 0.20 (/t), throttled 40 times for 3.4 s: the quota holds it", "other processes used 1.2 CPUs during the run", "the CPU is the bottleneck"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("verdict %q lacks %q", v, want)
+		}
+	}
+	h.Cgroup = nil
+	doc.Bottlenecks[0].Verdict, doc.Bottlenecks[0].Hops = "v.", doc.Bottlenecks[0].Hops[:1]
+	CPU(doc)
+	if v := doc.Bottlenecks[0].Verdict; v != "v. Meanwhile other processes used 1.2 CPUs during the run." {
+		t.Errorf("others alone: %q", v)
+	}
+}

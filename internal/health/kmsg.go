@@ -1,0 +1,113 @@
+package health
+
+import (
+	"errors"
+	"io"
+	"regexp"
+	"strings"
+	"syscall"
+)
+
+// Pattern is a kernel log message that says a figure measured while it
+// appeared may be wrong: the storage, USB, network or power path failing
+// under the load. Kind is "storage", "usb", "network" or "power".
+type Pattern struct {
+	Name string
+	Kind string
+	re   *regexp.Regexp
+}
+
+// Patterns are the kernel messages a run is marked suspect for, the ones
+// sbc-bench scans for and the ones Raspberry Pi storage and network
+// threads quote. Each matches anywhere in the message text.
+var Patterns = []Pattern{
+	{"xhci died", "usb", regexp.MustCompile(`xHCI host (controller not responding|not responding to stop endpoint)|HC died`)},
+	{"usb reset", "usb", regexp.MustCompile(`reset (low|full|high|super|wireless|SuperSpeed( Plus)?|SuperSpeed Gen \S+)[- ]speed USB device|reset SuperSpeed.* USB device`)},
+	{"usb disconnect", "usb", regexp.MustCompile(`USB disconnect, device number`)},
+	{"uas abort", "storage", regexp.MustCompile(`uas_eh_(abort|device_reset)_handler|uas_zap_pending`)},
+	{"scsi error", "storage", regexp.MustCompile(`FAILED Result: hostbyte=|Sense Key : (Medium|Hardware) Error|critical (target|medium) error`)},
+	{"i/o error", "storage", regexp.MustCompile(`I/O error|blk_update_request: .*error`)},
+	{"filesystem error", "storage", regexp.MustCompile(`(EXT4|XFS|BTRFS|F2FS)(-fs)? (\(\S+\) )?(error|warning)|Remounting filesystem read-only`)},
+	{"mmc timeout", "storage", regexp.MustCompile(`mmc\d+: .*([Tt]imeout|timed out)|mmcblk\d+: .*error -110`)},
+	{"mmc re-tuning", "storage", regexp.MustCompile(`mmc\d+: .*(tuning execution failed|[Rr]e-?tuning)|Controller never released inhibit`)},
+	{"pcie aer", "storage", regexp.MustCompile(`AER: |PCIe Bus Error`)},
+	{"nvme timeout", "storage", regexp.MustCompile(`nvme\S*: I/O \d+ .*timeout|nvme\S*: controller is down`)},
+	{"netdev watchdog", "network", regexp.MustCompile(`NETDEV WATCHDOG|transmit queue \d+ timed out|tx timeout`)},
+	{"link down", "network", regexp.MustCompile(`Link is Down`)},
+	{"under-voltage", "power", regexp.MustCompile(`[Uu]nder-?voltage detected|Undervoltage detected`)},
+}
+
+// Match is the first pattern the message matches.
+func Match(msg string) (Pattern, bool) {
+	for _, p := range Patterns {
+		if p.re.MatchString(msg) {
+			return p, true
+		}
+	}
+	return Pattern{}, false
+}
+
+// kmsgRecord is the text of one /dev/kmsg record:
+//
+//	6,1402,4253122,-;usb 2-1: reset SuperSpeed USB device number 2 using xhci_hcd
+//	 SUBSYSTEM=usb
+//
+// prefix (priority, sequence, microseconds, flags), ";", the message,
+// then dictionary lines that start with a space.
+func kmsgRecord(rec string) (string, bool) {
+	_, msg, ok := strings.Cut(rec, ";")
+	if !ok {
+		return "", false
+	}
+	msg, _, _ = strings.Cut(msg, "\n")
+	return msg, true
+}
+
+// kmsg reads the records logged since it was opened. A read of
+// /dev/kmsg returns one record; EAGAIN says there are no more, EPIPE that
+// some were overwritten before they were read. Raw reads, not os.File:
+// the runtime's poller would make a non-blocking read wait.
+type kmsg struct {
+	fd   int
+	lost bool
+	buf  []byte
+}
+
+// openKmsg opens path and skips what was logged before; an error means
+// the log cannot be read (no CAP_SYSLOG with dmesg_restrict, no device).
+func openKmsg(path string) (*kmsg, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := syscall.Seek(fd, 0, io.SeekEnd); err != nil {
+		syscall.Close(fd)
+		return nil, err
+	}
+	// A record is at most 8 KiB with its dictionary (PRINTK_MESSAGE_MAX
+	// and CONSOLE_EXT_LOG_MAX in printk.h); a smaller buffer gets EINVAL.
+	return &kmsg{fd: fd, buf: make([]byte, 8192)}, nil
+}
+
+// read returns the messages logged since the last read.
+func (k *kmsg) read() []string {
+	var out []string
+	for range 10000 {
+		n, err := syscall.Read(k.fd, k.buf)
+		switch {
+		case errors.Is(err, syscall.EPIPE):
+			k.lost = true
+			continue
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case err != nil || n <= 0:
+			return out
+		}
+		if msg, ok := kmsgRecord(string(k.buf[:n])); ok {
+			out = append(out, msg)
+		}
+	}
+	return out
+}
+
+func (k *kmsg) close() { syscall.Close(k.fd) }

@@ -1,0 +1,211 @@
+package result
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Health is what the machine did while a run measured, sampled every
+// second and at the start and end (internal/health): how busy each CPU
+// was and with what, which interrupt lines fired where, the clocks, the
+// temperatures, the Raspberry Pi firmware's throttling, the CPU other
+// processes took, thruput's own cgroup throttling and the kernel's
+// complaints. A fact that could not be read is named in Unknown and its
+// field left out: unknown is never written as zero.
+type Health struct {
+	// Seconds is the time sampled; Samples how many readings it took
+	// (the start, one a second, the end).
+	Seconds float64 `json:"seconds"`
+	Samples int     `json:"samples"`
+	// CPUs is each CPU's time over the run, in percent of that CPU.
+	CPUs []CPUTime `json:"cpus,omitempty"`
+	// Interrupts are the lines that fired most during the run, most
+	// first, with their count on each CPU.
+	Interrupts []IRQCount `json:"interrupts,omitempty"`
+	// Softirqs are NET_RX, NET_TX and BLOCK, counted per CPU over the run.
+	Softirqs []SoftirqCount `json:"softirqs,omitempty"`
+	// Clocks are the cpufreq policies' clocks over the run.
+	Clocks []Clock `json:"clocks,omitempty"`
+	// Temperatures are the thermal zones, in degrees Celsius.
+	Temperatures []Temperature `json:"temperatures,omitempty"`
+	// Throttled is the Raspberry Pi firmware's get_throttled over the run.
+	Throttled *Throttled `json:"throttled,omitempty"`
+	// OthersCPUs is the CPU time other processes took during the run,
+	// in CPUs (1.2 is one core and a fifth); OwnCPUs thruput's own.
+	OthersCPUs *float64 `json:"others_cpus,omitempty"`
+	OwnCPUs    *float64 `json:"own_cpus,omitempty"`
+	// Cgroup is the CPU throttling of thruput's own cgroup.
+	Cgroup *CgroupCPU `json:"cgroup,omitempty"`
+	// Kernel is what the kernel logged during the run.
+	Kernel *KernelLog `json:"kernel,omitempty"`
+	// Unknown names the facts that could not be read: "cpus",
+	// "interrupts", "softirqs", "clocks", "temperatures", "throttled",
+	// "own_cpu", "cgroup", "kernel".
+	Unknown []string `json:"unknown,omitempty"`
+	// Suspect are the reasons the run's figures may not be the
+	// machine's own, each with the time it began; empty when none.
+	Suspect []Suspect `json:"suspect,omitempty"`
+}
+
+// CPUTime is one CPU's time over the run, each in percent of its time.
+type CPUTime struct {
+	CPU     int     `json:"cpu"`
+	User    float64 `json:"user"`
+	System  float64 `json:"system"`
+	IRQ     float64 `json:"irq"`
+	Softirq float64 `json:"softirq"`
+	IOWait  float64 `json:"iowait"`
+	Steal   float64 `json:"steal"`
+	// Busy is everything but idle and iowait.
+	Busy float64 `json:"busy"`
+}
+
+// IRQCount is one interrupt line's count during the run.
+type IRQCount struct {
+	IRQ  string `json:"irq"`
+	Name string `json:"name"`
+	// Count is the sum of PerCPU.
+	Count  int64   `json:"count"`
+	PerCPU []int64 `json:"per_cpu"`
+	// TopCPU is the CPU that took most of them, TopShare its part (0-1).
+	TopCPU   int     `json:"top_cpu"`
+	TopShare float64 `json:"top_share"`
+}
+
+// SoftirqCount is one softirq's count per CPU during the run.
+type SoftirqCount struct {
+	Name   string  `json:"name"`
+	PerCPU []int64 `json:"per_cpu"`
+}
+
+// Clock is one cpufreq policy over the run.
+type Clock struct {
+	// Policy is "policy0"; CPUs the CPUs it clocks ("0-3").
+	Policy string `json:"policy"`
+	CPUs   string `json:"cpus,omitempty"`
+	// Governor at the end of the run.
+	Governor string `json:"governor,omitempty"`
+	// MaxMHz is the policy's scaling maximum.
+	MaxMHz float64 `json:"max_mhz,omitempty"`
+	// MeanMHz is the mean clock from time_in_state's deltas, where the
+	// kernel keeps them; MinSeenMHz and MaxSeenMHz bound scaling_cur_freq
+	// as sampled (the clock the kernel asked for).
+	MeanMHz    float64 `json:"mean_mhz,omitempty"`
+	MinSeenMHz float64 `json:"min_seen_mhz,omitempty"`
+	MaxSeenMHz float64 `json:"max_seen_mhz,omitempty"`
+}
+
+// Temperature is one thermal zone over the run.
+type Temperature struct {
+	Zone   string  `json:"zone"`
+	Type   string  `json:"type,omitempty"`
+	StartC float64 `json:"start_c"`
+	MaxC   float64 `json:"max_c"`
+	EndC   float64 `json:"end_c"`
+	// MaxAtS is when MaxC was first read, in seconds from the start.
+	MaxAtS float64 `json:"max_at_s"`
+}
+
+// Throttled is get_throttled over the run.
+type Throttled struct {
+	// Source is the file read.
+	Source string `json:"source"`
+	// Start and End are the bit field at the start and end ("0x50005").
+	Start string `json:"start"`
+	End   string `json:"end"`
+	// Events are the bits seen set during the run, in bit order.
+	Events []ThrottleEvent `json:"events,omitempty"`
+}
+
+// ThrottleEvent is one get_throttled bit seen set during the run.
+type ThrottleEvent struct {
+	Bit     int    `json:"bit"`
+	Meaning string `json:"meaning"`
+	// AtStart is set when the bit was already set as the run began.
+	AtStart bool `json:"at_start,omitempty"`
+	// FirstSeenS is when it was first seen, in seconds from the start.
+	FirstSeenS float64 `json:"first_seen_s"`
+}
+
+// CgroupCPU is the CPU controller of thruput's own cgroup over the run.
+type CgroupCPU struct {
+	// Version is 1 or 2; Path the cgroup ("/user.slice/...").
+	Version int    `json:"version"`
+	Path    string `json:"path"`
+	// QuotaCPUs is the quota in CPUs (0.2 for 20 ms a 100 ms period);
+	// absent when there is none.
+	QuotaCPUs float64 `json:"quota_cpus,omitempty"`
+	// Periods in which the group was throttled, and for how long, during
+	// the run.
+	NrThrottled     int64 `json:"nr_throttled"`
+	ThrottledMicros int64 `json:"throttled_us"`
+}
+
+// KernelLog is what the kernel logged during the run (/dev/kmsg).
+type KernelLog struct {
+	// New is how many lines it logged.
+	New int `json:"new_lines"`
+	// Matched are the lines that match a known error pattern.
+	Matched []KernelLine `json:"matched,omitempty"`
+	// Lost is set when lines were overwritten before they were read.
+	Lost bool `json:"lost,omitempty"`
+}
+
+// KernelLine is a kernel log line that matches an error pattern.
+type KernelLine struct {
+	// AtS is when it was read, in seconds from the start.
+	AtS float64 `json:"at_s"`
+	// Pattern names the pattern ("usb reset"); Kind is storage, usb,
+	// network or power.
+	Pattern string `json:"pattern"`
+	Kind    string `json:"kind"`
+	Line    string `json:"line"`
+}
+
+// Suspect is one reason a run's figures may not be the machine's own.
+type Suspect struct {
+	// Reason is "under-voltage", "throttled", "frequency capped", "soft
+	// temperature limit", "clock below maximum", "kernel error".
+	Reason string `json:"reason"`
+	// AtS is when it began, in seconds from the start of sampling.
+	AtS float64 `json:"at_s"`
+	// Detail is the fact behind it: the bit, the clock, the log line.
+	Detail string `json:"detail"`
+}
+
+// Suspect reports whether the run's figures are suspect: measured under
+// under-voltage, throttling, a temperature limit, a lowered clock or a
+// kernel error.
+func (d *Document) Suspect() bool {
+	return d.Health != nil && len(d.Health.Suspect) > 0
+}
+
+// SuspectNote is the one line that says why a run is suspect ("suspect:
+// under-voltage at 3.0 s (bit 0); kernel error at 7.2 s (...)"), or "".
+func (d *Document) SuspectNote() string {
+	if !d.Suspect() {
+		return ""
+	}
+	var parts []string
+	for _, s := range d.Health.Suspect {
+		parts = append(parts, fmt.Sprintf("%s from %.1f s (%s)", s.Reason, s.AtS, s.Detail))
+	}
+	return "suspect: " + strings.Join(parts, "; ")
+}
+
+// SuspectReasons are the reasons with the time each began, without the
+// facts behind them: "under-voltage from 2.0 s; kernel error from 7.5 s".
+func (d *Document) SuspectReasons() string {
+	if !d.Suspect() {
+		return ""
+	}
+	var parts []string
+	for _, s := range d.Health.Suspect {
+		parts = append(parts, fmt.Sprintf("%s from %.1f s", s.Reason, s.AtS))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// SuspectMark is the symbol the tables put beside a suspect figure, with
+// the footnote that SuspectNote spells out.
+const SuspectMark = "!"
