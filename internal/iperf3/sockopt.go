@@ -46,8 +46,14 @@ func streamOptions(fd int, p *Params, udp bool) error {
 			return refuse(ieSetPacing, "SO_MAX_PACING_RATE %d B/s: %v", p.FQRate/8, err)
 		}
 	}
-	if p.DontFragment && udp && !v6 {
-		if err := unix.SetsockoptInt(fd, unix.IPPROTO_IP, unix.IP_MTU_DISCOVER, unix.IP_PMTUDISC_DO); err != nil {
+	if p.DontFragment && udp {
+		// A server's dual-stack socket is AF_INET6 and carries IPv4
+		// peers as mapped addresses: it takes the IPv4 option too.
+		err := unix.SetsockoptInt(fd, unix.IPPROTO_IP, unix.IP_MTU_DISCOVER, unix.IP_PMTUDISC_DO)
+		if v6 {
+			err = unix.SetsockoptInt(fd, unix.IPPROTO_IPV6, unix.IPV6_MTU_DISCOVER, unix.IPV6_PMTUDISC_DO)
+		}
+		if err != nil {
 			return refuse(ieSetDontFrag, "IP_MTU_DISCOVER: %v", err)
 		}
 	}
