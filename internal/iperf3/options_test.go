@@ -334,3 +334,36 @@ func deref(p *int64) int64 {
 	}
 	return *p
 }
+
+// TestParseResultsIperf314: an iperf3 3.14+ peer counts datagrams from the
+// start of the test and says which fell in the omitted start; a server's
+// own output rides along when the client asked for it.
+func TestParseResultsIperf314(t *testing.T) {
+	r, err := ParseResults([]byte(`{"cpu_util_total":1,"cpu_util_user":0.5,"cpu_util_system":0.5,"sender_has_retransmits":-1,
+		"server_output_text":"Accepted connection from 10.0.0.2, port 40000\n",
+		"streams":[{"id":1,"bytes":1400000,"retransmits":-1,"jitter":0.0001,"errors":12,"omitted_errors":2,"packets":1000,"omitted_packets":200}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Streams[0]; s.Packets != 800 || s.Errors != 10 || !strings.HasPrefix(r.ServerOutputText, "Accepted") {
+		t.Errorf("parsed %+v, output %q", s, r.ServerOutputText)
+	}
+	for _, bad := range []string{
+		`{"streams":[{"id":1,"bytes":1,"omitted_errors":2}]}`,
+		`{"streams":[{"id":1,"bytes":1,"omitted_errors":"2","omitted_packets":1}]}`,
+		`{"streams":[],"server_output_json":[1]}`,
+		`{"streams":[],"server_output_text":3}`,
+	} {
+		if _, err := ParseResults([]byte(bad)); err == nil {
+			t.Errorf("accepted %s", bad)
+		}
+	}
+	// What thruput sends reads back, its output included.
+	in := &Results{SenderHasRetransmits: 0, ServerOutputJSON: json.RawMessage(`{"start":{}}`),
+		Streams: []StreamResults{{ID: 1, Bytes: 10, Retransmits: -1, Packets: 7, Errors: 1}}}
+	b, _ := json.Marshal(in.wire())
+	out, err := ParseResults(b)
+	if err != nil || out.Streams[0].Packets != 7 || out.Streams[0].Errors != 1 || string(out.ServerOutputJSON) != `{"start":{}}` {
+		t.Errorf("round trip of %s: %+v, %v", b, out, err)
+	}
+}

@@ -52,8 +52,13 @@ func (r *Results) wire() map[string]any {
 			"errors":       s.Errors,
 			"packets":      s.Packets,
 			"out_of_order": s.OutOfOrder,
-			"start_time":   s.StartTime,
-			"end_time":     s.EndTime,
+			// The counts above start after the omitted start already;
+			// iperf3 3.14+ clients subtract these from them, and without
+			// them they subtract their own omitted counts.
+			"omitted_errors":  0,
+			"omitted_packets": 0,
+			"start_time":      s.StartTime,
+			"end_time":        s.EndTime,
 		}
 	}
 	m := map[string]any{
@@ -150,6 +155,18 @@ func ParseResults(b []byte) (*Results, error) {
 		); err != nil {
 			return nil, fmt.Errorf("results: stream %d: %v", i, err)
 		}
+		// iperf3 3.14+ counts datagrams from the start and says how many
+		// of them fell in the omitted start, both or neither.
+		_, hasErrs := so["omitted_errors"]
+		_, hasPkts := so["omitted_packets"]
+		if hasErrs != hasPkts {
+			return nil, fmt.Errorf("results: stream %d: omitted_errors and omitted_packets come together", i)
+		}
+		var omErrs, omPkts int64
+		if err := firstErr(so.int("omitted_errors", 0, big, &omErrs), so.int("omitted_packets", 0, big, &omPkts)); err != nil {
+			return nil, fmt.Errorf("results: stream %d: %v", i, err)
+		}
+		s.Errors, s.Packets = max(s.Errors-omErrs, 0), max(s.Packets-omPkts, 0)
 		if _, ok := so["id"]; !ok {
 			return nil, fmt.Errorf("results: stream %d has no id", i)
 		}
