@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -296,5 +297,115 @@ func TestOptionsWithIperf3(t *testing.T) {
 	if res = thruput(t, "net", "client", "127.0.0.1", "-p", port, "-t", "1", "--no-save", "--bind-dev", "nosuchdev0"); res.code == 0 ||
 		!strings.Contains(res.stderr, "nosuchdev0") {
 		t.Errorf("--bind-dev nosuchdev0: %d %s", res.code, res.stderr)
+	}
+}
+
+// TestJSONKeysLikeIperf3: thruput's -J carries every key iperf3's own -J
+// writes for the same test against the same iperf3 server, for TCP and UDP
+// each way. The iperf3 is Debian's, or the one $IPERF3 names (a 3.21 built
+// from source, as bench/net takes it).
+func TestJSONKeysLikeIperf3(t *testing.T) {
+	fstest.Long(t, "runs against the real iperf3")
+	peer := os.Getenv("IPERF3")
+	if peer == "" {
+		needTool(t, "iperf3")
+		peer = "iperf3"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	keysOf := func(who string, b []byte) map[string]bool {
+		var v any
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatalf("%s: %v\n%s", who, err, b)
+		}
+		m := map[string]bool{}
+		jsonKeys(v, "", m)
+		return m
+	}
+	for _, mode := range [][]string{{}, {"-R"}, {"-u", "-b", "10M"}, {"-u", "-b", "10M", "-R"}, {"--bidir"}} {
+		var keys [2]map[string]bool
+		for i, client := range [][]string{{peer, "-c"}, {thruputBin, "net", "client", "--no-save"}} {
+			port := freePort(t)
+			srv := startBackground(t, exec.CommandContext(ctx, peer, "-s", "-1", "-p", strconv.Itoa(port)))
+			waitListening(t, port)
+			args := append(append(client[1:], "127.0.0.1", "-p", strconv.Itoa(port), "-t", "1", "-J"), mode...)
+			out, err := exec.CommandContext(ctx, client[0], args...).Output()
+			if err != nil {
+				t.Fatalf("%v: %v\n%s", args, err, out)
+			}
+			srv.wait(t)
+			keys[i] = keysOf(client[0], out)
+		}
+		var missing []string
+		for k := range keys[0] {
+			if !keys[1][k] {
+				missing = append(missing, k)
+			}
+		}
+		sort.Strings(missing)
+		if len(missing) > 0 {
+			t.Errorf("%v: thruput's -J lacks %v", mode, missing)
+		}
+	}
+}
+
+// jsonKeys lists the paths of every key in a JSON document; arrays
+// contribute their elements' keys under [].
+func jsonKeys(v any, prefix string, into map[string]bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			into[prefix+k] = true
+			jsonKeys(e, prefix+k+".", into)
+		}
+	case []any:
+		for _, e := range v {
+			jsonKeys(e, prefix+"[].", into)
+		}
+	}
+}
+
+// TestIperf321Options runs the options only iperf3 3.17-3.21 clients send
+// (--skip-rx-copy, --gsro) against thruput's server, whose sender in -R
+// must do them. It needs $IPERF3 to name such an iperf3 (Debian 12 ships
+// 3.12): bench/net's build of 3.21, for one.
+func TestIperf321Options(t *testing.T) {
+	fstest.Long(t, "runs against the real iperf3")
+	peer := os.Getenv("IPERF3")
+	if peer == "" {
+		t.Skip("IPERF3 does not name an iperf3 3.17 or newer")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, args := range [][]string{
+		{"--skip-rx-copy", "-R", "-Z", "-b", "200M"},
+		{"--skip-rx-copy", "-b", "200M"},
+		{"-u", "--gsro", "-b", "50M", "-R"},
+		{"-u", "--gsro", "-b", "50M"},
+	} {
+		port := freePort(t)
+		srv := startBackground(t, exec.CommandContext(ctx, thruputBin, "net", "server", "--once", "-q", "--no-save", "-p", strconv.Itoa(port)))
+		waitListening(t, port)
+		out, err := exec.CommandContext(ctx, peer, append([]string{"-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "2", "-J"}, args...)...).Output()
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		srv.wait(t)
+		var j struct {
+			End struct {
+				SumSent iperf3Sum `json:"sum_sent"`
+			} `json:"end"`
+		}
+		if err := json.Unmarshal(out, &j); err != nil {
+			t.Fatal(err)
+		}
+		got := j.End.SumSent.BitsPerSecond
+		want := 200e6
+		if args[0] == "-u" {
+			want = 50e6
+		}
+		if r := got / want; r < 0.9 || r > 1.1 {
+			t.Errorf("%v: %.1f Mbit/s sent", args, got/1e6)
+		}
 	}
 }

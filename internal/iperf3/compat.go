@@ -166,14 +166,19 @@ func intervalExtras(f result.NetIntervalFlow) obj {
 				kv{"rttvar", f.RTTVarUs}, kv{"pmtu", f.PMTU}, kv{"reorder", f.Reorder})
 		}
 	}
-	if f.Packets != nil {
+	switch {
+	case f.Lost != nil && f.Packets != nil:
+		// A UDP receiver, in iperf3's order.
+		var jitter, pct float64
+		if f.JitterMs != nil {
+			jitter = *f.JitterMs
+		}
+		if *f.Packets > 0 {
+			pct = float64(*f.Lost) * 100 / float64(*f.Packets)
+		}
+		o = append(o, kv{"jitter_ms", jitter}, kv{"lost_packets", *f.Lost}, kv{"packets", *f.Packets}, kv{"lost_percent", pct})
+	case f.Packets != nil:
 		o = append(o, kv{"packets", *f.Packets})
-	}
-	if f.Lost != nil {
-		o = append(o, kv{"lost_packets", *f.Lost})
-	}
-	if f.JitterMs != nil {
-		o = append(o, kv{"jitter_ms", *f.JitterMs})
 	}
 	return o
 }
@@ -233,7 +238,9 @@ func tcpEnd(id int64, f result.NetFigure, mineSends, sender bool) obj {
 	o = append(o, kv{"start", 0}, kv{"end", f.Seconds}, kv{"seconds", f.Seconds}, kv{"bytes", f.Bytes}, kv{"bits_per_second", f.BitsPerSecond})
 	if sender && f.Retransmits != nil {
 		o = append(o, kv{"retransmits", *f.Retransmits})
-		if id != 0 && f.MaxCwndBytes > 0 {
+		// iperf3 writes these for every stream whose sender counts
+		// retransmits, with zeros for a remote sender.
+		if id != 0 {
 			o = append(o, kv{"reorder", f.Reorder}, kv{"max_snd_cwnd", f.MaxCwndBytes}, kv{"max_snd_wnd", f.MaxSndWndBytes},
 				kv{"max_rtt", f.MaxRTTUs}, kv{"min_rtt", f.MinRTTUs}, kv{"mean_rtt", f.MeanRTTUs})
 		}
