@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,18 +15,6 @@ import (
 	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/nettest"
 )
-
-// needTool skips a test without the peer tool, and fails it in CI, where
-// scripts/setup installs it.
-func needTool(t *testing.T, name string) {
-	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s not installed (scripts/setup installs it)", name)
-		}
-		t.Skipf("%s not installed", name)
-	}
-}
 
 // sniff runs tcpdump -v in namespace ns on dev while fn runs and returns
 // its lines, one per packet header that matched filter.
@@ -93,8 +80,8 @@ func everyLine(t *testing.T, what string, lines []string, want, not string) {
 // and so must thruput's client against Debian's iperf3 3.12 server.
 func TestOptionsOnTheWire(t *testing.T) {
 	fstest.Long(t, "runs tests across namespaces")
-	needTool(t, "iperf3")
-	needTool(t, "tcpdump")
+	needPeer(t, "iperf3")
+	needPeer(t, "tcpdump")
 	l := nettest.NewLink(t, 0)
 	// Without path MTU discovery a UDP socket sends without DF unless it
 	// asks (IP_PMTUDISC_DO): what --dont-fragment changes.
@@ -153,8 +140,8 @@ func TestOptionsOnTheWire(t *testing.T) {
 // it measures, on a link ten times as fast).
 func TestServerPayloadAndPacing(t *testing.T) {
 	fstest.Long(t, "runs tests across namespaces")
-	needTool(t, "iperf3")
-	needTool(t, "tcpdump")
+	needPeer(t, "iperf3")
+	needPeer(t, "tcpdump")
 	l := nettest.NewLink(t, 0)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -190,7 +177,7 @@ func TestServerPayloadAndPacing(t *testing.T) {
 // where -B and --cport say.
 func TestOptionsWithIperf3(t *testing.T) {
 	fstest.Long(t, "runs against the real iperf3")
-	needTool(t, "iperf3")
+	needPeer(t, "iperf3")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	serve := func(args ...string) (*background, string) {
@@ -297,71 +284,6 @@ func TestOptionsWithIperf3(t *testing.T) {
 	if res = thruput(t, "net", "client", "127.0.0.1", "-p", port, "-t", "1", "--no-save", "--bind-dev", "nosuchdev0"); res.code == 0 ||
 		!strings.Contains(res.stderr, "nosuchdev0") {
 		t.Errorf("--bind-dev nosuchdev0: %d %s", res.code, res.stderr)
-	}
-}
-
-// TestJSONKeysLikeIperf3: thruput's -J carries every key iperf3's own -J
-// writes for the same test against the same iperf3 server, for TCP and UDP
-// each way. The iperf3 is Debian's, or the one $IPERF3 names (a 3.21 built
-// from source, as bench/net takes it).
-func TestJSONKeysLikeIperf3(t *testing.T) {
-	fstest.Long(t, "runs against the real iperf3")
-	peer := os.Getenv("IPERF3")
-	if peer == "" {
-		needTool(t, "iperf3")
-		peer = "iperf3"
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	keysOf := func(who string, b []byte) map[string]bool {
-		var v any
-		if err := json.Unmarshal(b, &v); err != nil {
-			t.Fatalf("%s: %v\n%s", who, err, b)
-		}
-		m := map[string]bool{}
-		jsonKeys(v, "", m)
-		return m
-	}
-	for _, mode := range [][]string{{}, {"-R"}, {"-u", "-b", "10M"}, {"-u", "-b", "10M", "-R"}, {"--bidir"}} {
-		var keys [2]map[string]bool
-		for i, client := range [][]string{{peer, "-c"}, {thruputBin, "net", "client", "--no-save"}} {
-			port := freePort(t)
-			srv := startBackground(t, exec.CommandContext(ctx, peer, "-s", "-1", "-p", strconv.Itoa(port)))
-			waitListening(t, port)
-			args := append(append(client[1:], "127.0.0.1", "-p", strconv.Itoa(port), "-t", "1", "-J"), mode...)
-			out, err := exec.CommandContext(ctx, client[0], args...).Output()
-			if err != nil {
-				t.Fatalf("%v: %v\n%s", args, err, out)
-			}
-			srv.wait(t)
-			keys[i] = keysOf(client[0], out)
-		}
-		var missing []string
-		for k := range keys[0] {
-			if !keys[1][k] {
-				missing = append(missing, k)
-			}
-		}
-		sort.Strings(missing)
-		if len(missing) > 0 {
-			t.Errorf("%v: thruput's -J lacks %v", mode, missing)
-		}
-	}
-}
-
-// jsonKeys lists the paths of every key in a JSON document; arrays
-// contribute their elements' keys under [].
-func jsonKeys(v any, prefix string, into map[string]bool) {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, e := range v {
-			into[prefix+k] = true
-			jsonKeys(e, prefix+k+".", into)
-		}
-	case []any:
-		for _, e := range v {
-			jsonKeys(e, prefix+"[].", into)
-		}
 	}
 }
 

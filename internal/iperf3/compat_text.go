@@ -91,25 +91,19 @@ func textSpan(startNs, endNs int64) string {
 // textBytes and textRate pick iperf3's adaptive units: bytes in powers of
 // 1024, bits per second in powers of 1000.
 func textBytes(n int64) string {
-	v, unit := float64(n), "Bytes"
-	for _, u := range []string{"KBytes", "MBytes", "GBytes", "TBytes"} {
-		if v < 1024 {
-			break
-		}
-		v, unit = v/1024, u
-	}
-	return textNumber(v) + " " + unit
+	return textScaled(float64(n), 1024, "Bytes", "KBytes", "MBytes", "GBytes", "TBytes")
 }
 
 func textRate(bps float64) string {
-	v, unit := bps, "bits/sec"
-	for _, u := range []string{"Kbits/sec", "Mbits/sec", "Gbits/sec", "Tbits/sec"} {
-		if v < 1000 {
-			break
-		}
-		v, unit = v/1000, u
+	return textScaled(bps, 1000, "bits/sec", "Kbits/sec", "Mbits/sec", "Gbits/sec", "Tbits/sec")
+}
+
+func textScaled(v, step float64, units ...string) string {
+	i := 0
+	for ; i < len(units)-1 && v >= step; i++ {
+		v /= step
 	}
-	return textNumber(v) + " " + unit
+	return textNumber(v) + " " + units[i]
 }
 
 // textNumber keeps three significant digits, as iperf3's unit_snprintf.

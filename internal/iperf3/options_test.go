@@ -6,8 +6,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net"
 	"os"
+	"os/exec"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -233,14 +237,7 @@ func TestCompatKeys(t *testing.T) {
 	}
 	got := map[string]bool{}
 	jsonKeys(ours, "", got)
-	var missing []string
-	for k := range want {
-		if !got[k] {
-			missing = append(missing, k)
-		}
-	}
-	sort.Strings(missing)
-	if len(missing) > 0 {
+	if missing := lacking(want, got); len(missing) > 0 {
 		t.Errorf("thruput's -J lacks %v", missing)
 	}
 	for _, k := range []string{"title", "extra_data", "server_output_text"} {
@@ -366,4 +363,113 @@ func TestParseResultsIperf314(t *testing.T) {
 	if err != nil || out.Streams[0].Packets != 7 || out.Streams[0].Errors != 1 || string(out.ServerOutputJSON) != `{"start":{}}` {
 		t.Errorf("round trip of %s: %+v, %v", b, out, err)
 	}
+}
+
+// TestJSONKeysLikeIperf3: thruput's -J carries every key iperf3's own -J
+// writes for the same test against the same iperf3 server, for TCP and UDP
+// each way. The iperf3 is Debian's, or the one $IPERF3 names (a 3.21 built
+// from source, as bench/net takes it).
+func TestJSONKeysLikeIperf3(t *testing.T) {
+	fstest.Long(t, "runs against the real iperf3")
+	peer := os.Getenv("IPERF3")
+	if peer == "" {
+		if _, err := exec.LookPath("iperf3"); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatal("iperf3 not installed (scripts/setup installs it)")
+			}
+			t.Skip("iperf3 not installed")
+		}
+		peer = "iperf3"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// serve runs `iperf3 -s -1` on a free port until its one test ended.
+	serve := func() (int, func()) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		cmd := exec.CommandContext(ctx, peer, "-s", "-1", "-p", strconv.Itoa(port))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Listening shows in /proc/net/tcp6 (iperf3 listens on ::) as
+		// state 0A; connecting to see would be its one test.
+		hex := fmt.Sprintf(":%04X ", port)
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			b, _ := os.ReadFile("/proc/net/tcp6")
+			c, _ := os.ReadFile("/proc/net/tcp")
+			if listening(string(b)+string(c), hex) {
+				break
+			}
+		}
+		return port, func() { _ = cmd.Wait() }
+	}
+	for _, mode := range []struct {
+		args []string
+		p    Params
+	}{
+		{nil, Params{}},
+		{[]string{"-R"}, Params{Reverse: true}},
+		{[]string{"--bidir"}, Params{Bidir: true}},
+		{[]string{"-u", "-b", "10M"}, Params{UDP: true, Bitrate: 10e6}},
+		{[]string{"-u", "-b", "10M", "-R"}, Params{UDP: true, Bitrate: 10e6, Reverse: true}},
+	} {
+		port, wait := serve()
+		out, err := exec.CommandContext(ctx, peer, append([]string{"-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "1", "-J"}, mode.args...)...).Output()
+		wait()
+		if err != nil {
+			t.Fatalf("iperf3 %v: %v\n%s", mode.args, err, out)
+		}
+		var theirs any
+		if err := json.Unmarshal(out, &theirs); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]bool{}
+		jsonKeys(theirs, "", want)
+		port, wait = serve()
+		cfg := ClientConfig{Host: "127.0.0.1", Port: port, Params: mode.p, Interval: time.Second, Version: "test"}
+		cfg.Params.Time = time.Second
+		n, err := Run(ctx, cfg)
+		wait()
+		if err != nil {
+			t.Fatalf("%v: %v", mode.args, err)
+		}
+		var b bytes.Buffer
+		if err := WriteCompat(&b, &result.Document{Net: n, StartedAt: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		var ours any
+		if err := json.Unmarshal(b.Bytes(), &ours); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		jsonKeys(ours, "", got)
+		if missing := lacking(want, got); len(missing) > 0 {
+			t.Errorf("%v: thruput's -J lacks %v", mode.args, missing)
+		}
+	}
+}
+
+// lacking lists the keys of want that got does not have.
+func lacking(want, got map[string]bool) []string {
+	var missing []string
+	for k := range want {
+		if !got[k] {
+			missing = append(missing, k)
+		}
+	}
+	sort.Strings(missing)
+	return missing
+}
+
+func listening(table, hex string) bool {
+	for _, line := range strings.Split(table, "\n") {
+		if f := strings.Fields(line); len(f) > 3 && strings.HasSuffix(f[1]+" ", hex) && f[3] == "0A" {
+			return true
+		}
+	}
+	return false
 }

@@ -3,6 +3,7 @@ package iperf3
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 	"net"
 	"os"
 	"syscall"
@@ -167,20 +168,12 @@ func (d *dataPath) sendUDPGSO(s *stream) error {
 	for off := 0; off < batch; off += dg {
 		copy(buf[off:off+dg], d.payload)
 	}
-	hdr := d.udpHeader()
 	var seq int64
 	for !d.stop.Load() && !d.limitReached() {
 		since := time.Since(d.epoch)
 		for off := 0; off < batch; off += dg {
 			seq++
-			b := buf[off : off+hdr]
-			binary.BigEndian.PutUint32(b[0:], uint32(since/time.Second))
-			binary.BigEndian.PutUint32(b[4:], uint32(since%time.Second/time.Microsecond))
-			if d.p.Counters64 {
-				binary.BigEndian.PutUint64(b[8:], uint64(seq))
-			} else {
-				binary.BigEndian.PutUint32(b[8:], uint32(seq))
-			}
+			d.stamp(buf[off:], since, seq)
 		}
 		n, err := uc.Write(buf)
 		switch {
@@ -256,14 +249,7 @@ func (d *dataPath) recvUDPBatch(s *stream) error {
 			if end-off < hdr && !(d.p.SkipRxCopy && !d.p.GRO) {
 				break
 			}
-			b := buf[off:]
-			sent := float64(binary.BigEndian.Uint32(b[0:])) + float64(binary.BigEndian.Uint32(b[4:]))/1e6
-			var sq int64
-			if d.p.Counters64 {
-				sq = int64(binary.BigEndian.Uint64(b[8:]) & (1<<63 - 1))
-			} else {
-				sq = int64(binary.BigEndian.Uint32(b[8:]))
-			}
+			sent, sq := d.readStamp(buf[off:])
 			s.bytes.Add(int64(end - off))
 			s.mu.Lock()
 			s.rcv.add(sq, arrived-sent)
@@ -352,4 +338,26 @@ func socketBuffers(conn net.Conn, fd int) (snd, rcv int) {
 		}
 	}
 	return snd, rcv
+}
+
+// stamp writes a datagram's header: the send time since the epoch in
+// seconds and microseconds, then the sequence number, all big-endian.
+func (d *dataPath) stamp(b []byte, since time.Duration, seq int64) {
+	binary.BigEndian.PutUint32(b[0:], uint32(since/time.Second))
+	binary.BigEndian.PutUint32(b[4:], uint32(since%time.Second/time.Microsecond))
+	if d.p.Counters64 {
+		binary.BigEndian.PutUint64(b[8:], uint64(seq))
+	} else {
+		binary.BigEndian.PutUint32(b[8:], uint32(seq))
+	}
+}
+
+// readStamp reads what stamp wrote: the send time in seconds and the
+// sequence number.
+func (d *dataPath) readStamp(b []byte) (sent float64, seq int64) {
+	sent = float64(binary.BigEndian.Uint32(b[0:])) + float64(binary.BigEndian.Uint32(b[4:]))/1e6
+	if d.p.Counters64 {
+		return sent, int64(binary.BigEndian.Uint64(b[8:]) & math.MaxInt64)
+	}
+	return sent, int64(binary.BigEndian.Uint32(b[8:]))
 }

@@ -1,7 +1,6 @@
 package iperf3
 
 import (
-	"encoding/binary"
 	"errors"
 	"math"
 	"net"
@@ -373,14 +372,7 @@ func (d *dataPath) sendUDP(s *stream) error {
 	var seq int64
 	for !d.stop.Load() && !d.limitReached() {
 		seq++
-		since := time.Since(d.epoch)
-		binary.BigEndian.PutUint32(buf[0:], uint32(since/time.Second))
-		binary.BigEndian.PutUint32(buf[4:], uint32(since%time.Second/time.Microsecond))
-		if d.p.Counters64 {
-			binary.BigEndian.PutUint64(buf[8:], uint64(seq))
-		} else {
-			binary.BigEndian.PutUint32(buf[8:], uint32(seq))
-		}
+		d.stamp(buf, time.Since(d.epoch), seq)
 		n, err := s.conn.Write(buf)
 		switch {
 		case err == nil:
@@ -415,13 +407,7 @@ func (d *dataPath) recvUDP(s *stream) error {
 		if n < hdr {
 			continue // a late hello, or garbage: not a data datagram
 		}
-		sent := float64(binary.BigEndian.Uint32(buf[0:])) + float64(binary.BigEndian.Uint32(buf[4:]))/1e6
-		var seq int64
-		if d.p.Counters64 {
-			seq = int64(binary.BigEndian.Uint64(buf[8:]) & math.MaxInt64)
-		} else {
-			seq = int64(binary.BigEndian.Uint32(buf[8:]))
-		}
+		sent, seq := d.readStamp(buf)
 		arrived := time.Since(d.epoch).Seconds()
 		s.bytes.Add(int64(n))
 		s.mu.Lock()
