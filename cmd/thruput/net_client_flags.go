@@ -38,6 +38,7 @@ func (o *netClientOpts) add(fl *pflag.FlagSet, f *iperf3.ClientFlags) {
 	fl.IntVar(&o.cport, "cport", 0, "local `port` of the first data stream (the next streams take the ports after it)")
 	fl.StringVarP(&f.TOS, "tos", "S", "", "IP TOS byte of the data packets, 0-255 (0x.. hex, 0.. octal); the server's streams take it too")
 	fl.StringVar(&f.DSCP, "dscp", "", "DSCP of the data packets: 0-63 or a name (af11..af43, cs0..cs7, ef)")
+	fl.StringVarP(&f.FlowLabel, "flowlabel", "L", "", "IPv6 flow label of the TCP data streams, 1-0xfffff")
 	fl.StringVar(&f.FQRate, "fq-rate", "", "pace each stream in the kernel (fair queueing, SO_MAX_PACING_RATE) at this rate, bits/s (100M)")
 	fl.BoolVar(&f.DontFragment, "dont-fragment", false, "set IPv4 Don't Fragment on UDP datagrams")
 	fl.StringVarP(&f.Title, "title", "T", "", "prefix every output line with this `string`")

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -399,5 +400,46 @@ func TestIperf321Options(t *testing.T) {
 		if r := got / want; r < 0.9 || r > 1.1 {
 			t.Errorf("%v: %.1f Mbit/s sent", args, got/1e6)
 		}
+	}
+}
+
+// TestFlowLabel: -L puts the IPv6 flow label into the header of every
+// data packet thruput's client sends to an iperf3 3.12 server (over ::1,
+// seen by tcpdump on lo).
+func TestFlowLabel(t *testing.T) {
+	fstest.RequireRoot(t)
+	needPeer(t, "iperf3")
+	needPeer(t, "tcpdump")
+	if ln, err := net.Listen("tcp6", "[::1]:0"); err != nil {
+		t.Skipf("no IPv6 loopback: %v", err)
+	} else {
+		ln.Close()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	port := freePort(t)
+	srv := startBackground(t, exec.CommandContext(ctx, "iperf3", "-s", "-1", "-p", strconv.Itoa(port)))
+	waitListening(t, port)
+	dump := exec.CommandContext(ctx, "tcpdump", "-i", "lo", "-n", "-v", "-l", "-c", "10", "ip6 and tcp and dst port "+strconv.Itoa(port)+" and greater 1000")
+	var out bytes.Buffer
+	dump.Stdout = &out
+	stderr, _ := dump.StderrPipe()
+	if err := dump.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() && !strings.Contains(sc.Text(), "listening on") {
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	if res := thruput(t, "net", "client", "::1", "-p", strconv.Itoa(port), "-t", "1", "--no-save", "-L", "0x2a5f1"); res.code != 0 {
+		t.Fatalf("-L: %d %s", res.code, res.stderr)
+	}
+	srv.wait(t)
+	_ = dump.Wait()
+	if n := strings.Count(out.String(), "flowlabel 0x2a5f1"); n < 10 {
+		t.Errorf("-L 0x2a5f1: %d of 10 data packets carry the label:\n%s", n, out.String())
 	}
 }

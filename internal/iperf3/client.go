@@ -446,9 +446,16 @@ func (c *client) dialStream(ctx context.Context, i int) (net.Conn, error) {
 		if local != nil || port > 0 {
 			d.LocalAddr = &net.TCPAddr{IP: local, Port: port}
 		}
-		conn, err := d.DialContext(ctx, "tcp", addr)
+		var conn net.Conn
+		var err error
+		if c.p.FlowLabel != 0 {
+			la, _ := d.LocalAddr.(*net.TCPAddr)
+			conn, err = c.dialFlowLabel(ctx, la)
+		} else if conn, err = d.DialContext(ctx, "tcp", addr); err != nil {
+			err = dialError(c.addr, err)
+		}
 		if err != nil {
-			return nil, dialError(c.addr, err)
+			return nil, err
 		}
 		_ = conn.(*net.TCPConn).SetNoDelay(c.p.NoDelay)
 		_ = conn.SetWriteDeadline(time.Now().Add(ctrlTimeout))

@@ -28,6 +28,8 @@ type ClientFlags struct {
 	// TOS is -S (a number, 0x.. or 0..), DSCP --dscp (a name such as
 	// af11 or ef, or a number 0-63); FQRate --fq-rate (1000-based).
 	TOS, DSCP, FQRate string
+	// FlowLabel is -L: the IPv6 flow label of the TCP data streams.
+	FlowLabel string
 	// The rest are the iperf3 options of the same names.
 	DontFragment, GetServerOutput, SkipRxCopy bool
 	RepeatingPayload, GSRO, MPTCP             bool
@@ -157,6 +159,16 @@ func (f ClientFlags) options(o *Options, udp bool) error {
 			return fmt.Errorf("--fq-rate: %w", err)
 		}
 		o.FQRate = v
+	}
+	if f.FlowLabel != "" {
+		v, err := strconv.ParseInt(f.FlowLabel, 0, 32)
+		if err != nil || v < 1 || v > 0xfffff {
+			return fmt.Errorf("-L %s: an IPv6 flow label from 1 to 0xfffff", f.FlowLabel)
+		}
+		if udp {
+			return fmt.Errorf("-L: TCP only, as iperf3 labels its TCP streams")
+		}
+		o.FlowLabel = int(v)
 	}
 	if f.DontFragment && !udp {
 		return fmt.Errorf("--dont-fragment: UDP only (-u); TCP sets Don't Fragment itself")

@@ -123,6 +123,8 @@ func TestClientFlagsOptions(t *testing.T) {
 		{func(f *ClientFlags) { f.DontFragment = true }, "--dont-fragment: UDP only"},
 		{func(f *ClientFlags) { f.GSRO = true }, "--gsro: UDP only"},
 		{func(f *ClientFlags) { f.UDP, f.MPTCP = true, true }, "--mptcp: TCP only"},
+		{func(f *ClientFlags) { f.FlowLabel = "0x100000" }, "-L 0x100000"},
+		{func(f *ClientFlags) { f.UDP, f.FlowLabel = true, "5" }, "-L: TCP only"},
 	} {
 		f := base
 		c.set(&f)

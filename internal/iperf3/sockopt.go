@@ -1,6 +1,7 @@
 package iperf3
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -361,3 +362,90 @@ func (d *dataPath) readStamp(b []byte) (sent float64, seq int64) {
 	}
 	return sent, int64(binary.BigEndian.Uint32(b[8:]))
 }
+
+// Linux's IPv6 flow label manager (linux/in6.h), which x/sys/unix lacks.
+const (
+	ipv6FlowlabelMgr = 32
+	ipv6FlowinfoSend = 33
+	ipv6FlCreate     = 1
+	ipv6FlShareAny   = 255
+)
+
+// dialFlowLabel connects a TCP data stream over IPv6 with -L's flow label,
+// as iperf3 does: the label is leased from the kernel for the destination
+// and given in the connect address, which Go's dialer cannot set.
+func (c *client) dialFlowLabel(ctx context.Context, local *net.TCPAddr) (net.Conn, error) {
+	remote := c.ctrl.RemoteAddr().(*net.TCPAddr)
+	if remote.IP.To4() != nil {
+		return nil, refuse(ieSetFlow, "-L: a flow label needs IPv6, and %s is IPv4", remote.IP)
+	}
+	fd, err := unix.Socket(unix.AF_INET6, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, os.NewSyscallError("socket", err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			unix.Close(fd)
+		}
+	}()
+	if err := bindControl(c.cfg.BindDev, c.p, true)("tcp6", "", rawFD(fd)); err != nil {
+		return nil, err
+	}
+	if local != nil {
+		sa := &unix.SockaddrInet6{Port: local.Port}
+		copy(sa.Addr[:], local.IP.To16())
+		if err := unix.Bind(fd, sa); err != nil {
+			return nil, os.NewSyscallError("bind", err)
+		}
+	}
+	label := uint32(c.p.FlowLabel) & 0xfffff
+	var req [32]byte // struct in6_flowlabel_req
+	copy(req[0:16], remote.IP.To16())
+	binary.BigEndian.PutUint32(req[16:], label)
+	req[21] = ipv6FlShareAny
+	binary.NativeEndian.PutUint16(req[22:], ipv6FlCreate)
+	if _, _, e := unix.Syscall6(unix.SYS_SETSOCKOPT, uintptr(fd), unix.IPPROTO_IPV6, ipv6FlowlabelMgr,
+		uintptr(unsafe.Pointer(&req[0])), uintptr(len(req)), 0); e != 0 {
+		return nil, refuse(ieSetFlow, "IPV6_FLOWLABEL_MGR %#x: %v", label, e)
+	}
+	if err := unix.SetsockoptInt(fd, unix.IPPROTO_IPV6, ipv6FlowinfoSend, 1); err != nil {
+		return nil, refuse(ieSetFlow, "IPV6_FLOWINFO_SEND: %v", err)
+	}
+	// A blocking connect gives up after SO_SNDTIMEO.
+	tv := unix.NsecToTimeval(ctrlTimeout.Nanoseconds())
+	if dl, has := ctx.Deadline(); has {
+		tv = unix.NsecToTimeval(time.Until(dl).Nanoseconds())
+	}
+	_ = unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
+	sa := unix.RawSockaddrInet6{Family: unix.AF_INET6, Scope_id: uint32(zoneIndex(remote.Zone))}
+	binary.BigEndian.PutUint16((*[2]byte)(unsafe.Pointer(&sa.Port))[:], uint16(remote.Port))
+	binary.BigEndian.PutUint32((*[4]byte)(unsafe.Pointer(&sa.Flowinfo))[:], label)
+	copy(sa.Addr[:], remote.IP.To16())
+	if _, _, e := unix.Syscall(unix.SYS_CONNECT, uintptr(fd), uintptr(unsafe.Pointer(&sa)), unsafe.Sizeof(sa)); e != 0 {
+		return nil, dialError(c.addr, os.NewSyscallError("connect", e))
+	}
+	zero := unix.Timeval{}
+	_ = unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &zero)
+	f := os.NewFile(uintptr(fd), "tcp6")
+	ok = true
+	defer f.Close()
+	return net.FileConn(f)
+}
+
+func zoneIndex(zone string) int {
+	if zone == "" {
+		return 0
+	}
+	if ifi, err := net.InterfaceByName(zone); err == nil {
+		return ifi.Index
+	}
+	return 0
+}
+
+// rawFD lets a bare socket go through a dialer's Control function.
+type rawFD int
+
+func (r rawFD) Control(f func(fd uintptr)) error { f(uintptr(r)); return nil }
+func (rawFD) Read(func(fd uintptr) bool) error   { return errors.ErrUnsupported }
+func (rawFD) Write(func(fd uintptr) bool) error  { return errors.ErrUnsupported }
