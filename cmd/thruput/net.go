@@ -152,7 +152,7 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 	}
 	cfg := iperf3.ClientConfig{Host: host, Port: f.port, Params: p, Interval: interval, ZeroCopy: f.zero,
 		Version: "thruput " + toolVersion(), Steady: f.stable.options()}
-	if err := f.opts.apply(&cfg); err != nil {
+	if err := f.opts.apply(&cfg, a.output); err != nil {
 		return err
 	}
 	secret, out, closeOut, err := a.netSetup(f.secretFile)
@@ -160,7 +160,7 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 		return err
 	}
 	defer closeOut()
-	if out, closeOut, err = f.opts.output(a, out); err != nil {
+	if out, closeOut, err = f.opts.output(out); err != nil {
 		return err
 	}
 	defer closeOut()

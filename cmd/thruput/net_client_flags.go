@@ -56,8 +56,12 @@ func (o *netClientOpts) add(fl *pflag.FlagSet, f *iperf3.ClientFlags) {
 	fl.Var(&o.connectTimeout, "connect-timeout", "give up connecting after this long: milliseconds as iperf3 (5000), or with a unit (5s)")
 }
 
-// apply checks the options and hands them to the test's configuration.
-func (o *netClientOpts) apply(cfg *iperf3.ClientConfig) error {
+// apply checks the options and hands them to the test's configuration;
+// output is -o, which --logfile excludes.
+func (o *netClientOpts) apply(cfg *iperf3.ClientConfig, output string) error {
+	if o.logfile != "" && output != "" {
+		return usage.Errorf("--logfile and -o: choose one")
+	}
 	if time.Duration(o.connectTimeout) <= 0 {
 		return usage.Errorf("--connect-timeout %v: more than 0", time.Duration(o.connectTimeout))
 	}
@@ -97,12 +101,9 @@ func (o *netClientOpts) apply(cfg *iperf3.ClientConfig) error {
 
 // output is where the client's report goes: out, or appended to
 // --logfile, with --timestamps in front of each line.
-func (o *netClientOpts) output(a *app, out io.Writer) (io.Writer, func(), error) {
+func (o *netClientOpts) output(out io.Writer) (io.Writer, func(), error) {
 	done := func() {}
 	if o.logfile != "" {
-		if a.output != "" {
-			return nil, nil, usage.Errorf("--logfile and -o: choose one")
-		}
 		f, err := os.OpenFile(o.logfile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
 			return nil, nil, usage.Errorf("--logfile %s: %w", o.logfile, errors.Unwrap(err))

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -441,5 +442,39 @@ func TestFlowLabel(t *testing.T) {
 	_ = dump.Wait()
 	if n := strings.Count(out.String(), "flowlabel 0x2a5f1"); n < 10 {
 		t.Errorf("-L 0x2a5f1: %d of 10 data packets carry the label:\n%s", n, out.String())
+	}
+}
+
+// TestNetClientOptionsBadInput: each of the iperf3 options refuses a bad
+// value with exit 2, naming the flag, and leaves no output file behind.
+func TestNetClientOptionsBadInput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.json")
+	log := filepath.Join(dir, "net.log")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-S", "300"}, "-S 300"},
+		{[]string{"--tos", "ef"}, "-S ef"},
+		{[]string{"--dscp", "gold"}, "--dscp gold"},
+		{[]string{"-S", "8", "--dscp", "ef"}, "-S and --dscp"},
+		{[]string{"-b", "10M/0"}, "-b 10M/0"},
+		{[]string{"--fq-rate", "x"}, "--fq-rate"},
+		{[]string{"--dont-fragment"}, "--dont-fragment: UDP only"},
+		{[]string{"-L", "0"}, "-L 0"},
+		{[]string{"-4", "-6"}, "-4 and -6"},
+		{[]string{"-B", "eth0"}, "-B eth0"},
+		{[]string{"-B", "::1", "-4"}, "-B ::1"},
+		{[]string{"-B", "10.0.0.1%eth0", "--bind-dev", "wlan0"}, "two devices"},
+		{[]string{"--cport", "70000"}, "--cport 70000"},
+		{[]string{"--connect-timeout", "0"}, "--connect-timeout"},
+		{[]string{"--logfile", log}, "--logfile and -o"},
+		{[]string{"-J", "--json-stream", "--format", "csv"}, "--format"},
+	} {
+		expectUsage(t, out, append([]string{"net", "client", "127.0.0.1"}, c.args...), c.want)
+	}
+	if _, err := os.Stat(log); err == nil {
+		t.Errorf("--logfile with -o created %s", log)
 	}
 }
