@@ -295,7 +295,7 @@ func TestServerHonoursOptions(t *testing.T) {
 		{"fq-rate reverse", Params{Time: 2 * time.Second, Reverse: true, Options: Options{FQRate: 80e6}}, 80e6},
 		{"fq-rate bidir", Params{Time: 2 * time.Second, Bidir: true, Options: Options{FQRate: 60e6}}, 60e6},
 		{"burst udp reverse", Params{UDP: true, Time: 2 * time.Second, Reverse: true, Bitrate: 30e6, Len: 1400, Options: Options{Burst: 10}}, 30e6},
-		{"gsro udp reverse", Params{UDP: true, Time: 2 * time.Second, Reverse: true, Bitrate: 200e6, Len: 1400, Options: Options{GSO: true, GRO: true}}, 200e6},
+		{"gsro udp reverse", Params{UDP: true, Time: 2 * time.Second, Reverse: true, Bitrate: 100e6, Len: 1400, Options: Options{GSO: true, GRO: true}}, 100e6},
 		{"skip-rx-copy tcp", Params{Time: 2 * time.Second, Bitrate: 100e6, Options: Options{SkipRxCopy: true, RepeatingPayload: true, TOS: 0x20}}, 100e6},
 		{"skip-rx-copy udp reverse", Params{UDP: true, Time: 2 * time.Second, Reverse: true, Bitrate: 20e6, Len: 1200, Options: Options{SkipRxCopy: true, DontFragment: true}}, 20e6},
 	} {
@@ -317,8 +317,9 @@ func TestServerHonoursOptions(t *testing.T) {
 				if r := got / c.rate; r < 0.85 || r > 1.1 {
 					t.Errorf("%s: %.1f Mbit/s, paced at %.1f", s.Direction, got/1e6, c.rate/1e6)
 				}
-				// Sequence numbers read wrong would make most count as lost.
-				if c.p.UDP && (s.Receiver.Lost == nil || *s.Receiver.Lost > *s.Receiver.Packets/4) {
+				// Sequence numbers read wrong would make nearly all count
+				// as lost; a loaded machine drops some for real.
+				if c.p.UDP && (s.Receiver.Lost == nil || *s.Receiver.Lost > *s.Receiver.Packets/2) {
 					t.Errorf("%s: lost %d of %d datagrams", s.Direction, deref(s.Receiver.Lost), deref(s.Receiver.Packets))
 				}
 			}

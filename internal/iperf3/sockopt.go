@@ -205,21 +205,21 @@ func (d *dataPath) recvUDPBatch(s *stream) error {
 	if err != nil {
 		return err
 	}
-	size := maxBlockSizeUDP + 1
-	if d.p.SkipRxCopy && !d.p.GRO {
-		size = d.udpHeader()
-	}
-	buf := make([]byte, size)
-	oob := make([]byte, unix.CmsgSpace(4))
+	// With GRO each coalesced datagram's header must be read, so the
+	// batch is copied out whole; MSG_TRUNC alone copies just the header
+	// and still returns the datagram's length.
 	hdr := d.udpHeader()
+	trunc := d.p.SkipRxCopy && !d.p.GRO
+	buf := make([]byte, maxBlockSizeUDP+1)
+	flags := 0
+	if trunc {
+		buf, flags = buf[:hdr], unix.MSG_TRUNC
+	}
+	oob := make([]byte, unix.CmsgSpace(4))
 	for {
 		var n, oobn int
 		var rerr error
 		err := raw.Read(func(fd uintptr) bool {
-			flags := 0
-			if d.p.SkipRxCopy && !d.p.GRO {
-				flags = unix.MSG_TRUNC
-			}
 			n, oobn, _, _, rerr = unix.Recvmsg(int(fd), buf, oob, flags)
 			return !errors.Is(rerr, unix.EAGAIN)
 		})
@@ -239,25 +239,16 @@ func (d *dataPath) recvUDPBatch(s *stream) error {
 			continue
 		}
 		seg := n
-		if d.p.GRO {
-			if gs := groSegment(oob[:oobn]); gs > 0 {
-				seg = gs
-			}
+		if gs := groSegment(oob[:oobn]); gs > 0 && d.p.GRO {
+			seg = gs
 		}
 		arrived := time.Since(d.epoch).Seconds()
-		for off := 0; off < n; off += seg {
-			end := min(off+seg, n)
-			if end-off < hdr && !(d.p.SkipRxCopy && !d.p.GRO) {
-				break
-			}
-			sent, sq := d.readStamp(buf[off:])
-			s.bytes.Add(int64(end - off))
+		for off := 0; off+hdr <= n; off += seg {
+			sent, seq := d.readStamp(buf[off:])
+			s.bytes.Add(int64(min(seg, n-off)))
 			s.mu.Lock()
-			s.rcv.add(sq, arrived-sent)
+			s.rcv.add(seq, arrived-sent)
 			s.mu.Unlock()
-			if d.p.SkipRxCopy && !d.p.GRO {
-				break
-			}
 		}
 	}
 }
