@@ -25,23 +25,7 @@ func sniff(t *testing.T, l *nettest.Link, ns, dev, filter string, fn func()) []s
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := l.Command(ctx, ns, "tcpdump", "-i", dev, "-n", "-v", "-l", "-c", "40", filter)
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// tcpdump says "listening on" once its capture is open.
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() && !strings.Contains(sc.Text(), "listening on") {
-	}
-	go func() {
-		for sc.Scan() {
-		}
-	}()
+	out := startTcpdump(t, cmd)
 	fn()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -62,6 +46,29 @@ func sniff(t *testing.T, l *nettest.Link, ns, dev, filter string, fn func()) []s
 		t.Fatalf("tcpdump %s saw no packet:\n%s", filter, out.String())
 	}
 	return lines
+}
+
+// startTcpdump starts a tcpdump command and returns once its capture is
+// open (it says "listening on"), with the buffer its output goes to.
+func startTcpdump(t *testing.T, cmd *exec.Cmd) *bytes.Buffer {
+	t.Helper()
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() && !strings.Contains(sc.Text(), "listening on") {
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	return &out
 }
 
 // everyLine fails unless each captured header has want, and none has not
@@ -190,12 +197,7 @@ func TestServerPayloadAndPacing(t *testing.T) {
 	ctx2, cancel2 := context.WithTimeout(ctx, time.Minute)
 	defer cancel2()
 	cmd := l.Command(ctx2, l.A, "tcpdump", "-i", l.DevA, "-n", "-A", "-l", "-c", "5", "src host "+l.AddrB+" and tcp and greater 1000")
-	var dump bytes.Buffer
-	cmd.Stdout = &dump
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(500 * time.Millisecond)
+	dump := startTcpdump(t, cmd)
 	out, err := l.Command(ctx, l.A, "iperf3", "-c", l.AddrB, "-t", "3", "-R", "--repeating-payload", "--fq-rate", "40M", "-J").Output()
 	_ = cmd.Wait()
 	srv.wait(t)
@@ -422,19 +424,7 @@ func TestFlowLabel(t *testing.T) {
 	srv := startBackground(t, exec.CommandContext(ctx, "iperf3", "-s", "-1", "-p", strconv.Itoa(port)))
 	waitListening(t, port)
 	dump := exec.CommandContext(ctx, "tcpdump", "-i", "lo", "-n", "-v", "-l", "-c", "10", "ip6 and tcp and dst port "+strconv.Itoa(port)+" and greater 1000")
-	var out bytes.Buffer
-	dump.Stdout = &out
-	stderr, _ := dump.StderrPipe()
-	if err := dump.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() && !strings.Contains(sc.Text(), "listening on") {
-	}
-	go func() {
-		for sc.Scan() {
-		}
-	}()
+	out := startTcpdump(t, dump)
 	if res := thruput(t, "net", "client", "::1", "-p", strconv.Itoa(port), "-t", "1", "--no-save", "-L", "0x2a5f1"); res.code != 0 {
 		t.Fatalf("-L: %d %s", res.code, res.stderr)
 	}
