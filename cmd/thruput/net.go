@@ -34,7 +34,7 @@ type clientFlags struct {
 	port                 int
 	interval, secretFile string
 	compat, zero         bool
-	connectTimeout       time.Duration
+	opts                 netClientOpts
 	stable               stableFlags
 }
 
@@ -92,7 +92,7 @@ every direction's rate is known to ±2 %.`,
 	fl.BoolVarP(&f.compat, "iperf3-json", "J", false, "print iperf3's JSON (as iperf3 -J) instead of a table")
 	f.stable.add(fl)
 	fl.StringVar(&f.secretFile, "secret-file", "", "file holding the shared secret a thruput server was started with")
-	fl.Var(units.NewDuration(&f.connectTimeout, 10*time.Second), "connect-timeout", "give up connecting after this long")
+	f.opts.add(fl, &f.ClientFlags)
 	return c
 }
 
@@ -132,8 +132,8 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 	if err := a.netUnits(); err != nil {
 		return err
 	}
-	if f.compat && cmd.Flags().Changed("format") {
-		return usage.Errorf("-J and --format: choose one")
+	if (f.compat || f.opts.jsonStream) && cmd.Flags().Changed("format") {
+		return usage.Errorf("-J or --json-stream, and --format: choose one")
 	}
 	if f.port < 1 || f.port > 65535 {
 		return usage.Errorf("-p %d: a port from 1 to 65535", f.port)
@@ -150,55 +150,68 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 	if interval > 0 && interval < 100*time.Millisecond {
 		return usage.Errorf("-i %s: at least 0.1 s, or 0 for none", f.interval)
 	}
-	if f.connectTimeout <= 0 {
-		return usage.Errorf("--connect-timeout %v: more than 0", f.connectTimeout)
+	cfg := iperf3.ClientConfig{Host: host, Port: f.port, Params: p, Interval: interval, ZeroCopy: f.zero,
+		Version: "thruput " + toolVersion(), Steady: f.stable.options()}
+	if err := f.opts.apply(&cfg, a.output); err != nil {
+		return err
 	}
 	secret, out, closeOut, err := a.netSetup(f.secretFile)
 	if err != nil {
 		return err
 	}
 	defer closeOut()
+	if out, closeOut, err = f.opts.output(out); err != nil {
+		return err
+	}
+	defer closeOut()
+	cfg.Secret = secret
 	doc := a.newDocument("net.client")
 	doc.Targets = []result.Target{}
 	counters := a.begin(cmd.Context())
 	// Live lines go where the table goes; with other formats a terminal
 	// gets a progress line instead.
-	live := format == "table" && !f.compat
+	live := format == "table" && !f.compat && !f.opts.jsonStream
+	if f.Title != "" && live {
+		out = titled(out, f.Title)
+	}
 	lines := &report.NetIntervals{W: out, MiB: a.units == report.UnitsBoth, UDP: f.UDP}
 	line := a.progress()
 	var mu sync.Mutex
 	var connecting sync.Once
-	cfg := iperf3.ClientConfig{
-		Host: host, Port: f.port, Params: p, Interval: interval, ZeroCopy: f.zero,
-		ConnectTimeout: f.connectTimeout, Secret: secret, Version: "thruput " + toolVersion(), Steady: f.stable.options(),
-		OnStreams: func(id int64, local, remote string) {
-			// Said once connected, so that a refused connection prints
-			// its error alone.
-			connecting.Do(func() {
-				if live {
-					fmt.Fprintf(out, "Connecting to %s, port %d\n", host, f.port)
-				}
-			})
+	stream := f.opts.stream(out, doc, &cfg, host)
+	cfg.OnStreams = func(id int64, local, remote string) {
+		// Said once connected, so that a refused connection prints
+		// its error alone.
+		connecting.Do(func() {
 			if live {
-				fmt.Fprintf(out, "[%3d] local %s connected to %s\n", id, local, remote)
+				fmt.Fprintf(out, "Connecting to %s, port %d\n", host, f.port)
 			}
-		},
-		OnInterval: func(iv result.NetInterval) {
-			mu.Lock()
-			defer mu.Unlock()
-			if live {
-				// -i 0: no interval lines, as iperf3.
-				if interval > 0 {
-					lines.Line(iv)
-				}
-				return
+		})
+		if live {
+			fmt.Fprintf(out, "[%3d] local %s connected to %s\n", id, local, remote)
+		}
+		if stream != nil {
+			stream.Connected(id, local, remote)
+		}
+	}
+	cfg.OnInterval = func(iv result.NetInterval) {
+		mu.Lock()
+		defer mu.Unlock()
+		if stream != nil {
+			stream.Interval(iv)
+		}
+		if live {
+			// -i 0: no interval lines, as iperf3.
+			if interval > 0 {
+				lines.Line(iv)
 			}
-			var bps float64
-			for _, s := range iv.Sums {
-				bps += s.BitsPerSecond
-			}
-			line.Set(fmt.Sprintf("%s  %.1f s  %s Mbit/s", host, float64(iv.EndNs)/1e9, strconv.FormatFloat(bps/1e6, 'f', 1, 64)))
-		},
+			return
+		}
+		var bps float64
+		for _, s := range iv.Sums {
+			bps += s.BitsPerSecond
+		}
+		line.Set(fmt.Sprintf("%s  %.1f s  %s Mbit/s", host, float64(iv.EndNs)/1e9, strconv.FormatFloat(bps/1e6, 'f', 1, 64)))
 	}
 	n, runErr := iperf3.Run(cmd.Context(), cfg)
 	line.Clear()
@@ -206,11 +219,16 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 	doc.Net = n
 	return a.deliver(doc, runErr, counters, func() error {
 		switch {
+		case stream != nil:
+			return stream.End(doc)
 		case f.compat:
 			return iperf3.WriteCompat(out, doc)
 		case live:
 			fmt.Fprintln(out)
-			return report.NetSummary(out, doc, report.Options{Format: format, Units: a.units}, false)
+			if err := report.NetSummary(out, doc, report.Options{Format: format, Units: a.units}, false); err != nil {
+				return err
+			}
+			return serverOutput(out, n)
 		}
 		return report.Write(out, doc, report.Options{Format: format, Units: a.units})
 	})

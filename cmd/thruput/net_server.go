@@ -143,7 +143,7 @@ func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 	var counters *begun
 	srv, err := iperf3.Listen(iperf3.ServerConfig{
 		Addr: net.JoinHostPort(f.bind, strconv.Itoa(f.port)), Limits: limits, Secret: secret,
-		Once: f.once, Interval: interval, ZeroCopy: f.zero, IdleTimeout: f.idle,
+		Once: f.once, Interval: interval, ZeroCopy: f.zero, IdleTimeout: f.idle, OutputJSON: format == "json",
 		OnTest: func(client string, p *iperf3.Params) {
 			doc = a.newDocument("net.server")
 			doc.Targets = []result.Target{}
@@ -163,7 +163,7 @@ func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 			n.Parameters = iperf3.Describe(p)
 			n.Parameters.Role, n.Parameters.Client, n.Parameters.PeerVersion = "server", client, p.ClientVersion
 			n.Parameters.Server = net.JoinHostPort(f.bind, strconv.Itoa(f.port))
-			n.Parameters.ZeroCopy = f.zero && !p.UDP
+			n.Parameters.ZeroCopy = (f.zero || p.ZeroCopy) && !p.UDP
 			n.Parameters.Interface = netInterface(n)
 			doc.Net = n
 			a.conclude(doc, err, counters)

@@ -35,6 +35,13 @@ type ClientConfig struct {
 	// ZeroCopy sends TCP with sendfile from a memfd.
 	ZeroCopy       bool
 	ConnectTimeout time.Duration
+	// Bind is the local address to send from (-B), BindDev the device
+	// (-B host%dev, --bind-dev), CPort the first data stream's local port
+	// (--cport; the next streams take the ports after it).
+	Bind, BindDev string
+	CPort         int
+	// Family is "4" or "6" to use only that IP version (-4, -6).
+	Family string
 	// Secret authenticates to a thruput server started with one.
 	Secret []byte
 	// Version is what the client tells the server it is.
@@ -59,9 +66,13 @@ func Run(ctx context.Context, cfg ClientConfig) (*result.Net, error) {
 		p.PacingTimer = defaultPacingTimer
 	}
 	p.ClientVersion = cfg.Version
+	p.ZeroCopy = cfg.ZeroCopy && !p.UDP
 	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
-	d := net.Dialer{Timeout: cfg.ConnectTimeout}
-	ctrl, err := d.DialContext(ctx, "tcp", addr)
+	d := net.Dialer{Timeout: cfg.ConnectTimeout, Control: bindControl(cfg.BindDev, &p, false)}
+	if cfg.Bind != "" {
+		d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(cfg.Bind)}
+	}
+	ctrl, err := d.DialContext(ctx, "tcp"+cfg.Family, addr)
 	if err != nil {
 		n := &result.Net{Parameters: Describe(&p)}
 		n.Parameters.Role, n.Parameters.Server = "client", addr
@@ -77,7 +88,7 @@ func Run(ctx context.Context, cfg ClientConfig) (*result.Net, error) {
 	}
 	n.Parameters = Describe(c.p)
 	n.Parameters.Role, n.Parameters.Server = "client", addr
-	n.Parameters.ZeroCopy = cfg.ZeroCopy && !p.UDP
+	c.describe(&n.Parameters)
 	if ctx.Err() != nil {
 		// Tell the server, as iperf3 does on Ctrl-C, so it is free at once.
 		_ = ctrl.SetDeadline(time.Now().Add(time.Second))
@@ -97,6 +108,26 @@ type client struct {
 	data    *dataPath
 	// meters follow the directions' bytes, keyed by up.
 	meters map[bool]*steady.Meter
+	// What the -J output tells beside the figures: the control
+	// connection's MSS, the first data socket's buffers, each end's
+	// congestion control.
+	mssDefault, sndBuf, rcvBuf int
+	congestion, peerCongestion string
+}
+
+// describe adds what this client learnt during the test to np.
+func (c *client) describe(np *result.NetParameters) {
+	np.Cookie = string(c.cookie[:CookieSize-1])
+	np.MSSDefault, np.SndBufActual, np.RcvBufActual = c.mssDefault, c.sndBuf, c.rcvBuf
+	np.IntervalNs = c.cfg.Interval.Nanoseconds()
+	if np.Congestion == "" {
+		np.Congestion = c.congestion
+	}
+	np.PeerCongestion = c.peerCongestion
+	np.Bind = c.cfg.Bind
+	if c.cfg.BindDev != "" {
+		np.Bind += "%" + c.cfg.BindDev
+	}
 }
 
 func (c *client) close() {
@@ -168,9 +199,10 @@ func (c *client) test(ctx context.Context) (*result.Net, error) {
 	if tc, ok := c.ctrl.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
 	}
+	c.mssDefault = ctrlMSS(c.ctrl)
 	if c.p.UDP && c.p.Len == 0 {
 		c.p.Len = defaultUDPBlockSize
-		if mss := ctrlMSS(c.ctrl); mss >= minBlockSizeUDP && mss <= maxBlockSizeUDP {
+		if mss := c.mssDefault; mss >= minBlockSizeUDP && mss <= maxBlockSizeUDP {
 			c.p.Len = mss
 		}
 	}
@@ -255,6 +287,8 @@ func (c *client) test(ctx context.Context) (*result.Net, error) {
 		return s.compose(mine, nil), fmt.Errorf("server results: %w", err)
 	}
 	n := s.compose(mine, remote)
+	n.ServerOutputText, n.ServerOutputJSON = remote.ServerOutputText, remote.ServerOutputJSON
+	c.congestion, c.peerCongestion = mine.Congestion, remote.Congestion
 	if err := c.expect(stateDisplayResults, setupTimeout); err != nil {
 		return n, err
 	}
@@ -367,7 +401,7 @@ func (c *client) connectStreams(ctx context.Context) error {
 		if c.p.Bidir {
 			send = i < c.p.Parallel
 		}
-		conn, err := c.dialStream(ctx, send)
+		conn, err := c.dialStream(ctx, i)
 		if err != nil {
 			return fmt.Errorf("data stream %d of %d: %w", i+1, n, err)
 		}
@@ -377,6 +411,9 @@ func (c *client) connectStreams(ctx context.Context) error {
 				local: conn.LocalAddr().String(), peer: conn.RemoteAddr().String()}
 		} else if st, err = newTCPStream(conn, streamID(i), send, send); err != nil {
 			return fmt.Errorf("data stream %d of %d: %w", i+1, n, err)
+		}
+		if i == 0 {
+			c.sndBuf, c.rcvBuf = socketBuffers(conn, st.fd)
 		}
 		c.streams = append(c.streams, st)
 	}
@@ -388,12 +425,37 @@ func (c *client) connectStreams(ctx context.Context) error {
 	return nil
 }
 
-func (c *client) dialStream(ctx context.Context, send bool) (net.Conn, error) {
-	d := net.Dialer{Timeout: ctrlTimeout, Control: c.socketOptions}
+// dialStream opens the i-th data connection from the control
+// connection's local address, so -B and -4/-6 hold for both.
+func (c *client) dialStream(ctx context.Context, i int) (net.Conn, error) {
+	d := net.Dialer{Timeout: ctrlTimeout, Control: bindControl(c.cfg.BindDev, c.p, true)}
+	// The data goes to the address the control connection reached.
+	addr := c.ctrl.RemoteAddr().String()
+	var local net.IP
+	if c.cfg.Bind != "" {
+		local = c.ctrl.LocalAddr().(*net.TCPAddr).IP
+	}
+	port := 0
+	if c.cfg.CPort > 0 {
+		port = c.cfg.CPort + i
+	}
 	if !c.p.UDP {
-		conn, err := d.DialContext(ctx, "tcp", c.addr)
+		// Go's dialer speaks plain TCP unless asked; its listeners take
+		// MPTCP where the kernel has it.
+		d.SetMultipathTCP(c.p.MPTCP)
+		if local != nil || port > 0 {
+			d.LocalAddr = &net.TCPAddr{IP: local, Port: port}
+		}
+		var conn net.Conn
+		var err error
+		if c.p.FlowLabel != 0 {
+			la, _ := d.LocalAddr.(*net.TCPAddr)
+			conn, err = c.dialFlowLabel(ctx, la)
+		} else if conn, err = d.DialContext(ctx, "tcp", addr); err != nil {
+			err = dialError(c.addr, err)
+		}
 		if err != nil {
-			return nil, dialError(c.addr, err)
+			return nil, err
 		}
 		_ = conn.(*net.TCPConn).SetNoDelay(c.p.NoDelay)
 		_ = conn.SetWriteDeadline(time.Now().Add(ctrlTimeout))
@@ -404,7 +466,10 @@ func (c *client) dialStream(ctx context.Context, send bool) (net.Conn, error) {
 		_ = conn.SetWriteDeadline(time.Time{})
 		return conn, nil
 	}
-	conn, err := d.DialContext(ctx, "udp", c.addr)
+	if local != nil || port > 0 {
+		d.LocalAddr = &net.UDPAddr{IP: local, Port: port}
+	}
+	conn, err := d.DialContext(ctx, "udp", addr)
 	if err != nil {
 		return nil, dialError(c.addr, err)
 	}
@@ -439,16 +504,8 @@ func udpHello(conn net.Conn) error {
 	return errors.New("no reply to the UDP hello among the first datagrams")
 }
 
-// socketOptions applies -w and -M before connecting, where they shape the
-// handshake (window scale, advertised MSS).
-func (c *client) socketOptions(network, _ string, rc syscall.RawConn) error {
-	var serr error
-	err := rc.Control(func(fd uintptr) {
-		serr = applySocketOptions(int(fd), c.p, network)
-	})
-	return firstErr(err, serr)
-}
-
+// applySocketOptions applies -w, -M and -C before connecting, where they
+// shape the handshake (window scale, advertised MSS).
 func applySocketOptions(fd int, p *Params, network string) error {
 	if p.Window > 0 {
 		if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_SNDBUF, p.Window); err != nil {

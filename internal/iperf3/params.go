@@ -35,6 +35,8 @@ type Params struct {
 	Congestion string
 	// ClientVersion is the peer's version string ("3.12", "thruput dev").
 	ClientVersion string
+	Options
+
 	// Auth is thruput's shared-secret token (see auth.go); iperf3 clients
 	// never send it.
 	Auth string
@@ -60,6 +62,7 @@ func (p *Params) wire() map[string]any {
 		"pacing_timer":   p.PacingTimer,
 		"client_version": p.ClientVersion,
 	}
+	p.Options.wire(m, p.UDP)
 	if p.UDP {
 		m["udp"] = true
 	} else {
@@ -144,6 +147,12 @@ func ParseParams(b []byte) (*Params, error) {
 	); err != nil {
 		return nil, refuse(ieRecvParams, "parameters: %v", err)
 	}
+	if err := p.Options.parse(o); err != nil {
+		return nil, err
+	}
+	if p.sctp {
+		return nil, refuse(ieNoSCTP, "parameters: SCTP asked for; thruput speaks TCP and UDP")
+	}
 	if tcp == udp {
 		return nil, refuse(ieRecvParams, "parameters: exactly one of tcp and udp must be set")
 	}
@@ -174,6 +183,9 @@ func ParseParams(b []byte) (*Params, error) {
 	// leaves the key out for -b 0 and sends its 1 Mbit/s default itself.
 	if p.Time == 0 && p.Bytes == 0 && p.Blocks == 0 {
 		return nil, refuse(ieDuration, "parameters: no time, bytes or blocks limit")
+	}
+	if err := p.Options.check(p.UDP); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -206,6 +218,10 @@ func (l Limits) check(p *Params) error {
 		if total := p.Bitrate * int64(p.streams()); total > l.MaxBitrate || total/int64(p.streams()) != p.Bitrate {
 			return refuse(ieTotalRate, "%d streams at %d bit/s exceed this server's --max-bitrate %d bit/s", p.streams(), p.Bitrate, l.MaxBitrate)
 		}
+		// iperf3 checks the fair-queue pacing rate against the same limit.
+		if total := p.FQRate * int64(p.streams()); total > l.MaxBitrate || total/int64(p.streams()) != p.FQRate {
+			return refuse(ieTotalRate, "%d streams paced at %d bit/s exceed this server's --max-bitrate %d bit/s", p.streams(), p.FQRate, l.MaxBitrate)
+		}
 	}
 	return nil
 }
@@ -226,6 +242,18 @@ func Describe(p *Params) result.NetParameters {
 		MSS:        p.MSS,
 		NoDelay:    p.NoDelay,
 		Congestion: p.Congestion,
+		ZeroCopy:   p.ZeroCopy && !p.UDP,
+
+		TOS:              p.TOS,
+		FQRateBps:        p.FQRate,
+		Burst:            p.Burst,
+		DontFragment:     p.DontFragment,
+		SkipRxCopy:       p.SkipRxCopy,
+		GSO:              p.GSO,
+		GRO:              p.GRO,
+		RepeatingPayload: p.RepeatingPayload,
+		Title:            p.Title,
+		ExtraData:        p.ExtraData,
 	}
 	if p.UDP {
 		np.Protocol = "udp"
@@ -237,4 +265,121 @@ func Describe(p *Params) result.NetParameters {
 		np.Direction = result.DirDown
 	}
 	return np
+}
+
+// Options are the parameters iperf3 3.13-3.21 added that change what each
+// end's sockets and senders do; a server applies them to its own streams
+// in every direction (see sockopt.go).
+type Options struct {
+	// TOS is the IP TOS byte (IPv6 traffic class) of the data packets:
+	// -S, or --dscp shifted left by two.
+	TOS int
+	// FlowLabel is the IPv6 flow label of the client's data streams (-L).
+	FlowLabel int
+	// FQRate caps each stream with the kernel's fair-queue pacing
+	// (SO_MAX_PACING_RATE), bits/s (--fq-rate).
+	FQRate int64
+	// Burst is how many blocks a paced sender writes per pacing wake-up
+	// (-b RATE/BURST).
+	Burst int
+	// DontFragment sets DF on UDP over IPv4 (IP_PMTUDISC_DO).
+	DontFragment bool
+	// ZeroCopy sends TCP with sendfile (-Z).
+	ZeroCopy bool
+	// SkipRxCopy reads with MSG_TRUNC: the kernel drops the bytes without
+	// copying them out (--skip-rx-copy).
+	SkipRxCopy bool
+	// RepeatingPayload fills blocks with "0123456789" repeated instead of
+	// random bytes (--repeating-payload).
+	RepeatingPayload bool
+	// GSO and GRO batch UDP datagrams through the kernel's segmentation
+	// offload (UDP_SEGMENT) and receive coalescing (UDP_GRO) (--gsro);
+	// GSODg is the datagram size within a batch (0: the block size), and
+	// GSOBuf and GROBuf are the batch sizes in bytes (0: 65507).
+	GSO, GRO              bool
+	GSODg, GSOBuf, GROBuf int
+	// GetServerOutput asks the server for its own report in the results.
+	GetServerOutput bool
+	// Title prefixes the report's lines; ExtraData is carried into the
+	// JSON reports as it is.
+	Title, ExtraData string
+	// MPTCP asks for multipath TCP streams (--mptcp).
+	MPTCP bool
+	// sctp is a client asking for SCTP, which the server refuses.
+	sctp bool
+}
+
+// maxBurst is iperf3's MAX_BURST.
+const maxBurst = 1000
+
+func (o *Options) wire(m map[string]any, udp bool) {
+	set := func(key string, on bool, v any) {
+		if on {
+			m[key] = v
+		}
+	}
+	set("TOS", o.TOS != 0, o.TOS)
+	set("flowlabel", o.FlowLabel != 0, o.FlowLabel)
+	set("fqrate", o.FQRate != 0, o.FQRate)
+	set("burst", o.Burst != 0, o.Burst)
+	set("dont_fragment", o.DontFragment, 1)
+	set("zerocopy", o.ZeroCopy, 1)
+	set("skip_rx_copy", o.SkipRxCopy, 1)
+	set("repeating_payload", o.RepeatingPayload, 1)
+	set("get_server_output", o.GetServerOutput, 1)
+	set("title", o.Title != "", o.Title)
+	set("extra_data", o.ExtraData != "", o.ExtraData)
+	set("mptcp", o.MPTCP, true)
+	if udp {
+		// iperf3 3.21 always sends these for UDP so a server may batch
+		// even when the client cannot.
+		m["gso"], m["gso_dg_size"], m["gso_bf_size"] = b2i(o.GSO), o.GSODg, o.GSOBuf
+		m["gro"], m["gro_bf_size"] = b2i(o.GRO), o.GROBuf
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// parse reads the options from a client's parameters with the same
+// strictness as the rest: wrong types and values out of range are refused.
+func (o *Options) parse(obj object) error {
+	var tos, label, fq, burst, gso, gro, gsoDg, gsoBuf, groBuf int64
+	if err := obj.int("TOS", 0, 255, &tos); err != nil {
+		return refuse(ieBadTOS, "parameters: %v", err)
+	}
+	if err := obj.int("burst", 0, maxBurst, &burst); err != nil {
+		return refuse(ieBurst, "parameters: %v", err)
+	}
+	if err := firstErr(
+		obj.int("flowlabel", 0, 0xfffff, &label),
+		obj.int("fqrate", 0, 1<<62, &fq),
+		obj.int("gso", 0, 1, &gso), obj.int("gro", 0, 1, &gro),
+		obj.int("gso_dg_size", 0, maxBlockSizeUDP, &gsoDg),
+		obj.int("gso_bf_size", 0, maxBlockSizeUDP, &gsoBuf),
+		obj.int("gro_bf_size", 0, maxBlockSizeUDP, &groBuf),
+		obj.flag("dont_fragment", &o.DontFragment), obj.flag("zerocopy", &o.ZeroCopy),
+		obj.flag("skip_rx_copy", &o.SkipRxCopy), obj.flag("repeating_payload", &o.RepeatingPayload),
+		obj.flag("get_server_output", &o.GetServerOutput), obj.flag("mptcp", &o.MPTCP),
+		obj.flag("sctp", &o.sctp),
+		obj.str("title", maxParamsSize, &o.Title), obj.str("extra_data", maxParamsSize, &o.ExtraData),
+	); err != nil {
+		return refuse(ieRecvParams, "parameters: %v", err)
+	}
+	o.TOS, o.FlowLabel, o.FQRate, o.Burst = int(tos), int(label), fq, int(burst)
+	o.GSO, o.GRO, o.GSODg, o.GSOBuf, o.GROBuf = gso == 1, gro == 1, int(gsoDg), int(gsoBuf), int(groBuf)
+	return nil
+}
+
+// check refuses what this kernel cannot do, with the error iperf3 itself
+// would give.
+func (o *Options) check(udp bool) error {
+	if o.MPTCP && !udp && !mptcpAvailable() {
+		return refuse(ieProtocol, "parameters: MPTCP asked for, and this kernel has no IPPROTO_MPTCP (net.mptcp.enabled)")
+	}
+	return nil
 }

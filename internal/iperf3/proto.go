@@ -93,6 +93,17 @@ const (
 	ieNoData        = 144
 	ieMaxDuration   = 37
 	ieServerTimeout = 160
+	ieBurst         = 15
+	ieNoSCTP        = 18
+	ieBadTOS        = 21
+	ieSetTOS        = 125
+	ieSetCOS        = 126
+	ieSetFlow       = 127
+	ieProtocol      = 131
+	ieSetCongestion = 134
+	ieSetPacing     = 140
+	ieBindDev       = 143
+	ieSetDontFrag   = 145
 )
 
 var errnoText = map[int32]string{
@@ -117,6 +128,17 @@ var errnoText = map[int32]string{
 	ieNoData:        "no data received",
 	ieMaxDuration:   "test duration exceeds the server's maximum",
 	ieServerTimeout: "test duration expired",
+	ieBurst:         "invalid burst count (maximum = 1000)",
+	ieNoSCTP:        "no SCTP support available",
+	ieBadTOS:        "bad TOS value (must be between 0 and 255 inclusive)",
+	ieSetTOS:        "unable to set IP TOS",
+	ieSetCOS:        "unable to set IPv6 traffic class",
+	ieSetFlow:       "unable to set IPv6 flow label",
+	ieProtocol:      "protocol does not exist",
+	ieSetCongestion: "unable to set TCP_CONGESTION: Supplied congestion control algorithm not supported on this host",
+	ieSetPacing:     "unable to set socket pacing",
+	ieBindDev:       "Unable to bind-to-device (check perror, maybe permissions?)",
+	ieSetDontFrag:   "unable to set IP Do-Not-Fragment flag",
 }
 
 // PeerError is an error the other end reported with SERVER_ERROR.

@@ -205,6 +205,8 @@ func FuzzParseParams(f *testing.F) {
 	for _, s := range []string{
 		`{"tcp":true,"omit":1,"time":5,"num":0,"blockcount":0,"parallel":2,"bidirectional":true,"len":131072,"pacing_timer":1000,"client_version":"3.12"}`,
 		`{"udp":true,"time":3,"bandwidth":1000000,"len":1460,"udp_counters_64bit":1}`,
+		`{"udp":true,"time":3,"TOS":40,"fqrate":1e6,"burst":4,"gso":1,"gso_dg_size":1400,"gso_bf_size":65507,"gro":1,"gro_bf_size":65507,"title":"t","extra_data":"e","get_server_output":1,"dont_fragment":1,"skip_rx_copy":1,"repeating_payload":1}`,
+		`{"sctp":true,"time":1}`, `{"tcp":true,"time":1,"mptcp":true,"zerocopy":1,"flowlabel":1048575}`,
 		`{"tcp":true,"time":1e300}`, `{"tcp":true,"time":-0}`, `{"tcp":true,"time":18446744073709551615}`, `{`, `[]`,
 	} {
 		f.Add([]byte(s))
@@ -220,7 +222,8 @@ func FuzzParseParams(f *testing.F) {
 		}
 		if p.Parallel < 1 || p.Parallel > maxStreams || p.Len <= 0 || p.Len > maxBlockSizeTCP ||
 			p.Time < 0 || p.Omit < 0 || p.Bytes < 0 || p.Blocks < 0 || p.Window < 0 || p.MSS < 0 || p.Bitrate < 0 ||
-			(p.Time == 0 && p.Bytes == 0 && p.Blocks == 0) || (p.Reverse && p.Bidir) {
+			(p.Time == 0 && p.Bytes == 0 && p.Blocks == 0) || (p.Reverse && p.Bidir) ||
+			p.TOS < 0 || p.TOS > 255 || p.Burst < 0 || p.Burst > maxBurst || p.FQRate < 0 || p.GSOBuf < 0 || p.GSODg < 0 {
 			t.Fatalf("accepted out-of-range parameters %+v from %q", p, b)
 		}
 	})
@@ -230,6 +233,7 @@ func FuzzParseResults(f *testing.F) {
 	for _, s := range []string{
 		`{"cpu_util_total":1,"sender_has_retransmits":1,"streams":[{"id":1,"bytes":10,"retransmits":18446744073709551615,"jitter":0,"errors":0,"packets":0,"start_time":0,"end_time":1}]}`,
 		`{"streams":[]}`, `{"streams":[{"id":1e3}]}`,
+		`{"streams":[{"id":1,"packets":5,"errors":1,"omitted_packets":9,"omitted_errors":3}],"server_output_json":{"a":1},"server_output_text":"x"}`,
 	} {
 		f.Add([]byte(s))
 	}

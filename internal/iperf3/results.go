@@ -3,6 +3,10 @@ package iperf3
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
+	"time"
+
+	"github.com/thruput/thruput/internal/result"
 )
 
 // Results are one side's figures as the two ends exchange them after a
@@ -14,6 +18,10 @@ type Results struct {
 	SenderHasRetransmits int64
 	Congestion           string
 	Streams              []StreamResults
+	// ServerOutputText or ServerOutputJSON is a server's own report,
+	// sent when the client asked for it (get_server_output).
+	ServerOutputText string
+	ServerOutputJSON json.RawMessage
 }
 
 // StreamResults are one stream's figures from one side.
@@ -44,8 +52,13 @@ func (r *Results) wire() map[string]any {
 			"errors":       s.Errors,
 			"packets":      s.Packets,
 			"out_of_order": s.OutOfOrder,
-			"start_time":   s.StartTime,
-			"end_time":     s.EndTime,
+			// The counts above start after the omitted start already;
+			// iperf3 3.14+ clients subtract these from them, and without
+			// them they subtract their own omitted counts.
+			"omitted_errors":  0,
+			"omitted_packets": 0,
+			"start_time":      s.StartTime,
+			"end_time":        s.EndTime,
 		}
 	}
 	m := map[string]any{
@@ -58,7 +71,32 @@ func (r *Results) wire() map[string]any {
 	if r.Congestion != "" {
 		m["congestion_used"] = r.Congestion
 	}
+	if r.ServerOutputText != "" {
+		m["server_output_text"] = r.ServerOutputText
+	}
+	if r.ServerOutputJSON != nil {
+		m["server_output_json"] = r.ServerOutputJSON
+	}
 	return m
+}
+
+// serverOutput adds this server's report of the test to its results, as
+// iperf3's server does for --get-server-output: its JSON when it runs with
+// JSON output, else its text.
+func (r *Results) serverOutput(n *result.Net, p *Params, client string, asJSON bool) {
+	mine := *n
+	mine.Parameters = Describe(p)
+	mine.Parameters.Role, mine.Parameters.Client, mine.Parameters.PeerVersion = "server", client, p.ClientVersion
+	if asJSON {
+		b, err := json.Marshal(compatTop(&result.Document{Net: &mine, StartedAt: time.Now()}))
+		if err == nil {
+			r.ServerOutputJSON = b
+		}
+		return
+	}
+	var b strings.Builder
+	_ = WriteCompatText(&b, &mine, p.Title)
+	r.ServerOutputText = b.String()
 }
 
 // ParseResults decodes a peer's results with the same strictness as the
@@ -76,8 +114,15 @@ func ParseResults(b []byte) (*Results, error) {
 		o.float("cpu_util_system", &r.CPUSystem),
 		o.int("sender_has_retransmits", -1, 1, &r.SenderHasRetransmits),
 		o.str("congestion_used", 64, &r.Congestion),
+		o.str("server_output_text", maxPeerResultsSize, &r.ServerOutputText),
 	); err != nil {
 		return nil, fmt.Errorf("results: %v", err)
+	}
+	if raw, ok := o["server_output_json"]; ok && string(raw) != "null" {
+		if _, err := decodeObject(raw); err != nil {
+			return nil, fmt.Errorf("results: \"server_output_json\": %v", err)
+		}
+		r.ServerOutputJSON = raw
 	}
 	raw, ok := o["streams"]
 	if !ok {
@@ -110,6 +155,18 @@ func ParseResults(b []byte) (*Results, error) {
 		); err != nil {
 			return nil, fmt.Errorf("results: stream %d: %v", i, err)
 		}
+		// iperf3 3.14+ counts datagrams from the start and says how many
+		// of them fell in the omitted start, both or neither.
+		_, hasErrs := so["omitted_errors"]
+		_, hasPkts := so["omitted_packets"]
+		if hasErrs != hasPkts {
+			return nil, fmt.Errorf("results: stream %d: omitted_errors and omitted_packets come together", i)
+		}
+		var omErrs, omPkts int64
+		if err := firstErr(so.int("omitted_errors", 0, big, &omErrs), so.int("omitted_packets", 0, big, &omPkts)); err != nil {
+			return nil, fmt.Errorf("results: stream %d: %v", i, err)
+		}
+		s.Errors, s.Packets = max(s.Errors-omErrs, 0), max(s.Packets-omPkts, 0)
 		if _, ok := so["id"]; !ok {
 			return nil, fmt.Errorf("results: stream %d has no id", i)
 		}

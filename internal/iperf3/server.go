@@ -28,6 +28,9 @@ type ServerConfig struct {
 	Once     bool
 	Interval time.Duration
 	ZeroCopy bool
+	// OutputJSON: a client asking for the server's output (iperf3
+	// --get-server-output) gets iperf3's JSON of this end, else its text.
+	OutputJSON bool
 	// IdleTimeout aborts a test in which no data moved for this long.
 	IdleTimeout time.Duration
 	// ControlTimeout bounds each read and write on a control connection
@@ -242,7 +245,7 @@ func (s *Server) handle(ctx context.Context, ctrl net.Conn) (tested bool, err er
 }
 
 func (s *Server) run(ctx context.Context, ctrl net.Conn, cookie []byte, p *Params) (*result.Net, error) {
-	data, err := newDataPath(p, s.cfg.ZeroCopy)
+	data, err := newDataPath(p, s.cfg.ZeroCopy || p.ZeroCopy)
 	if err != nil {
 		return nil, err
 	}
@@ -290,6 +293,9 @@ func (s *Server) run(ctx context.Context, ctrl net.Conn, cookie []byte, p *Param
 	sess.drain(want, 2*time.Second)
 	mine := sess.local()
 	n := sess.compose(mine, remote)
+	if p.GetServerOutput {
+		mine.serverOutput(n, p, ctrl.RemoteAddr().String(), s.cfg.OutputJSON)
+	}
 	if err := sendJSON(ctrl, mine.wire(), s.cfg.ControlTimeout); err != nil {
 		return n, err
 	}
@@ -431,8 +437,13 @@ func (s *Server) acceptStreams(ctx context.Context, ctrl net.Conn, cookie []byte
 				if err := setCongestion(tc, p.Congestion); err != nil {
 					c.Close()
 					closeAll(streams)
-					return nil, refuse(ieMessage, "congestion control %q: %v", p.Congestion, err)
+					return nil, refuse(ieSetCongestion, "congestion control %q: %v", p.Congestion, err)
 				}
+			}
+			if err := acceptedOptions(tc, p); err != nil {
+				c.Close()
+				closeAll(streams)
+				return nil, err
 			}
 			up := role(len(streams))
 			st, err := newTCPStream(c, streamID(len(streams)), up, !up)
@@ -469,6 +480,9 @@ func (s *Server) acceptUDP(ctx context.Context, ctrl net.Conn, p *Params, role f
 			serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_REUSEADDR, 1)
 			if serr == nil && p.Window > 0 {
 				serr = applySocketOptions(int(fd), p, "udp")
+			}
+			if serr == nil {
+				serr = streamOptions(int(fd), p, true)
 			}
 		})
 		return firstErr(err, serr)

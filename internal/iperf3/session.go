@@ -43,6 +43,7 @@ type counters struct {
 	// (us) from TCP_INFO; tcpOK is false when it could not be read.
 	retrans, cwnd, rtt int64
 	tcpOK              bool
+	info               tcpInfo
 }
 
 // tcpAgg follows a TCP sender's TCP_INFO over the measured span.
@@ -50,6 +51,7 @@ type tcpAgg struct {
 	maxCwnd                int64
 	minRTT, maxRTT, sumRTT int64
 	nRTT                   int64
+	maxSndWnd, reorder     int64
 }
 
 func newSession(p *Params, streams []*stream, data *dataPath, interval time.Duration, onInterval func(result.NetInterval)) *session {
@@ -138,6 +140,7 @@ func (s *session) snapshot() []counters {
 			if info, err := unix.GetsockoptTCPInfo(st.fd, unix.IPPROTO_TCP, unix.TCP_INFO); err == nil {
 				c.retrans, c.tcpOK = int64(info.Total_retrans), true
 				c.cwnd, c.rtt = int64(info.Snd_cwnd)*int64(info.Snd_mss), int64(info.Rtt)
+				c.info = tcpExtra(info)
 			} else if s.last != nil {
 				c.retrans = s.last[i].retrans
 			}
@@ -166,8 +169,10 @@ func (s *session) sample(now time.Time) {
 			r := c.retrans - prev.retrans
 			f.Retransmits = &r
 			f.CwndBytes, f.RTTUs = c.cwnd, c.rtt
+			c.info.fill(&f)
 			if !s.omitting {
 				s.tcp[i].add(c.cwnd, c.rtt)
+				s.tcp[i].extra(c.info)
 			}
 		case st.send:
 			n := c.sent - prev.sent
@@ -393,6 +398,7 @@ func (s *session) figure(i int, st *stream, r StreamResults, span float64) resul
 		if a.nRTT > 0 {
 			f.MeanRTTUs = a.sumRTT / a.nRTT
 		}
+		f.MaxSndWndBytes, f.Reorder = a.maxSndWnd, a.reorder
 	case st.udp:
 		udpFigure(&f, r, !st.send)
 	}

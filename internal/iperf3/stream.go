@@ -1,7 +1,6 @@
 package iperf3
 
 import (
-	"encoding/binary"
 	"errors"
 	"math"
 	"net"
@@ -14,7 +13,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/thruput/thruput/internal/payload"
 	"github.com/thruput/thruput/internal/sockio"
 )
 
@@ -110,7 +108,7 @@ type dataPath struct {
 func newDataPath(p *Params, zeroCopy bool) (*dataPath, error) {
 	d := &dataPath{p: p, memfd: -1, epoch: time.Now()}
 	d.payload = make([]byte, p.Len)
-	payload.Fill(d.payload)
+	fillPayload(d.payload, p.RepeatingPayload)
 	if zeroCopy && !p.UDP {
 		fd, err := unix.MemfdCreate("thruput-payload", unix.MFD_CLOEXEC)
 		if err != nil {
@@ -175,8 +173,14 @@ func (d *dataPath) start(s *stream) {
 		}
 		var err error
 		switch {
+		case s.send && s.udp && d.p.GSO:
+			err = d.sendUDPGSO(s)
 		case s.send && s.udp:
 			err = d.sendUDP(s)
+		case s.udp && (d.p.GRO || d.p.SkipRxCopy):
+			err = d.recvUDPBatch(s)
+		case !s.send && !s.udp && d.p.SkipRxCopy:
+			err = d.recvTCPTrunc(s)
 		case s.send:
 			err = d.sendTCP(s)
 		case s.udp:
@@ -230,19 +234,25 @@ type pacer struct {
 	bytesPerSec float64
 	grain       time.Duration
 	start       time.Time
+	// burst blocks go out back to back between waits (-b RATE/BURST).
+	burst, sent int
 }
 
-func newPacer(bitrate, pacingUs int64) *pacer {
+func newPacer(bitrate, pacingUs int64, burst int) *pacer {
 	if bitrate <= 0 {
 		return nil
 	}
-	return &pacer{bytesPerSec: float64(bitrate) / 8, grain: time.Duration(pacingUs) * time.Microsecond, start: time.Now()}
+	return &pacer{bytesPerSec: float64(bitrate) / 8, grain: time.Duration(pacingUs) * time.Microsecond, start: time.Now(), burst: max(burst, 1)}
 }
 
 func (p *pacer) wait(total int64, stop *atomic.Bool) {
 	if p == nil {
 		return
 	}
+	if p.sent++; p.sent < p.burst {
+		return
+	}
+	p.sent = 0
 	due := p.start.Add(time.Duration(float64(total) / p.bytesPerSec * 1e9))
 	for !stop.Load() {
 		d := time.Until(due)
@@ -296,7 +306,7 @@ func (s *stream) close() {
 // wait for ever for the rest of one.
 func (d *dataPath) sendTCP(s *stream) error {
 	fd := s.fd
-	pace := newPacer(d.p.Bitrate, d.p.PacingTimer)
+	pace := newPacer(d.p.Bitrate, d.p.PacingTimer, d.p.Burst)
 	off := 0
 	for !d.closing.Load() {
 		if off == 0 && (d.stop.Load() || d.limitReached()) {
@@ -356,20 +366,13 @@ func (d *dataPath) udpHeader() int {
 }
 
 func (d *dataPath) sendUDP(s *stream) error {
-	pace := newPacer(d.p.Bitrate, d.p.PacingTimer)
+	pace := newPacer(d.p.Bitrate, d.p.PacingTimer, d.p.Burst)
 	buf := make([]byte, d.p.Len)
 	copy(buf, d.payload)
 	var seq int64
 	for !d.stop.Load() && !d.limitReached() {
 		seq++
-		since := time.Since(d.epoch)
-		binary.BigEndian.PutUint32(buf[0:], uint32(since/time.Second))
-		binary.BigEndian.PutUint32(buf[4:], uint32(since%time.Second/time.Microsecond))
-		if d.p.Counters64 {
-			binary.BigEndian.PutUint64(buf[8:], uint64(seq))
-		} else {
-			binary.BigEndian.PutUint32(buf[8:], uint32(seq))
-		}
+		d.stamp(buf, time.Since(d.epoch), seq)
 		n, err := s.conn.Write(buf)
 		switch {
 		case err == nil:
@@ -404,13 +407,7 @@ func (d *dataPath) recvUDP(s *stream) error {
 		if n < hdr {
 			continue // a late hello, or garbage: not a data datagram
 		}
-		sent := float64(binary.BigEndian.Uint32(buf[0:])) + float64(binary.BigEndian.Uint32(buf[4:]))/1e6
-		var seq int64
-		if d.p.Counters64 {
-			seq = int64(binary.BigEndian.Uint64(buf[8:]) & math.MaxInt64)
-		} else {
-			seq = int64(binary.BigEndian.Uint32(buf[8:]))
-		}
+		sent, seq := d.readStamp(buf)
 		arrived := time.Since(d.epoch).Seconds()
 		s.bytes.Add(int64(n))
 		s.mu.Lock()

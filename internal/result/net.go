@@ -1,5 +1,7 @@
 package result
 
+import "encoding/json"
+
 // Directions of network data, named from the client's side as people say
 // them: up is client to server (upload), down is server to client.
 const (
@@ -20,6 +22,10 @@ type Net struct {
 	Sums []NetSum `json:"sums"`
 	// CPU is the processor load of both ends during the test.
 	CPU NetCPU `json:"cpu"`
+	// ServerOutputText or ServerOutputJSON is the server's own report
+	// of the test, when the client asked for it (--get-server-output).
+	ServerOutputText string          `json:"server_output_text,omitempty"`
+	ServerOutputJSON json.RawMessage `json:"server_output_json,omitempty"`
 }
 
 // NetParameters are the effective parameters of a network test.
@@ -64,6 +70,40 @@ type NetParameters struct {
 	ZeroCopy bool `json:"zero_copy,omitempty"`
 	// Congestion is the TCP congestion control this side used.
 	Congestion string `json:"congestion,omitempty"`
+	// TOS is the IP TOS byte of the data packets (-S, --dscp).
+	TOS int `json:"tos,omitempty"`
+	// FQRateBps is the kernel's fair-queue pacing cap per stream
+	// (--fq-rate), bits/s.
+	FQRateBps int64 `json:"fq_rate_bps,omitempty"`
+	// Burst is how many blocks a paced sender sends back to back (-b R/N).
+	Burst int `json:"burst,omitempty"`
+	// DontFragment: UDP over IPv4 with DF set (--dont-fragment).
+	DontFragment bool `json:"dont_fragment,omitempty"`
+	// SkipRxCopy: receivers dropped the data in the kernel (MSG_TRUNC).
+	SkipRxCopy bool `json:"skip_rx_copy,omitempty"`
+	// GSO and GRO: UDP batched through the kernel's offloads (--gsro).
+	GSO bool `json:"gso,omitempty"`
+	GRO bool `json:"gro,omitempty"`
+	// RepeatingPayload: blocks of "0123456789" instead of random bytes.
+	RepeatingPayload bool `json:"repeating_payload,omitempty"`
+	// Title and ExtraData are the client's -T and --extra-data, as given.
+	Title     string `json:"title,omitempty"`
+	ExtraData string `json:"extra_data,omitempty"`
+	// Bind is the local address (and %device) the client sent from (-B,
+	// --bind-dev).
+	Bind string `json:"bind,omitempty"`
+	// PeerCongestion is the TCP congestion control the other end used.
+	PeerCongestion string `json:"peer_congestion,omitempty"`
+	// Cookie is the test's iperf3 cookie, which the server's log shows too.
+	Cookie string `json:"cookie,omitempty"`
+	// MSSDefault is the control connection's TCP MSS, the path's default
+	// segment size; SndBufActual and RcvBufActual are the first data
+	// socket's buffer sizes as the kernel set them.
+	MSSDefault   int `json:"mss_default,omitempty"`
+	SndBufActual int `json:"sndbuf_actual,omitempty"`
+	RcvBufActual int `json:"rcvbuf_actual,omitempty"`
+	// IntervalNs is the time between live figures (-i); 0 = none.
+	IntervalNs int64 `json:"interval_ns,omitempty"`
 }
 
 // NetInterval is one reporting interval (-i) as this side measured it.
@@ -92,6 +132,13 @@ type NetIntervalFlow struct {
 	Retransmits *int64 `json:"retransmits,omitempty"`
 	CwndBytes   int64  `json:"cwnd_bytes,omitempty"`
 	RTTUs       int64  `json:"rtt_us,omitempty"`
+	// SndWndBytes is the peer's advertised receive window, RTTVarUs the
+	// RTT's variation, PMTU the path MTU and Reorder the kernel's
+	// reordering metric, all at the interval's end (TCP sender).
+	SndWndBytes int64 `json:"snd_wnd_bytes,omitempty"`
+	RTTVarUs    int64 `json:"rttvar_us,omitempty"`
+	PMTU        int64 `json:"pmtu,omitempty"`
+	Reorder     int64 `json:"reorder,omitempty"`
 	// UDP: datagrams, and for a receiver those lost and the jitter.
 	Packets  *int64   `json:"packets,omitempty"`
 	Lost     *int64   `json:"lost,omitempty"`
@@ -136,6 +183,10 @@ type NetFigure struct {
 	MinRTTUs     int64 `json:"min_rtt_us,omitempty"`
 	MeanRTTUs    int64 `json:"mean_rtt_us,omitempty"`
 	MaxRTTUs     int64 `json:"max_rtt_us,omitempty"`
+	// MaxSndWndBytes is the largest peer receive window seen, Reorder the
+	// kernel's reordering metric at the end (TCP sender, local side).
+	MaxSndWndBytes int64 `json:"max_snd_wnd_bytes,omitempty"`
+	Reorder        int64 `json:"reorder,omitempty"`
 	// UDP: datagrams sent or expected, lost and out of order, jitter.
 	Packets    *int64   `json:"packets,omitempty"`
 	Lost       *int64   `json:"lost,omitempty"`

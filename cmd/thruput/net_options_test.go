@@ -1,0 +1,470 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/thruput/thruput/internal/fstest"
+	"github.com/thruput/thruput/internal/nettest"
+)
+
+// sniff runs tcpdump -v in namespace ns on dev while fn runs and returns
+// its lines, one per packet header that matched filter.
+func sniff(t *testing.T, l *nettest.Link, ns, dev, filter string, fn func()) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := l.Command(ctx, ns, "tcpdump", "-i", dev, "-n", "-v", "-l", "-c", "40", filter)
+	out := startTcpdump(t, cmd)
+	fn()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(3 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+	var lines []string
+	for _, l := range strings.Split(out.String(), "\n") {
+		// -v prints the IP header on the line that starts with the time.
+		if strings.Contains(l, " IP (tos ") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		t.Fatalf("tcpdump %s saw no packet:\n%s", filter, out.String())
+	}
+	return lines
+}
+
+// startTcpdump starts a tcpdump command and returns once its capture is
+// open (it says "listening on"), with the buffer its output goes to.
+func startTcpdump(t *testing.T, cmd *exec.Cmd) *bytes.Buffer {
+	t.Helper()
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() && !strings.Contains(sc.Text(), "listening on") {
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	return &out
+}
+
+// everyLine fails unless each captured header has want, and none has not
+// (when not is set).
+func everyLine(t *testing.T, what string, lines []string, want, not string) {
+	t.Helper()
+	for _, l := range lines {
+		if !strings.Contains(l, want) || (not != "" && strings.Contains(l, not)) {
+			t.Errorf("%s: want %q in every header, got\n%s", what, want, l)
+			return
+		}
+	}
+}
+
+// TestOptionsOnTheWire checks the IP header fields iperf3's options set
+// where they count: in the packets that cross a veth pair between two
+// namespaces, seen by tcpdump. The server's sender must set them too (-R),
+// and so must thruput's client against Debian's iperf3 3.12 server.
+func TestOptionsOnTheWire(t *testing.T) {
+	fstest.Long(t, "runs tests across namespaces")
+	needPeer(t, "iperf3")
+	needPeer(t, "tcpdump")
+	l := nettest.NewLink(t, 0)
+	// Without path MTU discovery a UDP socket sends without DF unless it
+	// asks (IP_PMTUDISC_DO): what --dont-fragment changes.
+	for _, ns := range []string{l.A, l.B} {
+		if out, err := l.Command(context.Background(), ns, "sysctl", "-qw", "net.ipv4.ip_no_pmtu_disc=1").CombinedOutput(); err != nil {
+			t.Fatalf("sysctl: %v %s", err, out)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	// test runs a server in B and a client in A while tcpdump watches A's
+	// end for data packets from src.
+	test := func(name string, server, client []string, src string, udp bool) []string {
+		t.Helper()
+		srv := startBackground(t, l.Command(ctx, l.B, server[0], server[1:]...))
+		time.Sleep(300 * time.Millisecond)
+		proto := "tcp"
+		if udp {
+			proto = "udp"
+		}
+		filter := "src host " + src + " and " + proto + " and greater 1000"
+		var out []byte
+		// An iperf3 3.12 client in -R sometimes fails at the end of the
+		// test, in the results exchange (issue 27's reverse-test failure,
+		// which the server's own tests cover); the packets this test looks
+		// at crossed before, so it is logged, not failed.
+		endFailure := false
+		lines := sniff(t, l, l.A, l.DevA, filter, func() {
+			var err error
+			if out, err = l.Command(ctx, l.A, client[0], client[1:]...).CombinedOutput(); err != nil {
+				if endFailure = bytes.Contains(out, []byte("unable to send control message")); endFailure {
+					t.Logf("%s: the known failure at the end of an iperf3 -R test:\n%s", name, out)
+				} else {
+					t.Errorf("%s: %v: %v\n%s", name, client, err, out)
+				}
+			}
+		})
+		if code := srv.wait(t); code != 0 && !endFailure {
+			t.Errorf("%s: server exit %d: %s", name, code, srv.stderr.String())
+		}
+		return lines
+	}
+	ours := []string{thruputBin, "net", "server", "--once", "-q", "--no-save"}
+	theirs := []string{"iperf3", "-s", "-1"}
+	run := []string{"-t", "1", "--no-save"}
+
+	lines := test("iperf3 -R -S against thruput", ours, []string{"iperf3", "-c", l.AddrB, "-t", "1", "-R", "-S", "0x28"}, l.AddrB, false)
+	everyLine(t, "thruput server's TCP sender with -S 0x28", lines, "tos 0x28", "")
+	lines = test("iperf3 --bidir --dscp against thruput", ours, []string{"iperf3", "-c", l.AddrB, "-t", "1", "--bidir", "--dscp", "ef"}, l.AddrB, false)
+	everyLine(t, "thruput server's --bidir sender with --dscp ef", lines, "tos 0xb8", "")
+	// -M 1000: the server's sending segments (seen by ss in B while the
+	// data flows) carry at most 1000 bytes less TCP options.
+	srv := startBackground(t, l.Command(ctx, l.B, ours[0], ours[1:]...))
+	time.Sleep(300 * time.Millisecond)
+	seen := make(chan string, 1)
+	stop := make(chan struct{})
+	go func() {
+		var all strings.Builder
+		defer func() { seen <- all.String() }()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+			out, _ := l.Command(ctx, l.B, "ss", "-tin", "state", "established").Output()
+			all.Write(out)
+		}
+	}()
+	if out, err := l.Command(ctx, l.A, "iperf3", "-c", l.AddrB, "-t", "2", "-R", "-M", "1000").CombinedOutput(); err != nil &&
+		!bytes.Contains(out, []byte("unable to send control message")) {
+		t.Errorf("iperf3 -R -M 1000: %v\n%s", err, out)
+	}
+	close(stop)
+	ssOut := <-seen
+	srv.wait(t) // its exit status: see test's endFailure
+	if !strings.Contains(ssOut, " mss:988 ") {
+		t.Errorf("-M 1000: no stream of thruput's server with mss 988 (1000 less 12 bytes of timestamps):\n%s", ssOut)
+	}
+	lines = test("thruput --dscp against iperf3", theirs, append([]string{thruputBin, "net", "client", l.AddrB, "--dscp", "af21"}, run...), l.AddrA, false)
+	everyLine(t, "thruput client with --dscp af21", lines, "tos 0x48", "")
+	lines = test("thruput -u against thruput", ours, append([]string{thruputBin, "net", "client", l.AddrB, "-u", "-b", "20M", "-l", "1400", "-R"}, run...), l.AddrB, true)
+	everyLine(t, "thruput server's UDP sender without --dont-fragment", lines, "tos 0x0,", "[DF]")
+	lines = test("iperf3 -u --dont-fragment -R against thruput", ours, []string{"iperf3", "-c", l.AddrB, "-t", "1", "-u", "-b", "20M", "-l", "1400", "-R", "--dont-fragment", "-S", "0x10"}, l.AddrB, true)
+	everyLine(t, "thruput server's UDP sender with --dont-fragment", lines, "[DF]", "")
+	everyLine(t, "thruput server's UDP sender with -S 0x10", lines, "tos 0x10", "")
+	lines = test("thruput -u --dont-fragment against iperf3", theirs, append([]string{thruputBin, "net", "client", l.AddrB, "-u", "-b", "20M", "-l", "1400", "--dont-fragment"}, run...), l.AddrA, true)
+	everyLine(t, "thruput UDP client with --dont-fragment", lines, "[DF]", "")
+}
+
+// TestServerPayloadAndPacing: the server's sender in -R sends iperf3's
+// repeating payload when asked (seen in the packets) and holds the
+// fair-queue pacing rate an iperf3 3.12 client asks for (seen in the rate
+// it measures, on a link ten times as fast).
+func TestServerPayloadAndPacing(t *testing.T) {
+	fstest.Long(t, "runs tests across namespaces")
+	needPeer(t, "iperf3")
+	needPeer(t, "tcpdump")
+	l := nettest.NewLink(t, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv := startBackground(t, l.Command(ctx, l.B, thruputBin, "net", "server", "--once", "-q", "--no-save"))
+	time.Sleep(300 * time.Millisecond)
+	ctx2, cancel2 := context.WithTimeout(ctx, time.Minute)
+	defer cancel2()
+	cmd := l.Command(ctx2, l.A, "tcpdump", "-i", l.DevA, "-n", "-A", "-l", "-c", "5", "src host "+l.AddrB+" and tcp and greater 1000")
+	dump := startTcpdump(t, cmd)
+	out, err := l.Command(ctx, l.A, "iperf3", "-c", l.AddrB, "-t", "3", "-R", "--repeating-payload", "--fq-rate", "40M", "-J").Output()
+	_ = cmd.Wait()
+	srv.wait(t)
+	// The rate is read from the intervals, which iperf3 prints also when
+	// it fails in the results exchange at the end (see TestOptionsOnTheWire).
+	var j struct {
+		Error     string `json:"error"`
+		Intervals []struct {
+			Sum iperf3Sum `json:"sum"`
+		} `json:"intervals"`
+	}
+	if jerr := json.Unmarshal(out, &j); jerr != nil || (err != nil && !strings.Contains(j.Error, "unable to send control message")) {
+		t.Fatalf("iperf3: %v %v\n%s", err, jerr, out)
+	}
+	if !strings.Contains(dump.String(), "0123456789012345678901234567890123456789") {
+		t.Errorf("--repeating-payload: the server's packets do not carry 0123456789...:\n%.2000s", dump.String())
+	}
+	if len(j.Intervals) < 3 {
+		t.Fatalf("%d intervals", len(j.Intervals))
+	}
+	for _, iv := range j.Intervals[1:] {
+		if r := iv.Sum.BitsPerSecond / 40e6; r < 0.9 || r > 1.05 {
+			t.Errorf("iperf3 -R --fq-rate 40M received %.1f Mbit/s in a second from thruput's server", iv.Sum.BitsPerSecond/1e6)
+		}
+	}
+}
+
+// TestOptionsWithIperf3 checks the options an iperf3 3.12 peer has, over
+// loopback: the server's refusals reach an iperf3 client as iperf3's own
+// error, --get-server-output works both ways, and thruput's client binds
+// where -B and --cport say.
+func TestOptionsWithIperf3(t *testing.T) {
+	fstest.Long(t, "runs against the real iperf3")
+	needPeer(t, "iperf3")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	serve := func(args ...string) (*background, string) {
+		port := strconv.Itoa(freePort(t))
+		var b *background
+		if args[0] == "iperf3" {
+			b = startBackground(t, exec.CommandContext(ctx, "iperf3", append(args[1:], "-s", "-1", "-p", port)...))
+		} else {
+			b = startBackground(t, exec.CommandContext(ctx, thruputBin, append([]string{"net", "server", "--once", "-q", "--no-save", "-p", port}, args[1:]...)...))
+		}
+		n, _ := strconv.Atoi(port)
+		waitListening(t, n)
+		return b, port
+	}
+	// SCTP: iperf3 3.12 has it, thruput's server refuses it in iperf3's words.
+	srv, port := serve("thruput")
+	out, err := exec.CommandContext(ctx, "iperf3", "-c", "127.0.0.1", "-p", port, "-t", "1", "--sctp").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "no SCTP support available") {
+		t.Errorf("iperf3 --sctp against thruput: %v\n%s", err, out)
+	}
+	srv.cmd.Process.Kill()
+
+	// -Z: thruput's server sends with sendfile for an iperf3 -R -Z.
+	srv, port = serve("thruput", "--json")
+	// (A failure in the results exchange at the end is the -R one that
+	// TestOptionsOnTheWire explains; the server still writes its document.)
+	if out, err = exec.CommandContext(ctx, "iperf3", "-c", "127.0.0.1", "-p", port, "-t", "1", "-R", "-Z").CombinedOutput(); err != nil &&
+		!bytes.Contains(out, []byte("unable to send control message")) {
+		t.Fatalf("iperf3 -R -Z: %v\n%s", err, out)
+	}
+	srv.wait(t)
+	var doc struct {
+		Net struct {
+			Parameters struct {
+				ZeroCopy bool `json:"zero_copy"`
+			} `json:"parameters"`
+		} `json:"net"`
+	}
+	if err := json.Unmarshal(srv.stdout.Bytes(), &doc); err != nil || !doc.Net.Parameters.ZeroCopy {
+		t.Errorf("iperf3 -R -Z: the server's document says zero_copy %v (%v)", doc.Net.Parameters.ZeroCopy, err)
+	}
+
+	// iperf3's client asks thruput's server for its output.
+	srv, port = serve("thruput")
+	out, err = exec.CommandContext(ctx, "iperf3", "-c", "127.0.0.1", "-p", port, "-t", "1", "--get-server-output", "-T", "lab", "--extra-data", "rack 3", "-J").Output()
+	if err != nil {
+		t.Fatalf("iperf3 --get-server-output: %v\n%s", err, out)
+	}
+	srv.wait(t)
+	var j struct {
+		Title            string `json:"title"`
+		ExtraData        string `json:"extra_data"`
+		ServerOutputText string `json:"server_output_text"`
+	}
+	if err := json.Unmarshal(out, &j); err != nil || !strings.Contains(j.ServerOutputText, "Accepted connection from 127.0.0.1") ||
+		!strings.Contains(j.ServerOutputText, "receiver") || j.ExtraData != "rack 3" || j.Title != "lab" {
+		t.Errorf("iperf3 -J --get-server-output against thruput: %v\n%s", err, out)
+	}
+
+	// thruput's client asks iperf3's server, binding its streams.
+	cport := freePort(t)
+	srv, port = serve("iperf3", "-J")
+	res := thruput(t, "net", "client", "127.0.0.1", "-p", port, "-t", "1", "--no-save", "-B", "127.0.0.1", "--cport", strconv.Itoa(cport),
+		"-4", "--get-server-output", "-T", "lab", "--timestamps=%F ")
+	if res.code != 0 {
+		t.Fatalf("thruput client: %d %s", res.code, res.stderr)
+	}
+	srv.wait(t)
+	if !strings.Contains(res.stdout, "Server output:") || !strings.Contains(res.stdout, "iperf 3.12") {
+		t.Errorf("--get-server-output: no iperf3 server text:\n%s", res.stdout)
+	}
+	today := time.Now().Format("2006-01-02") + " "
+	for _, line := range strings.Split(strings.TrimSpace(res.stdout), "\n") {
+		if !strings.HasPrefix(line, today) || !strings.Contains(line, "lab:  ") {
+			t.Errorf("line without --timestamps=%%F and -T lab: %q", line)
+			break
+		}
+	}
+	var sj struct {
+		Start struct {
+			Connected []struct {
+				RemotePort int `json:"remote_port"`
+			} `json:"connected"`
+		} `json:"start"`
+	}
+	if err := json.Unmarshal(srv.stdout.Bytes(), &sj); err != nil || len(sj.Start.Connected) != 1 || sj.Start.Connected[0].RemotePort != cport {
+		t.Errorf("--cport %d: iperf3's server saw %+v (%v)", cport, sj.Start.Connected, err)
+	}
+
+	// --json-stream against iperf3: one event a line.
+	srv, port = serve("iperf3")
+	res = thruput(t, "net", "client", "127.0.0.1", "-p", port, "-t", "2", "--no-save", "--json-stream")
+	if res.code != 0 {
+		t.Fatalf("--json-stream: %d %s", res.code, res.stderr)
+	}
+	srv.wait(t)
+	var events []string
+	for _, line := range strings.Split(strings.TrimSpace(res.stdout), "\n") {
+		var e struct {
+			Event string          `json:"event"`
+			Data  json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil || e.Data == nil {
+			t.Fatalf("--json-stream line %q: %v", line, err)
+		}
+		events = append(events, e.Event)
+	}
+	if len(events) < 3 || events[0] != "start" || events[1] != "interval" || events[len(events)-1] != "end" {
+		t.Errorf("--json-stream events %v", events)
+	}
+
+	// --logfile appends; a device that does not exist is refused.
+	log := t.TempDir() + "/net.log"
+	for range 2 {
+		srv, port = serve("thruput")
+		if res = thruput(t, "net", "client", "127.0.0.1", "-p", port, "-t", "1", "--no-save", "--logfile", log); res.code != 0 || res.stdout != "" {
+			t.Fatalf("--logfile: %d %q %s", res.code, res.stdout, res.stderr)
+		}
+		srv.wait(t)
+	}
+	if b, _ := os.ReadFile(log); strings.Count(string(b), "Connecting to") != 2 {
+		t.Errorf("--logfile after two runs:\n%s", b)
+	}
+	if res = thruput(t, "net", "client", "127.0.0.1", "-p", port, "-t", "1", "--no-save", "--bind-dev", "nosuchdev0"); res.code == 0 ||
+		!strings.Contains(res.stderr, "nosuchdev0") {
+		t.Errorf("--bind-dev nosuchdev0: %d %s", res.code, res.stderr)
+	}
+}
+
+// TestIperf321Options runs the options only iperf3 3.17-3.21 clients send
+// (--skip-rx-copy, --gsro) against thruput's server, whose sender in -R
+// must do them. It needs $IPERF3 to name such an iperf3 (Debian 12 ships
+// 3.12): bench/net's build of 3.21, for one.
+func TestIperf321Options(t *testing.T) {
+	fstest.Long(t, "runs against the real iperf3")
+	peer := os.Getenv("IPERF3")
+	if peer == "" {
+		t.Skip("IPERF3 does not name an iperf3 3.17 or newer")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, args := range [][]string{
+		{"--skip-rx-copy", "-R", "-Z", "-b", "200M"},
+		{"--skip-rx-copy", "-b", "200M"},
+		{"-u", "--gsro", "-b", "50M", "-R"},
+		{"-u", "--gsro", "-b", "50M"},
+	} {
+		port := freePort(t)
+		srv := startBackground(t, exec.CommandContext(ctx, thruputBin, "net", "server", "--once", "-q", "--no-save", "-p", strconv.Itoa(port)))
+		waitListening(t, port)
+		out, err := exec.CommandContext(ctx, peer, append([]string{"-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "2", "-J"}, args...)...).Output()
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		srv.wait(t)
+		var j struct {
+			End struct {
+				SumSent iperf3Sum `json:"sum_sent"`
+			} `json:"end"`
+		}
+		if err := json.Unmarshal(out, &j); err != nil {
+			t.Fatal(err)
+		}
+		got := j.End.SumSent.BitsPerSecond
+		want := 200e6
+		if args[0] == "-u" {
+			want = 50e6
+		}
+		if r := got / want; r < 0.9 || r > 1.1 {
+			t.Errorf("%v: %.1f Mbit/s sent", args, got/1e6)
+		}
+	}
+}
+
+// TestFlowLabel: -L puts the IPv6 flow label into the header of every
+// data packet thruput's client sends to an iperf3 3.12 server (over ::1,
+// seen by tcpdump on lo).
+func TestFlowLabel(t *testing.T) {
+	fstest.RequireRoot(t)
+	needPeer(t, "iperf3")
+	needPeer(t, "tcpdump")
+	if ln, err := net.Listen("tcp6", "[::1]:0"); err != nil {
+		t.Skipf("no IPv6 loopback: %v", err)
+	} else {
+		ln.Close()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	port := freePort(t)
+	srv := startBackground(t, exec.CommandContext(ctx, "iperf3", "-s", "-1", "-p", strconv.Itoa(port)))
+	waitListening(t, port)
+	dump := exec.CommandContext(ctx, "tcpdump", "-i", "lo", "-n", "-v", "-l", "-c", "10", "ip6 and tcp and dst port "+strconv.Itoa(port)+" and greater 1000")
+	out := startTcpdump(t, dump)
+	if res := thruput(t, "net", "client", "::1", "-p", strconv.Itoa(port), "-t", "1", "--no-save", "-L", "0x2a5f1"); res.code != 0 {
+		t.Fatalf("-L: %d %s", res.code, res.stderr)
+	}
+	srv.wait(t)
+	_ = dump.Wait()
+	if n := strings.Count(out.String(), "flowlabel 0x2a5f1"); n < 10 {
+		t.Errorf("-L 0x2a5f1: %d of 10 data packets carry the label:\n%s", n, out.String())
+	}
+}
+
+// TestNetClientOptionsBadInput: each of the iperf3 options refuses a bad
+// value with exit 2, naming the flag, and leaves no output file behind.
+func TestNetClientOptionsBadInput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.json")
+	log := filepath.Join(dir, "net.log")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-S", "300"}, "-S 300"},
+		{[]string{"--tos", "ef"}, "-S ef"},
+		{[]string{"--dscp", "gold"}, "--dscp gold"},
+		{[]string{"-S", "8", "--dscp", "ef"}, "-S and --dscp"},
+		{[]string{"-b", "10M/0"}, "-b 10M/0"},
+		{[]string{"--fq-rate", "x"}, "--fq-rate"},
+		{[]string{"--dont-fragment"}, "--dont-fragment: UDP only"},
+		{[]string{"-L", "0"}, "-L 0"},
+		{[]string{"-4", "-6"}, "-4 and -6"},
+		{[]string{"-B", "eth0"}, "-B eth0"},
+		{[]string{"-B", "::1", "-4"}, "-B ::1"},
+		{[]string{"-B", "10.0.0.1%eth0", "--bind-dev", "wlan0"}, "two devices"},
+		{[]string{"--cport", "70000"}, "--cport 70000"},
+		{[]string{"--connect-timeout", "0"}, "--connect-timeout"},
+		{[]string{"--logfile", log}, "--logfile and -o"},
+		{[]string{"-J", "--json-stream", "--format", "csv"}, "--format"},
+	} {
+		expectUsage(t, out, append([]string{"net", "client", "127.0.0.1"}, c.args...), c.want)
+	}
+	if _, err := os.Stat(log); err == nil {
+		t.Errorf("--logfile with -o created %s", log)
+	}
+}

@@ -1,0 +1,478 @@
+package iperf3
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/thruput/thruput/internal/fstest"
+	"github.com/thruput/thruput/internal/result"
+)
+
+func TestParseOptions(t *testing.T) {
+	// The keys iperf3 3.21's send_parameters writes for a UDP test with
+	// every option on (src/iperf_api.c at tag 3.21, send_parameters).
+	p, err := ParseParams([]byte(`{"udp":true,"omit":0,"time":3,"num":0,"blockcount":0,"parallel":1,"len":1400,
+		"bandwidth":50000000,"fqrate":60000000,"pacing_timer":1000,"burst":8,"gso":1,"gso_dg_size":1400,
+		"gso_bf_size":65507,"gro":1,"gro_bf_size":65507,"TOS":40,"flowlabel":77,"title":"lab A",
+		"extra_data":"{\"rack\":3}","get_server_output":1,"repeating_payload":1,"dont_fragment":1,
+		"skip_rx_copy":1,"client_version":"3.21"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Options{TOS: 40, FlowLabel: 77, FQRate: 60e6, Burst: 8, DontFragment: true, SkipRxCopy: true,
+		RepeatingPayload: true, GSO: true, GRO: true, GSODg: 1400, GSOBuf: 65507, GROBuf: 65507,
+		GetServerOutput: true, Title: "lab A", ExtraData: `{"rack":3}`}
+	if p.Options != want {
+		t.Fatalf("parsed\n %+v\nwant\n %+v", p.Options, want)
+	}
+	// Our client's encoding reads back the same, UDP and TCP.
+	for _, in := range []Params{
+		{UDP: true, Time: time.Second, Parallel: 1, Len: 1400, PacingTimer: 1000, ClientVersion: "x", Options: want},
+		{Time: time.Second, Parallel: 1, Len: 1 << 17, PacingTimer: 1000, ClientVersion: "x",
+			Options: Options{TOS: 0xb8, FQRate: 1e6, ZeroCopy: true, MPTCP: mptcpAvailable(), Title: "t"}},
+	} {
+		b, _ := json.Marshal(in.wire())
+		out, err := ParseParams(b)
+		if err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		if *out != in {
+			t.Fatalf("round trip of %s:\n got %+v\nwant %+v", b, *out, in)
+		}
+	}
+}
+
+// TestOptionsRefused: what the server cannot or will not do is refused
+// with iperf3's own error number, which an iperf3 client prints in its own
+// words (src/iperf_error.c).
+func TestOptionsRefused(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		code int32
+		text string
+	}{
+		{`{"sctp":true,"time":1}`, ieNoSCTP, "no SCTP support available"},
+		{`{"tcp":true,"time":1,"burst":1001}`, ieBurst, "invalid burst count (maximum = 1000)"},
+		{`{"tcp":true,"time":1,"TOS":256}`, ieBadTOS, "bad TOS value (must be between 0 and 255 inclusive)"},
+		{`{"tcp":true,"time":1,"TOS":"ef"}`, ieBadTOS, "bad TOS value"},
+		{`{"tcp":true,"time":1,"fqrate":-1}`, ieRecvParams, "unable to receive parameters from client"},
+		{`{"udp":true,"time":1,"gso":2}`, ieRecvParams, "unable to receive parameters"},
+		{`{"tcp":true,"time":1,"title":7}`, ieRecvParams, "unable to receive parameters"},
+	} {
+		_, err := ParseParams([]byte(c.in))
+		var pe *paramError
+		if !errors.As(err, &pe) || pe.code != c.code {
+			t.Errorf("%s: %v, want i_errno %d", c.in, err, c.code)
+			continue
+		}
+		if msg := (&PeerError{Code: pe.code}).Error(); !strings.Contains(msg, c.text) {
+			t.Errorf("%s: the client would print %q, want %q", c.in, msg, c.text)
+		}
+	}
+	if !mptcpAvailable() {
+		_, err := ParseParams([]byte(`{"tcp":true,"time":1,"mptcp":true}`))
+		var pe *paramError
+		if !errors.As(err, &pe) || pe.code != ieProtocol {
+			t.Errorf("MPTCP without kernel support: %v", err)
+		}
+	}
+	// The operator's --max-bitrate holds for fair-queue pacing too, as in
+	// iperf3.
+	p, _ := ParseParams([]byte(`{"tcp":true,"time":1,"bandwidth":1000,"fqrate":90000000,"parallel":2}`))
+	var pe *paramError
+	if err := (Limits{MaxBitrate: 100e6}).check(p); !errors.As(err, &pe) || pe.code != ieTotalRate {
+		t.Errorf("2 streams paced at 90 Mbit/s under --max-bitrate 100M: %v", err)
+	}
+}
+
+func TestClientFlagsOptions(t *testing.T) {
+	base := ClientFlags{Time: "1", Omit: "0", Parallel: 1}
+	ok := base
+	ok.Bitrate, ok.DSCP, ok.FQRate, ok.Title = "20M/16", "AF21", "50M", "x"
+	p, err := ok.Params()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Bitrate != 20e6 || p.Burst != 16 || p.TOS != 0x48 || p.FQRate != 50e6 || p.Title != "x" {
+		t.Errorf("parsed %+v", p)
+	}
+	for _, c := range []struct {
+		set  func(*ClientFlags)
+		want string
+	}{
+		{func(f *ClientFlags) { f.Bitrate = "10M/0" }, "-b 10M/0"},
+		{func(f *ClientFlags) { f.Bitrate = "10M/1001" }, "-b 10M/1001"},
+		{func(f *ClientFlags) { f.TOS = "256" }, "-S 256"},
+		{func(f *ClientFlags) { f.TOS = "0x1g" }, "-S 0x1g"},
+		{func(f *ClientFlags) { f.DSCP = "64" }, "--dscp 64"},
+		{func(f *ClientFlags) { f.DSCP = "gold" }, "--dscp gold"},
+		{func(f *ClientFlags) { f.TOS, f.DSCP = "8", "ef" }, "-S and --dscp"},
+		{func(f *ClientFlags) { f.FQRate = "fast" }, "--fq-rate"},
+		{func(f *ClientFlags) { f.DontFragment = true }, "--dont-fragment: UDP only"},
+		{func(f *ClientFlags) { f.GSRO = true }, "--gsro: UDP only"},
+		{func(f *ClientFlags) { f.UDP, f.MPTCP = true, true }, "--mptcp: TCP only"},
+		{func(f *ClientFlags) { f.FlowLabel = "0x100000" }, "-L 0x100000"},
+		{func(f *ClientFlags) { f.UDP, f.FlowLabel = true, "5" }, "-L: TCP only"},
+	} {
+		f := base
+		c.set(&f)
+		if _, err := f.Params(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", f, err, c.want)
+		}
+	}
+}
+
+func TestParseDSCP(t *testing.T) {
+	for in, want := range map[string]int{"ef": 0xb8, "EF": 0xb8, "cs1": 0x20, "af41": 0x88, "10": 40, "0x3f": 0xfc, "010": 32, "0": 0} {
+		if got, ok := ParseDSCP(in); !ok || got != want {
+			t.Errorf("--dscp %s: %#x, %v; want %#x", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"64", "-1", "", "af5", "0x40"} {
+		if got, ok := ParseDSCP(in); ok {
+			t.Errorf("--dscp %q accepted as %#x", in, got)
+		}
+	}
+}
+
+func TestStrftime(t *testing.T) {
+	at := time.Date(2026, 3, 7, 9, 5, 2, 0, time.UTC)
+	for format, want := range map[string]string{
+		"%c ":         "Sat Mar  7 09:05:02 2026 ",
+		"%F %T|":      "2026-03-07 09:05:02|",
+		"%Y%m%d %s":   "20260307 1772874302",
+		"100%% %q %j": "100% %q 066",
+		"trailing %":  "trailing %",
+	} {
+		if got := Strftime(format, at); got != want {
+			t.Errorf("%q: %q, want %q", format, got, want)
+		}
+	}
+	var b bytes.Buffer
+	w := &TimestampWriter{W: &b, Format: "T "}
+	for _, s := range []string{"one\ntw", "o\n", "\nthree"} {
+		if n, err := w.Write([]byte(s)); n != len(s) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", s, n, err)
+		}
+	}
+	if got := b.String(); got != "T one\nT two\nT \nT three" {
+		t.Errorf("prefixed %q", got)
+	}
+}
+
+// jsonKeys lists the paths of every key in an iperf3 JSON document; arrays
+// contribute their elements' keys under [].
+func jsonKeys(v any, prefix string, into map[string]bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			into[prefix+k] = true
+			jsonKeys(e, prefix+k+".", into)
+		}
+	case []any:
+		for _, e := range v {
+			jsonKeys(e, prefix+"[].", into)
+		}
+	}
+}
+
+// iperf321Keys are the keys iperf3 3.21's client writes with -J for a TCP
+// test beside those of the 3.9 fixture (src/iperf_api.c at tag 3.21: the
+// timestamp, test_start, interval stream and end stream formats).
+var iperf321Keys = []string{
+	"start.timestamp.timemillisecs", "start.target_bitrate", "start.fq_rate",
+	"start.test_start.target_bitrate", "start.test_start.bidir", "start.test_start.fqrate",
+	"start.test_start.interval", "start.test_start.gso", "start.test_start.gro",
+	"intervals.[].streams.[].snd_wnd", "intervals.[].streams.[].reorder",
+	"end.streams.[].sender.reorder", "end.streams.[].sender.max_snd_wnd",
+}
+
+// TestCompatKeys: thruput's -J carries every key of a real iperf3 -J
+// output (iperf3 3.9, testdata/iperf3-3.9-tcp-omit.json) and those iperf3
+// 3.21 added, for a real test on loopback.
+func TestCompatKeys(t *testing.T) {
+	fstest.Long(t, "a one-second transfer")
+	b, err := os.ReadFile("testdata/iperf3-3.9-tcp-omit.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var real any
+	if err := json.Unmarshal(b, &real); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	jsonKeys(real, "", want)
+	if !want["end.sum_sent.retransmits"] || !want["intervals.[].streams.[].rttvar"] {
+		t.Fatalf("fixture keys: %v", want)
+	}
+	for _, k := range iperf321Keys {
+		want[k] = true
+	}
+	ts := startServer(t, ServerConfig{})
+	cfg := quickTest(ts.port)
+	cfg.Params = Params{Time: time.Second, Omit: time.Second, Options: Options{Title: "lab", ExtraData: "e", GetServerOutput: true}}
+	cfg.Interval = 500 * time.Millisecond
+	n, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := &result.Document{Net: n, StartedAt: time.Now()}
+	var out bytes.Buffer
+	if err := WriteCompat(&out, doc); err != nil {
+		t.Fatal(err)
+	}
+	var ours any
+	if err := json.Unmarshal(out.Bytes(), &ours); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	jsonKeys(ours, "", got)
+	if missing := lacking(want, got); len(missing) > 0 {
+		t.Errorf("thruput's -J lacks %v", missing)
+	}
+	for _, k := range []string{"title", "extra_data", "server_output_text"} {
+		if !got[k] {
+			t.Errorf("no %s with -T, --extra-data and --get-server-output", k)
+		}
+	}
+	if txt := n.ServerOutputText; !strings.Contains(txt, "Accepted connection from 127.0.0.1") || !strings.Contains(txt, "  receiver") {
+		t.Errorf("server output:\n%s", txt)
+	}
+	// --json-stream: one event a line, iperf3 3.17's line format.
+	var stream bytes.Buffer
+	cs := NewCompatStream(&stream, &result.Document{Net: &result.Net{Parameters: n.Parameters}})
+	cs.Connected(1, n.Streams[0].LocalAddr, n.Streams[0].RemoteAddr)
+	for _, iv := range n.Intervals {
+		cs.Interval(iv)
+	}
+	if err := cs.End(doc); err != nil {
+		t.Fatal(err)
+	}
+	var events []string
+	sc := bufio.NewScanner(&stream)
+	for sc.Scan() {
+		var e struct {
+			Event string          `json:"event"`
+			Data  json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil || len(e.Data) == 0 {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		events = append(events, e.Event)
+	}
+	if len(events) < 4 || events[0] != "start" || events[1] != "interval" || events[len(events)-1] != "end" ||
+		events[len(events)-2] != "server_output_text" {
+		t.Errorf("events %v", events)
+	}
+}
+
+// TestServerHonoursOptions runs thruput's client against its server with
+// the options whose effect the sockets show: the server's sender in -R
+// paces at the fair-queue rate and sends the repeating payload, and MSG_TRUNC
+// receivers count every byte.
+func TestServerHonoursOptions(t *testing.T) {
+	fstest.Long(t, "transfers for seconds")
+	// A paced sender's queue takes a while to drain after the end: give
+	// the control connection iperf3's own patience.
+	ts := startServer(t, ServerConfig{ControlTimeout: 10 * time.Second})
+	for _, c := range []struct {
+		name string
+		p    Params
+		rate float64
+	}{
+		{"fq-rate reverse", Params{Time: 2 * time.Second, Reverse: true, Options: Options{FQRate: 80e6}}, 80e6},
+		{"fq-rate bidir", Params{Time: 2 * time.Second, Bidir: true, Options: Options{FQRate: 60e6}}, 60e6},
+		{"burst udp reverse", Params{UDP: true, Time: 2 * time.Second, Reverse: true, Bitrate: 30e6, Len: 1400, Options: Options{Burst: 10}}, 30e6},
+		{"gsro udp reverse", Params{UDP: true, Time: 2 * time.Second, Reverse: true, Bitrate: 100e6, Len: 1400, Options: Options{GSO: true, GRO: true}}, 100e6},
+		{"skip-rx-copy tcp", Params{Time: 2 * time.Second, Bitrate: 100e6, Options: Options{SkipRxCopy: true, RepeatingPayload: true, TOS: 0x20}}, 100e6},
+		{"skip-rx-copy udp reverse", Params{UDP: true, Time: 2 * time.Second, Reverse: true, Bitrate: 20e6, Len: 1200, Options: Options{SkipRxCopy: true, DontFragment: true}}, 20e6},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := quickTest(ts.port)
+			cfg.Params = c.p
+			n, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range n.Sums {
+				// A TCP receiver gets what the pacing let through; a UDP
+				// sender is paced by itself, and on a loaded machine its
+				// receiver may miss some.
+				got := s.Receiver.BitsPerSecond
+				if c.p.UDP {
+					got = s.Sender.BitsPerSecond
+				}
+				if r := got / c.rate; r < 0.85 || r > 1.1 {
+					t.Errorf("%s: %.1f Mbit/s, paced at %.1f", s.Direction, got/1e6, c.rate/1e6)
+				}
+				// Sequence numbers read wrong would make nearly all count
+				// as lost; a loaded machine drops some for real.
+				if c.p.UDP && (s.Receiver.Lost == nil || *s.Receiver.Lost > *s.Receiver.Packets/2) {
+					t.Errorf("%s: lost %d of %d datagrams", s.Direction, deref(s.Receiver.Lost), deref(s.Receiver.Packets))
+				}
+			}
+			ts.idle(t)
+		})
+	}
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return -1
+	}
+	return *p
+}
+
+// TestParseResultsIperf314: an iperf3 3.14+ peer counts datagrams from the
+// start of the test and says which fell in the omitted start; a server's
+// own output rides along when the client asked for it.
+func TestParseResultsIperf314(t *testing.T) {
+	r, err := ParseResults([]byte(`{"cpu_util_total":1,"cpu_util_user":0.5,"cpu_util_system":0.5,"sender_has_retransmits":-1,
+		"server_output_text":"Accepted connection from 10.0.0.2, port 40000\n",
+		"streams":[{"id":1,"bytes":1400000,"retransmits":-1,"jitter":0.0001,"errors":12,"omitted_errors":2,"packets":1000,"omitted_packets":200}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Streams[0]; s.Packets != 800 || s.Errors != 10 || !strings.HasPrefix(r.ServerOutputText, "Accepted") {
+		t.Errorf("parsed %+v, output %q", s, r.ServerOutputText)
+	}
+	for _, bad := range []string{
+		`{"streams":[{"id":1,"bytes":1,"omitted_errors":2}]}`,
+		`{"streams":[{"id":1,"bytes":1,"omitted_errors":"2","omitted_packets":1}]}`,
+		`{"streams":[],"server_output_json":[1]}`,
+		`{"streams":[],"server_output_text":3}`,
+	} {
+		if _, err := ParseResults([]byte(bad)); err == nil {
+			t.Errorf("accepted %s", bad)
+		}
+	}
+	// What thruput sends reads back, its output included.
+	in := &Results{SenderHasRetransmits: 0, ServerOutputJSON: json.RawMessage(`{"start":{}}`),
+		Streams: []StreamResults{{ID: 1, Bytes: 10, Retransmits: -1, Packets: 7, Errors: 1}}}
+	b, _ := json.Marshal(in.wire())
+	out, err := ParseResults(b)
+	if err != nil || out.Streams[0].Packets != 7 || out.Streams[0].Errors != 1 || string(out.ServerOutputJSON) != `{"start":{}}` {
+		t.Errorf("round trip of %s: %+v, %v", b, out, err)
+	}
+}
+
+// TestJSONKeysLikeIperf3: thruput's -J carries every key iperf3's own -J
+// writes for the same test against the same iperf3 server, for TCP and UDP
+// each way. The iperf3 is Debian's, or the one $IPERF3 names (a 3.21 built
+// from source, as bench/net takes it).
+func TestJSONKeysLikeIperf3(t *testing.T) {
+	fstest.Long(t, "runs against the real iperf3")
+	peer := os.Getenv("IPERF3")
+	if peer == "" {
+		if _, err := exec.LookPath("iperf3"); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatal("iperf3 not installed (scripts/setup installs it)")
+			}
+			t.Skip("iperf3 not installed")
+		}
+		peer = "iperf3"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// serve runs `iperf3 -s -1` on a free port until its one test ended.
+	serve := func() (int, func()) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		cmd := exec.CommandContext(ctx, peer, "-s", "-1", "-p", strconv.Itoa(port))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Listening shows in /proc/net/tcp6 (iperf3 listens on ::) as
+		// state 0A; connecting to see would be its one test.
+		hex := fmt.Sprintf(":%04X ", port)
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			b, _ := os.ReadFile("/proc/net/tcp6")
+			c, _ := os.ReadFile("/proc/net/tcp")
+			if listening(string(b)+string(c), hex) {
+				break
+			}
+		}
+		return port, func() { _ = cmd.Wait() }
+	}
+	for _, mode := range []struct {
+		args []string
+		p    Params
+	}{
+		{nil, Params{}},
+		{[]string{"-R"}, Params{Reverse: true}},
+		{[]string{"--bidir"}, Params{Bidir: true}},
+		{[]string{"-u", "-b", "10M"}, Params{UDP: true, Bitrate: 10e6}},
+		{[]string{"-u", "-b", "10M", "-R"}, Params{UDP: true, Bitrate: 10e6, Reverse: true}},
+	} {
+		port, wait := serve()
+		out, err := exec.CommandContext(ctx, peer, append([]string{"-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "1", "-J"}, mode.args...)...).Output()
+		wait()
+		if err != nil {
+			t.Fatalf("iperf3 %v: %v\n%s", mode.args, err, out)
+		}
+		var theirs any
+		if err := json.Unmarshal(out, &theirs); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]bool{}
+		jsonKeys(theirs, "", want)
+		port, wait = serve()
+		cfg := ClientConfig{Host: "127.0.0.1", Port: port, Params: mode.p, Interval: time.Second, Version: "test"}
+		cfg.Params.Time = time.Second
+		n, err := Run(ctx, cfg)
+		wait()
+		if err != nil {
+			t.Fatalf("%v: %v", mode.args, err)
+		}
+		var b bytes.Buffer
+		if err := WriteCompat(&b, &result.Document{Net: n, StartedAt: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		var ours any
+		if err := json.Unmarshal(b.Bytes(), &ours); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		jsonKeys(ours, "", got)
+		if missing := lacking(want, got); len(missing) > 0 {
+			t.Errorf("%v: thruput's -J lacks %v", mode.args, missing)
+		}
+	}
+}
+
+// lacking lists the keys of want that got does not have.
+func lacking(want, got map[string]bool) []string {
+	var missing []string
+	for k := range want {
+		if !got[k] {
+			missing = append(missing, k)
+		}
+	}
+	sort.Strings(missing)
+	return missing
+}
+
+func listening(table, hex string) bool {
+	for _, line := range strings.Split(table, "\n") {
+		if f := strings.Fields(line); len(f) > 3 && strings.HasSuffix(f[1]+" ", hex) && f[3] == "0A" {
+			return true
+		}
+	}
+	return false
+}
