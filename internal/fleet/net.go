@@ -170,16 +170,3 @@ func firstErr(served <-chan error, err error) error {
 	}
 	return err
 }
-
-// Mbits is the figure a pair is shown by: the receiver's rate of the
-// run's sums (all directions added), in Mbit/s.
-func Mbits(d *result.Document) (float64, bool) {
-	if d == nil || d.Net == nil || len(d.Net.Sums) == 0 {
-		return 0, false
-	}
-	var bps float64
-	for _, s := range d.Net.Sums {
-		bps += s.Receiver.BitsPerSecond
-	}
-	return bps / 1e6, true
-}
