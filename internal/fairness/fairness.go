@@ -18,8 +18,8 @@ import (
 type Client struct {
 	// Client names the client: a fleet host, or its number with --clients.
 	Client string `json:"client"`
-	// MbitPerSecond is the receiver's rate of the client's test, all
-	// directions added; absent when the test measured nothing.
+	// MbitPerSecond is the senders' rate of the client's test, all
+	// directions added (see Of); absent when the test measured nothing.
 	MbitPerSecond *float64 `json:"mbit_per_second,omitempty"`
 	Run           string   `json:"run,omitempty"`
 	Error         string   `json:"error,omitempty"`
@@ -38,10 +38,20 @@ func Mbits(d *result.Document) (float64, bool) {
 	return bps / 1e6, true
 }
 
-// Of is a client's entry for its run doc and error.
+// Of is a client's entry for its run doc and error. Its figure is the
+// senders' rate (all directions added): a sender counts over exactly the
+// test's time, so the windows of clients started together coincide; a
+// receiver's count goes on while the data still queued when the others
+// ended drains, at a rate the link only had once they stopped, and the
+// receivers' figures then add up to more than the link carries.
 func Of(name string, d *result.Document, err error) Client {
 	c := Client{Client: name}
-	if v, ok := Mbits(d); ok {
+	if d != nil && d.Net != nil && len(d.Net.Sums) > 0 {
+		var bps float64
+		for _, s := range d.Net.Sums {
+			bps += s.Sender.BitsPerSecond
+		}
+		v := bps / 1e6
 		c.MbitPerSecond, c.Run = &v, d.ID
 	}
 	if err != nil {
