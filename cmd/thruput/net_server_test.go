@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/fstest"
+	"github.com/thruput/thruput/internal/nettest"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -138,5 +140,89 @@ func TestMaxClientsIperf3(t *testing.T) {
 	}
 	if docs != 3 {
 		t.Errorf("the server wrote %d result documents, want 3\n%s", docs, srv.stderr.String())
+	}
+}
+
+// TestMaxClientsNamespaces serves clients in their own namespaces on 100
+// Mbit/s links, as boards on one switch: with --max-clients 5 five tests
+// run at once (four thruput clients and a stock iperf3) and a sixth client
+// meanwhile is told busy; with the default of one, one of six clients
+// started together is served and the five others are told busy.
+func TestMaxClientsNamespaces(t *testing.T) {
+	needIperf3(t)
+	lan := nettest.NewLAN(t, []int{100, 100, 100, 100, 100, 100, 100})
+	srvAddr := lan.Hosts[0].Addr
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	serve := func(maxClients string) *background {
+		t.Helper()
+		srv := startBackground(t, lan.Command(ctx, 0, thruputBin, "net", "server", "--max-clients", maxClients, "--json", "-q", "--no-save", "--bind", srvAddr))
+		if err := lan.Enter(0, func() error {
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+				// thread-self: /proc/net is the main thread's namespace.
+				if b, _ := os.ReadFile("/proc/thread-self/net/tcp"); strings.Contains(string(b), ":1451 00000000:0000 0A") {
+					return nil
+				}
+			}
+			return errors.New("the server never listened")
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return srv
+	}
+	// client i runs thruput's client, or with iperf true Debian's iperf3.
+	client := func(i int, iperf bool, secs string) *exec.Cmd {
+		if iperf {
+			return lan.Command(ctx, i, "iperf3", "-c", srvAddr, "-t", secs)
+		}
+		return lan.Command(ctx, i, thruputBin, "net", "client", srvAddr, "-t", secs, "--no-save", "-q")
+	}
+	type ended struct {
+		i   int
+		out string
+		err error
+	}
+	startAll := func(n int, secs string) chan ended {
+		done := make(chan ended, n)
+		for i := 1; i <= n; i++ {
+			go func() {
+				out, err := client(i, i == n, secs).CombinedOutput()
+				done <- ended{i, string(out), err}
+			}()
+		}
+		return done
+	}
+
+	srv := serve("5")
+	done := startAll(5, "4")
+	time.Sleep(2 * time.Second)
+	out, err := client(6, true, "1").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "busy") {
+		t.Errorf("the sixth client with --max-clients 5: %v, want busy\n%s", err, out)
+	}
+	for range 5 {
+		if e := <-done; e.err != nil {
+			t.Errorf("client %d: %v\n%s", e.i, e.err, e.out)
+		}
+	}
+	_ = srv.cmd.Process.Signal(os.Interrupt)
+	srv.wait(t)
+
+	srv = serve("1")
+	done = startAll(6, "2")
+	served, busy := 0, 0
+	for range 6 {
+		e := <-done
+		switch {
+		case e.err == nil:
+			served++
+		case strings.Contains(e.out, "busy"):
+			busy++
+		default:
+			t.Errorf("client %d: %v\n%s", e.i, e.err, e.out)
+		}
+	}
+	if served != 1 || busy != 5 {
+		t.Errorf("--max-clients 1, six clients at once: %d served, %d busy; want 1 and 5\n%s", served, busy, srv.stderr.String())
 	}
 }

@@ -219,18 +219,9 @@ func (s *Server) admit(p *Params) error {
 
 // greetConn reads a connection's cookie while some test takes its data
 // streams, then hands it to that test, starts a test with it if a slot is
-// free, or answers busy. Greetings are bounded in number, as busy answers.
+// free, or answers busy.
 func (s *Server) greetConn(ctx context.Context, t *tests, conn net.Conn) {
-	select {
-	case s.greet <- struct{}{}:
-	default:
-		conn.Close()
-		return
-	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		defer func() { <-s.greet }()
+	s.bounded(s.greet, conn, func() {
 		cookie := make([]byte, CookieSize)
 		if err := readFull(conn, cookie, s.cfg.ControlTimeout); err != nil {
 			conn.Close()
@@ -258,6 +249,24 @@ func (s *Server) greetConn(ctx context.Context, t *tests, conn net.Conn) {
 		s.slots++
 		s.mu.Unlock()
 		s.start(ctx, t, conn, cookie)
+	})
+}
+
+// bounded runs fn on conn in a goroutine of its own, one of at most
+// cap(sem) at once; beyond them conn is closed unanswered, so a flood of
+// connections cannot pile up goroutines.
+func (s *Server) bounded(sem chan struct{}, conn net.Conn, fn func()) {
+	select {
+	case sem <- struct{}{}:
+	default:
+		conn.Close()
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer func() { <-sem }()
+		fn()
 	}()
 }
 
@@ -268,22 +277,12 @@ func (s *Server) deny(conn net.Conn) {
 }
 
 // busyAnswer tells a client the server is busy, without reading what it
-// sent (iperf3 3.10+ does the same). Answers are bounded in number so a
-// flood of connections cannot pile up goroutines.
+// sent (iperf3 3.10+ does the same).
 func (s *Server) busyAnswer(conn net.Conn) {
-	select {
-	case s.refuse <- struct{}{}:
-	default:
-		conn.Close()
-		return
-	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		defer func() { <-s.refuse }()
+	s.bounded(s.refuse, conn, func() {
 		s.deny(conn)
 		s.reject(conn, ErrBusy)
-	}()
+	})
 }
 
 func (s *Server) reject(conn net.Conn, err error) {
@@ -370,6 +369,14 @@ func (s *Server) run(ctx context.Context, ctrl net.Conn, cookie []byte, p *Param
 	if err != nil {
 		return nil, err
 	}
+	// iperf3's server stops unpaced TCP senders at -n or -k (a reverse
+	// test moves what was asked for, not what flowed until the client's
+	// TEST_END); paced ones, and UDP, whose losses the receiving client
+	// would wait for in vain, send on until the client ends the test. So
+	// they do here with an omitted start too: the two ends count from
+	// different instants, and the client might wait for bytes a stopped
+	// server never sends.
+	data.limited = p.Omit == 0 && !p.UDP && p.Bitrate == 0
 	var streams []*stream
 	defer func() { data.shutdown(streams) }()
 	streams, err = s.acceptStreams(ctx, ctrl, cookie, p)

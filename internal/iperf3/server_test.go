@@ -427,18 +427,22 @@ func TestServerMaxClients(t *testing.T) {
 		_, err := Run(ctx, long(2))
 		first <- err
 	}()
-	// Wait until the first test holds its slot and its streams.
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		ts.Server.mu.Lock()
-		n := ts.streams
-		ts.Server.mu.Unlock()
-		if n == 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the first test never started")
+	// streams waits until the tests running hold n streams together.
+	streams := func(n int) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			ts.Server.mu.Lock()
+			got := ts.streams
+			ts.Server.mu.Unlock()
+			if got == n {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the tests never held %d streams", n)
+			}
 		}
 	}
+	streams(2)
 	// Two streams run: two more exceed --max-streams 3 in total, though
 	// each test alone is within it.
 	_, err := Run(ctx, long(2))
@@ -453,17 +457,7 @@ func TestServerMaxClients(t *testing.T) {
 		n2, err = Run(ctx, long(1))
 		second <- err
 	}()
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		ts.Server.mu.Lock()
-		n := ts.streams
-		ts.Server.mu.Unlock()
-		if n == 3 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the second test never started")
-		}
-	}
+	streams(3)
 	if _, err := Run(ctx, long(1)); !errors.Is(err, ErrBusy) {
 		t.Errorf("third client: %v, want busy", err)
 	}
