@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -224,5 +225,25 @@ func TestMaxClientsNamespaces(t *testing.T) {
 	}
 	if served != 1 || busy != 5 {
 		t.Errorf("--max-clients 1, six clients at once: %d served, %d busy; want 1 and 5\n%s", served, busy, srv.stderr.String())
+	}
+}
+
+// TestManyClientsBadInput: --max-clients and --clients out of range, or
+// with what they cannot do, exit 2 naming the flag and leave no -o file.
+func TestManyClientsBadInput(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.json")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"net", "server", "--max-clients", "0"}, "--max-clients 0"},
+		{[]string{"net", "server", "--max-clients", "2000"}, "--max-clients 2000"},
+		{[]string{"net", "client", "127.0.0.1", "--clients", "0"}, "--clients 0"},
+		{[]string{"net", "client", "127.0.0.1", "--clients", "129"}, "--clients 129"},
+		{[]string{"net", "client", "127.0.0.1", "--clients", "2", "-J"}, "-J and --clients"},
+		{[]string{"net", "client", "127.0.0.1", "--clients", "2", "--format", "csv"}, "--clients writes"},
+		{[]string{"fleet", "net", "--hosts", "a,b,c", "--pairs", "a,z:b", "--concurrent"}, "--pairs"},
+	} {
+		expectUsage(t, out, c.args, c.want)
 	}
 }
