@@ -146,10 +146,12 @@ func consistent(t *testing.T, what string, paced, counted bool, got, ref *iperf3
 	case a <= 0 || b <= 0:
 		t.Errorf("%s: no figure (%.0f and %.0f bit/s)", what, a, b)
 	case counted:
-		// Never more than asked for, give or take the blocks in flight
-		// (iperf3 3.12's client counts its reads as blocks in -R -k,
-		// and ends as soon as it made that many, so less is fine).
-		if got.End.SumSent.Bytes > ref.End.SumSent.Bytes+4*131072 {
+		// No more than iperf3 -s sends, give or take the blocks in
+		// flight, or 15 %: a paced or UDP sender goes on until the
+		// client ends the test, as iperf3's does, and a lossy UDP
+		// receiver ends later. Less is fine: iperf3 3.12's client
+		// counts its reads as blocks in -R -k and ends after that many.
+		if slack := max(4*131072, ref.End.SumSent.Bytes*15/100); got.End.SumSent.Bytes > ref.End.SumSent.Bytes+slack {
 			t.Errorf("%s: sent %d bytes, against iperf3 -s %d", what, got.End.SumSent.Bytes, ref.End.SumSent.Bytes)
 		}
 	case paced:
@@ -232,6 +234,10 @@ func TestIperf3ChecklistSCTP(t *testing.T) {
 	startBackground(t, exec.Command(thruputBin, "net", "server", "--no-save", "-q", "-p", strconv.Itoa(port)))
 	waitListening(t, port)
 	out, err := exec.Command(iperf, "-c", "localhost", "-p", strconv.Itoa(port), "--sctp", "-V", "-t", "2").CombinedOutput()
+	if strings.Contains(string(out), "unrecognized option") {
+		// Debian's iperf3 has SCTP; one built without libsctp does not.
+		t.Skipf("%s was built without SCTP", iperf)
+	}
 	if err == nil || !strings.Contains(string(out), "error") {
 		t.Errorf("iperf3 --sctp against thruput: %v, want an error\n%s", err, out)
 	}

@@ -69,9 +69,13 @@ type Server struct {
 	// udpAccept lets one test at a time take UDP hellos: the port's
 	// unconnected sockets cannot tell whose hello a datagram is.
 	udpAccept sync.Mutex
-	greet     chan struct{} // bounds connections whose cookie is being read
-	refuse    chan struct{} // bounds concurrent busy answers
-	wg        sync.WaitGroup
+	// greet holds, in the order they were accepted, the connections whose
+	// cookie is read while a test takes its data streams: a test's
+	// streams take their roles by that order (the client connects its
+	// senders first).
+	greet  chan net.Conn
+	refuse chan struct{} // bounds concurrent busy answers
+	wg     sync.WaitGroup
 }
 
 // Listen opens the server's TCP port.
@@ -93,7 +97,7 @@ func Listen(cfg ServerConfig) (*Server, error) {
 	}
 	cfg.MaxClients = max(cfg.MaxClients, 1)
 	s := &Server{cfg: cfg, ln: ln, accepting: map[string]chan net.Conn{},
-		greet: make(chan struct{}, 256), refuse: make(chan struct{}, 64)}
+		greet: make(chan net.Conn, 256), refuse: make(chan struct{}, 64)}
 	if len(cfg.Secret) > 0 {
 		s.auth = &authChecker{secret: cfg.Secret}
 	}
@@ -111,6 +115,13 @@ func (s *Server) Serve(ctx context.Context) error {
 	t := &tests{cancel: cancel}
 	stop := context.AfterFunc(ctx, func() { s.ln.Close() })
 	defer stop()
+	greeted := make(chan struct{})
+	go func() {
+		defer close(greeted)
+		for conn := range s.greet {
+			s.greetConn(ctx, t, conn)
+		}
+	}()
 	for {
 		conn, err := s.ln.Accept()
 		if err != nil {
@@ -123,6 +134,8 @@ func (s *Server) Serve(ctx context.Context) error {
 				time.Sleep(100 * time.Millisecond)
 				continue
 			}
+			close(s.greet)
+			<-greeted
 			s.wg.Wait()
 			if ctx.Err() == nil {
 				return err
@@ -135,9 +148,14 @@ func (s *Server) Serve(ctx context.Context) error {
 		switch {
 		case len(s.accepting) > 0:
 			// A test takes its data streams: the cookie tells whether
-			// this is one of them or a new client.
+			// this is one of them or a new client. A flood beyond the
+			// queue is closed unanswered.
 			s.mu.Unlock()
-			s.greetConn(ctx, t, conn)
+			select {
+			case s.greet <- conn:
+			default:
+				conn.Close()
+			}
 		case s.closed || s.slots >= s.cfg.MaxClients:
 			s.mu.Unlock()
 			s.busyAnswer(conn)
@@ -221,53 +239,33 @@ func (s *Server) admit(p *Params) error {
 // streams, then hands it to that test, starts a test with it if a slot is
 // free, or answers busy.
 func (s *Server) greetConn(ctx context.Context, t *tests, conn net.Conn) {
-	s.bounded(s.greet, conn, func() {
-		cookie := make([]byte, CookieSize)
-		if err := readFull(conn, cookie, s.cfg.ControlTimeout); err != nil {
-			conn.Close()
-			s.reject(conn, fmt.Errorf("no cookie: %w", err))
-			return
-		}
-		s.mu.Lock()
-		if ch, ok := s.accepting[string(cookie)]; ok {
-			// Sent under the lock: the test closes the channel under it too.
-			select {
-			case ch <- conn:
-				s.mu.Unlock()
-			default:
-				s.mu.Unlock()
-				s.deny(conn)
-			}
-			return
-		}
-		if s.closed || s.slots >= s.cfg.MaxClients {
-			s.mu.Unlock()
-			s.deny(conn)
-			s.reject(conn, ErrBusy)
-			return
-		}
-		s.slots++
-		s.mu.Unlock()
-		s.start(ctx, t, conn, cookie)
-	})
-}
-
-// bounded runs fn on conn in a goroutine of its own, one of at most
-// cap(sem) at once; beyond them conn is closed unanswered, so a flood of
-// connections cannot pile up goroutines.
-func (s *Server) bounded(sem chan struct{}, conn net.Conn, fn func()) {
-	select {
-	case sem <- struct{}{}:
-	default:
+	cookie := make([]byte, CookieSize)
+	if err := readFull(conn, cookie, s.cfg.ControlTimeout); err != nil {
 		conn.Close()
+		s.reject(conn, fmt.Errorf("no cookie: %w", err))
 		return
 	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		defer func() { <-sem }()
-		fn()
-	}()
+	s.mu.Lock()
+	if ch, ok := s.accepting[string(cookie)]; ok {
+		// Sent under the lock: the test closes the channel under it too.
+		select {
+		case ch <- conn:
+			s.mu.Unlock()
+		default:
+			s.mu.Unlock()
+			s.deny(conn)
+		}
+		return
+	}
+	if s.closed || s.slots >= s.cfg.MaxClients {
+		s.mu.Unlock()
+		s.deny(conn)
+		s.reject(conn, ErrBusy)
+		return
+	}
+	s.slots++
+	s.mu.Unlock()
+	s.start(ctx, t, conn, cookie)
 }
 
 // deny answers ACCESS_DENIED (busy, or a stream nobody waits for).
@@ -277,12 +275,22 @@ func (s *Server) deny(conn net.Conn) {
 }
 
 // busyAnswer tells a client the server is busy, without reading what it
-// sent (iperf3 3.10+ does the same).
+// sent (iperf3 3.10+ does the same). Answers are bounded in number so a
+// flood of connections cannot pile up goroutines.
 func (s *Server) busyAnswer(conn net.Conn) {
-	s.bounded(s.refuse, conn, func() {
+	select {
+	case s.refuse <- struct{}{}:
+	default:
+		conn.Close()
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer func() { <-s.refuse }()
 		s.deny(conn)
 		s.reject(conn, ErrBusy)
-	})
+	}()
 }
 
 func (s *Server) reject(conn net.Conn, err error) {
