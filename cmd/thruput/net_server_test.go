@@ -150,6 +150,7 @@ func TestMaxClientsIperf3(t *testing.T) {
 // meanwhile is told busy; with the default of one, one of six clients
 // started together is served and the five others are told busy.
 func TestMaxClientsNamespaces(t *testing.T) {
+	fstest.Long(t, "runs clients in seven namespaces for seconds")
 	needIperf3(t)
 	lan := nettest.NewLAN(t, []int{100, 100, 100, 100, 100, 100, 100})
 	srvAddr := lan.Hosts[0].Addr
