@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thruput/thruput/internal/fairness"
 	"github.com/thruput/thruput/internal/fleet"
 	"github.com/thruput/thruput/internal/result"
 )
@@ -159,7 +160,7 @@ func TestFleetNetBench(t *testing.T) {
 			}
 			doc, err := result.Read(strings.NewReader(string(out)))
 			if err == nil {
-				lone, _ = fleet.Mbits(doc)
+				lone, _ = fairness.Mbits(doc)
 			}
 		}
 		_ = srv.Process.Kill()

@@ -35,6 +35,7 @@ type clientFlags struct {
 	interval, secretFile string
 	compat, zero         bool
 	opts                 netClientOpts
+	clients              int
 	stable               stableFlags
 }
 
@@ -93,6 +94,7 @@ every direction's rate is known to ±2 %.`,
 	f.stable.add(fl)
 	fl.StringVar(&f.secretFile, "secret-file", "", "file holding the shared secret a thruput server was started with")
 	f.opts.add(fl, &f.ClientFlags)
+	fl.IntVar(&f.clients, "clients", 1, "run this many independent tests at once (a server taking them: net server --max-clients); prints each client's figure, the sum and Jain's fairness index")
 	return c
 }
 
@@ -134,6 +136,9 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 	}
 	if (f.compat || f.opts.jsonStream) && cmd.Flags().Changed("format") {
 		return usage.Errorf("-J or --json-stream, and --format: choose one")
+	}
+	if err := checkClients(f.clients, format, f.compat); err != nil {
+		return err
 	}
 	if f.port < 1 || f.port > 65535 {
 		return usage.Errorf("-p %d: a port from 1 to 65535", f.port)
@@ -212,6 +217,9 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 			bps += s.BitsPerSecond
 		}
 		line.Set(fmt.Sprintf("%s  %.1f s  %s Mbit/s", host, float64(iv.EndNs)/1e9, strconv.FormatFloat(bps/1e6, 'f', 1, 64)))
+	}
+	if f.clients > 1 {
+		return a.netClients(cmd.Context(), cfg, f.clients, format, out)
 	}
 	n, runErr := iperf3.Run(cmd.Context(), cfg)
 	line.Clear()

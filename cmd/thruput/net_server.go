@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -53,6 +54,7 @@ type serverFlags struct {
 	maxDuration time.Duration
 	maxStreams  int
 	maxBitrate  string
+	maxClients  int
 	idle        time.Duration
 	secretFile  string
 }
@@ -64,7 +66,9 @@ func newNetServerCmd(a *app) *cobra.Command {
 		Short: "Serve throughput tests to iperf3 and thruput clients",
 		Long: `Listen for iperf3 clients (any 3.x, or 'thruput net client') and serve one
 test at a time; a second client meanwhile is told the server is busy, as
-iperf3 does. Each test prints its live figures and final summary (or, with
+iperf3 does. With --max-clients N up to N tests run at once, each client
+with its own control connection, and the next is told busy. Each test prints
+its live figures (one test at a time only) and final summary (or, with
 --json, one result document per test).
 
 The server bounds what a client can do: every control read has a deadline,
@@ -75,7 +79,8 @@ the iperf3 client prints. With --secret-file only thruput clients holding the
 same secret are served.`,
 		Example: `  thruput net server
   thruput net server --bind 192.168.1.10 --once --json -o test.json
-  thruput net server --max-duration 60s --max-streams 16 --max-bitrate 500M`,
+  thruput net server --max-duration 60s --max-streams 16 --max-bitrate 500M
+  thruput net server --max-clients 6`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runNetServer(cmd, a, f)
@@ -88,8 +93,9 @@ same secret are served.`,
 	fl.BoolVarP(&f.once, "once", "1", false, "serve one test, then exit (with its status)")
 	fl.StringVarP(&f.interval, "interval", "i", "1", "seconds between live figures (0 = none)")
 	fl.Var(units.NewDuration(&f.maxDuration, 0), "max-duration", "refuse tests longer than this, end byte-limited ones at it (0 = no limit)")
-	fl.IntVar(&f.maxStreams, "max-streams", 0, "refuse tests with more data connections (0 = no limit)")
-	fl.StringVar(&f.maxBitrate, "max-bitrate", "", "refuse tests whose senders together may exceed this rate, e.g. 500M (uncapped tests too)")
+	fl.IntVar(&f.maxStreams, "max-streams", 0, "refuse tests with more data connections, each or all running together (0 = no limit)")
+	fl.StringVar(&f.maxBitrate, "max-bitrate", "", "refuse tests whose senders together may exceed this rate, each or all running together, e.g. 500M (uncapped tests too)")
+	fl.IntVar(&f.maxClients, "max-clients", 1, "tests served at once; one more client is told the server is busy")
 	fl.Var(units.NewDuration(&f.idle, 60*time.Second), "idle-timeout", "end a test in which no data moved for this long")
 	fl.StringVar(&f.secretFile, "secret-file", "", "serve only thruput clients that know the secret in this file")
 	fl.BoolVarP(&f.zero, "zerocopy", "Z", false, "send TCP with sendfile(2) from memory (reverse tests)")
@@ -117,6 +123,9 @@ func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 	if f.maxDuration < 0 || f.maxStreams < 0 || f.idle < time.Second {
 		return usage.Errorf("--max-duration, --max-streams: 0 or more; --idle-timeout: at least 1s")
 	}
+	if f.maxClients < 1 || f.maxClients > 1024 {
+		return usage.Errorf("--max-clients %d: from 1 to 1024", f.maxClients)
+	}
 	limits := iperf3.Limits{MaxDuration: f.maxDuration, MaxStreams: f.maxStreams}
 	if f.maxBitrate != "" {
 		if limits.MaxBitrate, err = units.ParseBitrate(f.maxBitrate); err != nil {
@@ -137,26 +146,43 @@ func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 			fmt.Fprintf(stderr, "thruput: "+format+"\n", args...)
 		}
 	}
-	live := format == "table"
-	var lines *report.NetIntervals
-	var doc *result.Document
-	var counters *begun
+	// Live lines of tests running at once would interleave: with
+	// --max-clients above 1 each test prints its summary alone.
+	live := format == "table" && f.maxClients == 1
+	// Tests run at once with --max-clients: each has its own document,
+	// and one lock keeps their output whole.
+	type running struct {
+		doc      *result.Document
+		lines    *report.NetIntervals
+		counters *begun
+	}
+	var mu sync.Mutex
+	tests := map[string]*running{}
 	srv, err := iperf3.Listen(iperf3.ServerConfig{
 		Addr: net.JoinHostPort(f.bind, strconv.Itoa(f.port)), Limits: limits, Secret: secret,
-		Once: f.once, Interval: interval, ZeroCopy: f.zero, IdleTimeout: f.idle, OutputJSON: format == "json",
+		MaxClients: f.maxClients, Once: f.once, Interval: interval, ZeroCopy: f.zero, IdleTimeout: f.idle, OutputJSON: format == "json",
 		OnTest: func(client string, p *iperf3.Params) {
-			doc = a.newDocument("net.server")
-			doc.Targets = []result.Target{}
-			counters = a.begin(cmd.Context())
+			r := &running{doc: a.newDocument("net.server"), counters: a.begin(cmd.Context()),
+				lines: &report.NetIntervals{W: out, MiB: a.units == report.UnitsBoth, UDP: p.UDP}}
+			r.doc.Targets = []result.Target{}
+			mu.Lock()
+			defer mu.Unlock()
+			tests[client] = r
 			logf("test from %s (%s)", client, orVersion(p.ClientVersion))
-			lines = &report.NetIntervals{W: out, MiB: a.units == report.UnitsBoth, UDP: p.UDP}
 		},
-		OnInterval: func(iv result.NetInterval) {
-			if live {
-				lines.Line(iv)
+		OnInterval: func(client string, iv result.NetInterval) {
+			mu.Lock()
+			defer mu.Unlock()
+			if r := tests[client]; live && r != nil {
+				r.lines.Line(iv)
 			}
 		},
 		OnResult: func(n *result.Net, p *iperf3.Params, client string, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			r := tests[client]
+			delete(tests, client)
+			doc, counters := r.doc, r.counters
 			if n == nil {
 				n = &result.Net{}
 			}

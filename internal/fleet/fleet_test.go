@@ -254,7 +254,19 @@ func TestPairsAndSchedule(t *testing.T) {
 	if len(star) != 8 || len(Schedule(star, 0)) != 8 {
 		t.Errorf("star %v: every test shares c, so one at a time", star)
 	}
-	for _, bad := range []string{"star:z", "mesh"} {
+	if into := Into(hosts, star, "star:c"); len(into) != 4 || len(Groups(into)) != 1 || Groups(into)[0][3] != (Pair{4, 2}) {
+		t.Errorf("star:c into c: %v", into)
+	}
+	if g := Groups(star); len(g) != 5 || len(g[0]) != 4 {
+		t.Errorf("star grouped by server: %v", g)
+	}
+	// A name with a colon (a host on another SSH port) is one name.
+	hosts[4].Name = "gw:2201"
+	list, err := Pairs(hosts, "a,gw:2201:b")
+	if err != nil || len(list) != 2 || list[0] != (Pair{0, 1}) || list[1] != (Pair{4, 1}) {
+		t.Errorf("a,gw:2201:b: %v %v", list, err)
+	}
+	for _, bad := range []string{"star:z", "mesh", "a,z:b", "a,a:b", "b:b", "a,b:", ":b"} {
 		if _, err := Pairs(hosts, bad); err == nil {
 			t.Errorf("%q: want an error", bad)
 		}

@@ -43,19 +43,8 @@ echo "the server did not start listening within 10 s" >&2; exit 1`
 // first, each bounded by the host timeout; a host that cannot be reached
 // fails its pairs, not the others.
 func (f *Fleet) Net(ctx context.Context, hosts []Host, pairs []Pair, o NetOptions) ([]PairResult, []error) {
-	sessions := make([]*session, len(hosts))
-	errs := f.each(ctx, hosts, "ready", func(ctx context.Context, i int, h Host) error {
-		s, err := f.open(ctx, h)
-		sessions[i] = s
-		return err
-	})
-	defer func() {
-		for _, s := range sessions {
-			if s != nil {
-				s.Close()
-			}
-		}
-	}()
+	sessions, errs := f.openAll(ctx, hosts)
+	defer closeSessions(sessions)
 	res := make([]PairResult, len(pairs))
 	index := map[Pair]int{}
 	for i, p := range pairs {
@@ -69,15 +58,7 @@ func (f *Fleet) Net(ctx context.Context, hosts []Host, pairs []Pair, o NetOption
 		var wg sync.WaitGroup
 		for _, p := range round {
 			r := &res[index[p]]
-			switch {
-			case errs[p.From] != nil:
-				r.Err = &HostFailed{Host: r.From.Name, Err: errs[p.From]}
-				continue
-			case errs[p.To] != nil:
-				r.Err = &HostFailed{Host: r.To.Name, Err: errs[p.To]}
-				continue
-			case ctx.Err() != nil:
-				r.Err = fmt.Errorf("not started: %w", stopped(ctx, nil))
+			if r.Err = startErr(ctx, r, p, errs); r.Err != nil {
 				continue
 			}
 			wg.Add(1)
@@ -108,6 +89,40 @@ func (f *Fleet) Net(ctx context.Context, hosts []Host, pairs []Pair, o NetOption
 		}
 	}
 	return res, errs
+}
+
+// openAll makes every host ready, each bounded by the host timeout; errs
+// holds why each host that failed did.
+func (f *Fleet) openAll(ctx context.Context, hosts []Host) ([]*session, []error) {
+	sessions := make([]*session, len(hosts))
+	errs := f.each(ctx, hosts, "ready", func(ctx context.Context, i int, h Host) error {
+		s, err := f.open(ctx, h)
+		sessions[i] = s
+		return err
+	})
+	return sessions, errs
+}
+
+func closeSessions(sessions []*session) {
+	for _, s := range sessions {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
+// startErr is the pair's error when a host of it is not ready or the run
+// was stopped before it started; nil when it may start.
+func startErr(ctx context.Context, r *PairResult, p Pair, errs []error) error {
+	switch {
+	case errs[p.From] != nil:
+		return &HostFailed{Host: r.From.Name, Err: errs[p.From]}
+	case errs[p.To] != nil:
+		return &HostFailed{Host: r.To.Name, Err: errs[p.To]}
+	case ctx.Err() != nil:
+		return fmt.Errorf("not started: %w", stopped(ctx, nil))
+	}
+	return nil
 }
 
 // HostFailed is a pair's error when one of its hosts never got ready;
@@ -169,17 +184,4 @@ func firstErr(served <-chan error, err error) error {
 	case <-time.After(100 * time.Millisecond):
 	}
 	return err
-}
-
-// Mbits is the figure a pair is shown by: the receiver's rate of the
-// run's sums (all directions added), in Mbit/s.
-func Mbits(d *result.Document) (float64, bool) {
-	if d == nil || d.Net == nil || len(d.Net.Sums) == 0 {
-		return 0, false
-	}
-	var bps float64
-	for _, s := range d.Net.Sums {
-		bps += s.Receiver.BitsPerSecond
-	}
-	return bps / 1e6, true
 }

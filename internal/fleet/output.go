@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
+	"github.com/thruput/thruput/internal/fairness"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/units"
 )
@@ -66,7 +66,7 @@ func WriteLines(w io.Writer, lines []HostLine, format string) error {
 		}
 		rows = append(rows, []string{l.Host, dash(l.Platform), copied, runs, status})
 	}
-	if err := writeRows(w, rows, format == "markdown"); err != nil {
+	if err := fairness.WriteRows(w, rows, format == "markdown"); err != nil {
 		return err
 	}
 	// What commands that save no run printed, host by host.
@@ -92,25 +92,6 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
-}
-
-func writeRows(w io.Writer, rows [][]string, markdown bool) error {
-	if markdown {
-		for i, r := range rows {
-			if _, err := fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | ")); err != nil {
-				return err
-			}
-			if i == 0 {
-				fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(r)))
-			}
-		}
-		return nil
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, r := range rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t"))
-	}
-	return tw.Flush()
 }
 
 // Matrix is fleet net's outcome: a figure per ordered pair of hosts.
@@ -151,7 +132,7 @@ func NewMatrix(hosts []Host, res []PairResult, hostErrs []error) Matrix {
 	}
 	for _, r := range res {
 		p := MatrixPair{From: r.From.Name, To: r.To.Name}
-		if v, ok := Mbits(r.Doc); ok {
+		if v, ok := fairness.Mbits(r.Doc); ok {
 			p.MbitPerSecond = &v
 			p.Run = r.Doc.ID
 		}
@@ -195,7 +176,7 @@ func (m Matrix) Write(w io.Writer, format string) error {
 		}
 		rows = append(rows, r)
 	}
-	if err := writeRows(w, rows, format == "markdown"); err != nil {
+	if err := fairness.WriteRows(w, rows, format == "markdown"); err != nil {
 		return err
 	}
 	hostFailed := map[string]bool{}

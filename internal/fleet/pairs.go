@@ -9,8 +9,8 @@ import (
 type Pair struct{ From, To int }
 
 // Pairs lists the tests --pairs asks for among hosts: "all" (every
-// ordered pair), "ring" (each host to the next, the last to the first) or
-// "star:NAME" (every host to NAME and back).
+// ordered pair), "ring" (each host to the next, the last to the first),
+// "star:NAME" (every host to NAME and back) or "A,B:C" (A and B each to C).
 func Pairs(hosts []Host, spec string) ([]Pair, error) {
 	n := len(hosts)
 	if n < 2 {
@@ -50,9 +50,61 @@ func Pairs(hosts []Host, spec string) ([]Pair, error) {
 			}
 		}
 	default:
-		return nil, fmt.Errorf("--pairs %q: use all, ring or star:HOST", spec)
+		if out = listed(hosts, spec); out == nil {
+			return nil, fmt.Errorf("--pairs %q: use all, ring, star:HOST or CLIENT,...:SERVER (names of the hosts)", spec)
+		}
 	}
 	return out, nil
+}
+
+// listed reads "A,B:C" among hosts: A and B each to C; nil if spec is no
+// such list. Names may hold a colon themselves (gw:2201): every colon is
+// tried as the one before the server.
+func listed(hosts []Host, spec string) []Pair {
+	index := map[string]int{}
+	for i, h := range hosts {
+		index[h.Name] = i
+	}
+	for i := range len(spec) {
+		if spec[i] != ':' {
+			continue
+		}
+		to, ok := index[spec[i+1:]]
+		if !ok {
+			continue
+		}
+		var out []Pair
+		seen := map[int]bool{to: true}
+		for _, name := range strings.Split(spec[:i], ",") {
+			from, ok := index[name]
+			if !ok || seen[from] {
+				out = nil
+				break
+			}
+			seen[from] = true
+			out = append(out, Pair{from, to})
+		}
+		if out != nil {
+			return out
+		}
+	}
+	return nil
+}
+
+// Into keeps the pairs whose server is hub's, for --concurrent with
+// star:HUB: the clients load the one server together.
+func Into(hosts []Host, pairs []Pair, spec string) []Pair {
+	name, ok := strings.CutPrefix(spec, "star:")
+	if !ok {
+		return pairs
+	}
+	var out []Pair
+	for _, p := range pairs {
+		if hosts[p.To].Name == name {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // roundRobin gives the rounds of a round-robin tournament among n hosts

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/thruput/thruput/internal/fairness"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/units"
 )
@@ -115,5 +116,5 @@ func WriteSysinfo(w io.Writer, infos []HostInfo, format string) error {
 		}
 		rows = append(rows, []string{in.Host, dash(in.Platform), dash(m.Board), dash(strings.TrimSpace(chip)), mem, dash(strings.Join(disks, ", ")), dash(strings.Join(nics, ", ")), "ok"})
 	}
-	return writeRows(w, rows, format == "markdown")
+	return fairness.WriteRows(w, rows, format == "markdown")
 }

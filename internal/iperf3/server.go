@@ -1,7 +1,6 @@
 package iperf3
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +21,10 @@ type ServerConfig struct {
 	// Addr is host:port to listen on; an empty host listens on all.
 	Addr   string
 	Limits Limits
+	// MaxClients is how many tests run at once (0 means 1, iperf3's
+	// behaviour); one more client is told the server is busy. Limits hold
+	// for each test and for the tests running together.
+	MaxClients int
 	// Secret, when set, admits only thruput clients that prove they know it.
 	Secret []byte
 	// Once ends Serve after the first test whose parameters were accepted.
@@ -38,25 +41,44 @@ type ServerConfig struct {
 	ControlTimeout time.Duration
 	// OnTest is told of each test as it starts; OnInterval of its live
 	// figures; OnResult of its end (the figures so far and why it failed).
+	// client (the control connection's address) tells tests apart; calls
+	// for different tests may come at once with MaxClients above 1.
 	OnTest     func(client string, p *Params)
-	OnInterval func(result.NetInterval)
+	OnInterval func(client string, iv result.NetInterval)
 	OnResult   func(n *result.Net, p *Params, client string, err error)
 	// OnReject is told of connections refused before a test started:
 	// garbage, silence, bad parameters, busy.
 	OnReject func(client string, err error)
 }
 
-// Server serves one test at a time.
+// Server serves up to MaxClients tests at once.
 type Server struct {
 	cfg  ServerConfig
 	ln   net.Listener
 	auth *authChecker
 
-	mu      sync.Mutex
-	busy    bool
-	streams chan net.Conn // set while a test accepts its data streams
-	refuse  chan struct{} // bounds concurrent busy answers
-	wg      sync.WaitGroup
+	mu sync.Mutex
+	// slots counts the control connections holding a place, from their
+	// accept until their client has its results.
+	slots int
+	// closed: a --once server's test is over, no other starts.
+	closed bool
+	// accepting holds, by cookie, the channel of each test that takes
+	// its TCP data streams.
+	accepting map[string]chan net.Conn
+	// streams and bitrate are what the admitted tests asked for together.
+	streams int
+	bitrate int64
+	// udpAccept lets one test at a time take UDP hellos: the port's
+	// unconnected sockets cannot tell whose hello a datagram is.
+	udpAccept sync.Mutex
+	// greet holds, in the order they were accepted, the connections whose
+	// cookie is read while a test takes its data streams: a test's
+	// streams take their roles by that order (the client connects its
+	// senders first).
+	greet  chan net.Conn
+	refuse chan struct{} // bounds concurrent busy answers
+	wg     sync.WaitGroup
 }
 
 // Listen opens the server's TCP port.
@@ -76,7 +98,9 @@ func Listen(cfg ServerConfig) (*Server, error) {
 	if cfg.ControlTimeout == 0 {
 		cfg.ControlTimeout = ctrlTimeout
 	}
-	s := &Server{cfg: cfg, ln: ln, refuse: make(chan struct{}, 64)}
+	cfg.MaxClients = max(cfg.MaxClients, 1)
+	s := &Server{cfg: cfg, ln: ln, accepting: map[string]chan net.Conn{},
+		greet: make(chan net.Conn, 256), refuse: make(chan struct{}, 64)}
 	if len(cfg.Secret) > 0 {
 		s.auth = &authChecker{secret: cfg.Secret}
 	}
@@ -91,11 +115,16 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 func (s *Server) Serve(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var once sync.Once
-	var onceErr error
-	onceDone := false
+	t := &tests{cancel: cancel}
 	stop := context.AfterFunc(ctx, func() { s.ln.Close() })
 	defer stop()
+	greeted := make(chan struct{})
+	go func() {
+		defer close(greeted)
+		for conn := range s.greet {
+			s.greetConn(ctx, t, conn)
+		}
+	}()
 	for {
 		conn, err := s.ln.Accept()
 		if err != nil {
@@ -108,54 +137,149 @@ func (s *Server) Serve(ctx context.Context) error {
 				time.Sleep(100 * time.Millisecond)
 				continue
 			}
+			close(s.greet)
+			<-greeted
 			s.wg.Wait()
 			if ctx.Err() == nil {
 				return err
 			}
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			if onceDone {
-				return onceErr
-			}
-			return nil
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			return t.onceErr
 		}
 		s.mu.Lock()
 		switch {
-		case s.streams != nil:
-			// Sent under the lock: the test closes the channel under it too.
+		case len(s.accepting) > 0:
+			// A test takes its data streams: the cookie tells whether
+			// this is one of them or a new client. A flood beyond the
+			// queue is closed unanswered.
+			s.mu.Unlock()
 			select {
-			case s.streams <- conn:
-				s.mu.Unlock()
+			case s.greet <- conn:
 			default:
-				s.mu.Unlock()
-				s.busyAnswer(conn)
+				conn.Close()
 			}
-		case s.busy:
+		case s.closed || s.slots >= s.cfg.MaxClients:
 			s.mu.Unlock()
 			s.busyAnswer(conn)
 		default:
-			s.busy = true
+			s.slots++
 			s.mu.Unlock()
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
-				tested, err := s.handle(ctx, conn)
-				s.mu.Lock()
-				if tested && s.cfg.Once {
-					// Stop before going idle, so no second test can start.
-					once.Do(func() { onceErr, onceDone = err, true })
-					cancel()
-				}
-				s.busy, s.streams = false, nil
-				s.mu.Unlock()
-			}()
+			s.start(ctx, t, conn, nil)
 		}
 	}
 }
 
-// busyAnswer tells a second client the server is busy, without reading
-// what it sent (iperf3 3.10+ does the same). Answers are bounded in number
-// so a flood of connections cannot pile up goroutines.
+// tests is what Serve's test goroutines report back: the --once test's
+// error, and how to end Serve.
+type tests struct {
+	cancel  context.CancelFunc
+	mu      sync.Mutex
+	onceErr error
+}
+
+// start runs a test on conn, which holds a slot, in its own goroutine;
+// cookie is nil when it is still to be read.
+func (s *Server) start(ctx context.Context, t *tests, conn net.Conn, cookie []byte) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		var once sync.Once
+		var asked *Params
+		// release gives the slot back as soon as the client has its
+		// results, as iperf3 -s is ready for the next client then: a
+		// client started right after the last one ended is not told
+		// busy while this test's streams are being torn down.
+		release := func(tested bool) {
+			once.Do(func() {
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				s.slots--
+				if asked != nil {
+					s.streams -= asked.streams()
+					s.bitrate -= asked.Bitrate * int64(asked.streams())
+				}
+				if tested && s.cfg.Once {
+					s.closed = true
+				}
+			})
+		}
+		tested, err := s.handle(ctx, conn, cookie, func(p *Params) error {
+			if err := s.admit(p); err != nil {
+				return err
+			}
+			asked = p
+			return nil
+		}, release)
+		release(tested)
+		if tested && s.cfg.Once {
+			t.mu.Lock()
+			t.onceErr = err
+			t.mu.Unlock()
+			t.cancel()
+		}
+	}()
+}
+
+// admit counts p against the limits on all tests together.
+func (s *Server) admit(p *Params) error {
+	l := s.cfg.Limits
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, bps := p.streams(), p.Bitrate*int64(p.streams())
+	if l.MaxStreams > 0 && s.streams+n > l.MaxStreams {
+		return refuse(ieNumStreams, "%d streams with the %d of the tests running exceed this server's --max-streams %d", n, s.streams, l.MaxStreams)
+	}
+	if l.MaxBitrate > 0 && s.bitrate+bps > l.MaxBitrate {
+		return refuse(ieTotalRate, "%d bit/s with the %d bit/s of the tests running exceed this server's --max-bitrate %d bit/s", bps, s.bitrate, l.MaxBitrate)
+	}
+	s.streams += n
+	s.bitrate += bps
+	return nil
+}
+
+// greetConn reads a connection's cookie while some test takes its data
+// streams, then hands it to that test, starts a test with it if a slot is
+// free, or answers busy.
+func (s *Server) greetConn(ctx context.Context, t *tests, conn net.Conn) {
+	cookie := make([]byte, CookieSize)
+	if err := readFull(conn, cookie, s.cfg.ControlTimeout); err != nil {
+		conn.Close()
+		s.reject(conn, fmt.Errorf("no cookie: %w", err))
+		return
+	}
+	s.mu.Lock()
+	if ch, ok := s.accepting[string(cookie)]; ok {
+		// Sent under the lock: the test closes the channel under it too.
+		select {
+		case ch <- conn:
+			s.mu.Unlock()
+		default:
+			s.mu.Unlock()
+			s.deny(conn)
+		}
+		return
+	}
+	if s.closed || s.slots >= s.cfg.MaxClients {
+		s.mu.Unlock()
+		s.deny(conn)
+		s.reject(conn, ErrBusy)
+		return
+	}
+	s.slots++
+	s.mu.Unlock()
+	s.start(ctx, t, conn, cookie)
+}
+
+// deny answers ACCESS_DENIED (busy, or a stream nobody waits for).
+func (s *Server) deny(conn net.Conn) {
+	_ = writeState(conn, stateAccessDenied, time.Second)
+	conn.Close()
+}
+
+// busyAnswer tells a client the server is busy, without reading what it
+// sent (iperf3 3.10+ does the same). Answers are bounded in number so a
+// flood of connections cannot pile up goroutines.
 func (s *Server) busyAnswer(conn net.Conn) {
 	select {
 	case s.refuse <- struct{}{}:
@@ -167,8 +291,7 @@ func (s *Server) busyAnswer(conn net.Conn) {
 	go func() {
 		defer s.wg.Done()
 		defer func() { <-s.refuse }()
-		_ = writeState(conn, stateAccessDenied, time.Second)
-		conn.Close()
+		s.deny(conn)
 		s.reject(conn, ErrBusy)
 	}()
 }
@@ -192,17 +315,22 @@ func serverError(ctrl net.Conn, err error) {
 	_, _ = ctrl.Write(msg)
 }
 
-// handle runs one client's test on its control connection. tested is true
-// once the parameters were accepted.
-func (s *Server) handle(ctx context.Context, ctrl net.Conn) (tested bool, err error) {
+// handle runs one client's test on its control connection, whose cookie
+// was read already unless it is nil. admit counts accepted parameters
+// against the limits of all tests together; release gives the test's slot
+// back once the client has its results. tested is true once the
+// parameters were accepted.
+func (s *Server) handle(ctx context.Context, ctrl net.Conn, cookie []byte, admit func(*Params) error, release func(tested bool)) (tested bool, err error) {
 	client := ctrl.RemoteAddr().String()
 	defer ctrl.Close()
 	stop := context.AfterFunc(ctx, func() { _ = ctrl.SetDeadline(time.Now()) })
 	defer stop()
-	cookie := make([]byte, CookieSize)
-	if err := readFull(ctrl, cookie, s.cfg.ControlTimeout); err != nil {
-		s.reject(ctrl, fmt.Errorf("no cookie: %w", err))
-		return false, err
+	if cookie == nil {
+		cookie = make([]byte, CookieSize)
+		if err := readFull(ctrl, cookie, s.cfg.ControlTimeout); err != nil {
+			s.reject(ctrl, fmt.Errorf("no cookie: %w", err))
+			return false, err
+		}
 	}
 	if err := writeState(ctrl, stateParamExchange, s.cfg.ControlTimeout); err != nil {
 		s.reject(ctrl, err)
@@ -226,6 +354,9 @@ func (s *Server) handle(ctx context.Context, ctrl net.Conn) (tested bool, err er
 	if err == nil {
 		err = s.cfg.Limits.check(p)
 	}
+	if err == nil {
+		err = admit(p)
+	}
 	if err != nil {
 		serverError(ctrl, err)
 		s.reject(ctrl, err)
@@ -234,7 +365,7 @@ func (s *Server) handle(ctx context.Context, ctrl net.Conn) (tested bool, err er
 	if s.cfg.OnTest != nil {
 		s.cfg.OnTest(client, p)
 	}
-	n, err := s.run(ctx, ctrl, cookie, p)
+	n, err := s.run(ctx, ctrl, cookie, p, func() { release(true) })
 	if err != nil && ctx.Err() == nil {
 		serverError(ctrl, err)
 	}
@@ -244,11 +375,19 @@ func (s *Server) handle(ctx context.Context, ctrl net.Conn) (tested bool, err er
 	return true, err
 }
 
-func (s *Server) run(ctx context.Context, ctrl net.Conn, cookie []byte, p *Params) (*result.Net, error) {
+func (s *Server) run(ctx context.Context, ctrl net.Conn, cookie []byte, p *Params, done func()) (*result.Net, error) {
 	data, err := newDataPath(p, s.cfg.ZeroCopy || p.ZeroCopy)
 	if err != nil {
 		return nil, err
 	}
+	// iperf3's server stops unpaced TCP senders at -n or -k (a reverse
+	// test moves what was asked for, not what flowed until the client's
+	// TEST_END); paced ones, and UDP, whose losses the receiving client
+	// would wait for in vain, send on until the client ends the test. So
+	// they do here with an omitted start too: the two ends count from
+	// different instants, and the client might wait for bytes a stopped
+	// server never sends.
+	data.limited = p.Omit == 0 && !p.UDP && p.Bitrate == 0
 	var streams []*stream
 	defer func() { data.shutdown(streams) }()
 	streams, err = s.acceptStreams(ctx, ctrl, cookie, p)
@@ -261,7 +400,12 @@ func (s *Server) run(ctx context.Context, ctrl net.Conn, cookie []byte, p *Param
 	if err := writeState(ctrl, stateTestRunning, s.cfg.ControlTimeout); err != nil {
 		return nil, err
 	}
-	sess := newSession(p, streams, data, s.cfg.Interval, s.cfg.OnInterval)
+	var onInterval func(result.NetInterval)
+	if s.cfg.OnInterval != nil {
+		client := ctrl.RemoteAddr().String()
+		onInterval = func(iv result.NetInterval) { s.cfg.OnInterval(client, iv) }
+	}
+	sess := newSession(p, streams, data, s.cfg.Interval, onInterval)
 	states := make(chan stateOrErr, 1)
 	sess.begin()
 	go func() {
@@ -270,6 +414,7 @@ func (s *Server) run(ctx context.Context, ctrl net.Conn, cookie []byte, p *Param
 	}()
 	runErr := s.loop(ctx, sess, states)
 	sess.finish()
+	endSending(streams)
 	if runErr != nil {
 		return sess.compose(sess.local(), nil), runErr
 	}
@@ -302,6 +447,7 @@ func (s *Server) run(ctx context.Context, ctrl net.Conn, cookie []byte, p *Param
 	if err := writeState(ctrl, stateDisplayResults, s.cfg.ControlTimeout); err != nil {
 		return n, err
 	}
+	done()
 	// IPERF_DONE, or a close: either way the test is over.
 	_, _ = readState(ctrl, s.cfg.ControlTimeout)
 	return n, nil
@@ -382,7 +528,7 @@ func (s *Server) loop(ctx context.Context, sess *session, states <-chan stateOrE
 }
 
 // acceptStreams takes the test's data connections: TCP ones from the
-// accept loop, checked against the cookie; UDP ones by their hello.
+// accept loop, which checked their cookie; UDP ones by their hello.
 func (s *Server) acceptStreams(ctx context.Context, ctrl net.Conn, cookie []byte, p *Params) ([]*stream, error) {
 	n := p.streams()
 	var streams []*stream
@@ -397,15 +543,17 @@ func (s *Server) acceptStreams(ctx context.Context, ctrl net.Conn, cookie []byte
 		}
 	}
 	if p.UDP {
+		s.udpAccept.Lock()
+		defer s.udpAccept.Unlock()
 		return s.acceptUDP(ctx, ctrl, p, role)
 	}
 	ch := make(chan net.Conn, n)
 	s.mu.Lock()
-	s.streams = ch
+	s.accepting[string(cookie)] = ch
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
-		s.streams = nil
+		delete(s.accepting, string(cookie))
 		s.mu.Unlock()
 		close(ch)
 		for c := range ch {
@@ -420,12 +568,6 @@ func (s *Server) acceptStreams(ctx context.Context, ctrl net.Conn, cookie []byte
 	for len(streams) < n {
 		select {
 		case c := <-ch:
-			got := make([]byte, CookieSize)
-			if err := readFull(c, got, 5*time.Second); err != nil || !bytes.Equal(got, cookie) {
-				_ = writeState(c, stateAccessDenied, time.Second)
-				c.Close()
-				continue
-			}
 			_ = c.SetReadDeadline(time.Time{})
 			tc := c.(*net.TCPConn)
 			_ = tc.SetNoDelay(p.NoDelay)
@@ -461,6 +603,21 @@ func (s *Server) acceptStreams(ctx context.Context, ctrl net.Conn, cookie []byte
 		}
 	}
 	return streams, nil
+}
+
+// endSending closes the sending half of this side's TCP streams once the
+// senders stopped, as iperf3's server closes its streams on TEST_END: an
+// iperf3 client reads its streams in whole blocks (blocking) after it sent
+// TEST_END, from wherever its non-blocking reads left it, and waits for
+// the rest of a block until the stream ends. Left open, the client never
+// reads EXCHANGE_RESULTS while the server waits for its results. The
+// receiving halves stay open, to count what the client sent before the end.
+func endSending(streams []*stream) {
+	for _, st := range streams {
+		if st.send && !st.udp && st.fd >= 0 {
+			_ = unix.Shutdown(st.fd, unix.SHUT_WR)
+		}
+	}
 }
 
 func closeAll(streams []*stream) {

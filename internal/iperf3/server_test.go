@@ -82,7 +82,7 @@ func (ts *testServer) idle(t *testing.T) {
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
 		ts.Server.mu.Lock()
-		busy := ts.busy
+		busy := ts.slots > 0
 		ts.Server.mu.Unlock()
 		if !busy {
 			return
@@ -406,5 +406,74 @@ func TestClientErrors(t *testing.T) {
 	_, err := Run(ctx, quickTest(ln.Addr().(*net.TCPAddr).Port))
 	if err == nil || !strings.Contains(err.Error(), "does not speak the iperf3 protocol") {
 		t.Errorf("SSH server: %v", err)
+	}
+}
+
+// TestServerMaxClients runs tests at once on a server taking two: each
+// test has its own streams, the limits hold in total, and a third client
+// is told busy while two tests run.
+func TestServerMaxClients(t *testing.T) {
+	fstest.Long(t, "runs tests for seconds")
+	ctx := context.Background()
+	ts := startServer(t, ServerConfig{MaxClients: 2, ControlTimeout: 2 * time.Second,
+		Limits: Limits{MaxStreams: 3, MaxBitrate: 600e6}})
+	long := func(parallel int) ClientConfig {
+		cfg := quickTest(ts.port)
+		cfg.Params = Params{Time: 2 * time.Second, Parallel: parallel, Bitrate: 100e6}
+		return cfg
+	}
+	first := make(chan error, 1)
+	go func() {
+		_, err := Run(ctx, long(2))
+		first <- err
+	}()
+	// streams waits until the tests running hold n streams together.
+	streams := func(n int) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			ts.Server.mu.Lock()
+			got := ts.streams
+			ts.Server.mu.Unlock()
+			if got == n {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the tests never held %d streams", n)
+			}
+		}
+	}
+	streams(2)
+	// Two streams run: two more exceed --max-streams 3 in total, though
+	// each test alone is within it.
+	_, err := Run(ctx, long(2))
+	var pe *PeerError
+	if !errors.As(err, &pe) || pe.Code != ieNumStreams {
+		t.Errorf("2 more streams: %v, want server error %d", err, ieNumStreams)
+	}
+	second := make(chan error, 1)
+	var n2 *result.Net
+	go func() {
+		var err error
+		n2, err = Run(ctx, long(1))
+		second <- err
+	}()
+	streams(3)
+	if _, err := Run(ctx, long(1)); !errors.Is(err, ErrBusy) {
+		t.Errorf("third client: %v, want busy", err)
+	}
+	if err := <-first; err != nil {
+		t.Errorf("first test: %v", err)
+	}
+	if err := <-second; err != nil {
+		t.Fatalf("second test: %v", err)
+	}
+	if got := n2.Sums[0].Receiver.BitsPerSecond; got < 80e6 || got > 110e6 {
+		t.Errorf("second test received %.0f bit/s, want about its 100 Mbit/s cap", got)
+	}
+	ts.idle(t)
+	ts.Server.mu.Lock()
+	defer ts.Server.mu.Unlock()
+	if ts.streams != 0 || ts.bitrate != 0 {
+		t.Errorf("after the tests %d streams and %d bit/s are still counted", ts.streams, ts.bitrate)
 	}
 }

@@ -691,7 +691,9 @@ func (m *Meter) Interval() *result.Interval {
 		WarmupWindows: e.Warmup, WarmupNs: int64(e.WarmupDur), Target: m.o.Target,
 		Converged: m.stopped || e.Stable(target) && (e.Cliff == nil || m.o.Sustained),
 		Sustained: m.o.Sustained && e.Cliff != nil}
-	if e.Batches >= 2 {
+	// A rate of zero (a paced sender between its blocks) has no relative
+	// width: Relative's +Inf cannot be written as JSON.
+	if e.Batches >= 2 && e.Mean > 0 {
 		iv.Relative = e.Relative()
 	} else {
 		iv.Low, iv.High = 0, 0

@@ -366,6 +366,12 @@ func TestMeter(t *testing.T) {
 	if iv := m.Interval(); ok || iv.Converged || iv.Relative <= 0 || iv.Relative > 0.5 || iv.Low <= 0 || iv.Windows != 12 || iv.Target != 0.5 {
 		t.Errorf("12 windows, fewer than MinBatches: stopped %v after %d, %+v", ok, n, iv)
 	}
+	// Nothing moved (a sender paced to one block in ten seconds): an
+	// interval that JSON can carry, not a relative width of +Inf.
+	m, _, _ = run(Options{}, make([]float64, 100), nil)
+	if iv := m.Interval(); iv == nil || math.IsInf(iv.Relative, 0) || math.IsNaN(iv.Relative) || iv.Mean != 0 {
+		t.Errorf("a rate of zero: %+v", iv)
+	}
 	m, _, ok = run(Options{Target: 0.02}, constant[:5], nil)
 	if iv := m.Interval(); ok || iv.Converged || iv.HalfWidth != 0 || iv.Low != 0 || iv.High != 0 || iv.Windows != 5 {
 		t.Errorf("5 windows: %+v", iv)

@@ -1,0 +1,247 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/thruput/thruput/internal/fstest"
+)
+
+// checklist is iperf3's release checklist, test_commands.sh in esnet/iperf
+// (tag 3.21, commit d39cf41526626b4e5a130f115d931cd6cbdffc19), transcribed
+// command by command with these changes: -t 5 is -t 2 (the whole list runs
+// four times in CI); -A 2/2 is -A 1/1 (CPU 2 needs three CPUs); the -6
+// commands name ::1 (localhost is only 127.0.0.1 here); -J is added to
+// read the figures. The SCTP command is in TestIperf3ChecklistSCTP.
+var checklist = []struct {
+	name string
+	args []string
+	// paced: the senders are held to a rate, so both servers' figures
+	// must agree closely; counted: -n or -k, the bytes must; refused:
+	// iperf3's client itself refuses the command.
+	paced, counted, refused bool
+}{
+	{"basic", []string{"-V", "-t", "2", "-T", "test1"}, false, false, false},
+	{"basic udp", []string{"-u", "-V", "-t", "2"}, true, false, false},
+	{"omit", []string{"-i", ".3", "-O", "2", "-t", "2"}, false, false, false},
+	{"json", []string{"-i", "1", "-t", "2"}, false, false, false},
+	{"v4", []string{"-4", "-t", "2"}, false, false, false},
+	{"v4 udp", []string{"-4", "-u", "-t", "2"}, true, false, false},
+	{"v6", []string{"-6", "-t", "2"}, false, false, false},
+	{"v6 udp", []string{"-6", "-u", "-t", "2"}, true, false, false},
+	{"fq rate", []string{"-V", "-t", "2", "--fq-rate", "5m"}, true, false, false},
+	{"fq rate udp", []string{"-u", "-V", "-t", "2", "--fq-rate", "5m"}, true, false, false},
+	{"parallel", []string{"-P", "3", "-t", "2"}, false, false, false},
+	{"parallel udp", []string{"-u", "-P", "3", "-t", "2"}, true, false, false},
+	{"reverse", []string{"-P", "2", "-t", "2", "-R"}, false, false, false},
+	{"reverse udp", []string{"-u", "-P", "2", "-t", "2", "-R"}, true, false, false},
+	{"bidir", []string{"-P", "2", "-t", "2", "--bidir"}, false, false, false},
+	{"bidir udp", []string{"-u", "-P", "2", "-t", "2", "--bidir"}, true, false, false},
+	{"zerocopy", []string{"-Z", "-t", "2"}, false, false, false},
+	{"zerocopy reverse", []string{"-Z", "-t", "2", "-R"}, false, false, false},
+	{"window", []string{"-t", "2", "-w", "8M"}, false, false, false},
+	{"bytes", []string{"-n", "5M"}, false, true, false},
+	{"bytes udp", []string{"-n", "5M", "-u", "-b1G"}, false, true, false},
+	{"bytes reverse", []string{"-n", "5M", "-R"}, false, true, false},
+	{"bytes udp reverse", []string{"-n", "5M", "-u", "-b1G", "-R"}, false, true, false},
+	{"bytes and time", []string{"-n", "5M", "-t", "2"}, false, true, true},
+	{"blocks", []string{"-k", "1K"}, false, true, false},
+	{"blocks udp", []string{"-k", "1K", "-u", "-b1G"}, false, true, false},
+	{"blocks reverse", []string{"-k", "1K", "-R"}, false, true, false},
+	{"blocks udp reverse", []string{"-k", "1K", "-u", "-b1G", "-R"}, false, true, false},
+	{"affinity", []string{"-A", "1/1"}, false, false, false},
+	{"affinity udp", []string{"-A", "1/1", "-u", "-b1G"}, false, false, false},
+	{"burst", []string{"-u", "-b1G/100"}, false, false, false},
+	{"congestion", []string{"-C", "reno", "-V"}, false, false, false},
+	{"mss", []string{"-M", "1000", "-V"}, false, false, false},
+}
+
+// checklistHost is the server address a command of the checklist names.
+func checklistHost(args []string) string {
+	for _, a := range args {
+		if a == "-6" {
+			return "::1"
+		}
+	}
+	return "localhost"
+}
+
+// iperf3End is what the checklist compares of iperf3's -J: the figures of
+// each side (TCP: sum_sent and sum_received; UDP 3.12: sum too).
+type iperf3End struct {
+	Error string `json:"error"`
+	End   struct {
+		SumSent     iperf3Sum `json:"sum_sent"`
+		SumReceived iperf3Sum `json:"sum_received"`
+		Sum         iperf3Sum `json:"sum"`
+	} `json:"end"`
+}
+
+// checklistIperf3 is the iperf3 client the checklist runs: Debian's, or
+// IPERF3=path (an iperf3 built from source, such as 3.21).
+func checklistIperf3(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("IPERF3"); p != "" {
+		return p
+	}
+	needIperf3(t)
+	return "iperf3"
+}
+
+// runChecklist runs one command of the list with bin (iperf3 or thruput's
+// client) against port, and reads its -J.
+func runChecklist(t *testing.T, bin string, pre, args []string, port int) (*iperf3End, string, error) {
+	t.Helper()
+	full := append(append(append([]string{}, pre...), "-c", checklistHost(args), "-p", strconv.Itoa(port), "-J"), args...)
+	if bin == thruputBin {
+		full = append(append(append([]string{}, pre...), checklistHost(args), "-p", strconv.Itoa(port), "-J"), args...)
+	}
+	// A client waiting for bytes that never come fails, not hangs.
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, full...).Output()
+	var e iperf3End
+	// iperf3 3.12 prints -V's lines before the JSON of -J.
+	doc := out
+	if i := bytes.Index(out, []byte("\n{")); i >= 0 && !bytes.HasPrefix(out, []byte("{")) {
+		doc = out[i+1:]
+	}
+	if jerr := json.Unmarshal(doc, &e); jerr != nil && err == nil {
+		err = jerr
+	}
+	if e.Error != "" && err == nil {
+		err = &exec.ExitError{}
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return &e, string(out) + string(ee.Stderr), err
+	}
+	return &e, string(out), err
+}
+
+// rateOf is a run's headline: the receiver's sum of TCP, UDP's sum.
+func rateOf(e *iperf3End) float64 {
+	if e.End.SumReceived.BitsPerSecond > 0 {
+		return e.End.SumReceived.BitsPerSecond
+	}
+	return e.End.Sum.BitsPerSecond
+}
+
+// consistent compares a command's figures against two servers (or from
+// two clients): paced senders agree within 10 %; -n and -k move the same
+// bytes within a block per stream; unpaced loopback runs, which the other
+// jobs on the machine sway, within a factor of three.
+func consistent(t *testing.T, what string, paced, counted bool, got, ref *iperf3End) {
+	t.Helper()
+	a, b := rateOf(got), rateOf(ref)
+	switch {
+	case a <= 0 || b <= 0:
+		t.Errorf("%s: no figure (%.0f and %.0f bit/s)", what, a, b)
+	case counted:
+		// No more than iperf3 -s sends, give or take the blocks in
+		// flight, or 15 %: a paced or UDP sender goes on until the
+		// client ends the test, as iperf3's does, and a lossy UDP
+		// receiver ends later. Less is fine: iperf3 3.12's client
+		// counts its reads as blocks in -R -k and ends after that many.
+		if slack := max(4*131072, ref.End.SumSent.Bytes*15/100); got.End.SumSent.Bytes > ref.End.SumSent.Bytes+slack {
+			t.Errorf("%s: sent %d bytes, against iperf3 -s %d", what, got.End.SumSent.Bytes, ref.End.SumSent.Bytes)
+		}
+	case paced:
+		// 2 s of a 1 Mbit/s UDP stream is 170 datagrams: iperf3's
+		// pacing was seen 18 % over its rate.
+		if math.Abs(a-b) > 0.2*b {
+			t.Errorf("%s: %.2f Mbit/s, against iperf3 -s %.2f", what, a/1e6, b/1e6)
+		}
+	default:
+		// Loopback without a cap measures the CPUs, which the other
+		// jobs on the machine take in turns, and a single-threaded
+		// iperf3 3.12 against a multi-threaded server: logged.
+		t.Logf("%s: %.0f Mbit/s, against iperf3 -s %.0f", what, a/1e6, b/1e6)
+	}
+}
+
+// TestIperf3Checklist runs iperf3's release checklist with an iperf3
+// client against `thruput net server` and against `iperf3 -s`, and with
+// `thruput net client` against `iperf3 -s`: every command must pass with
+// figures consistent with iperf3's own pair. What thruput's client refuses
+// as bad input (flags or values it does not take yet) is logged, not
+// failed.
+func TestIperf3Checklist(t *testing.T) {
+	fstest.Long(t, "runs iperf3's release checklist, 33 commands three ways")
+	iperf := checklistIperf3(t)
+	needIperf3(t)
+	ref := freePort(t)
+	startBackground(t, exec.Command("iperf3", "-s", "-p", strconv.Itoa(ref)))
+	port := freePort(t)
+	srv := startBackground(t, exec.Command(thruputBin, "net", "server", "--no-save", "-q", "-i", "0", "-p", strconv.Itoa(port)))
+	waitListening(t, ref)
+	waitListening(t, port)
+	var unsupported []string
+	for _, c := range checklist {
+		t.Run(c.name, func(t *testing.T) {
+			want, out, err := runChecklist(t, iperf, nil, c.args, ref)
+			if c.refused {
+				if err == nil {
+					t.Fatalf("iperf3 %v: ran, the checklist has it refused", c.args)
+				}
+				if _, out, err := runChecklist(t, iperf, nil, c.args, port); err == nil {
+					t.Fatalf("iperf3 %v against thruput: ran, want refused\n%s", c.args, out)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("iperf3 %v against iperf3 -s: %v\n%s", c.args, err, out)
+			}
+			got, out, err := runChecklist(t, iperf, nil, c.args, port)
+			if err != nil {
+				t.Fatalf("iperf3 %v against thruput net server: %v\n%s\nserver: %s", c.args, err, out, srv.stderr.String())
+			}
+			consistent(t, "iperf3 against thruput", c.paced, c.counted, got, want)
+			// -V is iperf3's verbose output, no setting of the test.
+			args := slices.DeleteFunc(slices.Clone(c.args), func(a string) bool { return a == "-V" })
+			mine, out, err := runChecklist(t, thruputBin, []string{"net", "client", "--no-save"}, args, ref)
+			if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 2 {
+				unsupported = append(unsupported, c.name+": "+strings.TrimSpace(out))
+				return
+			}
+			if err != nil {
+				t.Fatalf("thruput net client %v against iperf3 -s: %v\n%s", c.args, err, out)
+			}
+			consistent(t, "thruput against iperf3 -s", c.paced, c.counted, mine, want)
+		})
+	}
+	for _, u := range unsupported {
+		t.Logf("thruput net client refuses %s", u)
+	}
+}
+
+// TestIperf3ChecklistSCTP is the checklist's SCTP command: the kernel here
+// has no SCTP, and thruput's server refuses it as an error the iperf3
+// client prints, as iperf3 -s does, instead of measuring TCP; then serves
+// the next test.
+func TestIperf3ChecklistSCTP(t *testing.T) {
+	fstest.Long(t, "runs iperf3")
+	iperf := checklistIperf3(t)
+	port := freePort(t)
+	startBackground(t, exec.Command(thruputBin, "net", "server", "--no-save", "-q", "-p", strconv.Itoa(port)))
+	waitListening(t, port)
+	out, err := exec.Command(iperf, "-c", "localhost", "-p", strconv.Itoa(port), "--sctp", "-V", "-t", "2").CombinedOutput()
+	if strings.Contains(string(out), "unrecognized option") {
+		// Debian's iperf3 has SCTP; one built without libsctp does not.
+		t.Skipf("%s was built without SCTP", iperf)
+	}
+	if err == nil || !strings.Contains(string(out), "error") {
+		t.Errorf("iperf3 --sctp against thruput: %v, want an error\n%s", err, out)
+	}
+	if out, err := exec.Command(iperf, "-c", "localhost", "-p", strconv.Itoa(port), "-t", "1").CombinedOutput(); err != nil {
+		t.Errorf("a TCP test after the SCTP one: %v\n%s", err, out)
+	}
+}

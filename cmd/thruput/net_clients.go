@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"strconv"
+	"sync"
+
+	"github.com/thruput/thruput/internal/fairness"
+	"github.com/thruput/thruput/internal/iperf3"
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/usage"
+)
+
+// maxClients bounds --clients: iperf3's own limit on parallel streams.
+const maxClients = 128
+
+// checkClients refuses what --clients cannot do, before anything runs.
+func checkClients(n int, format string, compat bool) error {
+	switch {
+	case n < 1 || n > maxClients:
+		return usage.Errorf("--clients %d: from 1 to %d", n, maxClients)
+	case n == 1:
+		return nil
+	case compat:
+		return usage.Errorf("-J and --clients: iperf3's JSON is one test's; --json gives the clients' figures")
+	case format != "table" && format != "json" && format != "markdown":
+		return usage.Errorf("--clients writes table, json or markdown, not %s", format)
+	}
+	return nil
+}
+
+// netClients runs n independent tests from here into one server at once,
+// each with its own control connection, as n iperf3 clients would; a
+// server must take that many (thruput net server --max-clients). Each
+// test is saved as a run labelled clients=ID and client=1..n; the output
+// is each client's figure, their sum and Jain's fairness index.
+func (a *app) netClients(ctx context.Context, cfg iperf3.ClientConfig, n int, format string, out io.Writer) error {
+	cfg.OnInterval, cfg.OnStreams = nil, nil
+	// Each client's run has its own health sampler, so each document
+	// carries the machine's health over its own test.
+	begins := make([]*begun, n)
+	docs := make([]*result.Document, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		docs[i] = a.newDocument("net.client")
+		docs[i].Targets = []result.Target{}
+		begins[i] = a.begin(ctx)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			net, err := iperf3.Run(ctx, cfg)
+			net.Parameters.Interface = netInterface(net)
+			docs[i].Net, errs[i] = net, err
+		}()
+	}
+	wg.Wait()
+	id := newRunID()
+	clients := make([]fairness.Client, n)
+	failed := 0
+	for i, d := range docs {
+		name := strconv.Itoa(i + 1)
+		if errs[i] != nil {
+			failed++
+		}
+		if errs[i] != nil && !d.Measured() {
+			begins[i].health.Stop()
+			clients[i] = fairness.Of(name, nil, errs[i])
+			continue
+		}
+		a.conclude(d, errs[i], begins[i])
+		// conclude shares the command's labels between runs: each gets
+		// its own copy before its own labels go in.
+		d.Labels = maps.Clone(d.Labels)
+		if d.Labels == nil {
+			d.Labels = map[string]string{}
+		}
+		d.Labels["clients"], d.Labels["client"] = id, name
+		clients[i] = fairness.Of(name, d, errs[i])
+		if err := a.save(d); err != nil {
+			fmt.Fprintf(os.Stderr, "thruput: %v\n", err)
+		}
+	}
+	server := cfg.Host + ":" + strconv.Itoa(cfg.Port)
+	if err := fairness.Write(out, []fairness.Group{fairness.NewGroup(server, clients)}, format); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d clients failed", failed, n)
+	}
+	return nil
+}

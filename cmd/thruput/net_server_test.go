@@ -1,0 +1,250 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/thruput/thruput/internal/fstest"
+	"github.com/thruput/thruput/internal/nettest"
+	"github.com/thruput/thruput/internal/result"
+)
+
+// needIperf3 skips a test without Debian's iperf3, failing under CI.
+func needIperf3(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("iperf3"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("iperf3 not installed (scripts/setup installs it)")
+		}
+		t.Skip("iperf3 not installed")
+	}
+}
+
+// iperf3Run runs Debian's iperf3 client with a bound on its time: a client
+// stuck on a server that never answers fails the test instead of hanging it.
+func iperf3Run(t *testing.T, limit time.Duration, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "iperf3", args...).CombinedOutput()
+	return string(out), err
+}
+
+// TestReverseLoopIperf3 runs Debian's iperf3 3.12 with -R against a fresh
+// `net server --once` a hundred times. iperf3's client reads its streams
+// in whole blocks once it sent TEST_END, so a server that kept its sending
+// streams open past TEST_END left it waiting for the rest of a block while
+// the server waited for its results: about 4 runs in 10 failed with
+// "unable to send control message: Broken pipe".
+func TestReverseLoopIperf3(t *testing.T) {
+	fstest.Long(t, "runs iperf3 -R a hundred times")
+	needIperf3(t)
+	for i := range 100 {
+		port := freePort(t)
+		srv := startBackground(t, exec.Command(thruputBin, "net", "server", "--once", "--json", "-q", "--bind", "127.0.0.1", "-p", strconv.Itoa(port)))
+		waitListening(t, port)
+		out, err := iperf3Run(t, 20*time.Second, "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-R", "-t", "1")
+		if err != nil {
+			t.Fatalf("run %d: iperf3 -R: %v\n%s", i+1, err, out)
+		}
+		if code := srv.wait(t); code != 0 {
+			t.Fatalf("run %d: thruput server exit %d: %s", i+1, code, srv.stderr.String())
+		}
+		if !strings.Contains(out, "receiver") {
+			t.Fatalf("run %d: iperf3 printed no summary:\n%s", i+1, out)
+		}
+	}
+}
+
+// TestBackToBackIperf3 runs Debian's iperf3 a hundred times in a row against
+// one persistent `net server`, as a script looping `iperf3 -c` does: none
+// may be told the server is busy. The server used to hold its slot while
+// it tore the last test down, after the client had its results and left.
+func TestBackToBackIperf3(t *testing.T) {
+	fstest.Long(t, "runs iperf3 a hundred times")
+	needIperf3(t)
+	port := freePort(t)
+	srv := startBackground(t, exec.Command(thruputBin, "net", "server", "--json", "-q", "--bind", "127.0.0.1", "-p", strconv.Itoa(port)))
+	waitListening(t, port)
+	for i := range 100 {
+		args := []string{"-c", "127.0.0.1", "-p", strconv.Itoa(port), "-n", "10M"}
+		if i%2 == 1 {
+			args = append(args, "-R")
+		}
+		if out, err := iperf3Run(t, 20*time.Second, args...); err != nil {
+			t.Fatalf("run %d: iperf3 %v: %v\n%s\nserver: %s", i+1, args, err, out, srv.stderr.String())
+		}
+	}
+}
+
+// TestMaxClientsIperf3 serves three of Debian's iperf3 clients at once
+// (--max-clients 3): each gets its test and its own figures; a fourth
+// meanwhile gets iperf3's busy answer.
+func TestMaxClientsIperf3(t *testing.T) {
+	fstest.Long(t, "runs three iperf3 clients for seconds")
+	needIperf3(t)
+	port := freePort(t)
+	srv := startBackground(t, exec.Command(thruputBin, "net", "server", "--max-clients", "3", "--json", "-q",
+		"--bind", "127.0.0.1", "-p", strconv.Itoa(port)))
+	waitListening(t, port)
+	type outcome struct {
+		out []byte
+		err error
+	}
+	done := make(chan outcome, 3)
+	for i := range 3 {
+		go func() {
+			args := []string{"-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "3", "-b", "200M", "-J"}
+			if i == 1 {
+				args = append(args, "-R")
+			}
+			out, err := exec.Command("iperf3", args...).Output()
+			done <- outcome{out, err}
+		}()
+	}
+	time.Sleep(1500 * time.Millisecond)
+	out, err := iperf3Run(t, 20*time.Second, "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "1")
+	if err == nil || !strings.Contains(out, "busy") {
+		t.Errorf("fourth client: %v, want busy:\n%s", err, out)
+	}
+	for range 3 {
+		o := <-done
+		if o.err != nil {
+			t.Fatalf("iperf3 client: %v\n%s", o.err, o.out)
+		}
+		peer := parseIperf3(t, "iperf3 client", o.out)
+		if bps := peer.End.SumReceived.BitsPerSecond; bps < 150e6 || bps > 210e6 {
+			t.Errorf("a client received %.0f bit/s, want about its 200 Mbit/s cap", bps)
+		}
+	}
+	_ = srv.cmd.Process.Signal(os.Interrupt)
+	srv.wait(t)
+	dec := json.NewDecoder(&srv.stdout)
+	var docs int
+	for {
+		var doc result.Document
+		if err := dec.Decode(&doc); err != nil {
+			break
+		}
+		if doc.Net == nil || doc.Status != result.StatusOK {
+			t.Errorf("server document %d: %s %s", docs+1, doc.Status, doc.Error)
+		}
+		docs++
+	}
+	if docs != 3 {
+		t.Errorf("the server wrote %d result documents, want 3\n%s", docs, srv.stderr.String())
+	}
+}
+
+// TestMaxClientsNamespaces serves clients in their own namespaces on 100
+// Mbit/s links, as boards on one switch: with --max-clients 5 five tests
+// run at once (four thruput clients and a stock iperf3) and a sixth client
+// meanwhile is told busy; with the default of one, one of six clients
+// started together is served and the five others are told busy.
+func TestMaxClientsNamespaces(t *testing.T) {
+	fstest.Long(t, "runs clients in seven namespaces for seconds")
+	needIperf3(t)
+	lan := nettest.NewLAN(t, []int{100, 100, 100, 100, 100, 100, 100})
+	srvAddr := lan.Hosts[0].Addr
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	serve := func(maxClients string) *background {
+		t.Helper()
+		srv := startBackground(t, lan.Command(ctx, 0, thruputBin, "net", "server", "--max-clients", maxClients, "--json", "-q", "--no-save", "--bind", srvAddr))
+		if err := lan.Enter(0, func() error {
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+				// thread-self: /proc/net is the main thread's namespace.
+				if b, _ := os.ReadFile("/proc/thread-self/net/tcp"); strings.Contains(string(b), ":1451 00000000:0000 0A") {
+					return nil
+				}
+			}
+			return errors.New("the server never listened")
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return srv
+	}
+	// client i runs thruput's client, or with iperf true Debian's iperf3.
+	client := func(i int, iperf bool, secs string) *exec.Cmd {
+		if iperf {
+			return lan.Command(ctx, i, "iperf3", "-c", srvAddr, "-t", secs)
+		}
+		return lan.Command(ctx, i, thruputBin, "net", "client", srvAddr, "-t", secs, "--no-save", "-q")
+	}
+	type ended struct {
+		i   int
+		out string
+		err error
+	}
+	startAll := func(n int, secs string) chan ended {
+		done := make(chan ended, n)
+		for i := 1; i <= n; i++ {
+			go func() {
+				out, err := client(i, i == n, secs).CombinedOutput()
+				done <- ended{i, string(out), err}
+			}()
+		}
+		return done
+	}
+
+	srv := serve("5")
+	done := startAll(5, "4")
+	time.Sleep(2 * time.Second)
+	out, err := client(6, true, "1").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "busy") {
+		t.Errorf("the sixth client with --max-clients 5: %v, want busy\n%s", err, out)
+	}
+	for range 5 {
+		if e := <-done; e.err != nil {
+			t.Errorf("client %d: %v\n%s", e.i, e.err, e.out)
+		}
+	}
+	_ = srv.cmd.Process.Signal(os.Interrupt)
+	srv.wait(t)
+
+	srv = serve("1")
+	done = startAll(6, "2")
+	served, busy := 0, 0
+	for range 6 {
+		e := <-done
+		switch {
+		case e.err == nil:
+			served++
+		case strings.Contains(e.out, "busy"):
+			busy++
+		default:
+			t.Errorf("client %d: %v\n%s", e.i, e.err, e.out)
+		}
+	}
+	if served != 1 || busy != 5 {
+		t.Errorf("--max-clients 1, six clients at once: %d served, %d busy; want 1 and 5\n%s", served, busy, srv.stderr.String())
+	}
+}
+
+// TestManyClientsBadInput: --max-clients and --clients out of range, or
+// with what they cannot do, exit 2 naming the flag and leave no -o file.
+func TestManyClientsBadInput(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.json")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"net", "server", "--max-clients", "0"}, "--max-clients 0"},
+		{[]string{"net", "server", "--max-clients", "2000"}, "--max-clients 2000"},
+		{[]string{"net", "client", "127.0.0.1", "--clients", "0"}, "--clients 0"},
+		{[]string{"net", "client", "127.0.0.1", "--clients", "129"}, "--clients 129"},
+		{[]string{"net", "client", "127.0.0.1", "--clients", "2", "-J"}, "-J and --clients"},
+		{[]string{"net", "client", "127.0.0.1", "--clients", "2", "--format", "csv"}, "--clients writes"},
+		{[]string{"fleet", "net", "--hosts", "a,b,c", "--pairs", "a,z:b", "--concurrent"}, "--pairs"},
+	} {
+		expectUsage(t, out, c.args, c.want)
+	}
+}
