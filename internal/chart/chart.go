@@ -209,7 +209,9 @@ func (c *Chart) finishSVG(b []byte) ([]byte, error) {
 }
 
 // Colours are Okabe and Ito's set for colour-blind readers, without its
-// yellow, which vanishes on white.
+// yellow, which vanishes on white, and with its black a dark grey: vgsvg
+// writes pure black as the default fill it leaves out, and a marker
+// without its fill would escape finishSVG's count.
 var palette = []color.NRGBA{
 	{0x00, 0x72, 0xB2, 0xFF}, // blue
 	{0xD5, 0x5E, 0x00, 0xFF}, // vermillion
@@ -217,7 +219,7 @@ var palette = []color.NRGBA{
 	{0xE6, 0x9F, 0x00, 0xFF}, // orange
 	{0xCC, 0x79, 0xA7, 0xFF}, // reddish purple
 	{0x56, 0xB4, 0xE9, 0xFF}, // sky blue
-	{0x00, 0x00, 0x00, 0xFF}, // black
+	{0x40, 0x40, 0x40, 0xFF}, // near black
 }
 
 // Shapes tell series apart where colours do not (print, colour blindness):

@@ -589,8 +589,7 @@ func netCharts(runs []run) []*Chart {
 			for i, id := range ids {
 				s := newSeries(fmt.Sprintf("%s stream %d", dir, id), len(ss), vg.Points(1))
 				// Each stream a colour of its own, none a sum's, so that
-				// one slow stream stands out; the legend names them. Black is left
-				// out: vgsvg draws it without the fill that marks a data point.
+				// one slow stream stands out; the legend names them.
 				s.paint(palette[2+len(ss)%4], shapes[i%len(shapes)])
 				for _, iv := range n.Intervals {
 					for _, f := range iv.Streams {
