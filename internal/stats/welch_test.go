@@ -44,7 +44,7 @@ func TestWelchScipy(t *testing.T) {
 	}
 	var v struct {
 		Cases []struct {
-			A, B                []float64
+			A, B                 []float64
 			T, DF, P, T975, T995 float64
 		}
 	}
