@@ -230,8 +230,6 @@ type htmlChart struct {
 	// SVG is chart.SVG's output: vgsvg escapes every text it draws and
 	// chart escapes the titles it adds, so it goes into the page as is.
 	SVG template.HTML
-	// Err says why the chart could not be drawn.
-	Err string
 	// chart is what SVG was drawn from, for the PNG of the same chart.
 	chart *chart.Chart
 }
@@ -331,21 +329,19 @@ func defaultTitle(docs []*result.Document, cmp *compare.Comparison) string {
 }
 
 // svgCharts renders charts for the page, their ids prefixed to keep them
-// unique among the page's anchors.
-func svgCharts(prefix string, charts []*chart.Chart) []htmlChart {
+// unique among the page's anchors. A chart that cannot be drawn fails the
+// page: a page with a hole where a chart should be gets published as it
+// is.
+func svgCharts(prefix string, charts []*chart.Chart) ([]htmlChart, error) {
 	var out []htmlChart
 	for _, c := range charts {
-		h := htmlChart{ID: prefix + "-" + c.Name, Title: c.Title, chart: c}
-		// A chart that cannot be drawn costs the page that chart, not the
-		// page: the tables hold the same figures.
-		if b, err := c.SVG(); err != nil {
-			h.Err = err.Error()
-		} else {
-			h.SVG = template.HTML(b)
+		b, err := c.SVG()
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, h)
+		out = append(out, htmlChart{ID: prefix + "-" + c.Name, Title: c.Title, chart: c, SVG: template.HTML(b)})
 	}
-	return out
+	return out, nil
 }
 
 func htmlComparisonOf(docs []*result.Document, cmp *compare.Comparison) (*htmlComparison, error) {
@@ -377,8 +373,8 @@ func htmlComparisonOf(docs []*result.Document, cmp *compare.Comparison) (*htmlCo
 	if err != nil {
 		return nil, err
 	}
-	hc.Charts = svgCharts("comparison", charts)
-	return hc, nil
+	hc.Charts, err = svgCharts("comparison", charts)
+	return hc, err
 }
 
 // diffClasses colours the diff cells of a comparison table: better, worse,
@@ -492,7 +488,9 @@ func htmlDocOf(d *result.Document, i int, anchors map[string]int, o HTMLOptions)
 	if err != nil {
 		return hd, err
 	}
-	hd.Charts = svgCharts(anchor, charts)
+	if hd.Charts, err = svgCharts(anchor, charts); err != nil {
+		return hd, err
+	}
 	for _, t := range docTables(d, o.Units) {
 		hd.Tables = append(hd.Tables, htmlTableOf(t, nil))
 	}
@@ -848,11 +846,10 @@ footer{margin-top:3em;color:#777;font-size:.85rem}
 {{with .System}}{{template "system" .}}{{end}}</section>
 {{end}}
 
-{{define "chart"}}{{if .Err}}<p class="warn">Chart “{{.Title}}” could not be drawn: {{.Err}}</p>
-{{else}}<figure id="{{.ID}}">
+{{define "chart"}}<figure id="{{.ID}}">
 {{.SVG}}
 </figure>
-{{end}}{{end}}
+{{end}}
 
 {{define "table"}}<div class="tablewrap">
 <p class="tabletitle">{{.Title}}</p>
