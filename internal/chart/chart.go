@@ -353,6 +353,9 @@ type point struct {
 	X, Y  float64
 	Label string
 	Err   float64
+	// Kind is what Err is: "" for a 95 % interval, "stddev" for the
+	// standard deviation of repeats.
+	Kind  string
 	Cliff float64
 	// CliffLabel says what the tick means.
 	CliffLabel string
@@ -461,7 +464,11 @@ func (s *series) tags() []tag {
 	var out []tag
 	for _, pt := range s.Points {
 		if pt.Err > 0 {
-			out = append(out, ciTag("interval", pt.Y, pt.Err, pt.Label))
+			kind := "interval"
+			if pt.Kind != "" {
+				kind = pt.Kind
+			}
+			out = append(out, ciTag(kind, pt.Y, pt.Err, pt.Label))
 		}
 		if pt.Cliff > 0 {
 			out = append(out, tag{"cliff", [][2]string{{"before", num(pt.Cliff)}}, pt.CliffLabel})

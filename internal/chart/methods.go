@@ -79,10 +79,14 @@ func For(docs []*result.Document, names []string) ([]*Chart, error) {
 	return charts, nil
 }
 
-// run is a document and the name its series go by.
+// run is a document and the name its series go by; for a column of
+// repeats (ForColumns) the document holds their means, spread their
+// spreads by figure and n how many runs there were.
 type run struct {
-	doc  *result.Document
-	name string
+	doc    *result.Document
+	name   string
+	spread map[string]result.Spread
+	n      int
 }
 
 // Kind names the section a document has figures in, which decides its
@@ -151,6 +155,10 @@ func sweepCharts(runs []run) []*Chart {
 					}
 					pt := point{X: float64(st.BlockSize), Y: st.MiBPerSec, Err: err,
 						Label: fmt.Sprintf("%s, %s %s: %s%s MiB/s%s", s.Name, phase, units.SizeLabel(st.BlockSize), f1(st.MiBPerSec), pm, stepNote(st))}
+					if sp, ok := r.spread[sweepKey(st)]; ok && sp.N > 1 {
+						pt.Err, pt.Kind = sp.Stddev, "stddev"
+						pt.Label = fmt.Sprintf("%s, %s %s: %s MiB/s%s", s.Name, phase, units.SizeLabel(st.BlockSize), f1(sp.Mean), repeatNote(sp, "MiB/s"))
+					}
 					if iv := st.Interval; iv != nil && iv.Cliff != nil {
 						pt.Cliff = iv.Cliff.Before / (1 << 20)
 						pt.CliffLabel = fmt.Sprintf("%s, %s %s: %s MiB/s before the drop", s.Name, phase, units.SizeLabel(st.BlockSize), f1(pt.Cliff))
@@ -411,8 +419,8 @@ func markCharts(runs []run) []*Chart {
 			// A line a word: eight groups of two-word labels overlap.
 			key := strings.ReplaceAll(m.Preset, " ", "\n") + "\n" + m.Phase
 			bps := m.MiBPerSec * (1 << 20)
-			mib.put(key, ri, steady(m.MiBPerSec, bps, m.Interval, "MiB/s", fmt.Sprintf("%s MiB/s (%s MB/s)", f1(m.MiBPerSec), f1(m.MBPerSec))))
-			iops.put(key, ri, steady(m.IOPS, bps, m.Interval, "IOPS", figure(m.IOPS, "IOPS")))
+			mib.put(key, ri, r.meanEntry(markKey(m, "MiB/s"), "MiB/s", steady(m.MiBPerSec, bps, m.Interval, "MiB/s", fmt.Sprintf("%s MiB/s (%s MB/s)", f1(m.MiBPerSec), f1(m.MBPerSec)))))
+			iops.put(key, ri, r.meanEntry(markKey(m, "IOPS"), "IOPS", steady(m.IOPS, bps, m.Interval, "IOPS", figure(m.IOPS, "IOPS"))))
 		}
 	}
 	names := barNames(runs)
@@ -493,7 +501,7 @@ func ioCharts(runs []run) []*Chart {
 					x.g.setSpread(key, ri, mean, lo, hi, note)
 					continue
 				}
-				x.g.put(key, ri, steady(mean, bps, ds[0].Interval, x.unit, note))
+				x.g.put(key, ri, r.meanEntry(dir+"|"+x.unit, x.unit, steady(mean, bps, ds[0].Interval, x.unit, note)))
 			}
 		}
 	}
@@ -516,12 +524,12 @@ func randomCharts(runs []run) []*Chart {
 		// its relative width, as a mixed disk io job's two figures do.
 		bps := (x.ReadMiBPerSec + x.WriteMiBPerSec) * (1 << 20)
 		if x.Reads > 0 {
-			mib.put("read", ri, steady(x.ReadMiBPerSec, bps, x.Interval, "MiB/s", figure(x.ReadMiBPerSec, "MiB/s")))
-			iops.put("read", ri, steady(x.ReadsPerSec, bps, x.Interval, "IOPS", figure(x.ReadsPerSec, "IOPS")))
+			mib.put("read", ri, r.meanEntry("read|MiB/s", "MiB/s", steady(x.ReadMiBPerSec, bps, x.Interval, "MiB/s", figure(x.ReadMiBPerSec, "MiB/s"))))
+			iops.put("read", ri, r.meanEntry("read|IOPS", "IOPS", steady(x.ReadsPerSec, bps, x.Interval, "IOPS", figure(x.ReadsPerSec, "IOPS"))))
 		}
 		if x.Writes > 0 {
-			mib.put("write", ri, steady(x.WriteMiBPerSec, bps, x.Interval, "MiB/s", figure(x.WriteMiBPerSec, "MiB/s")))
-			iops.put("write", ri, steady(x.WritesPerSec, bps, x.Interval, "IOPS", figure(x.WritesPerSec, "IOPS")))
+			mib.put("write", ri, r.meanEntry("write|MiB/s", "MiB/s", steady(x.WriteMiBPerSec, bps, x.Interval, "MiB/s", figure(x.WriteMiBPerSec, "MiB/s"))))
+			iops.put("write", ri, r.meanEntry("write|IOPS", "IOPS", steady(x.WritesPerSec, bps, x.Interval, "IOPS", figure(x.WritesPerSec, "IOPS"))))
 		}
 	}
 	names := barNames(runs)

@@ -368,8 +368,7 @@ func htmlComparisonOf(docs []*result.Document, cmp *compare.Comparison) (*htmlCo
 	for ; i < len(tables); i++ {
 		hc.Tables = append(hc.Tables, htmlTableOf(tables[i], nil))
 	}
-	cdocs, cnames := columnDocs(docs, cmp, names)
-	charts, err := chart.For(cdocs, cnames)
+	charts, err := chart.ForColumns(columnDocs(docs, cmp), names)
 	if err != nil {
 		return nil, err
 	}
@@ -411,26 +410,25 @@ func diffClasses(t table, rows []compare.Row) [][]string {
 	return out
 }
 
-// columnDocs picks a document per comparison column to chart: its first
-// run, cut down to the column's target when the run had several.
-func columnDocs(docs []*result.Document, cmp *compare.Comparison, names []string) ([]*result.Document, []string) {
+// columnDocs are the documents of each comparison column, cut down to
+// the column's target when a run had several: a column of repeats is
+// drawn as their mean, as its table cell prints it.
+func columnDocs(docs []*result.Document, cmp *compare.Comparison) [][]*result.Document {
 	byID := map[string]*result.Document{}
 	for _, d := range docs {
 		if _, ok := byID[d.ID]; !ok {
 			byID[d.ID] = d
 		}
 	}
-	var out []*result.Document
-	var outNames []string
+	out := make([][]*result.Document, len(cmp.Columns))
 	for i, col := range cmp.Columns {
 		for _, id := range col.Runs {
 			if d := byID[id]; d != nil {
-				out, outNames = append(out, narrow(d, col.Target)), append(outNames, names[i])
-				break
+				out[i] = append(out[i], narrow(d, col.Target))
 			}
 		}
 	}
-	return out, outNames
+	return out
 }
 
 // narrow returns doc with only the target at path, when it has several.
