@@ -352,7 +352,7 @@ func TestNetBadInput(t *testing.T) {
 		{[]string{"client", "127.0.0.1", "-k", "-1"}, "-k -1"},
 		{[]string{"server", "--max-streams", "-1"}, "--max-streams"},
 		{[]string{"server", "--max-duration", "-5s"}, "--max-duration"},
-		{[]string{"client"}, "accepts 1 arg"},
+		{[]string{"client"}, "net client: wrong arguments"},
 		{[]string{"client", "127.0.0.1", "--units", "gbit"}, "--units"},
 		{[]string{"server", "-p", "70000"}, "-p 70000"},
 		{[]string{"server", "--bind", "not-an-ip"}, "--bind"},
