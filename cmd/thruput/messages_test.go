@@ -3,6 +3,9 @@ package main
 import (
 	"net"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -39,5 +42,31 @@ func TestMessagesNameTheFlag(t *testing.T) {
 	}
 	if _, err := os.Stat(dir + "/x.xlsx"); err == nil {
 		t.Error("-o x.xlsx wrote a file")
+	}
+}
+
+// TestImportHost: --host names the machine of an iperf3 -J file too,
+// which names one of its own; it was ignored there.
+func TestImportHost(t *testing.T) {
+	if _, err := exec.LookPath("iperf3"); err != nil {
+		t.Skip("iperf3 is not installed")
+	}
+	port := freePort(t)
+	startBackground(t, exec.Command("iperf3", "-s", "-1", "-p", strconv.Itoa(port)))
+	waitListening(t, port)
+	out, err := exec.Command("timeout", "30", "iperf3", "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-n", "4M", "-J").Output()
+	if err != nil {
+		t.Fatalf("iperf3 -c: %v", err)
+	}
+	dir := t.TempDir()
+	file, db := filepath.Join(dir, "lan.json"), filepath.Join(dir, "results.db")
+	if err := os.WriteFile(file, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if o := thruput(t, "results", "import", "--db", db, file, "--host", "desktop"); o.code != 0 {
+		t.Fatalf("import: exit %d %s", o.code, o.stderr)
+	}
+	if o := thruput(t, "results", "list", "--db", db, "--host", "desktop"); o.code != 0 || !strings.Contains(o.stdout, "desktop") {
+		t.Errorf("the imported iperf3 run is not desktop's: exit %d\n%s%s", o.code, o.stdout, o.stderr)
 	}
 }

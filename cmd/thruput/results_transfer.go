@@ -100,7 +100,8 @@ func newResultsImportCmd(a *app) *cobra.Command {
 of them (from 'thruput results export'), fio --output-format=json, iperf3 -J
 (client or server), or the text sysbench fileio run prints. Runs already in
 the store (same id) are skipped. Imported runs carry "imported" in their
-documents; fio's output names no host, so --host says where it ran.`,
+documents; --host says where they ran (fio's output names no host, and iperf3's
+names the machine that wrote the file, which may not be the one measured).`,
 		Example: `  thruput results import lab.jsonl
   fio --output-format=json job.fio > fio.json && thruput results import fio.json --label device=sandisk
   iperf3 -c pi4 -J > lan.json && thruput results import lan.json --host desktop --label channel=6`,
@@ -109,7 +110,7 @@ documents; fio's output names no host, so --host says where it ran.`,
 			return runImport(cmd, a, args, host)
 		},
 	}
-	c.Flags().StringVar(&host, "host", "", "hostname to record on runs whose file names none")
+	c.Flags().StringVar(&host, "host", "", "record `HOST` as the machine every imported run was made on, replacing what the file says")
 	c.Flags().StringArrayVar(&a.labels, "label", nil, "tag every imported run with `key=value`, replacing a label of that key the file gave; repeatable")
 	return c
 }
@@ -127,7 +128,7 @@ func runImport(cmd *cobra.Command, a *app, files []string, host string) error {
 	// so a bad file imports nothing (and makes no store); the second pass
 	// saves, one run at a time, so memory holds one run, not an export.
 	tag := func(d *result.Document) {
-		if host != "" && d.Host.Hostname == "" {
+		if host != "" {
 			d.Host.Hostname = host
 		}
 		if len(labels) > 0 && d.Labels == nil {
