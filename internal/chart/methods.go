@@ -70,6 +70,7 @@ func For(docs []*result.Document, names []string) ([]*Chart, error) {
 	case "http":
 		charts = httpCharts(runs)
 	}
+	charts = titled(charts, runs)
 	seen := map[string]int{}
 	for _, c := range charts {
 		if seen[c.Name]++; seen[c.Name] > 1 {

@@ -62,7 +62,7 @@ func ForColumns(cols [][]*result.Document, names []string) ([]*Chart, error) {
 	case "http":
 		charts = httpMeanCharts(runs)
 	}
-	return charts, nil
+	return titled(charts, runs), nil
 }
 
 // drawable are the documents of docs with figures.

@@ -736,7 +736,8 @@ const htmlPageTemplate = `{{define "page"}}<!DOCTYPE html>
 <style>
 :root{color-scheme:light}
 body{margin:0;background:#fff;color:#1b1b1b;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Helvetica Neue",Arial,sans-serif}
-main{max-width:60rem;margin:0 auto;padding:1.5rem 1.2rem 3rem}
+main{margin:0;padding:1.5rem clamp(1rem,3vw,3rem) 3rem}
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,40rem),1fr));gap:0 2rem}
 h1{font-size:1.75rem;line-height:1.25;margin:.3em 0 .8em}
 h2{font-size:1.4rem;margin:2.4em 0 .4em;padding-bottom:.2em;border-bottom:1px solid #ddd}
 h3{font-size:1.1rem;margin:1.8em 0 .5em}
@@ -745,18 +746,18 @@ h3{font-size:1.1rem;margin:1.8em 0 .5em}
 nav ul{padding-left:1.2em;margin:.4em 0}
 .warn{background:#fff4e5;border-left:4px solid #e69f00;padding:.5em .8em;margin:1em 0}
 figure{margin:1.2em 0}
-figure svg{display:block;width:100%;max-width:48rem;height:auto}
+figure svg{display:block;width:100%;height:auto}
 .tablewrap{overflow-x:auto;margin:.6em 0 1.4em}
 table{border-collapse:collapse;font-size:.9rem}
 .tabletitle{font-weight:600;margin:0 0 .35em}
 th,td{padding:.22em .6em;border-bottom:1px solid #e6e6e6;vertical-align:top}
-thead th{border-bottom:2px solid #bdbdbd;text-align:right;font-weight:600;overflow-wrap:anywhere}
+thead th{border-bottom:2px solid #bdbdbd;text-align:right;font-weight:600;overflow-wrap:normal;word-break:normal;hyphens:none}
 thead th:first-child,tbody th{text-align:left}
 tbody th{font-weight:normal;white-space:nowrap}
 td.num{text-align:right;white-space:pre;font-variant-numeric:tabular-nums}
 table.text th,table.text td{text-align:left}
 table.text{width:100%}
-table.text td,table.text tbody th,table.text thead th{white-space:normal;overflow-wrap:anywhere}
+table.text td,table.text tbody th{white-space:normal;overflow-wrap:anywhere}
 tbody tr:hover{background:#f7f9fb}
 ul.notes{font-size:.85rem;color:#555;margin:.4em 0 0;padding-left:1.2em}
 ul.notes code{font-weight:600}
@@ -795,7 +796,7 @@ footer{margin-top:3em;color:#777;font-size:.85rem}
 <li><strong>{{.Name}}</strong>: {{.Description}}{{if .Baseline}} (baseline){{end}}</li>{{end}}
 </ul>
 {{if .NoRepeats}}<p class="meta">No column has repeats: nothing shows how much a figure wanders, so no difference is marked as noise.</p>
-{{end}}{{range .Charts}}{{template "chart" .}}{{end}}{{range .Tables}}{{template "table" .}}{{end}}</section>
+{{end}}{{with .Charts}}<div class="charts">{{range .}}{{template "chart" .}}{{end}}</div>{{end}}{{range .Tables}}{{template "table" .}}{{end}}</section>
 {{end}}
 
 {{define "doc"}}<section id="{{.Anchor}}">
@@ -803,7 +804,7 @@ footer{margin-top:3em;color:#777;font-size:.85rem}
 <p class="meta">Run <code>{{.ID}}</code>, started {{.Started}}{{with .Duration}}, took {{.}}{{end}}{{with .Imported}}; imported from {{.}}{{end}}.</p>
 {{with .Labels}}<p class="labels">{{range .}}<span>{{.}}</span>{{end}}</p>
 {{end}}{{if not (statusOK .Status)}}<p class="warn">Run {{.Status}}{{with .Error}}: {{.}}{{end}}. The figures below were measured before that.</p>
-{{end}}{{range .Charts}}{{template "chart" .}}{{end}}{{range .Tables}}{{template "table" .}}{{end}}{{with .Bottlenecks}}<h3>Bottlenecks</h3>
+{{end}}{{with .Charts}}<div class="charts">{{range .}}{{template "chart" .}}{{end}}</div>{{end}}{{range .Tables}}{{template "table" .}}{{end}}{{with .Bottlenecks}}<h3>Bottlenecks</h3>
 <ul class="bottlenecks">{{range .}}
 <li><strong>{{.Figure}}</strong>: {{.Verdict}}
 <ul class="hops">{{range .Hops}}<li{{if .Limit}} class="limit"{{end}}>{{.Text}}{{if .Limit}} ← lowest ceiling{{end}}</li>{{end}}</ul>{{with .SharedWith}}

@@ -1,0 +1,107 @@
+package chart
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/thruput/thruput/internal/result"
+)
+
+// context is the line under a chart's title that says what was measured
+// where and when, so a PNG pasted alone into a post still says it: the
+// host, each target's path, filesystem and device (or the server of a
+// network test, the address of a download), and the date; for runs from
+// several hosts or days, each host and the span of dates.
+func context(runs []run) string {
+	var hosts, what []string
+	var first, last time.Time
+	for _, r := range runs {
+		d := r.doc
+		if h := d.Host.Hostname; h != "" && !slices.Contains(hosts, h) {
+			hosts = append(hosts, h)
+		}
+		for _, w := range measured(d) {
+			if !slices.Contains(what, w) {
+				what = append(what, w)
+			}
+		}
+		if t := d.StartedAt; !t.IsZero() {
+			if first.IsZero() || t.Before(first) {
+				first = t
+			}
+			if t.After(last) {
+				last = t
+			}
+		}
+	}
+	var parts []string
+	if len(hosts) > 0 {
+		parts = append(parts, strings.Join(hosts, ", "))
+	}
+	if len(what) > 0 && len(what) <= 3 {
+		parts = append(parts, strings.Join(what, "; "))
+	}
+	if !first.IsZero() {
+		day := first.UTC().Format(time.DateOnly)
+		if l := last.UTC().Format(time.DateOnly); l != day {
+			day += " to " + l
+		}
+		parts = append(parts, day)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// measured names what a run measured: its targets (path, filesystem,
+// device), the server of a network test or the URL of a download.
+func measured(d *result.Document) []string {
+	var out []string
+	for _, t := range d.Targets {
+		s := t.Path
+		if t.FSType != "" {
+			s += " " + t.FSType
+		}
+		if dev := t.Device; dev != "" {
+			if t.DeviceModel != "" {
+				dev += " " + t.DeviceModel
+			}
+			s += " on " + dev
+		}
+		out = append(out, s)
+	}
+	switch {
+	case d.Net != nil && d.Net.Parameters.Server != "":
+		p := d.Net.Parameters
+		out = append(out, fmt.Sprintf("%s to %s", strings.ToUpper(orTCP(p.Protocol)), p.Server))
+	case d.HTTP != nil:
+		// Without its scheme: an SVG names no URL, which a reader could
+		// take for a load.
+		u := d.HTTP.Parameters.URL
+		if _, rest, ok := strings.Cut(u, "://"); ok {
+			u = rest
+		}
+		out = append(out, "download of "+u)
+	}
+	return out
+}
+
+func orTCP(p string) string {
+	if p == "" {
+		return "tcp"
+	}
+	return p
+}
+
+// titled adds the context line under each chart's title.
+func titled(charts []*Chart, runs []run) []*Chart {
+	ctx := context(runs)
+	if ctx == "" {
+		return charts
+	}
+	for _, c := range charts {
+		c.Title += "\n" + ctx
+		c.plot.Title.Text = c.Title
+	}
+	return charts
+}
