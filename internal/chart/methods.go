@@ -362,13 +362,14 @@ func (g *groups) put(key string, run int, e entry) {
 	c.entries[run] = e
 }
 
-// chart draws the groups as bars, one series per run.
-func (g *groups) chart(name, title, unit string, runs []run, seriesNames []string) *Chart {
+// chart draws the groups as bars, one series per name (a run, or a run's
+// phase).
+func (g *groups) chart(name, title, unit string, seriesNames []string) *Chart {
 	if len(g.order) == 0 {
 		return nil
 	}
-	items := make([]*bars, len(runs))
-	for ri := range runs {
+	items := make([]*bars, len(seriesNames))
+	for ri := range seriesNames {
 		b := &bars{Name: seriesNames[ri]}
 		for _, key := range g.order {
 			e := g.by[key].entries[ri]
@@ -412,22 +413,38 @@ func figure(v float64, unit string) string {
 	return f1(v) + " " + unit
 }
 
-// markCharts: the presets' MiB/s and IOPS, a bar per run.
+// markCharts: the presets' MiB/s and IOPS, a bar per run and phase, so
+// that read and write are told apart by colour, as in every other chart.
 func markCharts(runs []run) []*Chart {
-	mib, iops := newGroups(len(runs)), newGroups(len(runs))
+	phases := []string{result.PhaseRead, result.PhaseWrite}
+	mib, iops := newGroups(len(runs)*len(phases)), newGroups(len(runs)*len(phases))
 	for ri, r := range runs {
 		for _, m := range r.doc.Mark.Results {
+			pi := slices.Index(phases, m.Phase)
+			if pi < 0 {
+				continue
+			}
 			// A line a word: eight groups of two-word labels overlap.
-			key := strings.ReplaceAll(m.Preset, " ", "\n") + "\n" + m.Phase
+			key := strings.ReplaceAll(m.Preset, " ", "\n")
 			bps := m.MiBPerSec * (1 << 20)
-			mib.put(key, ri, r.meanEntry(markKey(m, "MiB/s"), "MiB/s", steady(m.MiBPerSec, bps, m.Interval, "MiB/s", fmt.Sprintf("%s MiB/s (%s MB/s)", f1(m.MiBPerSec), f1(m.MBPerSec)))))
-			iops.put(key, ri, r.meanEntry(markKey(m, "IOPS"), "IOPS", steady(m.IOPS, bps, m.Interval, "IOPS", figure(m.IOPS, "IOPS"))))
+			slot := ri*len(phases) + pi
+			mib.put(key, slot, r.meanEntry(markKey(m, "MiB/s"), "MiB/s", steady(m.MiBPerSec, bps, m.Interval, "MiB/s", fmt.Sprintf("%s %s MiB/s (%s MB/s)", m.Phase, f1(m.MiBPerSec), f1(m.MBPerSec)))))
+			iops.put(key, slot, r.meanEntry(markKey(m, "IOPS"), "IOPS", steady(m.IOPS, bps, m.Interval, "IOPS", m.Phase+" "+figure(m.IOPS, "IOPS"))))
 		}
 	}
-	names := barNames(runs)
+	var names []string
+	for _, n := range barNames(runs) {
+		for _, ph := range phases {
+			if len(runs) == 1 {
+				names = append(names, ph)
+			} else {
+				names = append(names, n+" "+ph)
+			}
+		}
+	}
 	return nonNil(
-		mib.chart("mark-mibps", "Disk mark presets, MiB/s", "MiB/s", runs, names),
-		iops.chart("mark-iops", "Disk mark presets, IOPS", "IOPS", runs, names))
+		mib.chart("mark-mibps", "Disk mark presets, MiB/s", "MiB/s", names),
+		iops.chart("mark-iops", "Disk mark presets, IOPS", "IOPS", names))
 }
 
 func nonNil(cs ...*Chart) []*Chart {
@@ -512,8 +529,8 @@ func ioCharts(runs []run) []*Chart {
 	}
 	names := barNames(runs)
 	return nonNil(
-		mib.chart("io-mibps", title+", MiB/s", "MiB/s", runs, names),
-		iops.chart("io-iops", title+", IOPS", "IOPS", runs, names))
+		mib.chart("io-mibps", title+", MiB/s", "MiB/s", names),
+		iops.chart("io-iops", title+", IOPS", "IOPS", names))
 }
 
 // randomCharts: reads and writes per second and MiB/s, a bar per run.
@@ -535,8 +552,8 @@ func randomCharts(runs []run) []*Chart {
 	}
 	names := barNames(runs)
 	return nonNil(
-		mib.chart("random-mibps", "Random file I/O, MiB/s", "MiB/s", runs, names),
-		iops.chart("random-iops", "Random file I/O, requests per second", "IOPS", runs, names))
+		mib.chart("random-mibps", "Random file I/O, MiB/s", "MiB/s", names),
+		iops.chart("random-iops", "Random file I/O, requests per second", "IOPS", names))
 }
 
 // mbit is bits/s in Mbit/s (10^6), the unit links are sold in.
@@ -655,10 +672,9 @@ func (s *series) addFlow(iv result.NetInterval, f result.NetIntervalFlow) {
 		Label: fmt.Sprintf("%s, %s: %s Mbit/s", s.Name, intervalLabel(iv), strconv.FormatFloat(v, 'f', 2, 64))})
 }
 
-// netFigure gives a direction's sum line the test's figure with its
-// interval, at the line's end, and the cliff the interval found, at the
-// time it came: the meter starts after the omitted start, the intervals
-// at the start of data.
+// netFigure gives a direction's sum line the cliff the test's interval
+// found, at the time it came: the meter starts after the omitted start,
+// the intervals at the start of data.
 func (s *series) netFigure(n *result.Net, dir string) {
 	if len(s.Points) == 0 {
 		return
@@ -668,11 +684,8 @@ func (s *series) netFigure(n *result.Net, dir string) {
 		if sum.Direction != dir || iv == nil {
 			continue
 		}
-		v := mbit(sum.Receiver.BitsPerSecond)
-		if h := iv.PlusMinus(v); h > 0 {
-			s.Figure = &point{X: s.Points[len(s.Points)-1].X, Y: v, Err: h,
-				Label: fmt.Sprintf("%s, the test: %s ±%s Mbit/s received (95 %% interval)", s.Name, f1(v), f1(h))}
-		}
+		// The test's own figure and its ± are the table's: drawn on the
+		// last interval's point they read as that interval's spread.
 		if c := iv.Cliff; c != nil {
 			s.CliffAt = &point{X: float64(n.Parameters.OmitNs+c.AtNs) / 1e9,
 				Label: fmt.Sprintf("%s: %s Mbit/s for the first %s, then %s Mbit/s", s.Name, f1(c.Before*8/1e6), units.IEC(c.AtBytes), f1(c.After*8/1e6))}
@@ -778,8 +791,8 @@ func httpRepeatCharts(runs []run) []*Chart {
 		names[i] = r.name
 	}
 	return nonNil(
-		mib.chart("http-mibps", "HTTP download, MiB/s of each repeat", "MiB/s", runs, names),
-		ttfb.chart("http-ttfb", "HTTP download, time to first byte of each repeat", "ms", runs, names))
+		mib.chart("http-mibps", "HTTP download, MiB/s of each repeat", "MiB/s", names),
+		ttfb.chart("http-ttfb", "HTTP download, time to first byte of each repeat", "ms", names))
 }
 
 // timeChart draws series over seconds since the start, from zero on both

@@ -264,7 +264,7 @@ func netMeanCharts(runs []run) []*Chart {
 			}
 		}
 	}
-	return nonNil(g.chart("net-mean", "Network, received Mbit/s, mean of each column's runs", "Mbit/s", runs, runNames(runs)))
+	return nonNil(g.chart("net-mean", "Network, received Mbit/s, mean of each column's runs", "Mbit/s", runNames(runs)))
 }
 
 // httpMeanCharts: each column's mean download rate, with its repeats'
@@ -280,7 +280,7 @@ func httpMeanCharts(runs []run) []*Chart {
 			g.put("download", ri, e)
 		}
 	}
-	return nonNil(g.chart("http-mean", "HTTP download, MiB/s, mean of each column's runs", "MiB/s", runs, runNames(runs)))
+	return nonNil(g.chart("http-mean", "HTTP download, MiB/s, mean of each column's runs", "MiB/s", runNames(runs)))
 }
 
 func runNames(runs []run) []string {
