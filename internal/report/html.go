@@ -94,10 +94,11 @@ func buildPage(docs []*result.Document, cmp *compare.Comparison, o HTMLOptions) 
 func summaryTable(docs []*result.Document, hds []htmlDoc) *htmlTable {
 	t := &htmlTable{Title: "Runs on this page", Header: []string{"run", "host", "target", "figures", "status"}, Text: true}
 	for i, d := range docs {
-		target := ""
-		if len(d.Targets) > 0 {
-			target = describe(d.Targets[0])
+		var ts []string
+		for _, tg := range d.Targets {
+			ts = append(ts, describe(tg))
 		}
+		target := strings.Join(ts, "; ")
 		t.Rows = append(t.Rows, []htmlCell{{Text: hds[i].Heading, Link: hds[i].Anchor}, {Text: orUnknown(d.Host.Hostname)},
 			{Text: target}, {Text: store.Summary(d)}, {Text: d.Status}})
 	}
