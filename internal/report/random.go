@@ -57,6 +57,10 @@ func randomTables(doc *result.Document) []table {
 var latencyHeader = []string{"", "count", "min", "avg", "p50", "p95", "p99", "p99.9", "max"}
 
 func latencyRow(name string, l *result.Latency) []string {
+	// A run without latencies (fio's JSON without clat) prints dashes.
+	if l == nil {
+		l = &result.Latency{}
+	}
 	// A percentile the source did not give (an imported sysbench run has
 	// only its p95) is 0, which no measured latency is.
 	ms := func(ns float64) string {
