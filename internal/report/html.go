@@ -300,15 +300,15 @@ func docTables(doc *result.Document, units string) []table {
 	case doc.Sweep != nil:
 		var ts []table
 		for _, phase := range []string{result.PhaseWrite, result.PhaseRead} {
-			if t := sweepTable(doc, phase); t != nil {
+			if t := sweepTable(doc, phase, storageOf(units)); t != nil {
 				ts = append(ts, *t)
 			}
 		}
 		return ts
 	case doc.Random != nil:
-		return randomTables(doc)
+		return randomTables(doc, storageOf(units))
 	case doc.IO != nil:
-		return ioTables(doc)
+		return ioTables(doc, storageOf(units))
 	case doc.Mark != nil:
 		return markTables(doc, units == UnitsMB)
 	case doc.Net != nil:
@@ -494,7 +494,8 @@ func htmlDocOf(d *result.Document, i int, anchors map[string]int, o HTMLOptions)
 		hd.Tables = append(hd.Tables, htmlTableOf(t, nil))
 	}
 	for _, b := range d.Bottlenecks {
-		hb := htmlBottleneck{Figure: b.Figure, Verdict: b.Verdict, SharedWith: b.SharedWith}
+		u := storageOf(o.Units)
+		hb := htmlBottleneck{Figure: u.text(b.Figure), Verdict: u.text(b.Verdict), SharedWith: b.SharedWith}
 		for j, h := range b.Hops {
 			hb.Hops = append(hb.Hops, htmlHop{Text: hopText(h), Limit: j == b.Limit})
 		}

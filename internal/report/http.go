@@ -81,7 +81,7 @@ func httpTables(doc *result.Document) []table {
 func httpText(w io.Writer, doc *result.Document, md bool) error {
 	ew := &errWriter{w: w}
 	ew.printf("%s\n\n", heading(doc))
-	body(ew, doc, httpTables(doc), md)
+	body(ew, doc, httpTables(doc), md, "")
 	return ew.err
 }
 

@@ -206,7 +206,7 @@ func netText(w io.Writer, doc *result.Document, o Options, md bool) error {
 // that follows the live interval lines.
 func NetSummary(w io.Writer, doc *result.Document, o Options, md bool) error {
 	ew := &errWriter{w: w}
-	body(ew, doc, netTables(doc, o.Units == UnitsBoth), md)
+	body(ew, doc, netTables(doc, o.Units == UnitsBoth), md, o.Units)
 	return ew.err
 }
 
