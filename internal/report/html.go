@@ -280,7 +280,7 @@ type htmlMachine struct {
 // htmlTableOf converts a table, classes giving per row and cell a CSS
 // class to add (nil for none).
 func htmlTableOf(t table, classes [][]string) htmlTable {
-	h := htmlTable{Title: t.Title, Header: t.Header, Notes: t.Notes}
+	h := htmlTable{Title: t.Title, Header: t.Header, Notes: collapse(t.Notes)}
 	for i, r := range t.Rows {
 		row := make([]htmlCell, len(r))
 		for j, c := range r {
@@ -606,7 +606,7 @@ func targetsTable(targets []result.Target) htmlTable {
 		}
 		t.Rows = append(t.Rows, []string{labels[i], x.Path, fs, mount, dev, x.DeviceModel, yesNo(x.Rotational), sizeOrEmpty(x.FreeBytes)})
 		if x.LoopBackingFile != "" {
-			t.Notes = append(t.Notes, note{"", fmt.Sprintf("%s: loop device backed by %s", labels[i], x.LoopBackingFile)})
+			t.Notes = append(t.Notes, note{Mark: "", Text: fmt.Sprintf("%s: loop device backed by %s", labels[i], x.LoopBackingFile)})
 		}
 	}
 	ht := htmlTableOf(t, nil)

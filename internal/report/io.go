@@ -49,7 +49,7 @@ func ioTables(doc *result.Document, u storageUnit) []table {
 		}
 	}
 	if r.EngineNote != "" {
-		t.Notes = append(t.Notes, note{"!", r.EngineNote})
+		t.Notes = append(t.Notes, note{Mark: "!", Text: r.EngineNote})
 	}
 	out := []table{t}
 	if s := r.Summary; s != nil {
@@ -147,7 +147,7 @@ func markTables(doc *result.Document, mb bool) []table {
 		t.Notes = append(t.Notes, intervalNotes(figureNote{r.Preset + " " + r.Phase, r.Interval, mibRate, r.MiBPerSec * (1 << 20), time.Duration(r.ElapsedNs)})...)
 	}
 	if m.EngineNote != "" {
-		t.Notes = append(t.Notes, note{"!", m.EngineNote})
+		t.Notes = append(t.Notes, note{Mark: "!", Text: m.EngineNote})
 	}
 	return []table{t}
 }

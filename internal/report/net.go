@@ -124,9 +124,9 @@ func netTables(doc *result.Document, mib bool) []table {
 	case c.RemoteTotal != nil:
 		cpu += fmt.Sprintf(", at the other end %s %% (user %s, system %s)", f1(*c.RemoteTotal), f1(*c.RemoteUser), f1(*c.RemoteSystem))
 	}
-	t.Notes = append(t.Notes, note{"", cpu + "; 100 % is one CPU busy"})
+	t.Notes = append(t.Notes, note{Mark: "", Text: cpu + "; 100 % is one CPU busy"})
 	if n.Parameters.Congestion != "" {
-		t.Notes = append(t.Notes, note{"", "TCP congestion control " + n.Parameters.Congestion})
+		t.Notes = append(t.Notes, note{Mark: "", Text: "TCP congestion control " + n.Parameters.Congestion})
 	}
 	return []table{t}
 }

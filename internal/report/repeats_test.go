@@ -41,3 +41,31 @@ func TestComparisonChartsDrawMeans(t *testing.T) {
 		t.Errorf("no error bar of ± the standard deviation around 1384.7")
 	}
 }
+
+// TestShortNotesCollapse: steps too short for an interval share one
+// note line per table, naming each step, in text and HTML alike; a small
+// sweep once printed a line per step, 48 in two formats.
+func TestShortNotesCollapse(t *testing.T) {
+	d := sweepRun("20261121T060000Z-short1", []result.Target{usbFAT32, usbNTFS},
+		[][]float64{{900, 950, 990, 995, 999, 1000}, {800, 850, 890, 895, 899, 900}})
+	for _, f := range []string{"table", "markdown"} {
+		var buf bytes.Buffer
+		if err := Write(&buf, d, Options{Format: f}); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		if n := strings.Count(out, "too short for an interval"); n != 2 {
+			t.Errorf("%s: %d too-short lines, want one per table:\n%s", f, n, out)
+		}
+		if !strings.Contains(out, "too short for an interval, which takes 0.80 s (6 figures): vfat 4k 0.28 s, vfat 64k 0.26 s,") {
+			t.Errorf("%s: the collapsed note does not name the steps:\n%s", f, out)
+		}
+	}
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, []*result.Document{d}, nil, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(buf.String(), "too short for an interval"); n != 2 {
+		t.Errorf("html: %d too-short lines, want 2", n)
+	}
+}

@@ -332,11 +332,11 @@ func sweepTable(doc *result.Document, phase string, u storageUnit) *table {
 	}
 
 	for _, n := range []note{
-		{markCached, "read from the page cache, not the device (tmpfs, a filesystem that keeps its cache, or the device served under 90 % of the bytes): a memory figure"},
-		{markPartial, "part of the file was still cached: the figure mixes cache and device"},
-		{markUncertain, "loop device or FUSE: the image below may still be cached; --drop-caches (root) evicts it too"},
-		{markBounded, "stopped at --max-time; the rate is over the bytes moved by then"},
-		{markMissing, "not measured (the run ended before this step)"},
+		{Mark: markCached, Text: "read from the page cache, not the device (tmpfs, a filesystem that keeps its cache, or the device served under 90 % of the bytes): a memory figure"},
+		{Mark: markPartial, Text: "part of the file was still cached: the figure mixes cache and device"},
+		{Mark: markUncertain, Text: "loop device or FUSE: the image below may still be cached; --drop-caches (root) evicts it too"},
+		{Mark: markBounded, Text: "stopped at --max-time; the rate is over the bytes moved by then"},
+		{Mark: markMissing, Text: "not measured (the run ended before this step)"},
 	} {
 		if used[n.Mark] {
 			t.Notes = append(t.Notes, n)
