@@ -101,7 +101,44 @@ func titled(charts []*Chart, runs []run) []*Chart {
 	}
 	for _, c := range charts {
 		c.Title += "\n" + ctx
-		c.plot.Title.Text = c.Title
+		c.plot.Title.Text = strings.Join(wrap(c.Title, titleWidth), "\n")
 	}
 	return charts
+}
+
+// titleWidth is how many characters of the bold title fit over the plot
+// beside a legend.
+const titleWidth = 58
+
+// wrap breaks each line of s after a comma or semicolon, or at a space,
+// into lines of at most width characters where it can.
+func wrap(s string, width int) []string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		for len([]rune(line)) > width {
+			r := []rune(line)
+			cut := -1
+			for i := width; i > width/3; i-- {
+				if r[i] == ' ' && (r[i-1] == ',' || r[i-1] == ';') {
+					cut = i
+					break
+				}
+			}
+			if cut < 0 {
+				for i := width; i > 0; i-- {
+					if r[i] == ' ' {
+						cut = i
+						break
+					}
+				}
+			}
+			if cut <= 0 {
+				break
+			}
+			out = append(out, string(r[:cut]))
+			line = string(r[cut+1:])
+		}
+		out = append(out, line)
+	}
+	return out
 }

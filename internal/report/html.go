@@ -759,7 +759,7 @@ tbody th{font-weight:normal;white-space:nowrap}
 td.num{text-align:right;white-space:pre;font-variant-numeric:tabular-nums}
 table.text th,table.text td{text-align:left}
 table.text{width:100%}
-table.text td,table.text tbody th{white-space:normal;overflow-wrap:anywhere}
+table.text td,table.text tbody th{white-space:normal;overflow-wrap:break-word}
 tbody tr:hover{background:#f7f9fb}
 ul.notes{font-size:.85rem;color:#555;margin:.4em 0 0;padding-left:1.2em}
 ul.notes code{font-weight:600}

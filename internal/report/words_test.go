@@ -1,0 +1,84 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/thruput/thruput/internal/browsertest"
+	"github.com/thruput/thruput/internal/result"
+)
+
+// brokenWords lists the words of table headers that a line
+// break splits ("statu/s", "filesyste/m"): a word is broken when its
+// characters lie on more than one line.
+const brokenWords = `(() => {
+	const broken = [];
+	for (const cell of document.querySelectorAll('thead th')) {
+		for (const n of cell.childNodes) {
+			if (n.nodeType !== 3) continue;
+			for (const m of n.data.matchAll(/\S+/g)) {
+				const r = document.createRange();
+				r.setStart(n, m.index);
+				r.setEnd(n, m.index + m[0].length);
+				const tops = new Set([...r.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.top)));
+				if (tops.size > 1) broken.push(m[0]);
+			}
+		}
+	}
+	return broken;
+})()`
+
+// TestNoBrokenWords opens a page of every method and a comparison in
+// Chromium at a lab screen's 1400 px and a laptop's 800 px: no word of a
+// table is split across lines. With THRUPUT_SCREENSHOTS=DIR it leaves a
+// screenshot of each page and width there, to look at.
+func TestNoBrokenWords(t *testing.T) {
+	var docs []*result.Document
+	for _, name := range []string{"random", "io", "mark", "net", "net-udp"} {
+		docs = append(docs, methodDocs()[name])
+	}
+	docs = append(docs, sweepDoc(), httpDoc(), hostileDoc())
+	for i, d := range docs {
+		d.ID = d.ID + "-" + string(rune('a'+i))
+	}
+	var suite bytes.Buffer
+	if err := WriteHTML(&suite, docs, nil, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cmpPage, _ := browserPage(t)
+	dir := t.TempDir()
+	shots := os.Getenv("THRUPUT_SCREENSHOTS")
+	bctx := browsertest.New(t, 1400, 900)
+	for name, page := range map[string][]byte{"every-method": suite.Bytes(), "comparison": cmpPage} {
+		path := filepath.Join(dir, name+".html")
+		if err := os.WriteFile(path, page, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range []int64{1400, 800} {
+			if err := chromedp.Do(bctx, chromedp.EmulateViewport(w, 900), chromedp.Navigate("file://"+path)); err != nil {
+				t.Fatal(err)
+			}
+			broken, err := chromedp.Run(bctx, chromedp.Evaluate[[]string](brokenWords))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(broken) > 0 {
+				t.Errorf("%s at %d px: words broken across lines: %q", name, w, broken)
+			}
+			if shots != "" {
+				png, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(shots, name+"-"+strconv.FormatInt(w, 10)+".png"), png, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+}
