@@ -552,6 +552,9 @@ type bars struct {
 	CliffLabels []string
 	Labels      []string
 	Color       color.NRGBA
+	// ByCategory colours each category's bar apart, for a chart of one
+	// series whose categories are read and write.
+	ByCategory bool
 	// Slot and Slots place the bar within each group.
 	Slot, Slots int
 }
@@ -636,6 +639,9 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 			// A bar too small to see is still a figure: keep a sliver.
 			top = bottom + vg.Points(0.5)
 		}
+		if b.ByCategory {
+			clr = markerColor(colorOf(i))
+		}
 		c.FillPolygon(clr, []vg.Point{{X: l, Y: bottom}, {X: r, Y: bottom}, {X: r, Y: top}, {X: l, Y: top}})
 		if b.spread(i) {
 			interval(c, barMarks, (l+r)/2, trY(b.Lo[i]), trY(b.Hi[i]), (r-l)/4)
@@ -669,6 +675,7 @@ func barChart(name, title, yLabel string, categories []string, items []*bars) *C
 	for i, b := range items {
 		b.Slot, b.Slots = i, len(items)
 		b.Color = colorOf(i)
+		b.ByCategory = len(items) == 1
 		ms[i] = b
 	}
 	c := build(name, title, p, grid, ms...)
