@@ -720,7 +720,19 @@ var htmlTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"statusOK": func(s string) bool {
 		return s == result.StatusOK
 	},
+	"words": words,
 }).Parse(htmlPageTemplate))
+
+// words keeps each word of a header on one line: a browser breaks a
+// narrow column after a hyphen ("2026-/11-01", "usb-/storage") as readily
+// as at a space, and only the spaces are meant as places to wrap.
+func words(s string) template.HTML {
+	f := strings.Fields(s)
+	for i, w := range f {
+		f[i] = `<span class="w">` + template.HTMLEscapeString(w) + `</span>`
+	}
+	return template.HTML(strings.Join(f, " "))
+}
 
 // htmlPageTemplate: the CSP in the head is the safety net behind "loads
 // nothing": default-src 'none' refuses every fetch (images, fonts, frames,
@@ -755,6 +767,7 @@ table{border-collapse:collapse;font-size:.9rem}
 th,td{padding:.22em .6em;border-bottom:1px solid #e6e6e6;vertical-align:top}
 thead th{border-bottom:2px solid #bdbdbd;text-align:right;font-weight:600;overflow-wrap:normal;word-break:normal;hyphens:none}
 thead th:first-child,tbody th{text-align:left}
+th span.w{white-space:nowrap}
 tbody th{font-weight:normal;white-space:nowrap}
 td.num{text-align:right;white-space:pre;font-variant-numeric:tabular-nums}
 table.text th,table.text td{text-align:left}
@@ -855,7 +868,7 @@ footer{margin-top:3em;color:#777;font-size:.85rem}
 {{define "table"}}<div class="tablewrap">
 <p class="tabletitle">{{.Title}}</p>
 <table{{if .Text}} class="text"{{end}}>
-<thead><tr>{{range .Header}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
+<thead><tr>{{range .Header}}<th scope="col">{{words .}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}
 <tr>{{range $i, $c := .}}{{if first $i}}<th scope="row">{{if $c.Link}}<a href="#{{$c.Link}}">{{$c.Text}}</a>{{else}}{{$c.Text}}{{end}}</th>{{else}}<td class="{{with $c.Class}}{{.}}{{else}}num{{end}}">{{$c.Text}}</td>{{end}}{{end}}</tr>{{end}}
 </tbody>

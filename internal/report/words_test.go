@@ -13,26 +13,6 @@ import (
 	"github.com/thruput/thruput/internal/result"
 )
 
-// brokenWords lists the words of table headers that a line
-// break splits ("statu/s", "filesyste/m"): a word is broken when its
-// characters lie on more than one line.
-const brokenWords = `(() => {
-	const broken = [];
-	for (const cell of document.querySelectorAll('thead th')) {
-		for (const n of cell.childNodes) {
-			if (n.nodeType !== 3) continue;
-			for (const m of n.data.matchAll(/\S+/g)) {
-				const r = document.createRange();
-				r.setStart(n, m.index);
-				r.setEnd(n, m.index + m[0].length);
-				const tops = new Set([...r.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.top)));
-				if (tops.size > 1) broken.push(m[0]);
-			}
-		}
-	}
-	return broken;
-})()`
-
 // TestNoBrokenWords opens a page of every method and a comparison in
 // Chromium at a lab screen's 1400 px and a laptop's 800 px: no word of a
 // table is split across lines. With THRUPUT_SCREENSHOTS=DIR it leaves a
@@ -52,7 +32,6 @@ func TestNoBrokenWords(t *testing.T) {
 	}
 	cmpPage, _ := browserPage(t)
 	dir := t.TempDir()
-	shots := os.Getenv("THRUPUT_SCREENSHOTS")
 	bctx := browsertest.New(t, 1400, 900)
 	for name, page := range map[string][]byte{"every-method": suite.Bytes(), "comparison": cmpPage} {
 		path := filepath.Join(dir, name+".html")
@@ -63,22 +42,14 @@ func TestNoBrokenWords(t *testing.T) {
 			if err := chromedp.Do(bctx, chromedp.EmulateViewport(w, 900), chromedp.Navigate("file://"+path)); err != nil {
 				t.Fatal(err)
 			}
-			broken, err := chromedp.Run(bctx, chromedp.Evaluate[[]string](brokenWords))
+			broken, err := chromedp.Run(bctx, chromedp.Evaluate[[]string](browsertest.BrokenWords))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(broken) > 0 {
 				t.Errorf("%s at %d px: words broken across lines: %q", name, w, broken)
 			}
-			if shots != "" {
-				png, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(shots, name+"-"+strconv.FormatInt(w, 10)+".png"), png, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			browsertest.Screenshot(t, bctx, name+"-"+strconv.FormatInt(w, 10))
 		}
 	}
 }

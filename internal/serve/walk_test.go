@@ -5,10 +5,14 @@ import (
 	"html"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
+	"github.com/thruput/thruput/internal/browsertest"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/store/sqlite"
 )
@@ -150,5 +154,42 @@ func TestEveryLinkDraws(t *testing.T) {
 	}
 	if trends < 6 {
 		t.Errorf("%d trend pages linked, want one per method", trends)
+	}
+}
+
+// TestDashboardPagesRead opens each kind of dashboard page (the list, a
+// run, a trend, a comparison) over a store of every method in Chromium
+// at 1400 and 800 px: no header word is split across lines. With
+// THRUPUT_SCREENSHOTS=DIR it leaves a screenshot of each there.
+func TestDashboardPagesRead(t *testing.T) {
+	s, err := sqlite.Open(filepath.Join(t.TempDir(), "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if _, _, err := s.SaveAll(everyMethod()); err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, Options{Store: s, Version: "test"})
+	bctx := browsertest.New(t, 1400, 900)
+	for name, p := range map[string]string{
+		"list": "/", "run-sweep": "/runs/20261101T060000Z-sweep1", "run-mark": "/runs/20261103T060000Z-mark01",
+		"run-net": "/runs/20261106T060000Z-net000", "trend-sweep": "/trend?host=pi4&method=disk.sweep",
+		"trend-net": "/trend?host=pi4&method=net.client",
+		"compare":   "/compare?run=20261101T060000Z-sweep1&run=20261102T060000Z-sweep2",
+	} {
+		for _, w := range []int64{1400, 800} {
+			if err := chromedp.Do(bctx, chromedp.EmulateViewport(w, 900), chromedp.Navigate(c.url+p)); err != nil {
+				t.Fatal(err)
+			}
+			broken, err := chromedp.Run(bctx, chromedp.Evaluate[[]string](browsertest.BrokenWords))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(broken) > 0 {
+				t.Errorf("%s at %d px: header words broken across lines: %q", p, w, broken)
+			}
+			browsertest.Screenshot(t, bctx, "dashboard-"+name+"-"+strconv.FormatInt(w, 10))
+		}
 	}
 }
