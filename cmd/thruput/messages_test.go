@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestMessagesNameTheFlag: every message names the flag of the command
@@ -68,5 +70,27 @@ func TestImportHost(t *testing.T) {
 	}
 	if o := thruput(t, "results", "list", "--db", db, "--host", "desktop"); o.code != 0 || !strings.Contains(o.stdout, "desktop") {
 		t.Errorf("the imported iperf3 run is not desktop's: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+}
+
+// TestNetInterruptReads: a network test interrupted mid-run says
+// "interrupted", not Go's "context canceled", and mentions no test files,
+// which only the disk methods make.
+func TestNetInterruptReads(t *testing.T) {
+	port := freePort(t)
+	startBackground(t, exec.Command(thruputBin, "net", "server", "-q", "--no-save", "-p", strconv.Itoa(port)))
+	waitListening(t, port)
+	cmd := exec.Command(thruputBin, "net", "client", "127.0.0.1:"+strconv.Itoa(port), "-t", "30", "--no-save", "-q")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	_ = cmd.Wait()
+	out := stderr.String()
+	if !strings.Contains(out, "interrupted") || strings.Contains(out, "context canceled") || strings.Contains(out, "test files") {
+		t.Errorf("stderr %q: want interrupted, without context canceled or test files", out)
 	}
 }

@@ -73,6 +73,13 @@ func netTables(doc *result.Document, mib bool) []table {
 		if mib {
 			r = append(r, strconv.FormatFloat(f.BitsPerSecond/8/(1<<20), 'f', 2, 64))
 		}
+		// The far side's count never came (the test was cut short before
+		// the results exchange): unknown, not a rate of 0.
+		if !local && f.Bytes == 0 && f.Seconds == 0 {
+			for i := 3; i < len(r); i++ {
+				r[i] = "unknown"
+			}
+		}
 		if udp {
 			jitter, lost, pct := "", "", ""
 			if f.JitterMs != nil {

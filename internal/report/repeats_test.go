@@ -69,3 +69,28 @@ func TestShortNotesCollapse(t *testing.T) {
 		t.Errorf("html: %d too-short lines, want 2", n)
 	}
 }
+
+// TestUnknownFarSide: an interrupted client never heard the server's
+// count, so its receiver figures are unknown, not 0.00 Mbit/s.
+func TestUnknownFarSide(t *testing.T) {
+	d := netDoc()
+	d.Status, d.Error = result.StatusInterrupted, "interrupted"
+	for i := range d.Net.Sums {
+		if d.Net.Sums[i].Direction == result.DirUp {
+			d.Net.Sums[i].Receiver = result.NetFigure{}
+		}
+	}
+	for i := range d.Net.Streams {
+		if d.Net.Streams[i].Local == "sender" {
+			d.Net.Streams[i].Receiver = result.NetFigure{}
+		}
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, d, Options{Format: "table"}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if regexp.MustCompile(`receiver +0\.00`).MatchString(out) || !regexp.MustCompile(`sum +up +receiver +unknown +unknown`).MatchString(out) {
+		t.Errorf("an unknown receiver figure printed as a number:\n%s", out)
+	}
+}
