@@ -93,6 +93,16 @@ func orTCP(p string) string {
 	return p
 }
 
+// Context is the line context writes under a chart's title, for charts
+// drawn elsewhere of docs (a trend).
+func Context(docs []*result.Document) string {
+	runs := make([]run, len(docs))
+	for i, d := range docs {
+		runs[i] = run{doc: d}
+	}
+	return context(runs)
+}
+
 // titled adds the context line under each chart's title.
 func titled(charts []*Chart, runs []run) []*Chart {
 	ctx := context(runs)

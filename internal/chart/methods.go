@@ -43,31 +43,51 @@ func For(docs []*result.Document, names []string) ([]*Chart, error) {
 	var runs []run
 	k := ""
 	for i, d := range docs {
-		dk := Kind(d)
-		if dk == "" {
+		if Kind(d) == "" {
 			continue
 		}
-		if k != "" && dk != k {
-			return nil, fmt.Errorf("chart: cannot draw %s and %s runs together", docs[0].Method, d.Method)
+		if err := sameKind(&k, docs[0], d); err != nil {
+			return nil, err
 		}
-		k = dk
 		runs = append(runs, run{doc: d, name: names[i]})
 	}
+	return chartsOf(k, runs), nil
+}
+
+// sameKind sets *k to d's kind, or says d cannot be drawn with the runs
+// before it, of kind *k (first is the first of them).
+func sameKind(k *string, first, d *result.Document) error {
+	dk := Kind(d)
+	if *k != "" && dk != *k {
+		return fmt.Errorf("chart: cannot draw %s and %s runs together", first.Method, d.Method)
+	}
+	*k = dk
+	return nil
+}
+
+// chartsOf makes the charts of runs of kind k, each titled with what they
+// measured, and names unique. Network and HTTP runs standing for columns
+// of repeats are drawn as bars of their mean rates: their charts over
+// time have no mean to draw.
+func chartsOf(k string, runs []run) []*Chart {
+	repeats := slices.ContainsFunc(runs, func(r run) bool { return r.n > 1 })
 	var charts []*Chart
-	switch k {
-	case "":
-		return nil, nil
-	case "sweep":
+	switch {
+	case k == "sweep":
 		charts = sweepCharts(runs)
-	case "mark":
+	case k == "mark":
 		charts = markCharts(runs)
-	case "io":
+	case k == "io":
 		charts = ioCharts(runs)
-	case "random":
+	case k == "random":
 		charts = randomCharts(runs)
-	case "net":
+	case k == "net" && repeats:
+		charts = netMeanCharts(runs)
+	case k == "net":
 		charts = netCharts(runs)
-	case "http":
+	case k == "http" && repeats:
+		charts = httpMeanCharts(runs)
+	case k == "http":
 		charts = httpCharts(runs)
 	}
 	charts = titled(charts, runs)
@@ -77,7 +97,7 @@ func For(docs []*result.Document, names []string) ([]*Chart, error) {
 			c.Name += "-" + strconv.Itoa(seen[c.Name])
 		}
 	}
-	return charts, nil
+	return charts
 }
 
 // run is a document and the name its series go by; for a column of

@@ -17,52 +17,23 @@ func ForColumns(cols [][]*result.Document, names []string) ([]*Chart, error) {
 	if len(names) != len(cols) {
 		return nil, fmt.Errorf("chart: %d names for %d columns", len(names), len(cols))
 	}
-	repeats := false
-	var firsts []*result.Document
-	for _, c := range cols {
-		c = drawable(c)
-		repeats = repeats || len(c) > 1
-		if len(c) > 0 {
-			firsts = append(firsts, c[0])
-		} else {
-			firsts = append(firsts, &result.Document{})
-		}
-	}
-	if !repeats {
-		return For(firsts, names)
-	}
 	var runs []run
 	k := ""
 	for i, c := range cols {
 		c = drawable(c)
-		if len(c) == 0 {
-			continue
-		}
 		for _, d := range c {
-			if dk := Kind(d); k != "" && dk != k {
-				return nil, fmt.Errorf("chart: cannot draw %s and %s runs together", c[0].Method, d.Method)
-			} else {
-				k = dk
+			if err := sameKind(&k, c[0], d); err != nil {
+				return nil, err
 			}
 		}
-		runs = append(runs, meanRun(c, names[i]))
+		switch {
+		case len(c) == 1:
+			runs = append(runs, run{doc: c[0], name: names[i]})
+		case len(c) > 1:
+			runs = append(runs, meanRun(c, names[i]))
+		}
 	}
-	var charts []*Chart
-	switch k {
-	case "sweep":
-		charts = sweepCharts(runs)
-	case "mark":
-		charts = markCharts(runs)
-	case "io":
-		charts = ioCharts(runs)
-	case "random":
-		charts = randomCharts(runs)
-	case "net":
-		charts = netMeanCharts(runs)
-	case "http":
-		charts = httpMeanCharts(runs)
-	}
-	return titled(charts, runs), nil
+	return chartsOf(k, runs), nil
 }
 
 // drawable are the documents of docs with figures.

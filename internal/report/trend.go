@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/thruput/thruput/internal/chart"
 	"github.com/thruput/thruput/internal/result"
@@ -84,7 +83,7 @@ func Trend(docs []*result.Document) []*chart.Chart {
 			kept[i] = *l
 		}
 		spec := trendCharts[name]
-		out = append(out, chart.Trend("trend-"+strings.TrimPrefix(name, "thruput_"), spec.title+", "+spec.unit+" per run\n"+trendContext(docs), spec.unit, kept))
+		out = append(out, chart.Trend("trend-"+strings.TrimPrefix(name, "thruput_"), spec.title+", "+spec.unit+" per run\n"+chart.Context(docs), spec.unit, kept))
 	}
 	return out
 }
@@ -99,32 +98,4 @@ func netKind(p result.NetParameters) string {
 		k += " -b " + strconv.FormatFloat(float64(p.BitrateBps)/1e6, 'f', -1, 64) + "M"
 	}
 	return k
-}
-
-// trendContext says whose runs a trend follows and over which days, so
-// a trend chart pasted alone still says it.
-func trendContext(docs []*result.Document) string {
-	var hosts []string
-	var first, last time.Time
-	for _, d := range docs {
-		if h := d.Host.Hostname; h != "" && !slices.Contains(hosts, h) {
-			hosts = append(hosts, h)
-		}
-		if t := d.StartedAt; !t.IsZero() {
-			if first.IsZero() || t.Before(first) {
-				first = t
-			}
-			if t.After(last) {
-				last = t
-			}
-		}
-	}
-	span := first.UTC().Format(time.DateOnly)
-	if l := last.UTC().Format(time.DateOnly); l != span {
-		span += " to " + l
-	}
-	if len(hosts) == 0 {
-		return span
-	}
-	return strings.Join(hosts, ", ") + ", " + span
 }
