@@ -8,6 +8,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -49,10 +50,10 @@ func New(t testing.TB, width, height int) context.Context {
 	return bctx
 }
 
-// BrokenWords is a script that lists the words of the page's table
+// brokenWords is a script that lists the words of the page's table
 // headers a line break splits ("statu/s", "filesyste/m"): a word is
 // broken when its characters lie on more than one line.
-const BrokenWords = `(() => {
+const brokenWords = `(() => {
 	const broken = [];
 	for (const cell of document.querySelectorAll('thead th')) {
 		const texts = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
@@ -83,5 +84,29 @@ func Screenshot(t testing.TB, ctx context.Context, name string) {
 	}
 	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Widths are the screens a page must read well on: a lab's wide screen
+// and a laptop.
+var Widths = []int64{1400, 800}
+
+// HeaderWords opens url at each of Widths and fails t where a line break
+// splits a word of a table header; it leaves a screenshot of each as
+// Screenshot does, named name-WIDTH.
+func HeaderWords(t testing.TB, ctx context.Context, url, name string) {
+	t.Helper()
+	for _, w := range Widths {
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(w, 900), chromedp.Navigate(url)); err != nil {
+			t.Fatal(err)
+		}
+		broken, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](brokenWords))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(broken) > 0 {
+			t.Errorf("%s at %d px: header words broken across lines: %q", name, w, broken)
+		}
+		Screenshot(t, ctx, name+"-"+strconv.FormatInt(w, 10))
 	}
 }

@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
-
-	"github.com/chromedp/chromedp"
 
 	"github.com/thruput/thruput/internal/browsertest"
 	"github.com/thruput/thruput/internal/result"
@@ -38,18 +35,6 @@ func TestNoBrokenWords(t *testing.T) {
 		if err := os.WriteFile(path, page, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for _, w := range []int64{1400, 800} {
-			if err := chromedp.Do(bctx, chromedp.EmulateViewport(w, 900), chromedp.Navigate("file://"+path)); err != nil {
-				t.Fatal(err)
-			}
-			broken, err := chromedp.Run(bctx, chromedp.Evaluate[[]string](browsertest.BrokenWords))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(broken) > 0 {
-				t.Errorf("%s at %d px: words broken across lines: %q", name, w, broken)
-			}
-			browsertest.Screenshot(t, bctx, name+"-"+strconv.FormatInt(w, 10))
-		}
+		browsertest.HeaderWords(t, bctx, "file://"+path, name)
 	}
 }

@@ -5,12 +5,9 @@ import (
 	"html"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/chromedp/chromedp"
 
 	"github.com/thruput/thruput/internal/browsertest"
 	"github.com/thruput/thruput/internal/result"
@@ -178,18 +175,6 @@ func TestDashboardPagesRead(t *testing.T) {
 		"trend-net": "/trend?host=pi4&method=net.client",
 		"compare":   "/compare?run=20261101T060000Z-sweep1&run=20261102T060000Z-sweep2",
 	} {
-		for _, w := range []int64{1400, 800} {
-			if err := chromedp.Do(bctx, chromedp.EmulateViewport(w, 900), chromedp.Navigate(c.url+p)); err != nil {
-				t.Fatal(err)
-			}
-			broken, err := chromedp.Run(bctx, chromedp.Evaluate[[]string](browsertest.BrokenWords))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(broken) > 0 {
-				t.Errorf("%s at %d px: header words broken across lines: %q", p, w, broken)
-			}
-			browsertest.Screenshot(t, bctx, "dashboard-"+name+"-"+strconv.FormatInt(w, 10))
-		}
+		browsertest.HeaderWords(t, bctx, c.url+p, "dashboard-"+name)
 	}
 }
