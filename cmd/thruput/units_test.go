@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/thruput/thruput/internal/fstest"
 )
 
 // TestUnitsHonoured runs each storage command with each --units and each
@@ -11,6 +13,7 @@ import (
 // the command refuses the unit with exit 2 before measuring; --units was
 // once ignored by disk sweep, disk random and markdown reports.
 func TestUnitsHonoured(t *testing.T) {
+	fstest.Long(t, "runs every storage method sixteen times")
 	dir := t.TempDir()
 	figure := regexp.MustCompile(`\d (MiB/s|MB/s|Mbit/s)`)
 	for _, cmd := range [][]string{
