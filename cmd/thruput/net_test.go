@@ -424,6 +424,11 @@ func TestNetClientFailures(t *testing.T) {
 	if cli.ProcessState.ExitCode() != 1 {
 		t.Errorf("server died: exit %d, %s", cli.ProcessState.ExitCode(), stderr.String())
 	}
+	// A server that spoke iperf3 until it died gets no hint that it might
+	// not be one.
+	if e := stderr.String(); strings.Contains(e, "is it an iperf3 server?") || !strings.Contains(e, "stopped answering during the test") {
+		t.Errorf("server died: %q", e)
+	}
 	doc, err := result.Read(&stdout)
 	if err != nil || doc.Net == nil {
 		t.Fatalf("server died: %v", err)
