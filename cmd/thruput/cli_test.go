@@ -283,7 +283,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"disk", "sweep", "--nope"}, 2, "unknown flag"},
 		{[]string{"disk", "frobnicate"}, 2, "unknown command"},
 		{[]string{"frobnicate"}, 2, "unknown command"},
-		{[]string{"disk", "clean"}, 2, "requires at least 1 arg"},
+		{[]string{"disk", "clean"}, 2, "disk clean: wrong arguments (got no argument); usage: thruput disk clean DIR..."},
 		{[]string{"disk", "sweep", "--target", "/does/not/exist"}, 2, "does not exist"},
 		{[]string{"disk", "sweep", "--target", file}, 2, "is not a directory"},
 		{[]string{"disk", "sweep", "--target", "/dev/null"}, 2, "is a device"},

@@ -129,6 +129,9 @@ func (a *app) storageUnits() error {
 // progress line and notes on stderr, then print what was measured, also
 // when the engine failed part-way.
 func (a *app) runDisk(cmd *cobra.Command, method string, dirs []string, format string, run func(*result.Document, disk.Hooks) error) error {
+	if err := a.storageUnits(); err != nil {
+		return err
+	}
 	if len(dirs) == 0 {
 		dirs = []string{"."}
 	}

@@ -98,9 +98,6 @@ latency.`,
 			if err != nil {
 				return err
 			}
-			if err := a.storageUnits(); err != nil {
-				return err
-			}
 			cfg.Steady = markStable.options()
 			return a.runDisk(cmd, "disk.mark", args, format, func(doc *result.Document, h disk.Hooks) error {
 				return disk.Mark(cmd.Context(), cfg, doc, h)

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/thruput/thruput/internal/usage"
@@ -39,7 +40,7 @@ func run(ctx context.Context, argv []string, stdout io.Writer) int {
 	defer cancel()
 	root := newRoot(a)
 	root.SetArgs(argv[1:])
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	err = errors.Join(err, a.closeStore())
 	if err == nil {
 		return exitOK
@@ -48,12 +49,23 @@ func run(ctx context.Context, argv []string, stdout io.Writer) int {
 	if errors.As(err, &status) {
 		return int(status)
 	}
-	fmt.Fprintf(os.Stderr, "thruput: %v\n", err)
-	if usage.Is(err) {
-		return exitUsage
+	if !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(os.Stderr, "thruput: %v\n", err)
+		if usage.Is(err) {
+			return exitUsage
+		}
+		return exitFailed
 	}
-	if errors.Is(err, context.Canceled) {
+	// Say what happened in the user's words: Go's "context canceled" is
+	// the interrupt, and only the disk methods made test files to remove.
+	msg := strings.ReplaceAll(err.Error(), context.Canceled.Error(), "interrupted")
+	if msg != "interrupted" {
+		fmt.Fprintf(os.Stderr, "thruput: %s\n", msg)
+	}
+	if cmd != nil && (cmd.Parent() != nil && cmd.Parent().Name() == "disk" || cmd.Name() == "suite") {
 		fmt.Fprintln(os.Stderr, "thruput: interrupted; test files removed")
+	} else {
+		fmt.Fprintln(os.Stderr, "thruput: interrupted")
 	}
 	return exitFailed
 }

@@ -63,6 +63,11 @@ func runNetHTTP(cmd *cobra.Command, a *app, c httpget.Config, rawURL string) err
 	if err != nil {
 		return err
 	}
+	// A download's table prints MiB/s beside Mbit/s, what --units both
+	// asks for; any one unit alone it cannot honour.
+	if a.units != "" && a.units != report.UnitsBoth {
+		return usage.Errorf("--units %s: net http prints MiB/s beside Mbit/s; --units both or none", a.units)
+	}
 	c.URL, c.UserAgent = rawURL, "thruput/"+toolVersion()
 	if err := c.Validate(); err != nil {
 		return err

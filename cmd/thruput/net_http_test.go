@@ -168,7 +168,7 @@ func TestHTTPBadInput(t *testing.T) {
 		{[]string{"http", "http://127.0.0.1/", "--timeout", "0s"}, "--timeout"},
 		{[]string{"http", "http://127.0.0.1/", "--repeat", "0"}, "--repeat"},
 		{[]string{"http", "http://127.0.0.1/", "--format", "yaml"}, "--format"},
-		{[]string{"http"}, "accepts 1 arg"},
+		{[]string{"http"}, "net http: wrong arguments"},
 		{[]string{"http-serve", "--port", "0"}, "--port 0"},
 		{[]string{"http-serve", "--bind", "nowhere"}, "--bind"},
 		{[]string{"http-serve", "--size", "1Q"}, "--size"},

@@ -352,7 +352,7 @@ func TestNetBadInput(t *testing.T) {
 		{[]string{"client", "127.0.0.1", "-k", "-1"}, "-k -1"},
 		{[]string{"server", "--max-streams", "-1"}, "--max-streams"},
 		{[]string{"server", "--max-duration", "-5s"}, "--max-duration"},
-		{[]string{"client"}, "accepts 1 arg"},
+		{[]string{"client"}, "net client: wrong arguments"},
 		{[]string{"client", "127.0.0.1", "--units", "gbit"}, "--units"},
 		{[]string{"server", "-p", "70000"}, "-p 70000"},
 		{[]string{"server", "--bind", "not-an-ip"}, "--bind"},
@@ -423,6 +423,11 @@ func TestNetClientFailures(t *testing.T) {
 	}
 	if cli.ProcessState.ExitCode() != 1 {
 		t.Errorf("server died: exit %d, %s", cli.ProcessState.ExitCode(), stderr.String())
+	}
+	// A server that spoke iperf3 until it died gets no hint that it might
+	// not be one.
+	if e := stderr.String(); strings.Contains(e, "is it an iperf3 server?") || !strings.Contains(e, "stopped answering during the test") {
+		t.Errorf("server died: %q", e)
 	}
 	doc, err := result.Read(&stdout)
 	if err != nil || doc.Net == nil {

@@ -44,7 +44,7 @@ where it ran. See docs/import.md for every format and unit.`,
 			return runImport(cmd, a, args, host, allOrNothing)
 		},
 	}
-	c.Flags().StringVar(&host, "host", "", "hostname to record on runs whose file names none")
+	c.Flags().StringVar(&host, "host", "", "record `HOST` as the machine every imported run was made on, replacing what the file says (iperf3's names the machine that wrote the file, which may not be the one measured)")
 	c.Flags().StringArrayVar(&a.labels, "label", nil, "tag every imported run with `key=value`, replacing a label of that key the file gave; repeatable")
 	c.Flags().BoolVar(&allOrNothing, "all-or-nothing", false, "refuse the whole import if any file is bad, storing nothing")
 	return c
@@ -112,7 +112,7 @@ func runImport(cmd *cobra.Command, a *app, args []string, host string, allOrNoth
 	// --all-or-nothing, nothing is); the second pass saves, one run at a
 	// time, so memory holds one run, not an export.
 	tag := func(d *result.Document) {
-		if host != "" && d.Host.Hostname == "" {
+		if host != "" {
 			d.Host.Hostname = host
 		}
 		if len(labels) > 0 && d.Labels == nil {

@@ -95,27 +95,6 @@ interrupted (the figures gathered so far are still printed), 2 for bad usage
 	return root
 }
 
-// markUsageErrors makes errors cobra raises before any RunE (unknown
-// commands, wrong argument counts) exit with the usage status.
-func markUsageErrors(c *cobra.Command) {
-	if c.Args != nil {
-		args := c.Args
-		c.Args = func(cmd *cobra.Command, a []string) error { return usage.Wrap(args(cmd, a)) }
-	}
-	if c.HasSubCommands() && c.RunE == nil {
-		c.Args = func(cmd *cobra.Command, a []string) error {
-			if len(a) > 0 {
-				return usage.Errorf("unknown command %q for %q; see %s --help", a[0], cmd.CommandPath(), cmd.CommandPath())
-			}
-			return nil
-		}
-		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
-	}
-	for _, sub := range c.Commands() {
-		markUsageErrors(sub)
-	}
-}
-
 // outputFormat settles the format from --json, --format and -o.
 func (a *app) outputFormat() (string, error) { return a.formatOf(report.Formats...) }
 
@@ -133,6 +112,11 @@ func (a *app) formatOf(formats ...string) (string, error) {
 	if f == "" {
 		f = report.FormatFor(a.output)
 		fromFile = f != ""
+		// An extension no format has (x.xlsx) would get a text table
+		// under a name that promises something else.
+		if ext := filepath.Ext(a.output); f == "" && ext != "" {
+			return "", usage.Errorf("-o %s: no format writes %s files; name the file for one (.%s) or give --format", a.output, ext, strings.Join(report.Extensions(formats), ", ."))
+		}
 	}
 	if f == "" {
 		return formats[0], nil

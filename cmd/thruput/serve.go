@@ -66,9 +66,13 @@ $CREDENTIALS_DIRECTORY, where LoadCredential=NAME:FILE puts it.`,
 				return err
 			}
 			h := serve.New(serve.Options{Store: s, Token: token, Units: a.units, Version: toolVersion()})
-			return serve.Run(cmd.Context(), listen, h, func(addr net.Addr) {
+			err = serve.Run(cmd.Context(), listen, h, func(addr net.Addr) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "thruput: serving %s on http://%s/\n", s.Path(), addr)
 			})
+			if le := (*serve.ListenError)(nil); errors.As(err, &le) {
+				return usage.Wrap(err)
+			}
+			return err
 		},
 	}
 	c.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "the `HOST:PORT` to listen on (anything but loopback needs --token-file)")

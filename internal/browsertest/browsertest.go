@@ -8,6 +8,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -47,4 +48,65 @@ func New(t testing.TB, width, height int) context.Context {
 	bctx, bcancel := chromedp.NewContext(actx)
 	t.Cleanup(func() { bcancel(); acancel(); cancel() })
 	return bctx
+}
+
+// brokenWords is a script that lists the words of the page's table
+// headers a line break splits ("statu/s", "filesyste/m"): a word is
+// broken when its characters lie on more than one line.
+const brokenWords = `(() => {
+	const broken = [];
+	for (const cell of document.querySelectorAll('thead th')) {
+		const texts = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+		for (let n = texts.nextNode(); n; n = texts.nextNode()) {
+			for (const m of n.data.matchAll(/\S+/g)) {
+				const r = document.createRange();
+				r.setStart(n, m.index);
+				r.setEnd(n, m.index + m[0].length);
+				const tops = new Set([...r.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.top)));
+				if (tops.size > 1) broken.push(m[0]);
+			}
+		}
+	}
+	return broken;
+})()`
+
+// Screenshot saves the whole page as $THRUPUT_SCREENSHOTS/name.png, for
+// a person to look at; without the variable it does nothing.
+func Screenshot(t testing.TB, ctx context.Context, name string) {
+	t.Helper()
+	dir := os.Getenv("THRUPUT_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Widths are the screens a page must read well on: a lab's wide screen
+// and a laptop.
+var Widths = []int64{1400, 800}
+
+// HeaderWords opens url at each of Widths and fails t where a line break
+// splits a word of a table header; it leaves a screenshot of each as
+// Screenshot does, named name-WIDTH.
+func HeaderWords(t testing.TB, ctx context.Context, url, name string) {
+	t.Helper()
+	for _, w := range Widths {
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(w, 900), chromedp.Navigate(url)); err != nil {
+			t.Fatal(err)
+		}
+		broken, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](brokenWords))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(broken) > 0 {
+			t.Errorf("%s at %d px: header words broken across lines: %q", name, w, broken)
+		}
+		Screenshot(t, ctx, name+"-"+strconv.FormatInt(w, 10))
+	}
 }

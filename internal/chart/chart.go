@@ -209,7 +209,9 @@ func (c *Chart) finishSVG(b []byte) ([]byte, error) {
 }
 
 // Colours are Okabe and Ito's set for colour-blind readers, without its
-// yellow, which vanishes on white.
+// yellow, which vanishes on white, and with its black a dark grey: vgsvg
+// writes pure black as the default fill it leaves out, and a marker
+// without its fill would escape finishSVG's count.
 var palette = []color.NRGBA{
 	{0x00, 0x72, 0xB2, 0xFF}, // blue
 	{0xD5, 0x5E, 0x00, 0xFF}, // vermillion
@@ -217,7 +219,7 @@ var palette = []color.NRGBA{
 	{0xE6, 0x9F, 0x00, 0xFF}, // orange
 	{0xCC, 0x79, 0xA7, 0xFF}, // reddish purple
 	{0x56, 0xB4, 0xE9, 0xFF}, // sky blue
-	{0x00, 0x00, 0x00, 0xFF}, // black
+	{0x40, 0x40, 0x40, 0xFF}, // near black
 }
 
 // Shapes tell series apart where colours do not (print, colour blindness):
@@ -351,6 +353,9 @@ type point struct {
 	X, Y  float64
 	Label string
 	Err   float64
+	// Kind is what Err is: "" for a 95 % interval, "stddev" for the
+	// standard deviation of repeats.
+	Kind  string
 	Cliff float64
 	// CliffLabel says what the tick means.
 	CliffLabel string
@@ -459,7 +464,11 @@ func (s *series) tags() []tag {
 	var out []tag
 	for _, pt := range s.Points {
 		if pt.Err > 0 {
-			out = append(out, ciTag("interval", pt.Y, pt.Err, pt.Label))
+			kind := "interval"
+			if pt.Kind != "" {
+				kind = pt.Kind
+			}
+			out = append(out, ciTag(kind, pt.Y, pt.Err, pt.Label))
 		}
 		if pt.Cliff > 0 {
 			out = append(out, tag{"cliff", [][2]string{{"before", num(pt.Cliff)}}, pt.CliffLabel})
@@ -543,6 +552,9 @@ type bars struct {
 	CliffLabels []string
 	Labels      []string
 	Color       color.NRGBA
+	// ByCategory colours each category's bar apart, for a chart of one
+	// series whose categories are read and write.
+	ByCategory bool
 	// Slot and Slots place the bar within each group.
 	Slot, Slots int
 }
@@ -627,6 +639,9 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 			// A bar too small to see is still a figure: keep a sliver.
 			top = bottom + vg.Points(0.5)
 		}
+		if b.ByCategory {
+			clr = markerColor(colorOf(i))
+		}
 		c.FillPolygon(clr, []vg.Point{{X: l, Y: bottom}, {X: r, Y: bottom}, {X: r, Y: top}, {X: l, Y: top}})
 		if b.spread(i) {
 			interval(c, barMarks, (l+r)/2, trY(b.Lo[i]), trY(b.Hi[i]), (r-l)/4)
@@ -660,6 +675,7 @@ func barChart(name, title, yLabel string, categories []string, items []*bars) *C
 	for i, b := range items {
 		b.Slot, b.Slots = i, len(items)
 		b.Color = colorOf(i)
+		b.ByCategory = len(items) == 1
 		ms[i] = b
 	}
 	c := build(name, title, p, grid, ms...)

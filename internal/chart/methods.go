@@ -43,46 +43,71 @@ func For(docs []*result.Document, names []string) ([]*Chart, error) {
 	var runs []run
 	k := ""
 	for i, d := range docs {
-		dk := Kind(d)
-		if dk == "" {
+		if Kind(d) == "" {
 			continue
 		}
-		if k != "" && dk != k {
-			return nil, fmt.Errorf("chart: cannot draw %s and %s runs together", docs[0].Method, d.Method)
+		if err := sameKind(&k, docs[0], d); err != nil {
+			return nil, err
 		}
-		k = dk
 		runs = append(runs, run{doc: d, name: names[i]})
 	}
+	return chartsOf(k, runs), nil
+}
+
+// sameKind sets *k to d's kind, or says d cannot be drawn with the runs
+// before it, of kind *k (first is the first of them).
+func sameKind(k *string, first, d *result.Document) error {
+	dk := Kind(d)
+	if *k != "" && dk != *k {
+		return fmt.Errorf("chart: cannot draw %s and %s runs together", first.Method, d.Method)
+	}
+	*k = dk
+	return nil
+}
+
+// chartsOf makes the charts of runs of kind k, each titled with what they
+// measured, and names unique. Network and HTTP runs standing for columns
+// of repeats are drawn as bars of their mean rates: their charts over
+// time have no mean to draw.
+func chartsOf(k string, runs []run) []*Chart {
+	repeats := slices.ContainsFunc(runs, func(r run) bool { return r.n > 1 })
 	var charts []*Chart
-	switch k {
-	case "":
-		return nil, nil
-	case "sweep":
+	switch {
+	case k == "sweep":
 		charts = sweepCharts(runs)
-	case "mark":
+	case k == "mark":
 		charts = markCharts(runs)
-	case "io":
+	case k == "io":
 		charts = ioCharts(runs)
-	case "random":
+	case k == "random":
 		charts = randomCharts(runs)
-	case "net":
+	case k == "net" && repeats:
+		charts = netMeanCharts(runs)
+	case k == "net":
 		charts = netCharts(runs)
-	case "http":
+	case k == "http" && repeats:
+		charts = httpMeanCharts(runs)
+	case k == "http":
 		charts = httpCharts(runs)
 	}
+	charts = titled(charts, runs)
 	seen := map[string]int{}
 	for _, c := range charts {
 		if seen[c.Name]++; seen[c.Name] > 1 {
 			c.Name += "-" + strconv.Itoa(seen[c.Name])
 		}
 	}
-	return charts, nil
+	return charts
 }
 
-// run is a document and the name its series go by.
+// run is a document and the name its series go by; for a column of
+// repeats (ForColumns) the document holds their means, spread their
+// spreads by figure and n how many runs there were.
 type run struct {
-	doc  *result.Document
-	name string
+	doc    *result.Document
+	name   string
+	spread map[string]result.Spread
+	n      int
 }
 
 // Kind names the section a document has figures in, which decides its
@@ -151,6 +176,10 @@ func sweepCharts(runs []run) []*Chart {
 					}
 					pt := point{X: float64(st.BlockSize), Y: st.MiBPerSec, Err: err,
 						Label: fmt.Sprintf("%s, %s %s: %s%s MiB/s%s", s.Name, phase, units.SizeLabel(st.BlockSize), f1(st.MiBPerSec), pm, stepNote(st))}
+					if sp, ok := r.spread[sweepKey(st)]; ok && sp.N > 1 {
+						pt.Err, pt.Kind = sp.Stddev, "stddev"
+						pt.Label = fmt.Sprintf("%s, %s %s: %s MiB/s%s", s.Name, phase, units.SizeLabel(st.BlockSize), f1(sp.Mean), repeatNote(sp, "MiB/s"))
+					}
 					if iv := st.Interval; iv != nil && iv.Cliff != nil {
 						pt.Cliff = iv.Cliff.Before / (1 << 20)
 						pt.CliffLabel = fmt.Sprintf("%s, %s %s: %s MiB/s before the drop", s.Name, phase, units.SizeLabel(st.BlockSize), f1(pt.Cliff))
@@ -353,13 +382,14 @@ func (g *groups) put(key string, run int, e entry) {
 	c.entries[run] = e
 }
 
-// chart draws the groups as bars, one series per run.
-func (g *groups) chart(name, title, unit string, runs []run, seriesNames []string) *Chart {
+// chart draws the groups as bars, one series per name (a run, or a run's
+// phase).
+func (g *groups) chart(name, title, unit string, seriesNames []string) *Chart {
 	if len(g.order) == 0 {
 		return nil
 	}
-	items := make([]*bars, len(runs))
-	for ri := range runs {
+	items := make([]*bars, len(seriesNames))
+	for ri := range seriesNames {
 		b := &bars{Name: seriesNames[ri]}
 		for _, key := range g.order {
 			e := g.by[key].entries[ri]
@@ -403,22 +433,38 @@ func figure(v float64, unit string) string {
 	return f1(v) + " " + unit
 }
 
-// markCharts: the presets' MiB/s and IOPS, a bar per run.
+// markCharts: the presets' MiB/s and IOPS, a bar per run and phase, so
+// that read and write are told apart by colour, as in every other chart.
 func markCharts(runs []run) []*Chart {
-	mib, iops := newGroups(len(runs)), newGroups(len(runs))
+	phases := []string{result.PhaseRead, result.PhaseWrite}
+	mib, iops := newGroups(len(runs)*len(phases)), newGroups(len(runs)*len(phases))
 	for ri, r := range runs {
 		for _, m := range r.doc.Mark.Results {
+			pi := slices.Index(phases, m.Phase)
+			if pi < 0 {
+				continue
+			}
 			// A line a word: eight groups of two-word labels overlap.
-			key := strings.ReplaceAll(m.Preset, " ", "\n") + "\n" + m.Phase
+			key := strings.ReplaceAll(m.Preset, " ", "\n")
 			bps := m.MiBPerSec * (1 << 20)
-			mib.put(key, ri, steady(m.MiBPerSec, bps, m.Interval, "MiB/s", fmt.Sprintf("%s MiB/s (%s MB/s)", f1(m.MiBPerSec), f1(m.MBPerSec))))
-			iops.put(key, ri, steady(m.IOPS, bps, m.Interval, "IOPS", figure(m.IOPS, "IOPS")))
+			slot := ri*len(phases) + pi
+			mib.put(key, slot, r.meanEntry(markKey(m, "MiB/s"), "MiB/s", steady(m.MiBPerSec, bps, m.Interval, "MiB/s", fmt.Sprintf("%s %s MiB/s (%s MB/s)", m.Phase, f1(m.MiBPerSec), f1(m.MBPerSec)))))
+			iops.put(key, slot, r.meanEntry(markKey(m, "IOPS"), "IOPS", steady(m.IOPS, bps, m.Interval, "IOPS", m.Phase+" "+figure(m.IOPS, "IOPS"))))
 		}
 	}
-	names := barNames(runs)
+	var names []string
+	for _, n := range barNames(runs) {
+		for _, ph := range phases {
+			if len(runs) == 1 {
+				names = append(names, ph)
+			} else {
+				names = append(names, n+" "+ph)
+			}
+		}
+	}
 	return nonNil(
-		mib.chart("mark-mibps", "Disk mark presets, MiB/s", "MiB/s", runs, names),
-		iops.chart("mark-iops", "Disk mark presets, IOPS", "IOPS", runs, names))
+		mib.chart("mark-mibps", "Disk mark presets, MiB/s", "MiB/s", names),
+		iops.chart("mark-iops", "Disk mark presets, IOPS", "IOPS", names))
 }
 
 func nonNil(cs ...*Chart) []*Chart {
@@ -493,7 +539,7 @@ func ioCharts(runs []run) []*Chart {
 					x.g.setSpread(key, ri, mean, lo, hi, note)
 					continue
 				}
-				x.g.put(key, ri, steady(mean, bps, ds[0].Interval, x.unit, note))
+				x.g.put(key, ri, r.meanEntry(dir+"|"+x.unit, x.unit, steady(mean, bps, ds[0].Interval, x.unit, note)))
 			}
 		}
 	}
@@ -503,8 +549,8 @@ func ioCharts(runs []run) []*Chart {
 	}
 	names := barNames(runs)
 	return nonNil(
-		mib.chart("io-mibps", title+", MiB/s", "MiB/s", runs, names),
-		iops.chart("io-iops", title+", IOPS", "IOPS", runs, names))
+		mib.chart("io-mibps", title+", MiB/s", "MiB/s", names),
+		iops.chart("io-iops", title+", IOPS", "IOPS", names))
 }
 
 // randomCharts: reads and writes per second and MiB/s, a bar per run.
@@ -516,18 +562,18 @@ func randomCharts(runs []run) []*Chart {
 		// its relative width, as a mixed disk io job's two figures do.
 		bps := (x.ReadMiBPerSec + x.WriteMiBPerSec) * (1 << 20)
 		if x.Reads > 0 {
-			mib.put("read", ri, steady(x.ReadMiBPerSec, bps, x.Interval, "MiB/s", figure(x.ReadMiBPerSec, "MiB/s")))
-			iops.put("read", ri, steady(x.ReadsPerSec, bps, x.Interval, "IOPS", figure(x.ReadsPerSec, "IOPS")))
+			mib.put("read", ri, r.meanEntry("read|MiB/s", "MiB/s", steady(x.ReadMiBPerSec, bps, x.Interval, "MiB/s", figure(x.ReadMiBPerSec, "MiB/s"))))
+			iops.put("read", ri, r.meanEntry("read|IOPS", "IOPS", steady(x.ReadsPerSec, bps, x.Interval, "IOPS", figure(x.ReadsPerSec, "IOPS"))))
 		}
 		if x.Writes > 0 {
-			mib.put("write", ri, steady(x.WriteMiBPerSec, bps, x.Interval, "MiB/s", figure(x.WriteMiBPerSec, "MiB/s")))
-			iops.put("write", ri, steady(x.WritesPerSec, bps, x.Interval, "IOPS", figure(x.WritesPerSec, "IOPS")))
+			mib.put("write", ri, r.meanEntry("write|MiB/s", "MiB/s", steady(x.WriteMiBPerSec, bps, x.Interval, "MiB/s", figure(x.WriteMiBPerSec, "MiB/s"))))
+			iops.put("write", ri, r.meanEntry("write|IOPS", "IOPS", steady(x.WritesPerSec, bps, x.Interval, "IOPS", figure(x.WritesPerSec, "IOPS"))))
 		}
 	}
 	names := barNames(runs)
 	return nonNil(
-		mib.chart("random-mibps", "Random file I/O, MiB/s", "MiB/s", runs, names),
-		iops.chart("random-iops", "Random file I/O, requests per second", "IOPS", runs, names))
+		mib.chart("random-mibps", "Random file I/O, MiB/s", "MiB/s", names),
+		iops.chart("random-iops", "Random file I/O, requests per second", "IOPS", names))
 }
 
 // mbit is bits/s in Mbit/s (10^6), the unit links are sold in.
@@ -589,8 +635,7 @@ func netCharts(runs []run) []*Chart {
 			for i, id := range ids {
 				s := newSeries(fmt.Sprintf("%s stream %d", dir, id), len(ss), vg.Points(1))
 				// Each stream a colour of its own, none a sum's, so that
-				// one slow stream stands out; the legend names them. Black is left
-				// out: vgsvg draws it without the fill that marks a data point.
+				// one slow stream stands out; the legend names them.
 				s.paint(palette[2+len(ss)%4], shapes[i%len(shapes)])
 				for _, iv := range n.Intervals {
 					for _, f := range iv.Streams {
@@ -647,10 +692,9 @@ func (s *series) addFlow(iv result.NetInterval, f result.NetIntervalFlow) {
 		Label: fmt.Sprintf("%s, %s: %s Mbit/s", s.Name, intervalLabel(iv), strconv.FormatFloat(v, 'f', 2, 64))})
 }
 
-// netFigure gives a direction's sum line the test's figure with its
-// interval, at the line's end, and the cliff the interval found, at the
-// time it came: the meter starts after the omitted start, the intervals
-// at the start of data.
+// netFigure gives a direction's sum line the cliff the test's interval
+// found, at the time it came: the meter starts after the omitted start,
+// the intervals at the start of data.
 func (s *series) netFigure(n *result.Net, dir string) {
 	if len(s.Points) == 0 {
 		return
@@ -660,11 +704,8 @@ func (s *series) netFigure(n *result.Net, dir string) {
 		if sum.Direction != dir || iv == nil {
 			continue
 		}
-		v := mbit(sum.Receiver.BitsPerSecond)
-		if h := iv.PlusMinus(v); h > 0 {
-			s.Figure = &point{X: s.Points[len(s.Points)-1].X, Y: v, Err: h,
-				Label: fmt.Sprintf("%s, the test: %s ±%s Mbit/s received (95 %% interval)", s.Name, f1(v), f1(h))}
-		}
+		// The test's own figure and its ± are the table's: drawn on the
+		// last interval's point they read as that interval's spread.
 		if c := iv.Cliff; c != nil {
 			s.CliffAt = &point{X: float64(n.Parameters.OmitNs+c.AtNs) / 1e9,
 				Label: fmt.Sprintf("%s: %s Mbit/s for the first %s, then %s Mbit/s", s.Name, f1(c.Before*8/1e6), units.IEC(c.AtBytes), f1(c.After*8/1e6))}
@@ -770,8 +811,8 @@ func httpRepeatCharts(runs []run) []*Chart {
 		names[i] = r.name
 	}
 	return nonNil(
-		mib.chart("http-mibps", "HTTP download, MiB/s of each repeat", "MiB/s", runs, names),
-		ttfb.chart("http-ttfb", "HTTP download, time to first byte of each repeat", "ms", runs, names))
+		mib.chart("http-mibps", "HTTP download, MiB/s of each repeat", "MiB/s", names),
+		ttfb.chart("http-ttfb", "HTTP download, time to first byte of each repeat", "ms", names))
 }
 
 // timeChart draws series over seconds since the start, from zero on both

@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"strings"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -25,7 +26,7 @@ type TrendPoint struct {
 // Trend draws figures over calendar time, one line each, from zero: how
 // a machine's storage or link has held up across weeks of runs.
 func Trend(name, title, unit string, lines []TrendLine) *Chart {
-	p := newPlot(title, "time (UTC)", unit)
+	p := newPlot(strings.Join(wrap(title, titleWidth), "\n"), "time (UTC)", unit)
 	p.X.Tick.Marker = plot.TimeTicks{Format: "2006-01-02\n15:04", Time: func(t float64) time.Time { return time.Unix(int64(t), 0).UTC() }}
 	ms := make([]marked, len(lines))
 	for i, l := range lines {

@@ -249,7 +249,7 @@ func newCell(samples []float64) Cell {
 // against sets the cell's ratio and difference to the baseline's cell, and
 // whether the difference is inside the noise (see noise).
 func (c *Cell) against(base Cell, self bool) {
-	c.Ratio, c.Diff, c.Noise = nil, nil, false
+	c.Ratio, c.Diff, c.Noise, c.Needed = nil, nil, false, 0
 	if !c.Present || !base.Present {
 		return
 	}
@@ -260,5 +260,8 @@ func (c *Cell) against(base Cell, self bool) {
 	}
 	if !self {
 		c.Noise = noise(base, *c)
+		if len(base.Samples) >= 2 && len(c.Samples) >= 2 {
+			c.Needed = stats.WelchTest(*c.Spread, *base.Spread).Threshold(0.05)
+		}
 	}
 }

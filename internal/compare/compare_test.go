@@ -311,3 +311,27 @@ func TestCachedMark(t *testing.T) {
 		t.Errorf("cached steps %v, want [random reads]", got)
 	}
 }
+
+// TestWelchFractionalDF: two runs a side, 1.36x apart, t 6.5 at df 1.64
+// (SciPy's ttest_ind(equal_var=False): p 0.037); the test once rounded
+// df down to 1 (t 12.7) and called it noise.
+// A difference inside the noise says what would have been significant.
+func TestWelchFractionalDF(t *testing.T) {
+	c := mustNew(t, 0,
+		Group{Name: "a", Docs: []*result.Document{ioRun("a1", 1000), ioRun("a2", 1100)}},
+		Group{Name: "b", Docs: []*result.Document{ioRun("b1", 1400), ioRun("b2", 1460)}})
+	r := find(t, c, "io read", "randread 4k Q32T1", "IOPS")
+	if r.Cells[1].Noise {
+		t.Errorf("1.36x with p 0.037 called noise: %+v", r.Cells[1])
+	}
+	if n := r.Cells[1].Needed; n <= 0 || n >= 1430-1050 {
+		t.Errorf("needed %v, want between 0 and the gap", n)
+	}
+	c = mustNew(t, 0,
+		Group{Name: "a", Docs: []*result.Document{ioRun("a1", 1000), ioRun("a2", 1400)}},
+		Group{Name: "b", Docs: []*result.Document{ioRun("b1", 1300), ioRun("b2", 1500)}})
+	r = find(t, c, "io read", "randread 4k Q32T1", "IOPS")
+	if !r.Cells[1].Noise || r.Cells[1].Needed <= 1400-1200 {
+		t.Errorf("overlapping repeats: %+v", r.Cells[1])
+	}
+}

@@ -58,17 +58,8 @@ func within(x float64, xs []float64) bool {
 	return s.Min <= x && x <= s.Max
 }
 
-// welchDiffers is Welch's t-test at 95 %, two-sided.
+// welchDiffers is Welch's t-test at 95 %, two-sided, with the
+// Welch–Satterthwaite degrees of freedom as they come, fractional.
 func welchDiffers(a, b result.Spread) bool {
-	va, vb := a.Stddev*a.Stddev/float64(a.N), b.Stddev*b.Stddev/float64(b.N)
-	se2 := va + vb
-	if se2 == 0 {
-		// Both sides repeated the same figure exactly: any gap is real.
-		return a.Mean != b.Mean
-	}
-	t := math.Abs(a.Mean-b.Mean) / math.Sqrt(se2)
-	// Welch–Satterthwaite degrees of freedom; a side without variance
-	// adds nothing to the denominator.
-	df := se2 * se2 / (va*va/float64(a.N-1) + vb*vb/float64(b.N-1))
-	return t > stats.T975(df)
+	return stats.WelchTest(a, b).Significant(0.05)
 }

@@ -62,6 +62,10 @@ type Cell struct {
 	// Noise is true when the difference to the baseline is inside the
 	// spread of the repeats, so it should not be read as a difference.
 	Noise bool `json:"noise,omitempty"`
+	// Needed is, when both sides have repeats, the smallest difference of
+	// the means (in the metric's unit) that Welch's t-test at 95 % would
+	// call significant with these spreads and numbers of runs.
+	Needed float64 `json:"needed,omitempty"`
 }
 
 // Comparison is the whole side-by-side view.

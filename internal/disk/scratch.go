@@ -240,9 +240,10 @@ type directCheck struct {
 
 // inScratch runs f in a fresh scratch directory in t: it checks first that
 // need bytes fit, and with direct that the filesystem takes those block
-// sizes with O_DIRECT, and removes the directory on every return.
+// sizes with O_DIRECT, and removes the directory on every return. Its
+// callers (disk random, io and mark) all size their data with --size.
 func inScratch(t result.Target, runID string, need int64, h Hooks, direct *directCheck, f func(*Scratch) error) (err error) {
-	if err := checkSpace(t, need); err != nil {
+	if err := checkSpace(t, need, "--size"); err != nil {
 		return err
 	}
 	s, err := prepareScratch(t, runID, h)

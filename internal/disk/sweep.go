@@ -74,7 +74,7 @@ func (h Hooks) note(format string, a ...any) {
 func (c SweepConfig) Validate() error {
 	switch {
 	case len(c.BlockSizes) == 0:
-		return usage.Errorf("--sizes: no block size given")
+		return usage.Errorf("--bs: no block size given")
 	case c.FileSize <= 0:
 		return usage.Errorf("--file-size must be positive")
 	case c.MaxTime <= 0:
@@ -90,10 +90,10 @@ func (c SweepConfig) Validate() error {
 	}
 	for _, bs := range c.BlockSizes {
 		if bs > c.FileSize {
-			return usage.Errorf("--sizes: block size %s is larger than --file-size %s", units.IEC(bs), units.IEC(c.FileSize))
+			return usage.Errorf("--bs: block size %s is larger than --file-size %s", units.IEC(bs), units.IEC(c.FileSize))
 		}
 		if bs > maxBlock {
-			return usage.Errorf("--sizes: block size %s is larger than the %s thruput supports", units.IEC(bs), units.IEC(maxBlock))
+			return usage.Errorf("--bs: block size %s is larger than the %s thruput supports", units.IEC(bs), units.IEC(maxBlock))
 		}
 	}
 	return nil
@@ -123,7 +123,7 @@ func Sweep(ctx context.Context, c SweepConfig, doc *result.Document, h Hooks) (e
 
 	if !c.SkipSpaceCheck {
 		for _, t := range doc.Targets {
-			if err := checkSpace(t, c.FileSize); err != nil {
+			if err := checkSpace(t, c.FileSize, "--file-size"); err != nil {
 				return err
 			}
 		}
@@ -144,7 +144,7 @@ func Sweep(ctx context.Context, c SweepConfig, doc *result.Document, h Hooks) (e
 			return err
 		}
 		if c.Direct {
-			if err := checkDirect(scratches[i], t, "--sizes: block size", c.BlockSizes...); err != nil {
+			if err := checkDirect(scratches[i], t, "--bs: block size", c.BlockSizes...); err != nil {
 				return err
 			}
 		}

@@ -85,12 +85,13 @@ func compression(options string) string {
 // the rest of the system to keep working.
 func spaceMargin(fileSize int64) int64 { return max(16<<20, fileSize/50) }
 
-// checkSpace refuses a target that cannot hold one test file plus a margin.
-func checkSpace(t result.Target, fileSize int64) error {
+// checkSpace refuses a target that cannot hold one test file plus a
+// margin; flag is the option of the user's command that sets the size.
+func checkSpace(t result.Target, fileSize int64, flag string) error {
 	need := fileSize + spaceMargin(fileSize)
 	if t.FreeBytes < need {
-		return usage.Errorf("target %s: not enough free space: need %s (file %s + margin %s), %s free; use a smaller --file-size",
-			t.Path, units.IEC(need), units.IEC(fileSize), units.IEC(spaceMargin(fileSize)), units.IEC(t.FreeBytes))
+		return usage.Errorf("target %s: not enough free space: need %s (file %s + margin %s), %s free; use a smaller %s",
+			t.Path, units.IEC(need), units.IEC(fileSize), units.IEC(spaceMargin(fileSize)), units.IEC(t.FreeBytes), flag)
 	}
 	return nil
 }

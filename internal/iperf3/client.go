@@ -113,6 +113,9 @@ type client struct {
 	// congestion control.
 	mssDefault, sndBuf, rcvBuf int
 	congestion, peerCongestion string
+	// running is set once the server said the test runs: a control
+	// connection lost after that is a server gone, not a stranger.
+	running bool
 }
 
 // describe adds what this client learnt during the test to np.
@@ -171,6 +174,12 @@ func (c *client) ctrlError(err error) error { return c.ctrlErrorAfter(err, ctrlT
 // ctrlErrorAfter explains err from a control-connection operation that
 // waited up to waited: a timeout names the time it really waited.
 func (c *client) ctrlErrorAfter(err error, waited time.Duration) error {
+	lost := errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+	if ne, ok := err.(net.Error); c.running && (lost || ok && ne.Timeout()) {
+		// It spoke the protocol until the test ran: it stopped, or the
+		// path to it did.
+		return fmt.Errorf("%s stopped answering during the test (the server ended, or the network to it went down)", c.addr)
+	}
 	if ne, ok := err.(net.Error); ok && ne.Timeout() {
 		return fmt.Errorf("%s did not answer on the control connection within %v (is it an iperf3 server?)", c.addr, waited)
 	}
@@ -241,6 +250,7 @@ func (c *client) test(ctx context.Context) (*result.Net, error) {
 	if err := c.expect(stateTestRunning, setupTimeout); err != nil {
 		return nil, err
 	}
+	c.running = true
 	s := newSession(c.p, c.streams, c.data, c.cfg.Interval, c.cfg.OnInterval)
 	states := make(chan stateOrErr, 1)
 	s.begin()

@@ -8,7 +8,7 @@ import (
 
 // bottlenecks prints each figure's verdict and the chain of links behind
 // it, lowest ceiling marked, after the tables.
-func bottlenecks(ew *errWriter, doc *result.Document, md bool) {
+func bottlenecks(ew *errWriter, doc *result.Document, md bool, u storageUnit) {
 	if len(doc.Bottlenecks) == 0 {
 		return
 	}
@@ -22,14 +22,14 @@ func bottlenecks(ew *errWriter, doc *result.Document, md bool) {
 			b.Figure += " " + result.SuspectMark
 		}
 		if md {
-			ew.printf("- **%s**: %s\n", b.Figure, b.Verdict)
+			ew.printf("- **%s**: %s\n", u.text(b.Figure), u.text(b.Verdict))
 		} else {
-			ew.printf("  %s: %s\n", b.Figure, b.Verdict)
+			ew.printf("  %s: %s\n", u.text(b.Figure), u.text(b.Verdict))
 		}
 		for i, h := range b.Hops {
 			ceil := "ceiling unknown"
 			if h.CeilingBytesPerSec > 0 {
-				ceil = fmt.Sprintf("%.1f MiB/s, %.0f Mbit/s", h.CeilingBytesPerSec/(1<<20), h.CeilingBytesPerSec*8/1e6)
+				ceil = fmt.Sprintf("%s, %.0f Mbit/s", u.rate(h.CeilingBytesPerSec), h.CeilingBytesPerSec*8/1e6)
 			}
 			mark := " "
 			if i == b.Limit {

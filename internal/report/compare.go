@@ -161,17 +161,46 @@ func comparisonTables(c *compare.Comparison, names []string) []table {
 			}
 		}
 		if used[markNoise] {
-			t.Notes = append(t.Notes, note{markNoise, "inside the noise: not significant in Welch's t-test at 95 % over the repeats of both sides, a single run within the other side's range, or single runs whose 95 % intervals (±) overlap"})
+			t.Notes = append(t.Notes, note{Mark: markNoise, Text: "inside the noise: not significant in Welch's t-test at 95 % over the repeats of both sides, a single run within the other side's range, or single runs whose 95 % intervals (±) overlap"})
+			t.Notes = append(t.Notes, neededNotes(rows, names, c.Baseline)...)
 		}
 		if used[markMissing] {
-			t.Notes = append(t.Notes, note{markMissing, "not measured in that column"})
+			t.Notes = append(t.Notes, note{Mark: markMissing, Text: "not measured in that column"})
 		}
 		if len(lower) > 0 {
-			t.Notes = append(t.Notes, note{"", "lower is better for " + strings.Join(lower, ", ") + ": there a ratio below 1x is the better figure"})
+			t.Notes = append(t.Notes, note{Mark: "", Text: "lower is better for " + strings.Join(lower, ", ") + ": there a ratio below 1x is the better figure"})
 		}
 		out = append(out, t)
 	}
 	return out
+}
+
+// neededNotes say, for each difference Welch's test found inside the
+// noise, how many runs each side had and how large a difference those
+// runs would have shown to be real.
+func neededNotes(rows []compare.Row, names []string, baseline int) []note {
+	var out []note
+	for _, r := range rows {
+		base := r.Cells[baseline]
+		for i, c := range r.Cells {
+			if i == baseline || !c.Noise || c.Needed <= 0 {
+				continue
+			}
+			dec := decimals(c.Needed, false)
+			out = append(out, note{Mark: "", Text: fmt.Sprintf("%s, %s: %d runs against %d of %s; with these spreads only a difference beyond %s (%s) would be significant",
+				strings.TrimSpace(r.Step+" "+r.Metric), names[i], len(c.Samples), len(base.Samples), names[baseline],
+				strconv.FormatFloat(c.Needed, 'f', dec, 64), pct(c.Needed, base.Value))})
+		}
+	}
+	return out
+}
+
+// pct is part as a percentage of whole, "?" when whole is 0.
+func pct(part, whole float64) string {
+	if whole == 0 {
+		return "?"
+	}
+	return strconv.FormatFloat(100*part/math.Abs(whole), 'f', 0, 64) + " %"
 }
 
 // sectionRows yields the runs of rows that share a section; compare puts

@@ -25,9 +25,9 @@ func deviceNote(what string, s *result.DeviceShare) []note {
 	case s == nil:
 		return nil
 	case s.Cached:
-		return []note{{"!", fmt.Sprintf("%s: the device served %s of the bytes read; the page cache served the rest, so the figure is memory's, not the device's: use --direct, or a data set larger than memory", what, sharePct(s.Share))}}
+		return []note{{Mark: "!", Text: fmt.Sprintf("%s: the device served %s of the bytes read; the page cache served the rest, so the figure is memory's, not the device's: use --direct, or a data set larger than memory", what, sharePct(s.Share))}}
 	}
-	return []note{{"", fmt.Sprintf("%s: the device served %s of the bytes read", what, sharePct(s.Share))}}
+	return []note{{Text: fmt.Sprintf("%s: the device served %s of the bytes read", what, sharePct(s.Share))}}
 }
 
 // sweepDeviceNotes sums up the device shares of a sweep's read steps per
@@ -54,9 +54,9 @@ func sweepDeviceNotes(doc *result.Document) []note {
 			span += " to " + sharePct(hi)
 		}
 		if cached > 0 {
-			out = append(out, note{"!", fmt.Sprintf("%s: the device served %s of the bytes read; %d step(s) came mostly from the page cache: use --direct, or --drop-caches (root)", t.Label(), span, cached)})
+			out = append(out, note{Mark: "!", Text: fmt.Sprintf("%s: the device served %s of the bytes read; %d step(s) came mostly from the page cache: use --direct, or --drop-caches (root)", t.Label(), span, cached)})
 		} else {
-			out = append(out, note{"", fmt.Sprintf("%s: the device served %s of the bytes read", t.Label(), span)})
+			out = append(out, note{Mark: "", Text: fmt.Sprintf("%s: the device served %s of the bytes read", t.Label(), span)})
 		}
 	}
 	return out

@@ -94,10 +94,11 @@ func buildPage(docs []*result.Document, cmp *compare.Comparison, o HTMLOptions) 
 func summaryTable(docs []*result.Document, hds []htmlDoc) *htmlTable {
 	t := &htmlTable{Title: "Runs on this page", Header: []string{"run", "host", "target", "figures", "status"}, Text: true}
 	for i, d := range docs {
-		target := ""
-		if len(d.Targets) > 0 {
-			target = describe(d.Targets[0])
+		var ts []string
+		for _, tg := range d.Targets {
+			ts = append(ts, describe(tg))
 		}
+		target := strings.Join(ts, "; ")
 		t.Rows = append(t.Rows, []htmlCell{{Text: hds[i].Heading, Link: hds[i].Anchor}, {Text: orUnknown(d.Host.Hostname)},
 			{Text: target}, {Text: store.Summary(d)}, {Text: d.Status}})
 	}
@@ -233,8 +234,6 @@ type htmlChart struct {
 	// SVG is chart.SVG's output: vgsvg escapes every text it draws and
 	// chart escapes the titles it adds, so it goes into the page as is.
 	SVG template.HTML
-	// Err says why the chart could not be drawn.
-	Err string
 	// chart is what SVG was drawn from, for the PNG of the same chart.
 	chart *chart.Chart
 }
@@ -284,7 +283,7 @@ type htmlMachine struct {
 // htmlTableOf converts a table, classes giving per row and cell a CSS
 // class to add (nil for none).
 func htmlTableOf(t table, classes [][]string) htmlTable {
-	h := htmlTable{Title: t.Title, Header: t.Header, Notes: t.Notes}
+	h := htmlTable{Title: t.Title, Header: t.Header, Notes: collapse(t.Notes)}
 	for i, r := range t.Rows {
 		row := make([]htmlCell, len(r))
 		for j, c := range r {
@@ -304,15 +303,15 @@ func docTables(doc *result.Document, units string) []table {
 	case doc.Sweep != nil:
 		var ts []table
 		for _, phase := range []string{result.PhaseWrite, result.PhaseRead} {
-			if t := sweepTable(doc, phase); t != nil {
+			if t := sweepTable(doc, phase, storageOf(units)); t != nil {
 				ts = append(ts, *t)
 			}
 		}
 		return ts
 	case doc.Random != nil:
-		return randomTables(doc)
+		return randomTables(doc, storageOf(units))
 	case doc.IO != nil:
-		return ioTables(doc)
+		return ioTables(doc, storageOf(units))
 	case doc.Mark != nil:
 		return markTables(doc, units == UnitsMB)
 	case doc.Net != nil:
@@ -334,21 +333,19 @@ func defaultTitle(docs []*result.Document, cmp *compare.Comparison) string {
 }
 
 // svgCharts renders charts for the page, their ids prefixed to keep them
-// unique among the page's anchors.
-func svgCharts(prefix string, charts []*chart.Chart) []htmlChart {
+// unique among the page's anchors. A chart that cannot be drawn fails the
+// page: a page with a hole where a chart should be gets published as it
+// is.
+func svgCharts(prefix string, charts []*chart.Chart) ([]htmlChart, error) {
 	var out []htmlChart
 	for _, c := range charts {
-		h := htmlChart{ID: prefix + "-" + c.Name, Title: c.Title, chart: c}
-		// A chart that cannot be drawn costs the page that chart, not the
-		// page: the tables hold the same figures.
-		if b, err := c.SVG(); err != nil {
-			h.Err = err.Error()
-		} else {
-			h.SVG = template.HTML(b)
+		b, err := c.SVG()
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, h)
+		out = append(out, htmlChart{ID: prefix + "-" + c.Name, Title: c.Title, chart: c, SVG: template.HTML(b)})
 	}
-	return out
+	return out, nil
 }
 
 func htmlComparisonOf(docs []*result.Document, cmp *compare.Comparison) (*htmlComparison, error) {
@@ -375,13 +372,12 @@ func htmlComparisonOf(docs []*result.Document, cmp *compare.Comparison) (*htmlCo
 	for ; i < len(tables); i++ {
 		hc.Tables = append(hc.Tables, htmlTableOf(tables[i], nil))
 	}
-	cdocs, cnames := columnDocs(docs, cmp, names)
-	charts, err := chart.For(cdocs, cnames)
+	charts, err := chart.ForColumns(columnDocs(docs, cmp), names)
 	if err != nil {
 		return nil, err
 	}
-	hc.Charts = svgCharts("comparison", charts)
-	return hc, nil
+	hc.Charts, err = svgCharts("comparison", charts)
+	return hc, err
 }
 
 // diffClasses colours the diff cells of a comparison table: better, worse,
@@ -418,26 +414,25 @@ func diffClasses(t table, rows []compare.Row) [][]string {
 	return out
 }
 
-// columnDocs picks a document per comparison column to chart: its first
-// run, cut down to the column's target when the run had several.
-func columnDocs(docs []*result.Document, cmp *compare.Comparison, names []string) ([]*result.Document, []string) {
+// columnDocs are the documents of each comparison column, cut down to
+// the column's target when a run had several: a column of repeats is
+// drawn as their mean, as its table cell prints it.
+func columnDocs(docs []*result.Document, cmp *compare.Comparison) [][]*result.Document {
 	byID := map[string]*result.Document{}
 	for _, d := range docs {
 		if _, ok := byID[d.ID]; !ok {
 			byID[d.ID] = d
 		}
 	}
-	var out []*result.Document
-	var outNames []string
+	out := make([][]*result.Document, len(cmp.Columns))
 	for i, col := range cmp.Columns {
 		for _, id := range col.Runs {
 			if d := byID[id]; d != nil {
-				out, outNames = append(out, narrow(d, col.Target)), append(outNames, names[i])
-				break
+				out[i] = append(out[i], narrow(d, col.Target))
 			}
 		}
 	}
-	return out, outNames
+	return out
 }
 
 // narrow returns doc with only the target at path, when it has several.
@@ -495,12 +490,15 @@ func htmlDocOf(d *result.Document, i int, anchors map[string]int, o HTMLOptions)
 	if err != nil {
 		return hd, err
 	}
-	hd.Charts = svgCharts(anchor, charts)
+	if hd.Charts, err = svgCharts(anchor, charts); err != nil {
+		return hd, err
+	}
 	for _, t := range docTables(d, o.Units) {
 		hd.Tables = append(hd.Tables, htmlTableOf(t, nil))
 	}
 	for _, b := range d.Bottlenecks {
-		hb := htmlBottleneck{Figure: b.Figure, Verdict: b.Verdict, SharedWith: b.SharedWith}
+		u := storageOf(o.Units)
+		hb := htmlBottleneck{Figure: u.text(b.Figure), Verdict: u.text(b.Verdict), SharedWith: b.SharedWith}
 		for j, h := range b.Hops {
 			hb.Hops = append(hb.Hops, htmlHop{Text: hopText(h), Limit: j == b.Limit})
 		}
@@ -612,7 +610,7 @@ func targetsTable(targets []result.Target) htmlTable {
 		}
 		t.Rows = append(t.Rows, []string{labels[i], x.Path, fs, mount, dev, x.DeviceModel, yesNo(x.Rotational), sizeOrEmpty(x.FreeBytes)})
 		if x.LoopBackingFile != "" {
-			t.Notes = append(t.Notes, note{"", fmt.Sprintf("%s: loop device backed by %s", labels[i], x.LoopBackingFile)})
+			t.Notes = append(t.Notes, note{Mark: "", Text: fmt.Sprintf("%s: loop device backed by %s", labels[i], x.LoopBackingFile)})
 		}
 	}
 	ht := htmlTableOf(t, nil)
@@ -726,7 +724,19 @@ var htmlTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"statusOK": func(s string) bool {
 		return s == result.StatusOK
 	},
+	"words": words,
 }).Parse(htmlPageTemplate))
+
+// words keeps each word of a header on one line: a browser breaks a
+// narrow column after a hyphen ("2026-/11-01", "usb-/storage") as readily
+// as at a space, and only the spaces are meant as places to wrap.
+func words(s string) template.HTML {
+	f := strings.Fields(s)
+	for i, w := range f {
+		f[i] = `<span class="w">` + template.HTMLEscapeString(w) + `</span>`
+	}
+	return template.HTML(strings.Join(f, " "))
+}
 
 // htmlPageTemplate: the CSP in the head is the safety net behind "loads
 // nothing": default-src 'none' refuses every fetch (images, fonts, frames,
@@ -744,7 +754,8 @@ const htmlPageTemplate = `{{define "page"}}<!DOCTYPE html>
 <style>
 :root{color-scheme:light}
 body{margin:0;background:#fff;color:#1b1b1b;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Helvetica Neue",Arial,sans-serif}
-main{max-width:60rem;margin:0 auto;padding:1.5rem 1.2rem 3rem}
+main{margin:0;padding:1.5rem clamp(1rem,3vw,3rem) 3rem}
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,40rem),1fr));gap:0 2rem}
 h1{font-size:1.75rem;line-height:1.25;margin:.3em 0 .8em}
 h2{font-size:1.4rem;margin:2.4em 0 .4em;padding-bottom:.2em;border-bottom:1px solid #ddd}
 h3{font-size:1.1rem;margin:1.8em 0 .5em}
@@ -753,18 +764,19 @@ h3{font-size:1.1rem;margin:1.8em 0 .5em}
 nav ul{padding-left:1.2em;margin:.4em 0}
 .warn{background:#fff4e5;border-left:4px solid #e69f00;padding:.5em .8em;margin:1em 0}
 figure{margin:1.2em 0}
-figure svg{display:block;width:100%;max-width:48rem;height:auto}
+figure svg{display:block;width:100%;height:auto}
 .tablewrap{overflow-x:auto;margin:.6em 0 1.4em}
 table{border-collapse:collapse;font-size:.9rem}
 .tabletitle{font-weight:600;margin:0 0 .35em}
 th,td{padding:.22em .6em;border-bottom:1px solid #e6e6e6;vertical-align:top}
-thead th{border-bottom:2px solid #bdbdbd;text-align:right;font-weight:600;overflow-wrap:anywhere}
+thead th{border-bottom:2px solid #bdbdbd;text-align:right;font-weight:600;overflow-wrap:normal;word-break:normal;hyphens:none}
 thead th:first-child,tbody th{text-align:left}
+th span.w{white-space:nowrap}
 tbody th{font-weight:normal;white-space:nowrap}
 td.num{text-align:right;white-space:pre;font-variant-numeric:tabular-nums}
 table.text th,table.text td{text-align:left}
 table.text{width:100%}
-table.text td,table.text tbody th,table.text thead th{white-space:normal;overflow-wrap:anywhere}
+table.text td,table.text tbody th{white-space:normal;overflow-wrap:break-word}
 tbody tr:hover{background:#f7f9fb}
 ul.notes{font-size:.85rem;color:#555;margin:.4em 0 0;padding-left:1.2em}
 ul.notes code{font-weight:600}
@@ -803,7 +815,7 @@ footer{margin-top:3em;color:#777;font-size:.85rem}
 <li><strong>{{.Name}}</strong>: {{.Description}}{{if .Baseline}} (baseline){{end}}</li>{{end}}
 </ul>
 {{if .NoRepeats}}<p class="meta">No column has repeats: nothing shows how much a figure wanders, so no difference is marked as noise.</p>
-{{end}}{{range .Charts}}{{template "chart" .}}{{end}}{{range .Tables}}{{template "table" .}}{{end}}</section>
+{{end}}{{with .Charts}}<div class="charts">{{range .}}{{template "chart" .}}{{end}}</div>{{end}}{{range .Tables}}{{template "table" .}}{{end}}</section>
 {{end}}
 
 {{define "doc"}}<section id="{{.Anchor}}">
@@ -811,7 +823,7 @@ footer{margin-top:3em;color:#777;font-size:.85rem}
 <p class="meta">Run <code>{{.ID}}</code>, started {{.Started}}{{with .Duration}}, took {{.}}{{end}}{{with .Imported}}; imported from {{.}}{{end}}.</p>
 {{with .Labels}}<p class="labels">{{range .}}<span>{{.}}</span>{{end}}</p>
 {{end}}{{if not (statusOK .Status)}}<p class="warn">Run {{.Status}}{{with .Error}}: {{.}}{{end}}. The figures below were measured before that.</p>
-{{end}}{{range .Charts}}{{template "chart" .}}{{end}}{{range .Tables}}{{template "table" .}}{{end}}{{with .Bottlenecks}}<h3>Bottlenecks</h3>
+{{end}}{{with .Charts}}<div class="charts">{{range .}}{{template "chart" .}}{{end}}</div>{{end}}{{range .Tables}}{{template "table" .}}{{end}}{{with .Bottlenecks}}<h3>Bottlenecks</h3>
 <ul class="bottlenecks">{{range .}}
 <li><strong>{{.Figure}}</strong>: {{.Verdict}}
 <ul class="hops">{{range .Hops}}<li{{if .Limit}} class="limit"{{end}}>{{.Text}}{{if .Limit}} ← lowest ceiling{{end}}</li>{{end}}</ul>{{with .SharedWith}}
@@ -855,16 +867,15 @@ footer{margin-top:3em;color:#777;font-size:.85rem}
 {{with .System}}{{template "system" .}}{{end}}</section>
 {{end}}
 
-{{define "chart"}}{{if .Err}}<p class="warn">Chart “{{.Title}}” could not be drawn: {{.Err}}</p>
-{{else}}<figure id="{{.ID}}">
+{{define "chart"}}<figure id="{{.ID}}">
 {{.SVG}}
 </figure>
-{{end}}{{end}}
+{{end}}
 
 {{define "table"}}<div class="tablewrap">
 <p class="tabletitle">{{.Title}}</p>
 <table{{if .Text}} class="text"{{end}}>
-<thead><tr>{{range .Header}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
+<thead><tr>{{range .Header}}<th scope="col">{{words .}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}
 <tr>{{range $i, $c := .}}{{if first $i}}<th scope="row">{{if $c.Link}}<a href="#{{$c.Link}}">{{$c.Text}}</a>{{else}}{{$c.Text}}{{end}}</th>{{else}}<td class="{{with $c.Class}}{{.}}{{else}}num{{end}}">{{$c.Text}}</td>{{end}}{{end}}</tr>{{end}}
 </tbody>

@@ -169,7 +169,7 @@ func TestHTMLPage(t *testing.T) {
 func TestHTMLTableGolden(t *testing.T) {
 	var buf bytes.Buffer
 	for _, phase := range []string{result.PhaseWrite, result.PhaseRead} {
-		if err := sweepTable(sweepDoc(), phase).html(&buf); err != nil {
+		if err := sweepTable(sweepDoc(), phase, storageOf("")).html(&buf); err != nil {
 			t.Fatal(err)
 		}
 	}

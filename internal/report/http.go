@@ -48,17 +48,17 @@ func httpTables(doc *result.Document) []table {
 		}
 		if !lengths[l] {
 			lengths[l] = true
-			t.Notes = append(t.Notes, note{"", fmt.Sprintf("%s, %s from %s", l, r.Protocol, r.RemoteAddr)})
+			t.Notes = append(t.Notes, note{Mark: "", Text: fmt.Sprintf("%s, %s from %s", l, r.Protocol, r.RemoteAddr)})
 		}
 		if r.FinalURL != p.URL && !finals[r.FinalURL] {
 			finals[r.FinalURL] = true
-			t.Notes = append(t.Notes, note{"", fmt.Sprintf("after %d redirect(s): %s", r.Redirects, r.FinalURL)})
+			t.Notes = append(t.Notes, note{Mark: "", Text: fmt.Sprintf("after %d redirect(s): %s", r.Redirects, r.FinalURL)})
 		}
 	}
 	for i, r := range h.Runs {
 		t.Notes = append(t.Notes, intervalNotes(figureNote{fmt.Sprintf("run %d", i+1), r.Interval, mibRate, r.MiBPerSec * (1 << 20), time.Duration(r.TransferNs)})...)
 	}
-	t.Notes = append(t.Notes, note{"", "avg: the body's bytes over the time from the first byte of the response to the last"})
+	t.Notes = append(t.Notes, note{Mark: "", Text: "avg: the body's bytes over the time from the first byte of the response to the last"})
 	out := []table{t}
 	if s := h.Summary; s != nil {
 		sp := table{Title: fmt.Sprintf("Over %d runs", s.MiBPerSec.N), Header: []string{"", "mean", "stddev", "min", "max"}}
@@ -81,7 +81,7 @@ func httpTables(doc *result.Document) []table {
 func httpText(w io.Writer, doc *result.Document, md bool) error {
 	ew := &errWriter{w: w}
 	ew.printf("%s\n\n", heading(doc))
-	body(ew, doc, httpTables(doc), md)
+	body(ew, doc, httpTables(doc), md, "")
 	return ew.err
 }
 

@@ -64,7 +64,8 @@ func intervalNotes(f figureNote) []note {
 	iv := f.iv
 	if iv == nil {
 		if f.elapsed > 0 && f.elapsed < shortest {
-			return []note{{"", fmt.Sprintf("%s: too short for an interval (%s; it takes %s)", f.what, secs(f.elapsed), secs(shortest))}}
+			return []note{{Text: fmt.Sprintf("%s: too short for an interval (%s; it takes %s)", f.what, secs(f.elapsed), secs(shortest)),
+				kind: fmt.Sprintf("too short for an interval, which takes %s", secs(shortest)), what: f.what + " " + secs(f.elapsed)}}
 		}
 		return nil
 	}
@@ -80,7 +81,7 @@ func intervalNotes(f figureNote) []note {
 		default:
 			s += "; --sustained measures only the rate after the drop"
 		}
-		out = append(out, note{"!", s})
+		out = append(out, note{Mark: "!", Text: s})
 	}
 	if iv.WarmupNs > 0 {
 		cut := "as warm-up"
@@ -89,9 +90,9 @@ func intervalNotes(f figureNote) []note {
 		}
 		warm := secs(time.Duration(iv.WarmupNs))
 		if mean {
-			out = append(out, note{"", fmt.Sprintf("%s: first %s discarded %s", f.what, warm, cut)})
+			out = append(out, note{Mark: "", Text: fmt.Sprintf("%s: first %s discarded %s", f.what, warm, cut)})
 		} else {
-			out = append(out, note{"", fmt.Sprintf("%s: the ± leaves out the first %s %s; the figure spans the whole phase", f.what, warm, cut)})
+			out = append(out, note{Mark: "", Text: fmt.Sprintf("%s: the ± leaves out the first %s %s; the figure spans the whole phase", f.what, warm, cut)})
 		}
 	}
 	span := f.elapsed
@@ -104,9 +105,10 @@ func intervalNotes(f figureNote) []note {
 		if iv.Known() {
 			width = fmt.Sprintf("±%.1f%%", iv.Relative*100)
 		}
-		out = append(out, note{"!", fmt.Sprintf("%s: not stable: %s after %s (wanted ±%g%%)", f.what, width, secs(span), iv.Target*100)})
+		out = append(out, note{Mark: "!", Text: fmt.Sprintf("%s: not stable: %s after %s (wanted ±%g%%)", f.what, width, secs(span), iv.Target*100)})
 	case !iv.Known():
-		out = append(out, note{"", fmt.Sprintf("%s: too short for an interval (%s, %d window(s) kept; it takes %d)", f.what, secs(span), iv.Windows, steady.MinWindows)})
+		out = append(out, note{Text: fmt.Sprintf("%s: too short for an interval (%s, %d window(s) kept; it takes %d)", f.what, secs(span), iv.Windows, steady.MinWindows),
+			kind: fmt.Sprintf("too short for an interval, which takes %d windows", steady.MinWindows), what: f.what + " " + secs(span)})
 	}
 	return out
 }

@@ -19,7 +19,7 @@ func ioMode(direct bool) string {
 }
 
 // ioTables is fio's summary: one row per run and direction, then the spread.
-func ioTables(doc *result.Document) []table {
+func ioTables(doc *result.Document, u storageUnit) []table {
 	r := doc.IO
 	p := r.Parameters
 	title := fmt.Sprintf("%s %s, iodepth %d, %d job(s), %s per job, %s, %s", p.RW, units.BlockLabel(p.BlockSize), p.IODepth,
@@ -27,10 +27,10 @@ func ioTables(doc *result.Document) []table {
 	if p.RampNs > 0 {
 		title += fmt.Sprintf(", first %s left out", time.Duration(p.RampNs))
 	}
-	t := table{Title: title, Header: []string{"run", "dir", "IOPS", "MiB/s", "clat ms: p50", "p95", "p99", "p99.9", "max"}}
+	t := table{Title: title, Header: []string{"run", "dir", "IOPS", u.name, "clat ms: p50", "p95", "p99", "p99.9", "max"}}
 	for i, run := range r.Runs {
 		for _, d := range directions(run) {
-			row := []string{strconv.Itoa(i + 1), d.name, f1(d.d.IOPS) + pm(d.d.IOPS, d.d.Interval), f1(d.d.MiBPerSec) + pm(d.d.MiBPerSec, d.d.Interval)}
+			row := []string{strconv.Itoa(i + 1), d.name, f1(d.d.IOPS) + pm(d.d.IOPS, d.d.Interval), f1(u.of(d.d.MiBPerSec)) + pm(u.of(d.d.MiBPerSec), d.d.Interval)}
 			row = append(row, latencyRow("", d.d.Latency)[4:]...)
 			t.Rows = append(t.Rows, row)
 		}
@@ -45,11 +45,11 @@ func ioTables(doc *result.Document) []table {
 			for _, x := range d {
 				mib += x.d.MiBPerSec
 			}
-			t.Notes = append(t.Notes, intervalNotes(figureNote{fmt.Sprintf("run %d", i+1), d[0].d.Interval, mibRate, mib * (1 << 20), time.Duration(run.ElapsedNs)})...)
+			t.Notes = append(t.Notes, intervalNotes(figureNote{fmt.Sprintf("run %d", i+1), d[0].d.Interval, u.rate, mib * (1 << 20), time.Duration(run.ElapsedNs)})...)
 		}
 	}
 	if r.EngineNote != "" {
-		t.Notes = append(t.Notes, note{"!", r.EngineNote})
+		t.Notes = append(t.Notes, note{Mark: "!", Text: r.EngineNote})
 	}
 	out := []table{t}
 	if s := r.Summary; s != nil {
@@ -147,7 +147,7 @@ func markTables(doc *result.Document, mb bool) []table {
 		t.Notes = append(t.Notes, intervalNotes(figureNote{r.Preset + " " + r.Phase, r.Interval, mibRate, r.MiBPerSec * (1 << 20), time.Duration(r.ElapsedNs)})...)
 	}
 	if m.EngineNote != "" {
-		t.Notes = append(t.Notes, note{"!", m.EngineNote})
+		t.Notes = append(t.Notes, note{Mark: "!", Text: m.EngineNote})
 	}
 	return []table{t}
 }

@@ -73,6 +73,13 @@ func netTables(doc *result.Document, mib bool) []table {
 		if mib {
 			r = append(r, strconv.FormatFloat(f.BitsPerSecond/8/(1<<20), 'f', 2, 64))
 		}
+		// The far side's count never came (the test was cut short before
+		// the results exchange): unknown, not a rate of 0.
+		if !local && f.Bytes == 0 && f.Seconds == 0 {
+			for i := 3; i < len(r); i++ {
+				r[i] = "unknown"
+			}
+		}
 		if udp {
 			jitter, lost, pct := "", "", ""
 			if f.JitterMs != nil {
@@ -124,9 +131,9 @@ func netTables(doc *result.Document, mib bool) []table {
 	case c.RemoteTotal != nil:
 		cpu += fmt.Sprintf(", at the other end %s %% (user %s, system %s)", f1(*c.RemoteTotal), f1(*c.RemoteUser), f1(*c.RemoteSystem))
 	}
-	t.Notes = append(t.Notes, note{"", cpu + "; 100 % is one CPU busy"})
+	t.Notes = append(t.Notes, note{Mark: "", Text: cpu + "; 100 % is one CPU busy"})
 	if n.Parameters.Congestion != "" {
-		t.Notes = append(t.Notes, note{"", "TCP congestion control " + n.Parameters.Congestion})
+		t.Notes = append(t.Notes, note{Mark: "", Text: "TCP congestion control " + n.Parameters.Congestion})
 	}
 	return []table{t}
 }
@@ -206,7 +213,7 @@ func netText(w io.Writer, doc *result.Document, o Options, md bool) error {
 // that follows the live interval lines.
 func NetSummary(w io.Writer, doc *result.Document, o Options, md bool) error {
 	ew := &errWriter{w: w}
-	body(ew, doc, netTables(doc, o.Units == UnitsBoth), md)
+	body(ew, doc, netTables(doc, o.Units == UnitsBoth), md, o.Units)
 	return ew.err
 }
 

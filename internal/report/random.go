@@ -12,7 +12,7 @@ import (
 )
 
 // randomTables is the sysbench-style summary: rates, then latency.
-func randomTables(doc *result.Document) []table {
+func randomTables(doc *result.Document, u storageUnit) []table {
 	r := doc.Random
 	p := r.Parameters
 	io := "buffered, file set evicted after preparing"
@@ -29,15 +29,15 @@ func randomTables(doc *result.Document) []table {
 	title := fmt.Sprintf("%s: %s blocks, %d files, %s, %d thread(s), %s, %s over %s",
 		p.Mode, units.BlockLabel(p.BlockSize), p.Files, units.IEC(p.TotalSize), p.Threads, fsync, io,
 		time.Duration(r.ElapsedNs).Round(time.Millisecond))
-	rates := table{Title: title, Header: []string{"", "requests", "per s", "MiB/s"}, Rows: [][]string{
-		{"reads", itoa(r.Reads), f1(r.ReadsPerSec), f1(r.ReadMiBPerSec)},
-		{"writes", itoa(r.Writes), f1(r.WritesPerSec), f1(r.WriteMiBPerSec)},
+	rates := table{Title: title, Header: []string{"", "requests", "per s", u.name}, Rows: [][]string{
+		{"reads", itoa(r.Reads), f1(r.ReadsPerSec), f1(u.of(r.ReadMiBPerSec))},
+		{"writes", itoa(r.Writes), f1(r.WritesPerSec), f1(u.of(r.WriteMiBPerSec))},
 		{"fsyncs", itoa(r.Fsyncs), f1(r.FsyncsPerSec), ""},
 		{"reads+writes", itoa(r.Reads + r.Writes), f1(r.RequestsPerSec) + pm(r.RequestsPerSec, r.Interval),
-			f1(r.ReadMiBPerSec+r.WriteMiBPerSec) + pm(r.ReadMiBPerSec+r.WriteMiBPerSec, r.Interval)},
+			f1(u.of(r.ReadMiBPerSec+r.WriteMiBPerSec)) + pm(u.of(r.ReadMiBPerSec+r.WriteMiBPerSec), r.Interval)},
 	}}
 	rates.Notes = append(rates.Notes, deviceNote("reads", r.ReadDevice)...)
-	rates.Notes = append(rates.Notes, intervalNotes(figureNote{"reads+writes", r.Interval, mibRate, (r.ReadMiBPerSec + r.WriteMiBPerSec) * (1 << 20), time.Duration(r.ElapsedNs)})...)
+	rates.Notes = append(rates.Notes, intervalNotes(figureNote{"reads+writes", r.Interval, u.rate, (r.ReadMiBPerSec + r.WriteMiBPerSec) * (1 << 20), time.Duration(r.ElapsedNs)})...)
 	lat := table{Title: "Latency per request, ms", Header: latencyHeader}
 	for _, l := range []struct {
 		name string

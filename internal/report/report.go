@@ -124,19 +124,19 @@ func write(w io.Writer, doc *result.Document, o Options) error {
 	case doc.Sweep != nil && format == "csv":
 		return sweepCSV(w, doc)
 	case doc.Sweep != nil:
-		return sweepTables(w, doc, format == "markdown")
+		return sweepTables(w, doc, format == "markdown", storageOf(o.Units))
 	case doc.Random != nil && format == "csv":
 		return randomCSV(w, doc)
 	case doc.Random != nil:
-		return tables(w, doc, randomTables(doc), format == "markdown")
+		return tables(w, doc, randomTables(doc, storageOf(o.Units)), format == "markdown", o.Units)
 	case doc.IO != nil && format == "csv":
 		return ioCSV(w, doc)
 	case doc.IO != nil:
-		return tables(w, doc, ioTables(doc), format == "markdown")
+		return tables(w, doc, ioTables(doc, storageOf(o.Units)), format == "markdown", o.Units)
 	case doc.Mark != nil && format == "csv":
 		return markCSV(w, doc)
 	case doc.Mark != nil:
-		return tables(w, doc, markTables(doc, o.Units == UnitsMB), format == "markdown")
+		return tables(w, doc, markTables(doc, o.Units == UnitsMB), format == "markdown", o.Units)
 	case doc.Net != nil && format == "csv":
 		return netCSV(w, doc)
 	case doc.Net != nil:
@@ -151,16 +151,16 @@ func write(w io.Writer, doc *result.Document, o Options) error {
 
 // tables prints the heading, the target legend, the tables and the run's
 // status.
-func tables(w io.Writer, doc *result.Document, ts []table, md bool) error {
+func tables(w io.Writer, doc *result.Document, ts []table, md bool, units string) error {
 	ew := &errWriter{w: w}
 	preamble(ew, doc, md)
-	body(ew, doc, ts, md)
+	body(ew, doc, ts, md, units)
 	return ew.err
 }
 
 // body prints the tables, the bottleneck verdicts and the run's status:
 // what follows the heading in every method's view.
-func body(ew *errWriter, doc *result.Document, ts []table, md bool) {
+func body(ew *errWriter, doc *result.Document, ts []table, md bool, units string) {
 	for i, t := range ts {
 		if i > 0 {
 			ew.printf("\n")
@@ -171,19 +171,23 @@ func body(ew *errWriter, doc *result.Document, ts []table, md bool) {
 			ew.err = t.text(ew)
 		}
 	}
-	bottlenecks(ew, doc, md)
+	bottlenecks(ew, doc, md, storageOf(units))
 	health(ew, doc, md)
 	status(ew, doc)
 }
 
-func sweepTables(w io.Writer, doc *result.Document, md bool) error {
+func sweepTables(w io.Writer, doc *result.Document, md bool, u storageUnit) error {
 	var ts []table
 	for _, phase := range []string{result.PhaseWrite, result.PhaseRead} {
-		if t := sweepTable(doc, phase); t != nil {
+		if t := sweepTable(doc, phase, u); t != nil {
 			ts = append(ts, *t)
 		}
 	}
-	return tables(w, doc, ts, md)
+	units := ""
+	if u.perMiB != 1 {
+		units = UnitsMB
+	}
+	return tables(w, doc, ts, md, units)
 }
 
 // preamble says what ran where: the heading and the target legend.
@@ -292,14 +296,14 @@ const (
 	markMissing   = "-"
 )
 
-func sweepTable(doc *result.Document, phase string) *table {
+func sweepTable(doc *result.Document, phase string, u storageUnit) *table {
 	p := doc.Sweep.Parameters
 	if (phase == result.PhaseWrite && !p.Write) || (phase == result.PhaseRead && !p.Read) {
 		return nil
 	}
-	title := "Write, MiB/s: fsync included"
+	title := "Write, " + u.name + ": fsync included"
 	if phase == result.PhaseRead {
-		title = "Read, MiB/s: page cache evicted before each step"
+		title = "Read, " + u.name + ": page cache evicted before each step"
 	}
 	io := "buffered"
 	if p.Direct {
@@ -316,7 +320,7 @@ func sweepTable(doc *result.Document, phase string) *table {
 	for _, bs := range p.BlockSizes {
 		row := []string{units.BlockLabel(bs)}
 		for ti := range doc.Targets {
-			row = append(row, sweepCell(doc.Sweep.Steps, ti, phase, bs, used))
+			row = append(row, sweepCell(doc.Sweep.Steps, ti, phase, bs, used, u))
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -327,16 +331,16 @@ func sweepTable(doc *result.Document, phase string) *table {
 	labels := result.TargetLabels(doc.Targets)
 	for _, st := range doc.Sweep.Steps {
 		if st.Phase == phase {
-			t.Notes = append(t.Notes, intervalNotes(figureNote{labels[st.Target] + " " + units.BlockLabel(st.BlockSize), st.Interval, mibRate, st.MiBPerSec * (1 << 20), time.Duration(st.ElapsedNs)})...)
+			t.Notes = append(t.Notes, intervalNotes(figureNote{labels[st.Target] + " " + units.BlockLabel(st.BlockSize), st.Interval, u.rate, st.MiBPerSec * (1 << 20), time.Duration(st.ElapsedNs)})...)
 		}
 	}
 
 	for _, n := range []note{
-		{markCached, "read from the page cache, not the device (tmpfs, a filesystem that keeps its cache, or the device served under 90 % of the bytes): a memory figure"},
-		{markPartial, "part of the file was still cached: the figure mixes cache and device"},
-		{markUncertain, "loop device or FUSE: the image below may still be cached; --drop-caches (root) evicts it too"},
-		{markBounded, "stopped at --max-time; the rate is over the bytes moved by then"},
-		{markMissing, "not measured (the run ended before this step)"},
+		{Mark: markCached, Text: "read from the page cache, not the device (tmpfs, a filesystem that keeps its cache, or the device served under 90 % of the bytes): a memory figure"},
+		{Mark: markPartial, Text: "part of the file was still cached: the figure mixes cache and device"},
+		{Mark: markUncertain, Text: "loop device or FUSE: the image below may still be cached; --drop-caches (root) evicts it too"},
+		{Mark: markBounded, Text: "stopped at --max-time; the rate is over the bytes moved by then"},
+		{Mark: markMissing, Text: "not measured (the run ended before this step)"},
 	} {
 		if used[n.Mark] {
 			t.Notes = append(t.Notes, n)
@@ -373,7 +377,7 @@ func alignMarks(rows [][]string) {
 	}
 }
 
-func sweepCell(steps []result.SweepStep, ti int, phase string, bs int64, used map[string]bool) string {
+func sweepCell(steps []result.SweepStep, ti int, phase string, bs int64, used map[string]bool, u storageUnit) string {
 	i := slices.IndexFunc(steps, func(s result.SweepStep) bool {
 		return s.Target == ti && s.Phase == phase && s.BlockSize == bs
 	})
@@ -382,7 +386,7 @@ func sweepCell(steps []result.SweepStep, ti int, phase string, bs int64, used ma
 		return markMissing
 	}
 	s := steps[i]
-	cell := strconv.FormatFloat(s.MiBPerSec, 'f', 1, 64) + pm(s.MiBPerSec, s.Interval)
+	cell := strconv.FormatFloat(u.of(s.MiBPerSec), 'f', 1, 64) + pm(u.of(s.MiBPerSec), s.Interval)
 	mark := func(m string) {
 		used[m] = true
 		cell += m

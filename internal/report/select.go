@@ -62,7 +62,62 @@ func Groups(s store.Store, args []string, sel Selection) ([]compare.Group, error
 		}
 		groups = append(groups, compare.Group{Name: arg, Docs: docs})
 	}
+	nameRuns(groups)
 	return groups, nil
+}
+
+// nameRuns names the groups of a single run given by id by what tells
+// those runs apart, rather than by ids a reader cannot tell apart: the
+// labels that differ between them, else the host, else the time each
+// started. Names stay ids when these do not set every run apart; the
+// column's description still gives the id.
+func nameRuns(groups []compare.Group) {
+	var picked []int
+	for i, g := range groups {
+		if len(g.Docs) == 1 && g.Name == g.Docs[0].ID {
+			picked = append(picked, i)
+		}
+	}
+	if len(picked) < 2 {
+		return
+	}
+	var keys []string
+	for _, i := range picked {
+		for k, v := range groups[i].Docs[0].Labels {
+			for _, j := range picked {
+				if w, ok := groups[j].Docs[0].Labels[k]; (!ok || w != v) && !slices.Contains(keys, k) {
+					keys = append(keys, k)
+				}
+			}
+		}
+	}
+	slices.Sort(keys)
+	ways := []func(*result.Document) string{
+		func(d *result.Document) string {
+			var l []string
+			for _, k := range keys {
+				if v, ok := d.Labels[k]; ok {
+					l = append(l, k+"="+v)
+				}
+			}
+			return strings.Join(l, ",")
+		},
+		func(d *result.Document) string { return d.Host.Hostname },
+		func(d *result.Document) string { return d.StartedAt.UTC().Format("2006-01-02 15:04:05") },
+	}
+	for _, way := range ways {
+		names := map[string]bool{}
+		for _, i := range picked {
+			names[way(groups[i].Docs[0])] = true
+		}
+		if len(names) != len(picked) || names[""] {
+			continue
+		}
+		for _, i := range picked {
+			groups[i].Name = way(groups[i].Docs[0])
+		}
+		return
+	}
 }
 
 // Select picks the runs of a report: the newest with no argument,

@@ -17,8 +17,45 @@ type table struct {
 	Notes []note
 }
 
-// note explains a marker set beside figures.
-type note struct{ Mark, Text string }
+// note explains a marker set beside figures. A note that says the same of
+// many figures (a sweep's steps too short for an interval) has a kind and
+// names its figure in what; collapse makes one line of those.
+type note struct {
+	Mark, Text string
+	kind, what string
+}
+
+// collapse gives each kind of note one line naming every figure it is
+// about, where that kind came up more than once: one small sweep once
+// printed 48 "too short for an interval" lines.
+func collapse(notes []note) []note {
+	count := map[string]int{}
+	for _, n := range notes {
+		if n.kind != "" {
+			count[n.kind]++
+		}
+	}
+	var out []note
+	at := map[string]int{}
+	for _, n := range notes {
+		if n.kind == "" || count[n.kind] < 2 {
+			out = append(out, n)
+			continue
+		}
+		if i, ok := at[n.kind]; ok {
+			out[i].what += ", " + n.what
+			continue
+		}
+		at[n.kind] = len(out)
+		out = append(out, n)
+	}
+	for i, n := range out {
+		if n.kind != "" && count[n.kind] > 1 {
+			out[i].Text = fmt.Sprintf("%s (%d figures): %s", n.kind, count[n.kind], n.what)
+		}
+	}
+	return out
+}
 
 func (t table) widths() []int {
 	w := make([]int, len(t.Header))
@@ -54,7 +91,7 @@ func (t table) text(w io.Writer) error {
 	for _, r := range t.Rows {
 		line(r)
 	}
-	for _, n := range t.Notes {
+	for _, n := range collapse(t.Notes) {
 		if n.Mark == "" {
 			ew.printf("  %s\n", n.Text)
 			continue
@@ -87,7 +124,7 @@ func (t table) markdown(w io.Writer) error {
 	}
 	if len(t.Notes) > 0 {
 		ew.printf("\n")
-		for _, n := range t.Notes {
+		for _, n := range collapse(t.Notes) {
 			if n.Mark == "" {
 				ew.printf("- %s\n", n.Text)
 				continue

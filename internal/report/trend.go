@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/thruput/thruput/internal/chart"
@@ -50,6 +51,12 @@ func Trend(docs []*result.Document) []*chart.Chart {
 					parts = append(parts, s.labels[k])
 				}
 			}
+			// A capped UDP test and an uncapped TCP one to the same peer
+			// are different figures: on one line the cap reads as a
+			// collapse.
+			if n := d.Net; n != nil {
+				parts = append(parts, netKind(n.Parameters))
+			}
 			key := strings.Join(parts, " ")
 			if lines[s.name] == nil {
 				lines[s.name] = map[string]*chart.TrendLine{}
@@ -76,7 +83,19 @@ func Trend(docs []*result.Document) []*chart.Chart {
 			kept[i] = *l
 		}
 		spec := trendCharts[name]
-		out = append(out, chart.Trend("trend-"+strings.TrimPrefix(name, "thruput_"), spec.title+", "+spec.unit+" per run", spec.unit, kept))
+		out = append(out, chart.Trend("trend-"+strings.TrimPrefix(name, "thruput_"), spec.title+", "+spec.unit+" per run\n"+chart.Context(docs), spec.unit, kept))
 	}
 	return out
+}
+
+// netKind names a network test's protocol and cap: "TCP", "UDP -b 50M".
+func netKind(p result.NetParameters) string {
+	k := "TCP"
+	if p.Protocol != "" {
+		k = strings.ToUpper(p.Protocol)
+	}
+	if p.BitrateBps > 0 {
+		k += " -b " + strconv.FormatFloat(float64(p.BitrateBps)/1e6, 'f', -1, 64) + "M"
+	}
+	return k
 }

@@ -17,7 +17,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -198,9 +200,12 @@ func (s *Server) fail(w http.ResponseWriter, code int, msg string) {
 // CheckListen refuses an address other than loopback without a token:
 // the history names machines, paths and networks, and delete changes it.
 func CheckListen(addr string, token bool) error {
-	host, _, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("--listen %s: want HOST:PORT (127.0.0.1:8080): %v", addr, err)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return fmt.Errorf("--listen %s: the port must be a number from 0 to 65535 (0 picks a free one)", addr)
 	}
 	if token {
 		return nil
@@ -214,12 +219,29 @@ func CheckListen(addr string, token bool) error {
 	return fmt.Errorf("--listen %s is not loopback: give --token-file FILE, so that only who holds the token reads the history", addr)
 }
 
+// ListenError is an address Run could not listen on (in use, not this
+// machine's): the user's --listen to fix, as net server's -p is.
+type ListenError struct {
+	Addr string
+	Err  error
+}
+
+func (e *ListenError) Error() string {
+	msg := e.Err.Error()
+	if errors.Is(e.Err, syscall.EADDRINUSE) {
+		msg = "the port is in use; pick another"
+	}
+	return fmt.Sprintf("--listen %s: %s", e.Addr, msg)
+}
+
+func (e *ListenError) Unwrap() error { return e.Err }
+
 // Run serves h on addr until ctx ends, then lets requests under way
 // finish for up to 10 s. ready, when set, is told the address listened on.
 func Run(ctx context.Context, addr string, h http.Handler, ready func(net.Addr)) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return err
+		return &ListenError{Addr: addr, Err: err}
 	}
 	srv := &http.Server{
 		Handler: h,

@@ -54,7 +54,12 @@ func DeriveColumns(doc *result.Document) Columns {
 	c := Columns{Summary: Summary(doc)}
 	switch {
 	case len(doc.Targets) > 0:
-		c.Target, c.FSType = doc.Targets[0].Path, doc.Targets[0].FSType
+		// Every target of a run over several, each list naming them all.
+		var paths, types []string
+		for _, t := range doc.Targets {
+			paths, types = append(paths, t.Path), append(types, t.FSType)
+		}
+		c.Target, c.FSType = strings.Join(paths, ", "), strings.Join(types, ", ")
 	case doc.Net != nil:
 		c.Target = doc.Net.Parameters.Server
 	case doc.HTTP != nil:

@@ -45,14 +45,33 @@ func Summary(doc *result.Document) string {
 }
 
 // sweepSummary is the best block size of each phase: what the device can
-// do when the block size is not what holds it back.
+// do when the block size is not what holds it back; a run over several
+// targets gives each target's, named by its filesystem.
 func sweepSummary(doc *result.Document) string {
 	if doc.Sweep == nil {
 		return ""
 	}
+	if len(doc.Targets) < 2 {
+		return sweepBest(doc.Sweep.Steps, -1)
+	}
+	var per []string
+	for ti, label := range result.TargetLabels(doc.Targets) {
+		if s := sweepBest(doc.Sweep.Steps, ti); s != "" {
+			per = append(per, label+": "+s)
+		}
+	}
+	return strings.Join(per, "; ")
+}
+
+// sweepBest is the best block size of each phase among the steps of
+// target ti, or of every target when ti is negative.
+func sweepBest(steps []result.SweepStep, ti int) string {
 	var best [2]*result.SweepStep // read, write
-	for i := range doc.Sweep.Steps {
-		st := &doc.Sweep.Steps[i]
+	for i := range steps {
+		st := &steps[i]
+		if ti >= 0 && st.Target != ti {
+			continue
+		}
 		k := -1
 		switch st.Phase {
 		case result.PhaseRead:

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/thruput/thruput/internal/iperf3"
 	"github.com/thruput/thruput/internal/units"
 )
@@ -226,6 +228,18 @@ func boundFlag(args []string) string {
 	return "-t"
 }
 
+// direct is disk random's --direct for a directory on a device: the
+// quick suite's 128 MiB set fits in any free memory, and buffered it
+// would time the page cache. A tmpfs or ramfs is memory itself, and
+// refuses O_DIRECT.
+func direct(dir string) []string {
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err == nil && (st.Type == unix.TMPFS_MAGIC || st.Type == unix.RAMFS_MAGIC) {
+		return nil
+	}
+	return []string{"--direct"}
+}
+
 func plan(o Options) []Step {
 	var steps []Step
 	full, netAddr, httpURL := o.Full, o.Net, o.HTTP
@@ -233,7 +247,7 @@ func plan(o Options) []Step {
 		if full {
 			steps = append(steps,
 				Step{Name: "sweep " + d, Args: []string{"disk", "sweep", d, "--bs", "8-1M", "--file-size", "1G", "--max-time", "30s"}},
-				Step{Name: "random " + d, Args: []string{"disk", "random", d}},
+				Step{Name: "random " + d, Args: slices.Concat([]string{"disk", "random", d}, direct(d))},
 				Step{Name: "io write " + d, Args: []string{"disk", "io", d, "--rw", "write", "--bs", "4k", "--iodepth", "64", "--size", "4G", "--repeat", "4"}},
 				Step{Name: "io read " + d, Args: []string{"disk", "io", d, "--rw", "read", "--bs", "4k", "--iodepth", "64", "--size", "4G", "--repeat", "4"}},
 				Step{Name: "mark " + d, Args: []string{"disk", "mark", d}})
@@ -241,7 +255,7 @@ func plan(o Options) []Step {
 		}
 		steps = append(steps,
 			Step{Name: "sweep " + d, Args: []string{"disk", "sweep", d, "--bs", "512-1M", "--file-size", "32M", "--max-time", "2s"}},
-			Step{Name: "random " + d, Args: []string{"disk", "random", d, "--files", "16", "--size", "128M", "-t", "8s"}},
+			Step{Name: "random " + d, Args: slices.Concat([]string{"disk", "random", d, "--files", "16", "--size", "128M"}, direct(d), []string{"-t", "8s"})},
 			Step{Name: "mark " + d, Args: []string{"disk", "mark", d, "--size", "64M", "-t", "2s"}})
 	}
 	if netAddr != "" {

@@ -1,0 +1,180 @@
+package serve
+
+import (
+	"fmt"
+	"html"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/thruput/thruput/internal/browsertest"
+	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/store/sqlite"
+)
+
+// everyMethod is a run of each method and kind: a sweep over two targets
+// and eight block sizes, disk mark, disk io with repeats, disk random,
+// TCP and capped UDP network tests and an HTTP download, on pi4, a day
+// apart, and a second sweep so each trend has two points.
+func everyMethod() []*result.Document {
+	at := func(day int) time.Time { return t0.AddDate(0, 0, day) }
+	doc := func(id, method string, day int) *result.Document {
+		d := &result.Document{ID: id, Method: method, Status: result.StatusOK, StartedAt: at(day), EndedAt: at(day).Add(time.Minute)}
+		d.Host.Hostname = "pi4"
+		d.Targets = []result.Target{{Path: "/mnt/usb", FSType: "ext4"}}
+		return d
+	}
+	var docs []*result.Document
+	for k, id := range []string{"20261101T060000Z-sweep1", "20261102T060000Z-sweep2"} {
+		d := doc(id, "disk.sweep", k)
+		d.Targets = append(d.Targets, result.Target{Path: "/tmp", FSType: "tmpfs"})
+		var bs []int64
+		for i := range 8 {
+			bs = append(bs, 512<<(2*i))
+		}
+		d.Sweep = &result.Sweep{Parameters: result.SweepParameters{BlockSizes: bs, Write: true, Read: true}}
+		for ti := range 2 {
+			for i, b := range bs {
+				for _, ph := range []string{result.PhaseWrite, result.PhaseRead} {
+					d.Sweep.Steps = append(d.Sweep.Steps, result.SweepStep{Target: ti, Phase: ph, BlockSize: b,
+						Bytes: 64 << 20, ElapsedNs: 1e9, MiBPerSec: float64((ti*50 + 5) * (i + 1))})
+				}
+			}
+		}
+		docs = append(docs, d)
+	}
+	m := doc("20261103T060000Z-mark01", "disk.mark", 2)
+	m.Mark = &result.Mark{Size: 1 << 30, DurationNs: 5e9}
+	for i, p := range []string{"SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1"} {
+		for _, ph := range []string{"read", "write"} {
+			mb := 400 / float64(i+1)
+			m.Mark.Results = append(m.Mark.Results, result.MarkResult{Preset: p, Phase: ph, MBPerSec: mb, MiBPerSec: mb / 1.048576, IOPS: mb * 244})
+		}
+	}
+	io := doc("20261104T060000Z-io0001", "disk.io", 3)
+	io.IO = &result.IO{Parameters: result.IOParameters{RW: "randread", BlockSize: 4096, IODepth: 32, Jobs: 1, Repeat: 2}, Engine: "io_uring"}
+	for _, iops := range []float64{10100, 9900} {
+		io.IO.Runs = append(io.IO.Runs, result.IORun{ElapsedNs: 5e9, Read: &result.IODirection{IOPS: iops, MiBPerSec: iops / 256}})
+	}
+	rnd := doc("20261105T060000Z-rand01", "disk.random", 4)
+	rnd.Random = &result.Random{Parameters: result.RandomParameters{Mode: "rndrw", BlockSize: 16384}, ElapsedNs: 1e10,
+		Reads: 3000, Writes: 2000, ReadsPerSec: 300, WritesPerSec: 200, ReadMiBPerSec: 4.7, WriteMiBPerSec: 3.1}
+	var nets []*result.Document
+	for i, p := range []result.NetParameters{{Role: "client", Protocol: "tcp", Server: "nas"}, {Role: "client", Protocol: "udp", Server: "nas", BitrateBps: 50e6}} {
+		n := doc(fmt.Sprintf("20261106T06000%dZ-net%03d", i, i), "net.client", 5)
+		n.Targets = nil
+		mbit := []float64{940, 50}[i]
+		n.Net = &result.Net{Parameters: p, Sums: []result.NetSum{{Direction: result.DirUp,
+			Receiver: result.NetFigure{Bytes: int64(mbit * 1e6 / 8 * 10), Seconds: 10, BitsPerSecond: mbit * 1e6}}}}
+		for k := range 10 {
+			n.Net.Intervals = append(n.Net.Intervals, result.NetInterval{StartNs: int64(k) * 1e9, EndNs: int64(k+1) * 1e9,
+				Sums: []result.NetIntervalFlow{{Direction: result.DirUp, BitsPerSecond: mbit * 1e6}}})
+		}
+		nets = append(nets, n)
+	}
+	h := doc("20261107T060000Z-http01", "net.http", 6)
+	h.Targets = nil
+	h.HTTP = &result.HTTP{Parameters: result.HTTPParameters{URL: "http://nas:8080/big", WindowNs: 1e9}}
+	for r := range 2 {
+		run := result.HTTPRun{StatusCode: 200, Bytes: 40 << 20, MiBPerSec: 10 + float64(r)}
+		for w := range 4 {
+			run.Windows = append(run.Windows, result.HTTPWindow{StartNs: int64(w) * 1e9, EndNs: int64(w+1) * 1e9, MiBPerSec: 10 + float64(w)/4})
+		}
+		h.HTTP.Runs = append(h.HTTP.Runs, run)
+	}
+	return append(append(docs, m, io, rnd), append(nets, h)...)
+}
+
+var hrefs = regexp.MustCompile(`href="(/[^"#]*)"`)
+
+// TestEveryLinkDraws walks every link the dashboard renders, from the
+// list through each run and trend page, over a store holding every
+// method, and compares each pair of runs of a method: every page answers
+// 200, and every run, trend and compare page draws a chart with its
+// points. A trend of a sweep once answered 500.
+func TestEveryLinkDraws(t *testing.T) {
+	s, err := sqlite.Open(filepath.Join(t.TempDir(), "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	docs := everyMethod()
+	if _, _, err := s.SaveAll(docs); err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, Options{Store: s, Version: "test"})
+	seen := map[string]bool{}
+	queue := []string{"/"}
+	for i := range docs {
+		for j := i + 1; j < len(docs); j++ {
+			if docs[i].Method == docs[j].Method {
+				queue = append(queue, "/compare?run="+docs[i].ID+"&run="+docs[j].ID)
+			}
+		}
+	}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		if seen[p] || strings.HasPrefix(p, "/metrics") {
+			continue
+		}
+		seen[p] = true
+		code, body := c.do("GET", p, nil, "")
+		if code != 200 {
+			t.Errorf("%s: %d\n%.300s", p, code, body)
+			continue
+		}
+		if strings.HasPrefix(p, "/runs/") || strings.HasPrefix(p, "/trend") || strings.HasPrefix(p, "/compare") {
+			if !strings.Contains(body, `class="chart"`) || !strings.Contains(body, `class="point"`) {
+				t.Errorf("%s: no chart drawn", p)
+			}
+			if strings.Contains(body, "could not be drawn") {
+				t.Errorf("%s: a chart could not be drawn", p)
+			}
+		}
+		for _, m := range hrefs.FindAllStringSubmatch(body, -1) {
+			queue = append(queue, html.UnescapeString(m[1]))
+		}
+	}
+	for _, d := range docs {
+		if !seen["/runs/"+d.ID] {
+			t.Errorf("no link to %s", d.ID)
+		}
+	}
+	var trends int
+	for p := range seen {
+		if strings.HasPrefix(p, "/trend") {
+			trends++
+		}
+	}
+	if trends < 6 {
+		t.Errorf("%d trend pages linked, want one per method", trends)
+	}
+}
+
+// TestDashboardPagesRead opens each kind of dashboard page (the list, a
+// run, a trend, a comparison) over a store of every method in Chromium
+// at 1400 and 800 px: no header word is split across lines. With
+// THRUPUT_SCREENSHOTS=DIR it leaves a screenshot of each there.
+func TestDashboardPagesRead(t *testing.T) {
+	s, err := sqlite.Open(filepath.Join(t.TempDir(), "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if _, _, err := s.SaveAll(everyMethod()); err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, Options{Store: s, Version: "test"})
+	bctx := browsertest.New(t, 1400, 900)
+	for name, p := range map[string]string{
+		"list": "/", "run-sweep": "/runs/20261101T060000Z-sweep1", "run-mark": "/runs/20261103T060000Z-mark01",
+		"run-net": "/runs/20261106T060000Z-net000", "trend-sweep": "/trend?host=pi4&method=disk.sweep",
+		"trend-net": "/trend?host=pi4&method=net.client",
+		"compare":   "/compare?run=20261101T060000Z-sweep1&run=20261102T060000Z-sweep2",
+	} {
+		browsertest.HeaderWords(t, bctx, c.url+p, "dashboard-"+name)
+	}
+}
