@@ -151,7 +151,10 @@ func consistent(t *testing.T, what string, paced, counted bool, got, ref *iperf3
 		// client ends the test, as iperf3's does, and a lossy UDP
 		// receiver ends later. Less is fine: iperf3 3.12's client
 		// counts its reads as blocks in -R -k and ends after that many.
-		if slack := max(4*131072, ref.End.SumSent.Bytes*15/100); got.End.SumSent.Bytes > ref.End.SumSent.Bytes+slack {
+		// A paced UDP server sends on until the client's TEST_END,
+		// measured here up to 18 % past -n at -b1G (iperf3 3.12's -s
+		// stops at the count): 25 % holds it.
+		if slack := max(4*131072, ref.End.SumSent.Bytes*25/100); got.End.SumSent.Bytes > ref.End.SumSent.Bytes+slack {
 			t.Errorf("%s: sent %d bytes, against iperf3 -s %d", what, got.End.SumSent.Bytes, ref.End.SumSent.Bytes)
 		}
 	case paced:

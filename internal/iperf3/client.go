@@ -327,6 +327,12 @@ func (c *client) loop(ctx context.Context, s *session, states <-chan stateOrErr)
 	if c.p.Reverse || c.p.Bidir {
 		c.meters[false] = c.cfg.Steady.Meter()
 	}
+	// A reverse UDP test bounded by -n or -k also ends once nothing has
+	// arrived for a while: the server stops at the count, as iperf3's
+	// does, and the datagrams lost on the way never come.
+	stall := byLimit && c.p.UDP && c.p.Reverse && !c.p.Bidir
+	var received int64
+	lastArrival := time.Now()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
@@ -337,6 +343,13 @@ func (c *client) loop(ctx context.Context, s *session, states <-chan stateOrErr)
 		}
 		if byLimit && !s.omitting && c.limitDone(s) {
 			return nil
+		}
+		if stall && !s.omitting {
+			if n := s.measuredBytes(false); n != received {
+				received, lastArrival = n, now
+			} else if n > 0 && now.Sub(lastArrival) > udpStall {
+				return nil
+			}
 		}
 		if !s.omitting && c.stable(s, now) {
 			return nil
@@ -381,6 +394,10 @@ func (c *client) stable(s *session, now time.Time) bool {
 	}
 	return all
 }
+
+// udpStall is how long a reverse UDP test bounded by -n or -k waits for
+// the next datagram before it ends short of the count.
+const udpStall = 2 * time.Second
 
 // limitDone: -n and -k count what this client sends, or in reverse what
 // it receives.
