@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -36,10 +37,11 @@ can be deleted and their labels changed, and it may listen on any address.
 Without a token it answers only requests naming a loopback host (against
 DNS rebinding). It stops cleanly on Ctrl-C or SIGTERM.
 
-A store named by $THRUPUT_DB (or the default one) that does not exist yet
-is an empty history until the first run saves there, so the dashboard can
-start before the first measurement, as thruput-serve.service does; serve
-never creates it. A --db that does not exist is an error (a mistyped path).
+A SQLite store named by --db, $THRUPUT_DB or the default that does not
+exist yet, in a directory that does, is an empty history until the first run
+saves there, so the dashboard can start before the first measurement, as
+thruput-serve.service does; serve says so on stderr (a mistyped path shows
+there) and never creates it. A directory that does not exist is an error.
 
 Under systemd, --token-file NAME (a name without a slash) is read from
 $CREDENTIALS_DIRECTORY, where LoadCredential=NAME:FILE puts it.`,
@@ -61,7 +63,7 @@ $CREDENTIALS_DIRECTORY, where LoadCredential=NAME:FILE puts it.`,
 			if err := serve.CheckListen(listen, token != ""); err != nil {
 				return usage.Wrap(err)
 			}
-			s, err := a.serveStore()
+			s, err := a.serveStore(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -91,14 +93,14 @@ func credential(name string) string {
 	return name
 }
 
-// serveStore is readStore, except that a configured SQLite store which
-// does not exist yet in a directory that does is served as an empty
-// history: the packaged dashboard starts with the machine, before the
-// scheduled suite saved its first run, and must not fail (and restart in
-// a loop) until then.
-func (a *app) serveStore() (store.Store, error) {
+// serveStore is readStore, except that a SQLite store which does not
+// exist yet in a directory that does is served as an empty history,
+// whether --db or THRUPUT_DB names it: the packaged dashboard starts with
+// the machine, before the scheduled suite saved its first run, and must
+// not fail (and restart in a loop) until then.
+func (a *app) serveStore(stderr io.Writer) (store.Store, error) {
 	loc, err := a.location()
-	if err != nil || a.dbSet || loc.URL != "" {
+	if err != nil || loc.URL != "" {
 		return a.readStore()
 	}
 	if _, err := os.Stat(loc.Path); !errors.Is(err, fs.ErrNotExist) {
@@ -111,6 +113,7 @@ func (a *app) serveStore() (store.Store, error) {
 	if fi, err := os.Stat(filepath.Dir(abs)); err != nil || !fi.IsDir() {
 		return a.readStore()
 	}
+	fmt.Fprintf(stderr, "thruput: no result store at %s yet: an empty history until the first run saves there\n", abs)
 	// Kept as a.store so that main closes it when serve ends.
 	p := sqlite.Pending(abs)
 	a.store = p

@@ -36,11 +36,25 @@ func TestServeBeforeFirstRun(t *testing.T) {
 		t.Errorf("/metrics after the first run: %d\n%s", code, body)
 	}
 
+	// --db behaves as THRUPUT_DB does, and says where it waits.
+	t.Setenv("THRUPUT_DB", "")
+	other := filepath.Join(t.TempDir(), "results.db")
+	u2, stderr := startDashboardStderr(t, "--db", other)
+	if code, body := get(t, u2+"/"); code != 200 || !strings.Contains(body, "No run") {
+		t.Errorf("--db before the first run: %d\n%.500s", code, body)
+	}
+	if !strings.Contains(stderr(), "no result store at "+other+" yet") {
+		t.Errorf("--db before the first run says nothing of the store: %q", stderr())
+	}
+
 	// A directory that does not exist is a configuration to fix, not a
 	// store to wait for.
 	t.Setenv("THRUPUT_DB", filepath.Join(t.TempDir(), "none", "results.db"))
 	if o := thruput(t, "serve", "--listen", "127.0.0.1:0"); o.code != 2 || !strings.Contains(o.stderr, "no result store") {
 		t.Errorf("serve with no store directory: exit %d %q", o.code, o.stderr)
+	}
+	if o := thruput(t, "serve", "--listen", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "none", "results.db")); o.code != 2 || !strings.Contains(o.stderr, "no result store") {
+		t.Errorf("serve --db with no store directory: exit %d %q", o.code, o.stderr)
 	}
 }
 

@@ -18,6 +18,14 @@ import (
 // exit 0.
 func startDashboard(t *testing.T, args ...string) string {
 	t.Helper()
+	u, _ := startDashboardStderr(t, args...)
+	return u
+}
+
+// startDashboardStderr is startDashboard that also returns what serve
+// said on stderr before the line naming its address.
+func startDashboardStderr(t *testing.T, args ...string) (string, func() string) {
+	t.Helper()
 	cmd := exec.Command(thruputBin, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -26,14 +34,23 @@ func startDashboard(t *testing.T, args ...string) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	line, err := bufio.NewReader(stderr).ReadString('\n')
-	_, url, ok := strings.Cut(strings.TrimSpace(line), " on ")
-	if err != nil || !ok {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("serve said %q: %v", line, err)
+	r := bufio.NewReader(stderr)
+	var before strings.Builder
+	var url string
+	for {
+		line, err := r.ReadString('\n')
+		if strings.HasPrefix(line, "thruput: serving ") {
+			url = strings.TrimSpace(line[strings.LastIndex(line, " on ")+4:])
+			break
+		}
+		before.WriteString(line)
+		if err != nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("serve said %q: %v", before.String(), err)
+		}
 	}
-	go io.Copy(io.Discard, stderr)
+	go io.Copy(io.Discard, r)
 	t.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGTERM)
 		done := make(chan error, 1)
@@ -48,7 +65,8 @@ func startDashboard(t *testing.T, args ...string) string {
 			t.Error("serve did not stop within 10 s of SIGTERM")
 		}
 	})
-	return strings.TrimSuffix(url, "/")
+	said := before.String()
+	return strings.TrimSuffix(url, "/"), func() string { return said }
 }
 
 func get(t *testing.T, url string) (int, string) {
