@@ -86,3 +86,74 @@ func TestProcs(t *testing.T) {
 	restore := Procs(64)
 	restore()
 }
+
+// TestReaderBatch: a reader in batches still hands over a tail smaller
+// than a batch within a few batchTimeouts, then reads single segments
+// again; an idle socket still waits the whole Timeout.
+func TestReaderBatch(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		accepted <- c
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer := <-accepted
+	defer peer.Close()
+	fd, err := Detach(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	r := Reader{FD: fd, Block: Sys}
+	buf := make([]byte, BatchBuffer)
+	r.setBatch(true)
+	if !r.batch {
+		t.Fatal("the socket refused SO_RCVLOWAT")
+	}
+	if lowat, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT); err != nil || lowat != batchBytes {
+		t.Fatalf("SO_RCVLOWAT %d (%v), want %d", lowat, err, batchBytes)
+	}
+	if _, err := peer.Write(make([]byte, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	got := 0
+	for got < 1000 {
+		n, e := r.Read(buf)
+		if e != 0 && !Again(e) {
+			t.Fatalf("read: %v", e)
+		}
+		got += n
+	}
+	if d := time.Since(start); d > Timeout/2 {
+		t.Errorf("a 1000-byte tail took %v to arrive in batches, want about %v", d, batchTimeout)
+	}
+	if r.batch {
+		t.Error("still in batches after a read cut short")
+	}
+	if lowat, _ := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT); lowat != 1 {
+		t.Errorf("SO_RCVLOWAT %d after the batches, want 1", lowat)
+	}
+	r.setBatch(true)
+	start = time.Now()
+	for {
+		n, e := r.Read(buf)
+		if n != 0 || !Again(e) {
+			t.Fatalf("idle socket: %d bytes, %v; want a timeout", n, e)
+		}
+		if e == unix.EAGAIN {
+			break
+		}
+	}
+	if d := time.Since(start); d < Timeout/2 || d > 10*Timeout {
+		t.Errorf("idle read in batches returned after %v, want about %v", d, Timeout)
+	}
+}
