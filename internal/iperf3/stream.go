@@ -33,6 +33,11 @@ type stream struct {
 	// runtime's netpoller (see newTCPStream).
 	conn net.Conn
 	fd   int
+	// tid is the thread the stream's goroutine is locked to, 0 before.
+	tid atomic.Int32
+	// arrived is when a receiver last read data, in ns since the data
+	// path's epoch.
+	arrived atomic.Int64
 	// local and peer are the two ends' addresses.
 	local, peer string
 	// bytes moved since the goroutine started.
@@ -103,6 +108,9 @@ type dataPath struct {
 	epoch time.Time
 	// wg counts all data goroutines, senders only the sending ones.
 	wg, senders sync.WaitGroup
+	// receivers are the started receiving streams (under mu).
+	mu        sync.Mutex
+	receivers []*stream
 	// unprocs gives back the Ps taken for the TCP streams.
 	unprocs func()
 }
@@ -159,6 +167,10 @@ func (d *dataPath) start(s *stream) {
 	d.wg.Add(1)
 	if s.send {
 		d.senders.Add(1)
+	} else {
+		d.mu.Lock()
+		d.receivers = append(d.receivers, s)
+		d.mu.Unlock()
 	}
 	go func() {
 		defer d.wg.Done()
@@ -169,6 +181,7 @@ func (d *dataPath) start(s *stream) {
 		// thread anyway, and the kernel keeps it on one CPU.
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
+		s.tid.Store(int32(unix.Gettid()))
 		if s.udp {
 			// Datagrams woke the netpoller and the reader's goroutine one
 			// by one: at 10 Gbit/s on loopback the receiver lost 40 % of
@@ -202,6 +215,7 @@ func (d *dataPath) start(s *stream) {
 // they handed to the kernel.
 func (d *dataPath) halt() {
 	d.stop.Store(true)
+	d.unbatch()
 	done := make(chan struct{})
 	go func() {
 		d.senders.Wait()
@@ -215,11 +229,48 @@ func (d *dataPath) halt() {
 	}
 }
 
+// unbatch makes the TCP receivers read every byte as it comes from now
+// on: what the peer sent before the end is still arriving, and a batch
+// would hold its last bytes for up to a receive timeout, stretching the
+// receivers' span. The low-water mark goes back to one byte for a read
+// that starts from here, and a signal (SIGURG, which the runtime takes
+// for a preemption request and otherwise ignores) ends a read already
+// waiting for a batch with what it has. recvTCP sees the stop and batches
+// no more.
+func (d *dataPath) unbatch() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, s := range d.receivers {
+		if s.udp {
+			continue
+		}
+		_ = unix.SetsockoptInt(s.fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT, 1)
+		if tid := s.tid.Load(); tid != 0 {
+			_ = unix.Tgkill(unix.Getpid(), int(tid), unix.SIGURG)
+		}
+	}
+}
+
+// lastArrival is when this side's receivers last read data (the epoch if
+// they never did): the end of their span, however late it is looked at.
+func (d *dataPath) lastArrival() time.Time {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var last int64
+	for _, s := range d.receivers {
+		last = max(last, s.arrived.Load())
+	}
+	return d.epoch.Add(time.Duration(last))
+}
+
 // shutdown ends every data goroutine, then closes the streams.
 func (d *dataPath) shutdown(streams []*stream) {
 	d.stop.Store(true)
 	d.closing.Store(true)
 	d.wg.Wait()
+	d.mu.Lock()
+	d.receivers = nil // their descriptors close now
+	d.mu.Unlock()
 	closeAll(streams)
 	d.close()
 }
@@ -336,12 +387,16 @@ func (d *dataPath) recvTCP(s *stream) error {
 	// Reads need not match the sender's blocks: one buffer large enough
 	// for the reader to batch (see sockio.Reader).
 	buf := make([]byte, max(d.p.Len, sockio.BatchBuffer))
-	r := sockio.Reader{FD: fd, Block: sockio.RawRead}
+	r := sockio.Reader{FD: fd, Block: sockio.RawRead, Batch: true}
 	for !d.closing.Load() {
+		if d.stop.Load() {
+			r.Batch = false // see unbatch
+		}
 		n, e := r.Read(buf)
 		switch {
 		case e == 0 && n > 0:
 			s.bytes.Add(int64(n))
+			s.arrived.Store(int64(time.Since(d.epoch)))
 		case e == 0:
 			return nil // the sender closed the stream
 		case !sockio.Again(e):
@@ -414,10 +469,11 @@ func (d *dataPath) recvUDP(s *stream) error {
 		} else {
 			seq = int64(binary.BigEndian.Uint32(buf[8:]))
 		}
-		arrived := time.Since(d.epoch).Seconds()
+		now := time.Since(d.epoch)
 		s.bytes.Add(int64(n))
+		s.arrived.Store(int64(now))
 		s.mu.Lock()
-		s.rcv.add(seq, arrived-sent)
+		s.rcv.add(seq, now.Seconds()-sent)
 		s.mu.Unlock()
 	}
 	return nil

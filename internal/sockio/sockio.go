@@ -84,8 +84,7 @@ func Again(e syscall.Errno) bool { return e == unix.EAGAIN || e == unix.EINTR }
 // 30 us of system calls; fastWait is the wait of a blocking read short
 // enough that polling would have found the data.
 //
-// A busy reader with a buffer of at least BatchBuffer reads in batches
-// instead: SO_RCVLOWAT makes the kernel wake it only once batchBytes are
+// A busy reader that may batch (Reader.Batch) reads in batches instead: SO_RCVLOWAT makes the kernel wake it only once batchBytes are
 // queued (or at the end of the stream), and batchTimeout bounds how long a
 // batch may hold the last bytes of a burst. Each wake-up costs the reader
 // a context switch and the sender an interrupt to the reader's CPU (on a
@@ -96,9 +95,8 @@ const (
 	fastWait     = 30 * time.Microsecond
 	batchBytes   = 256 << 10
 	batchTimeout = 4 * time.Millisecond
-	// BatchBuffer is the smallest buffer a Reader batches with: room for a
-	// batch and what arrives while it is copied out.
-	BatchBuffer = 2 * batchBytes
+	// BatchBuffer is the smallest buffer a Reader batches with.
+	BatchBuffer = batchBytes
 )
 
 // Reader reads one socket detached by Detach, polling or batching while
@@ -110,6 +108,12 @@ type Reader struct {
 	// Block is the blocking read: Raw (holding the P) for a goroutine that
 	// has one of its own, Sys (announced) for one that shares.
 	Block func(fd int, b []byte) (int, syscall.Errno)
+	// Batch lets a busy reader with a buffer of at least BatchBuffer read
+	// in batches rather than poll. The last bytes of a burst then come up
+	// to batchTimeout late: fine for a stream that runs for seconds, not
+	// for a request waiting on its reply. Clearing it ends batches at the
+	// next Read.
+	Batch bool
 	poll  bool
 	batch bool
 }
@@ -126,6 +130,9 @@ func RawRead(fd int, b []byte) (int, syscall.Errno) { return Raw(unix.SYS_READ, 
 // Read reads once: n > 0 data, n == 0 and e == 0 the end of the stream,
 // Again(e) nothing within Timeout.
 func (r *Reader) Read(b []byte) (int, syscall.Errno) {
+	if r.batch && !r.Batch {
+		r.setBatch(false)
+	}
 	if r.batch {
 		n, e := r.Block(r.FD, b)
 		switch {
@@ -156,7 +163,7 @@ func (r *Reader) Read(b []byte) (int, syscall.Errno) {
 		start := time.Now()
 		n, e = r.Block(r.FD, b)
 		fast := e == 0 && n > 0 && time.Since(start) < fastWait
-		if fast && len(b) >= BatchBuffer {
+		if fast && r.Batch && len(b) >= BatchBuffer {
 			r.setBatch(true)
 			fast = false
 		}

@@ -112,7 +112,7 @@ func TestReaderBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unix.Close(fd)
-	r := Reader{FD: fd, Block: Sys}
+	r := Reader{FD: fd, Block: Sys, Batch: true}
 	buf := make([]byte, BatchBuffer)
 	r.setBatch(true)
 	if !r.batch {
