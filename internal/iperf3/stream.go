@@ -1,6 +1,7 @@
 package iperf3
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"net"
@@ -84,6 +85,10 @@ type dataPath struct {
 	p *Params
 	// payload is the TCP send buffer, random bytes shared read-only.
 	payload []byte
+	// chunk is payload repeated to about sendChunk bytes, what a TCP
+	// sender writes at once when nothing counts its blocks as they go
+	// (no -n, -k or -b); nil when it writes a block at a time.
+	chunk []byte
 	// memfd holds the payload for zero-copy sends (-Z), -1 if unused.
 	memfd int
 	// stop tells senders to end; limit is reached when total sent bytes or
@@ -115,10 +120,18 @@ type dataPath struct {
 	unprocs func()
 }
 
+// sendChunk is how much a TCP sender writes per system call when it may
+// write several blocks at once: fewer calls, and fewer times the kernel
+// pushes a partly filled queue.
+const sendChunk = 512 << 10
+
 func newDataPath(p *Params, zeroCopy bool) (*dataPath, error) {
 	d := &dataPath{p: p, memfd: -1, epoch: time.Now()}
 	d.payload = make([]byte, p.Len)
 	payload.Fill(d.payload)
+	if k := sendChunk / p.Len; !p.UDP && k > 1 && p.Bytes == 0 && p.Blocks == 0 && p.Bitrate == 0 {
+		d.chunk = bytes.Repeat(d.payload, k)
+	}
 	if zeroCopy && !p.UDP {
 		fd, err := unix.MemfdCreate("thruput-payload", unix.MFD_CLOEXEC)
 		if err != nil {
@@ -310,15 +323,13 @@ func (p *pacer) wait(total int64, stop *atomic.Bool) {
 // reached by all streams together.
 func (d *dataPath) sent(s *stream, n int) {
 	d.sentBytes(s, n)
-	d.sentBlock()
+	d.totalBlocks.Add(1)
 }
 
 func (d *dataPath) sentBytes(s *stream, n int) {
 	s.bytes.Add(int64(n))
 	d.totalBytes.Add(int64(n))
 }
-
-func (d *dataPath) sentBlock() { d.totalBlocks.Add(1) }
 
 // newTCPStream takes a connected TCP socket away from the runtime (see
 // sockio): the data path then sleeps in the kernel until the socket is
@@ -350,27 +361,39 @@ func (s *stream) close() {
 func (d *dataPath) sendTCP(s *stream) error {
 	fd := s.fd
 	pace := newPacer(d.p.Bitrate, d.p.PacingTimer)
-	off := 0
+	blk := len(d.payload)
+	buf := d.payload
+	if d.chunk != nil && d.memfd < 0 {
+		buf = d.chunk
+	}
+	off := 0 // in buf, a multiple of blk at each block's start
 	for !d.closing.Load() {
-		if off == 0 && (d.stop.Load() || d.limitReached()) {
-			return nil
+		end := len(buf)
+		if off%blk == 0 {
+			if d.stop.Load() || d.limitReached() {
+				return nil
+			}
+		} else if d.stop.Load() {
+			end = (off/blk + 1) * blk // finish this block only
 		}
 		var n int
 		var e syscall.Errno
 		if d.memfd >= 0 {
 			o := int64(off)
 			var serr error
-			n, serr = unix.Sendfile(fd, d.memfd, &o, len(d.payload)-off)
+			n, serr = unix.Sendfile(fd, d.memfd, &o, end-off)
 			e, _ = serr.(syscall.Errno)
 		} else {
-			n, e = sockio.Raw(unix.SYS_WRITE, fd, d.payload[off:])
+			n, e = sockio.Raw(unix.SYS_WRITE, fd, buf[off:end])
 		}
 		if n > 0 {
 			d.sentBytes(s, n)
-			if off += n; off == len(d.payload) {
-				off = 0
-				d.sentBlock()
+			if blocks := (off+n)/blk - off/blk; blocks > 0 {
+				d.totalBlocks.Add(int64(blocks))
 				pace.wait(s.bytes.Load(), &d.stop)
+			}
+			if off += n; off == len(buf) {
+				off = 0
 			}
 		}
 		if e != 0 && !sockio.Again(e) {
