@@ -84,19 +84,22 @@ func Again(e syscall.Errno) bool { return e == unix.EAGAIN || e == unix.EINTR }
 // 30 us of system calls; fastWait is the wait of a blocking read short
 // enough that polling would have found the data.
 //
-// A busy reader that may batch (Reader.Batch) reads in batches instead: SO_RCVLOWAT makes the kernel wake it only once batchBytes are
-// queued (or at the end of the stream), and batchTimeout bounds how long a
-// batch may hold the last bytes of a burst. Each wake-up costs the reader
-// a context switch and the sender an interrupt to the reader's CPU (on a
-// VM an exit to the host); each poll that finds nothing costs a system
-// call. A batch cut short by batchTimeout (a slower stream) switches back.
+// A busy reader that may batch (Reader.Batch) reads in batches instead:
+// SO_RCVLOWAT makes the kernel wake it only once a batch (its buffer, at
+// most BatchMax) is queued or the stream ends, and batchTimeout bounds how
+// long a batch may hold the last bytes of a burst. Each wake-up costs the
+// reader a context switch and the sender an interrupt to the reader's CPU
+// (on a VM an exit to the host); each poll that finds nothing costs a
+// system call. A batch cut short by batchTimeout (a slower stream)
+// switches back. On loopback (64 KiB segments) 512 KiB batches took 10 %
+// less CPU per byte, sender and receiver together, than 256 KiB ones.
 const (
 	pollReads    = 32
 	fastWait     = 30 * time.Microsecond
-	batchBytes   = 256 << 10
 	batchTimeout = 4 * time.Millisecond
-	// BatchBuffer is the smallest buffer a Reader batches with.
-	BatchBuffer = batchBytes
+	// BatchMin and BatchMax bound the buffer a Reader batches with.
+	BatchMin = 128 << 10
+	BatchMax = 512 << 10
 )
 
 // Reader reads one socket detached by Detach, polling or batching while
@@ -108,14 +111,15 @@ type Reader struct {
 	// Block is the blocking read: Raw (holding the P) for a goroutine that
 	// has one of its own, Sys (announced) for one that shares.
 	Block func(fd int, b []byte) (int, syscall.Errno)
-	// Batch lets a busy reader with a buffer of at least BatchBuffer read
+	// Batch lets a busy reader with a buffer of at least BatchMin read
 	// in batches rather than poll. The last bytes of a burst then come up
 	// to batchTimeout late: fine for a stream that runs for seconds, not
 	// for a request waiting on its reply. Clearing it ends batches at the
 	// next Read.
 	Batch bool
 	poll  bool
-	batch bool
+	// lowat is the batch size while batching, 0 when not.
+	lowat int
 }
 
 // Sys is an announced read(2), for readers without a P of their own.
@@ -130,20 +134,20 @@ func RawRead(fd int, b []byte) (int, syscall.Errno) { return Raw(unix.SYS_READ, 
 // Read reads once: n > 0 data, n == 0 and e == 0 the end of the stream,
 // Again(e) nothing within Timeout.
 func (r *Reader) Read(b []byte) (int, syscall.Errno) {
-	if r.batch && !r.Batch {
-		r.setBatch(false)
+	if r.lowat > 0 && !r.Batch {
+		r.setBatch(0)
 	}
-	if r.batch {
+	if r.lowat > 0 {
 		n, e := r.Block(r.FD, b)
 		switch {
-		case e == 0 && n >= batchBytes:
+		case e == 0 && n >= r.lowat:
 			return n, 0
 		case e == unix.EINTR:
 			return 0, e // a signal before any byte
 		}
 		// Cut short: a slower stream, its end, or an error. (A signal
 		// after some bytes too: the next fast read batches again.)
-		r.setBatch(false)
+		r.setBatch(0)
 		if e != unix.EAGAIN {
 			if e != 0 {
 				n = 0 // the kernel's -1
@@ -163,8 +167,8 @@ func (r *Reader) Read(b []byte) (int, syscall.Errno) {
 		start := time.Now()
 		n, e = r.Block(r.FD, b)
 		fast := e == 0 && n > 0 && time.Since(start) < fastWait
-		if fast && r.Batch && len(b) >= BatchBuffer {
-			r.setBatch(true)
+		if fast && r.Batch && len(b) >= BatchMin {
+			r.setBatch(min(len(b), BatchMax))
 			fast = false
 		}
 		r.poll = fast
@@ -176,23 +180,23 @@ func (r *Reader) Read(b []byte) (int, syscall.Errno) {
 }
 
 // setBatch sets the socket's low-water mark and receive timeout for
-// batches or single reads. A socket that refuses stays as it was: reads
-// are still correct, only more wake-ups.
-func (r *Reader) setBatch(on bool) {
-	lowat, timeout := 1, Timeout
-	if on {
-		lowat, timeout = batchBytes, batchTimeout
+// batches of lowat bytes, or for single reads (lowat 0). A socket that
+// refuses stays as it was: reads are still correct, only more wake-ups.
+func (r *Reader) setBatch(lowat int) {
+	timeout := batchTimeout
+	if lowat == 0 {
+		timeout = Timeout
 	}
 	tv := unix.NsecToTimeval(timeout.Nanoseconds())
 	if unix.SetsockoptTimeval(r.FD, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv) != nil {
 		return
 	}
-	if unix.SetsockoptInt(r.FD, unix.SOL_SOCKET, unix.SO_RCVLOWAT, lowat) != nil && on {
+	if unix.SetsockoptInt(r.FD, unix.SOL_SOCKET, unix.SO_RCVLOWAT, max(lowat, 1)) != nil && lowat > 0 {
 		tv = unix.NsecToTimeval(Timeout.Nanoseconds())
 		_ = unix.SetsockoptTimeval(r.FD, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
 		return
 	}
-	r.batch = on
+	r.lowat = lowat
 }
 
 // Procs gives each of n goroutines reading or writing with Raw a P of its

@@ -113,13 +113,13 @@ func TestReaderBatch(t *testing.T) {
 	}
 	defer unix.Close(fd)
 	r := Reader{FD: fd, Block: Sys, Batch: true}
-	buf := make([]byte, BatchBuffer)
-	r.setBatch(true)
-	if !r.batch {
+	buf := make([]byte, BatchMax)
+	r.setBatch(BatchMax)
+	if r.lowat != BatchMax {
 		t.Fatal("the socket refused SO_RCVLOWAT")
 	}
-	if lowat, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT); err != nil || lowat != batchBytes {
-		t.Fatalf("SO_RCVLOWAT %d (%v), want %d", lowat, err, batchBytes)
+	if lowat, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT); err != nil || lowat != BatchMax {
+		t.Fatalf("SO_RCVLOWAT %d (%v), want %d", lowat, err, BatchMax)
 	}
 	if _, err := peer.Write(make([]byte, 1000)); err != nil {
 		t.Fatal(err)
@@ -136,13 +136,13 @@ func TestReaderBatch(t *testing.T) {
 	if d := time.Since(start); d > Timeout/2 {
 		t.Errorf("a 1000-byte tail took %v to arrive in batches, want about %v", d, batchTimeout)
 	}
-	if r.batch {
+	if r.lowat != 0 {
 		t.Error("still in batches after a read cut short")
 	}
 	if lowat, _ := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT); lowat != 1 {
 		t.Errorf("SO_RCVLOWAT %d after the batches, want 1", lowat)
 	}
-	r.setBatch(true)
+	r.setBatch(BatchMax)
 	start = time.Now()
 	for {
 		n, e := r.Read(buf)
