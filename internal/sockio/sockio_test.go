@@ -8,9 +8,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// TestReader reads a detached socket: data, then a timed-out wait, then
-// the end of the stream, and the descriptor is out of the runtime's hands.
-func TestReader(t *testing.T) {
+// detached connects over loopback and detaches the client's end: the
+// original connection, its descriptor out of the runtime, and the peer.
+func detached(t *testing.T) (net.Conn, int, net.Conn) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -26,12 +27,38 @@ func TestReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	peer := <-accepted
-	defer peer.Close()
+	t.Cleanup(func() { peer.Close() })
 	fd, err := Detach(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer unix.Close(fd)
+	t.Cleanup(func() { unix.Close(fd) })
+	return c, fd, peer
+}
+
+// idleTimeout reads an idle socket: nothing, after about Timeout. A
+// signal (the runtime's preemption) may cut a wait short: EINTR.
+func idleTimeout(t *testing.T, r *Reader, buf []byte) {
+	t.Helper()
+	start := time.Now()
+	for {
+		n, e := r.Read(buf)
+		if n != 0 || !Again(e) {
+			t.Fatalf("idle socket: %d bytes, %v; want a timeout", n, e)
+		}
+		if e == unix.EAGAIN {
+			break
+		}
+	}
+	if d := time.Since(start); d < Timeout/2 || d > 10*Timeout {
+		t.Errorf("idle read returned after %v, want about %v", d, Timeout)
+	}
+}
+
+// TestReader reads a detached socket: data, then a timed-out wait, then
+// the end of the stream, and the descriptor is out of the runtime's hands.
+func TestReader(t *testing.T) {
+	c, fd, peer := detached(t)
 	if _, err := c.Write([]byte("x")); err == nil {
 		t.Error("the original connection still writes after Detach")
 	}
@@ -49,20 +76,7 @@ func TestReader(t *testing.T) {
 		}
 		got += n
 	}
-	// A signal (the runtime's preemption) may cut a wait short: EINTR.
-	start := time.Now()
-	for {
-		n, e := r.Read(buf)
-		if n != 0 || !Again(e) {
-			t.Fatalf("idle socket: %d bytes, %v; want a timeout", n, e)
-		}
-		if e == unix.EAGAIN {
-			break
-		}
-	}
-	if d := time.Since(start); d < Timeout/2 || d > 10*Timeout {
-		t.Errorf("idle read returned after %v, want about %v", d, Timeout)
-	}
+	idleTimeout(t, &r, buf)
 	peer.Close()
 	for {
 		n, e := r.Read(buf)
@@ -91,27 +105,7 @@ func TestProcs(t *testing.T) {
 // than a batch within a few batchTimeouts, then reads single segments
 // again; an idle socket still waits the whole Timeout.
 func TestReaderBatch(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, _ := ln.Accept()
-		accepted <- c
-	}()
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	peer := <-accepted
-	defer peer.Close()
-	fd, err := Detach(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(fd)
+	_, fd, peer := detached(t)
 	r := Reader{FD: fd, Block: Sys, Batch: true}
 	buf := make([]byte, BatchMax)
 	r.setBatch(BatchMax)
@@ -143,17 +137,5 @@ func TestReaderBatch(t *testing.T) {
 		t.Errorf("SO_RCVLOWAT %d after the batches, want 1", lowat)
 	}
 	r.setBatch(BatchMax)
-	start = time.Now()
-	for {
-		n, e := r.Read(buf)
-		if n != 0 || !Again(e) {
-			t.Fatalf("idle socket: %d bytes, %v; want a timeout", n, e)
-		}
-		if e == unix.EAGAIN {
-			break
-		}
-	}
-	if d := time.Since(start); d < Timeout/2 || d > 10*Timeout {
-		t.Errorf("idle read in batches returned after %v, want about %v", d, Timeout)
-	}
+	idleTimeout(t, &r, buf)
 }
