@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -292,34 +293,48 @@ func (d *dataPath) shutdown(streams []*stream) {
 	d.close()
 }
 
-// pacer holds a sender to its bitrate in bursts of at most one pacing
-// interval, as iperf3's pacing timer does: sleeping per datagram would cost
-// more than sending it.
+// pacer holds a sender to its bitrate block by block, as iperf3 3.21
+// does: whenever the sender is ahead of its schedule, its thread sleeps in
+// clock_nanosleep until the next block is due. Sleeping only once a whole
+// pacing interval ahead (1 ms, iperf3's timer before nanosleep) sent
+// bursts of 1 ms at full speed: at -b 10G over loopback, 38 datagrams of
+// 32 KiB at once into a receive buffer that holds 6, and 40 % were lost
+// where iperf3 3.21 lost 1 %.
 type pacer struct {
 	bytesPerSec float64
-	grain       time.Duration
-	start       time.Time
+	// start is when the stream started, by Go's clock and as
+	// CLOCK_MONOTONIC (the same clock), for absolute sleeps.
+	start     time.Time
+	startMono time.Duration
 }
 
-func newPacer(bitrate, pacingUs int64) *pacer {
+func newPacer(bitrate int64) *pacer {
 	if bitrate <= 0 {
 		return nil
 	}
-	return &pacer{bytesPerSec: float64(bitrate) / 8, grain: time.Duration(pacingUs) * time.Microsecond, start: time.Now()}
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts) != nil {
+		return nil // no monotonic clock: not Linux
+	}
+	return &pacer{bytesPerSec: float64(bitrate) / 8, start: time.Now(), startMono: time.Duration(ts.Nano())}
 }
 
+// wait sleeps until total bytes are due. The caller holds its own thread
+// and P (see sockio.Raw): the sleep is a raw system call.
 func (p *pacer) wait(total int64, stop *atomic.Bool) {
 	if p == nil {
 		return
 	}
-	due := p.start.Add(time.Duration(float64(total) / p.bytesPerSec * 1e9))
+	due := time.Duration(float64(total) / p.bytesPerSec * 1e9)
 	for !stop.Load() {
-		d := time.Until(due)
-		if d < p.grain {
+		now := time.Since(p.start)
+		if now >= due {
 			return
 		}
-		// Wake at least every 100 ms so a slow paced stream still sees the stop.
-		time.Sleep(min(d, 100*time.Millisecond))
+		// Wake at least every 100 ms so a slow paced stream still sees the
+		// stop; a signal (EINTR) only means looking again.
+		ts := unix.NsecToTimespec(int64(p.startMono + min(due, now+100*time.Millisecond)))
+		unix.RawSyscall6(unix.SYS_CLOCK_NANOSLEEP, unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
 	}
 }
 
@@ -364,7 +379,7 @@ func (s *stream) close() {
 // wait for ever for the rest of one.
 func (d *dataPath) sendTCP(s *stream) error {
 	fd := s.fd
-	pace := newPacer(d.p.Bitrate, d.p.PacingTimer)
+	pace := newPacer(d.p.Bitrate)
 	blk := len(d.payload)
 	buf := d.payload
 	if d.chunk != nil && d.memfd < 0 {
@@ -442,7 +457,7 @@ func (d *dataPath) udpHeader() int {
 }
 
 func (d *dataPath) sendUDP(s *stream) error {
-	pace := newPacer(d.p.Bitrate, d.p.PacingTimer)
+	pace := newPacer(d.p.Bitrate)
 	buf := make([]byte, d.p.Len)
 	copy(buf, d.payload)
 	var seq int64
