@@ -19,6 +19,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -200,13 +201,42 @@ func (r *Reader) setBatch(lowat int) {
 }
 
 // Procs gives each of n goroutines reading or writing with Raw a P of its
-// own, beside the one everything else needs; the returned function
-// restores the setting.
+// own, beside the one everything else needs, for as long as the returned
+// function is not called. Reservations add up, so tests running at once
+// (a server with several clients) each keep theirs; the setting returns
+// to what it was when the last one ends.
 func Procs(n int) func() {
-	prev := runtime.GOMAXPROCS(0)
-	if n+1 <= prev {
-		return func() {}
+	procs.Lock()
+	defer procs.Unlock()
+	if procs.reserved == 0 {
+		procs.base = runtime.GOMAXPROCS(0)
 	}
-	runtime.GOMAXPROCS(n + 1)
-	return func() { runtime.GOMAXPROCS(prev) }
+	procs.reserved += n
+	procs.apply()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			procs.Lock()
+			defer procs.Unlock()
+			procs.reserved -= n
+			procs.apply()
+		})
+	}
+}
+
+// procs is the Ps that Procs reserved, and the setting before the first.
+var procs reservations
+
+type reservations struct {
+	sync.Mutex
+	base, reserved int
+}
+
+// apply sets GOMAXPROCS for the reservations (under the lock).
+func (r *reservations) apply() {
+	if r.reserved+1 > r.base {
+		runtime.GOMAXPROCS(r.reserved + 1)
+	} else {
+		runtime.GOMAXPROCS(r.base)
+	}
 }

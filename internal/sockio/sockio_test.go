@@ -2,6 +2,7 @@ package sockio
 
 import (
 	"net"
+	"runtime"
 	"testing"
 	"time"
 
@@ -96,9 +97,27 @@ func TestReader(t *testing.T) {
 	}
 }
 
+// TestProcs: reservations add up, and the setting returns to what it was
+// once the last ends, whatever the order.
 func TestProcs(t *testing.T) {
-	restore := Procs(64)
-	restore()
+	base := runtime.GOMAXPROCS(0)
+	a := Procs(base + 3)
+	if got := runtime.GOMAXPROCS(0); got != base+4 {
+		t.Fatalf("GOMAXPROCS %d with %d reserved, want %d", got, base+3, base+4)
+	}
+	b := Procs(2)
+	if got := runtime.GOMAXPROCS(0); got != base+6 {
+		t.Fatalf("GOMAXPROCS %d with %d reserved, want %d", got, base+5, base+6)
+	}
+	a()
+	a() // a second call gives nothing back twice
+	if got := runtime.GOMAXPROCS(0); got != max(base, 3) {
+		t.Fatalf("GOMAXPROCS %d with 2 reserved, want %d", got, max(base, 3))
+	}
+	b()
+	if got := runtime.GOMAXPROCS(0); got != base {
+		t.Fatalf("GOMAXPROCS %d after the last reservation, want %d", got, base)
+	}
 }
 
 // TestReaderBatch: a reader in batches still hands over a tail smaller
