@@ -117,7 +117,7 @@ type dataPath struct {
 	// receivers are the started receiving streams (under mu).
 	mu        sync.Mutex
 	receivers []*stream
-	// unprocs gives back the Ps taken for the TCP streams.
+	// unprocs gives back the Ps taken for the streams (see sockio.Procs).
 	unprocs func()
 }
 
