@@ -22,7 +22,9 @@ type Params struct {
 	Len int
 	// Bitrate caps each stream's sender, bits/s; 0 = no cap (TCP).
 	Bitrate int64
-	// PacingTimer is the pacing granularity in microseconds.
+	// PacingTimer is iperf3's pacing granularity in microseconds, sent and
+	// read as iperf3 does; thruput's pacer sleeps until each block is due
+	// whatever it says (see pacer).
 	PacingTimer int64
 	Reverse     bool
 	Bidir       bool

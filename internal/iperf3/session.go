@@ -284,14 +284,17 @@ func (s *session) drain(want map[int64]int64, limit time.Duration) {
 		return total, done && want != nil
 	}
 	// Bytes that arrive after the end stretch the receivers' span to when
-	// they came, at the granularity of the checks.
+	// they came (their last read, not when this loop saw them).
 	prev, _ := received(s.last)
 	quiet := 0
 	for stop := time.Now().Add(limit); time.Now().Before(stop); time.Sleep(10 * time.Millisecond) {
 		s.last = s.snapshot()
 		total, done := received(s.last)
 		if total != prev {
-			s.rcvEnd, prev, quiet = time.Now(), total, 0
+			s.rcvEnd, prev, quiet = s.ended, total, 0
+			if last := s.data.lastArrival(); last.After(s.ended) {
+				s.rcvEnd = last
+			}
 		} else {
 			quiet++
 		}

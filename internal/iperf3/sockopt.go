@@ -164,7 +164,7 @@ func (d *dataPath) sendUDPGSO(s *stream) error {
 	}); err != nil || serr != nil {
 		return refuse(ieProtocol, "UDP_SEGMENT %d: %v", dg, firstErr(err, serr))
 	}
-	pace := newPacer(d.p.Bitrate, d.p.PacingTimer, d.p.Burst)
+	pace := newPacer(d.p.Bitrate, d.p.Burst)
 	buf := make([]byte, batch)
 	for off := 0; off < batch; off += dg {
 		copy(buf[off:off+dg], d.payload)

@@ -2,15 +2,17 @@ package sockio
 
 import (
 	"net"
+	"runtime"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// TestReader reads a detached socket: data, then a timed-out wait, then
-// the end of the stream, and the descriptor is out of the runtime's hands.
-func TestReader(t *testing.T) {
+// detached connects over loopback and detaches the client's end: the
+// original connection, its descriptor out of the runtime, and the peer.
+func detached(t *testing.T) (net.Conn, int, net.Conn) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -26,12 +28,38 @@ func TestReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	peer := <-accepted
-	defer peer.Close()
+	t.Cleanup(func() { peer.Close() })
 	fd, err := Detach(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer unix.Close(fd)
+	t.Cleanup(func() { unix.Close(fd) })
+	return c, fd, peer
+}
+
+// idleTimeout reads an idle socket: nothing, after about Timeout. A
+// signal (the runtime's preemption) may cut a wait short: EINTR.
+func idleTimeout(t *testing.T, r *Reader, buf []byte) {
+	t.Helper()
+	start := time.Now()
+	for {
+		n, e := r.Read(buf)
+		if n != 0 || !Again(e) {
+			t.Fatalf("idle socket: %d bytes, %v; want a timeout", n, e)
+		}
+		if e == unix.EAGAIN {
+			break
+		}
+	}
+	if d := time.Since(start); d < Timeout/2 || d > 10*Timeout {
+		t.Errorf("idle read returned after %v, want about %v", d, Timeout)
+	}
+}
+
+// TestReader reads a detached socket: data, then a timed-out wait, then
+// the end of the stream, and the descriptor is out of the runtime's hands.
+func TestReader(t *testing.T) {
+	c, fd, peer := detached(t)
 	if _, err := c.Write([]byte("x")); err == nil {
 		t.Error("the original connection still writes after Detach")
 	}
@@ -49,20 +77,7 @@ func TestReader(t *testing.T) {
 		}
 		got += n
 	}
-	// A signal (the runtime's preemption) may cut a wait short: EINTR.
-	start := time.Now()
-	for {
-		n, e := r.Read(buf)
-		if n != 0 || !Again(e) {
-			t.Fatalf("idle socket: %d bytes, %v; want a timeout", n, e)
-		}
-		if e == unix.EAGAIN {
-			break
-		}
-	}
-	if d := time.Since(start); d < Timeout/2 || d > 10*Timeout {
-		t.Errorf("idle read returned after %v, want about %v", d, Timeout)
-	}
+	idleTimeout(t, &r, buf)
 	peer.Close()
 	for {
 		n, e := r.Read(buf)
@@ -82,7 +97,64 @@ func TestReader(t *testing.T) {
 	}
 }
 
+// TestProcs: reservations add up, and the setting returns to what it was
+// once the last ends, whatever the order.
 func TestProcs(t *testing.T) {
-	restore := Procs(64)
-	restore()
+	base := runtime.GOMAXPROCS(0)
+	a := Procs(base + 3)
+	if got := runtime.GOMAXPROCS(0); got != base+4 {
+		t.Fatalf("GOMAXPROCS %d with %d reserved, want %d", got, base+3, base+4)
+	}
+	b := Procs(2)
+	if got := runtime.GOMAXPROCS(0); got != base+6 {
+		t.Fatalf("GOMAXPROCS %d with %d reserved, want %d", got, base+5, base+6)
+	}
+	a()
+	a() // a second call gives nothing back twice
+	if got := runtime.GOMAXPROCS(0); got != max(base, 3) {
+		t.Fatalf("GOMAXPROCS %d with 2 reserved, want %d", got, max(base, 3))
+	}
+	b()
+	if got := runtime.GOMAXPROCS(0); got != base {
+		t.Fatalf("GOMAXPROCS %d after the last reservation, want %d", got, base)
+	}
+}
+
+// TestReaderBatch: a reader in batches still hands over a tail smaller
+// than a batch within a few batchTimeouts, then reads single segments
+// again; an idle socket still waits the whole Timeout.
+func TestReaderBatch(t *testing.T) {
+	_, fd, peer := detached(t)
+	r := Reader{FD: fd, Block: Sys, Batch: true}
+	buf := make([]byte, BatchMax)
+	r.setBatch(BatchMax)
+	if r.lowat != BatchMax {
+		t.Fatal("the socket refused SO_RCVLOWAT")
+	}
+	if lowat, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT); err != nil || lowat != BatchMax {
+		t.Fatalf("SO_RCVLOWAT %d (%v), want %d", lowat, err, BatchMax)
+	}
+	if _, err := peer.Write(make([]byte, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	got := 0
+	for got < 1000 {
+		n, e := r.Read(buf)
+		if e != 0 && !Again(e) {
+			t.Fatalf("read: %v", e)
+		}
+		got += n
+	}
+	if d := time.Since(start); d > Timeout/2 {
+		t.Errorf("a 1000-byte tail took %v to arrive in batches, want about %v", d, batchTimeout)
+	}
+	if r.lowat != 0 {
+		t.Error("still in batches after a read cut short")
+	}
+	if lowat, _ := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT); lowat != 1 {
+		t.Errorf("SO_RCVLOWAT %d after the batches, want 1", lowat)
+	}
+	r.setBatch(BatchMax)
+	idleTimeout(t, &r, buf)
 }
