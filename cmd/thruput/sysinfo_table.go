@@ -160,7 +160,13 @@ func sizeOr(n int64) string {
 }
 
 func cpuLine(c result.CPU) string {
-	s := fmt.Sprintf("%s now (asked of cpufreq), %s to %s, governor %s", result.MHz(c.CurKHz), result.MHz(c.MinKHz), result.MHz(c.MaxKHz), or(c.Governor))
+	var s string
+	if c.CurKHz == 0 && c.MinKHz == 0 && c.MaxKHz == 0 && c.Governor == "" {
+		// A VM or a kernel without cpufreq: nothing to say of the clock.
+		s = "clock not exposed (no cpufreq: a virtual machine, or a kernel without it)"
+	} else {
+		s = fmt.Sprintf("%s now (asked of cpufreq), %s to %s, governor %s", result.MHz(c.CurKHz), result.MHz(c.MinKHz), result.MHz(c.MaxKHz), or(c.Governor))
+	}
 	if c.Throttled != "" {
 		s += ", throttled " + c.Throttled
 		if c.ThrottledNow != nil && *c.ThrottledNow {
