@@ -549,7 +549,7 @@ func hostFacts(d *result.Document) []htmlFact {
 	add("Host", h.Hostname)
 	add("Board", h.Board)
 	add("SoC", h.SoC)
-	cpu := h.CPUModel
+	cpu := cpuName(h)
 	switch {
 	case h.CPUCores == 1:
 		cpu += ", 1 core"
@@ -566,6 +566,9 @@ func hostFacts(d *result.Document) []htmlFact {
 		kernel += ", " + h.Arch
 	}
 	add("Kernel", kernel)
+	if h.UserlandArch != "" && (h.UserlandArch != h.Arch || h.UserlandBits == 32) {
+		add("Userland", fmt.Sprintf("%s, %d-bit", h.UserlandArch, h.UserlandBits))
+	}
 	add("Governor", h.CPUGovernor)
 	t := d.Tool
 	add("Measured with", strings.TrimSpace(strings.Join([]string{t.Name, t.Version, t.Platform, t.GoVersion}, " ")))

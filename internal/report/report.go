@@ -230,11 +230,24 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// cpuName is the processor's model with its core where the model does
+// not name it ("ARMv7 Processor rev 4 (v7l)" on a Cortex-A53), or the
+// core alone where cpuinfo has no model (64-bit Raspberry Pi kernels).
+func cpuName(h result.Host) string {
+	switch {
+	case h.CPUModel == "":
+		return h.CPUCore
+	case h.CPUCore == "" || strings.Contains(h.CPUModel, h.CPUCore):
+		return h.CPUModel
+	}
+	return h.CPUModel + " (" + h.CPUCore + ")"
+}
+
 // heading says in one line what was measured where.
 func heading(doc *result.Document) string {
 	h := doc.Host
 	var ctx []string
-	for _, s := range []string{h.Board, h.CPUModel} {
+	for _, s := range []string{h.Board, cpuName(h)} {
 		if s != "" {
 			ctx = append(ctx, s)
 		}
