@@ -82,7 +82,7 @@ func writeSysinfoTable(w io.Writer, doc sysinfoDoc) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s/%s\n", d.Name, or(model), sizeOr(d.SizeBytes), or(d.Bus), or(d.Driver),
 			d.LinkText(speeds), yesNo(d.Rotational), or(d.Scheduler), num(d.LogicalBlockSize, ""), num(d.PhysicalBlockSize, ""))
 		if c := d.Card; c != nil {
-			fmt.Fprintf(tw, "  card\t%s\n", cardLine(*c))
+			fmt.Fprintf(tw, "  card\t%s\n", c.Text())
 		}
 		for _, l := range d.PCIePath {
 			if l.Downgraded {
@@ -225,22 +225,4 @@ func ceilingText(bytesPerSec float64, network bool) string {
 		return fmt.Sprintf("%.0f Mbit/s", bytesPerSec*8/1e6)
 	}
 	return fmt.Sprintf("%.1f MB/s", bytesPerSec/1e6)
-}
-
-// cardLine is an SD card's or eMMC's identity in one line.
-func cardLine(c result.CardIdentity) string {
-	parts := []string{strings.TrimSpace(or(c.Maker) + " " + c.Name)}
-	parts = append(parts, "manfid/oemid "+c.ManufacturerID+"/"+c.OEMID)
-	for _, kv := range [][2]string{{"rev ", c.Revision}, {"made ", c.Date}, {"serial ", c.Serial}, {"SD ", c.SpecVersion}} {
-		if kv[1] != "" {
-			parts = append(parts, kv[0]+kv[1])
-		}
-	}
-	if classes := strings.TrimSpace(strings.Join([]string{c.SpeedClass, c.UHSClass, c.VideoClass, c.AppClass}, " ")); classes != "" {
-		parts = append(parts, "claims "+strings.Join(strings.Fields(classes), " "))
-	}
-	if c.Suspect != "" {
-		parts = append(parts, "SUSPECT: "+c.Suspect)
-	}
-	return strings.Join(parts, ", ")
 }

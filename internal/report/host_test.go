@@ -1,6 +1,8 @@
 package report
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/thruput/thruput/internal/result"
@@ -34,6 +36,36 @@ func TestHostIdentity(t *testing.T) {
 	for _, f := range hostFacts(doc) {
 		if f.Name == "Userland" {
 			t.Errorf("a userland like its kernel is listed: %v", f)
+		}
+	}
+}
+
+// TestSystemIdentity: the report's system section names the card, the
+// bridge chip, a USB 3 device held at 480M and a downgraded PCIe link,
+// as sysinfo does.
+func TestSystemIdentity(t *testing.T) {
+	sys := &result.System{
+		BlockDevices: []result.BlockDevice{
+			{Name: "mmcblk0", Card: &result.CardIdentity{Maker: "SanDisk", Name: "SC64G", ManufacturerID: "0x03", OEMID: "0x5344", UHSClass: "U3"}},
+			{Name: "nvme0n1", PCIePath: []result.PCIeLink{{Slot: "0000:01:00.0", GTs: 5, Width: 1, MaxGTs: 8, MaxWidth: 1, Downgraded: true}}},
+		},
+		USB: []result.USBDevice{{Path: "2-1", Parent: "usb2", SpeedMbps: 480, USBVersion: "3.20", VendorID: "152d", ProductID: "0578", Bridge: "JMicron JMS578", UASIgnored: true}},
+	}
+	hs := systemOf(sys)
+	var all strings.Builder
+	for _, tb := range hs.Tables {
+		for _, r := range tb.Rows {
+			for _, c := range r {
+				all.WriteString(fmt.Sprint(c) + "|")
+			}
+		}
+		for _, n := range tb.Notes {
+			all.WriteString(fmt.Sprint(n) + "|")
+		}
+	}
+	for _, want := range []string{"SanDisk SC64G", "claims U3", "downgraded from 8 GT/s x1", "USB 3.20", "JMicron JMS578", "UAS off by quirk", "480M"} {
+		if !strings.Contains(all.String(), want) {
+			t.Errorf("system section lacks %q:\n%s", want, all.String())
 		}
 	}
 }

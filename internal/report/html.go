@@ -662,6 +662,14 @@ func systemOf(s *result.System) *htmlSystem {
 		for _, d := range s.BlockDevices {
 			t.Rows = append(t.Rows, []string{d.Name, strings.TrimSpace(d.Vendor + " " + d.Model), sizeOrEmpty(d.SizeBytes), d.Bus, d.Driver,
 				d.LinkText(speeds), yesNo(d.Rotational), d.Scheduler})
+			if d.Card != nil {
+				t.Notes = append(t.Notes, note{Text: d.Name + " card: " + d.Card.Text()})
+			}
+			for _, l := range d.PCIePath {
+				if l.Downgraded {
+					t.Notes = append(t.Notes, note{Text: fmt.Sprintf("%s PCIe %s: %g GT/s x%d, downgraded from %g GT/s x%d %s", d.Name, l.Slot, l.GTs, l.Width, l.MaxGTs, l.MaxWidth, l.Hint)})
+				}
+			}
 		}
 		hs.Tables = append(hs.Tables, text(t))
 	}
@@ -688,6 +696,18 @@ func systemOf(s *result.System) *htmlSystem {
 			product := strings.TrimSpace(u.Product)
 			if u.VendorID != "" {
 				product = strings.TrimSpace(u.VendorID + ":" + u.ProductID + " " + product)
+			}
+			if u.USBVersion != "" && u.Parent != "" {
+				product += ", USB " + u.USBVersion
+			}
+			if u.Bridge != "" {
+				product += ", " + u.Bridge
+			}
+			if u.UASIgnored {
+				product += ", UAS off by quirk"
+			}
+			if warn := u.SlowerThanDeclared(); warn != "" {
+				t.Notes = append(t.Notes, note{Text: u.Path + ": " + warn})
 			}
 			t.Rows = append(t.Rows, []string{strings.Repeat("\u00a0\u00a0\u00a0", d) + u.Path, speed, strings.TrimPrefix(class, ", "), product, strings.Join(u.Drivers, ", ")})
 		}

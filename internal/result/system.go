@@ -358,3 +358,26 @@ func (w *WiFiLink) Text() string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// Text is an SD card's or eMMC's identity in one line, as sysinfo and
+// the report print it.
+func (c CardIdentity) Text() string {
+	maker := c.Maker
+	if maker == "" {
+		maker = "unknown maker"
+	}
+	parts := []string{strings.TrimSpace(maker + " " + c.Name)}
+	parts = append(parts, "manfid/oemid "+c.ManufacturerID+"/"+c.OEMID)
+	for _, kv := range [][2]string{{"rev ", c.Revision}, {"made ", c.Date}, {"serial ", c.Serial}, {"SD ", c.SpecVersion}} {
+		if kv[1] != "" {
+			parts = append(parts, kv[0]+kv[1])
+		}
+	}
+	if classes := strings.TrimSpace(strings.Join([]string{c.SpeedClass, c.UHSClass, c.VideoClass, c.AppClass}, " ")); classes != "" {
+		parts = append(parts, "claims "+strings.Join(strings.Fields(classes), " "))
+	}
+	if c.Suspect != "" {
+		parts = append(parts, "SUSPECT: "+c.Suspect)
+	}
+	return strings.Join(parts, ", ")
+}
