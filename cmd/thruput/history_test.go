@@ -415,8 +415,8 @@ func TestImportPeers(t *testing.T) {
 	if from["fio"].Method != "disk.io" || from["sysbench"].Method != "disk.random" || from["iperf3"].Method != "net.client" {
 		t.Errorf("imported methods: %+v", from)
 	}
-	if from["fio"].Host != "bench-pc" || from["iperf3"].Host == "bench-pc" {
-		t.Errorf("--host is for runs that name none (fio), not iperf3's: %+v", from)
+	if from["fio"].Host != "bench-pc" || from["iperf3"].Host != "bench-pc" {
+		t.Errorf("--host names the machine of every imported run, iperf3's too: %+v", from)
 	}
 	page := filepath.Join(out, "peers.html")
 	if o := thruput(t, "report", "--db", db, from["fio"].ID, from["iperf3"].ID, "-o", page); o.code != 2 || !strings.Contains(o.stderr, "cannot compare") {

@@ -198,7 +198,7 @@ func (d *dataPath) start(s *stream) {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		s.tid.Store(int32(unix.Gettid()))
-		if s.udp {
+		if s.udp && !d.batched(s) {
 			// Through the netpoller each datagram woke the netpoller's
 			// thread and then the reader's goroutine; a blocking socket on
 			// the stream's own thread, as iperf3 3.16+ has, wakes the
@@ -231,6 +231,14 @@ func (d *dataPath) start(s *stream) {
 			s.fail(err)
 		}
 	}()
+}
+
+// batched says whether a UDP stream is the GSO sender or the GRO or
+// MSG_TRUNC receiver: those keep their net.UDPConn, through which they
+// set socket options and read control messages, where the others read
+// and write a blocking descriptor of their own.
+func (d *dataPath) batched(s *stream) bool {
+	return s.send && d.p.GSO || !s.send && (d.p.GRO || d.p.SkipRxCopy)
 }
 
 // halt ends the senders and waits for them to return (a blocked write
@@ -290,6 +298,14 @@ func (d *dataPath) lastArrival() time.Time {
 func (d *dataPath) shutdown(streams []*stream) {
 	d.stop.Store(true)
 	d.closing.Store(true)
+	// A batched UDP stream (GSO, GRO, MSG_TRUNC) reads through its
+	// net.UDPConn, not a descriptor with a receive timeout: closing the
+	// conn is what ends its read.
+	for _, s := range streams {
+		if s.udp && d.batched(s) {
+			s.conn.Close()
+		}
+	}
 	d.wg.Wait()
 	d.mu.Lock()
 	d.receivers = nil // their descriptors close now

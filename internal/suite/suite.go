@@ -234,7 +234,9 @@ func boundFlag(args []string) string {
 // refuses O_DIRECT.
 func direct(dir string) []string {
 	var st unix.Statfs_t
-	if err := unix.Statfs(dir, &st); err == nil && (st.Type == unix.TMPFS_MAGIC || st.Type == unix.RAMFS_MAGIC) {
+	// Compared as uint32: Statfs_t.Type is an int32 on 32-bit ARM, where
+	// RAMFS_MAGIC (0x858458f6) does not fit.
+	if err := unix.Statfs(dir, &st); err == nil && (uint32(st.Type) == unix.TMPFS_MAGIC || uint32(st.Type) == unix.RAMFS_MAGIC) {
 		return nil
 	}
 	return []string{"--direct"}
