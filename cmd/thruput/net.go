@@ -76,7 +76,7 @@ every direction's rate is known to ±2 %.`,
 	fl.IntVarP(&f.port, "port", "p", iperf3.DefaultPort, "server port")
 	fl.StringVarP(&f.Time, "time", "t", "10", "seconds to measure, after the omitted start (0 with -n or -k)")
 	fl.StringVarP(&f.Bytes, "bytes", "n", "", "end after this many bytes (1024-based: 100M, 1G) instead of -t")
-	fl.VarP(units.NewSize(&f.Blocks, 0), "blockcount", "k", "end after this many blocks (writes or datagrams; 1K = 1024, as iperf3 reads it) instead of -t")
+	fl.VarP(blockCount{&f.Blocks}, "blockcount", "k", "end after this many blocks (writes or datagrams; 1K = 1024, as iperf3 reads it) instead of -t")
 	fl.StringVarP(&f.Omit, "omit", "O", "0", "seconds left out of the figures at the start (TCP slow start)")
 	fl.StringVarP(&f.interval, "interval", "i", "1", "seconds between live figures (0 = none)")
 	fl.IntVarP(&f.Parallel, "parallel", "P", 1, "parallel streams (per direction with --bidir)")
@@ -241,3 +241,20 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 		return report.Write(out, doc, report.Options{Format: format, Units: a.units})
 	})
 }
+
+// blockCount is -k: a count of blocks as iperf3 reads it (1K is 1024), its
+// error naming the flag and the value given.
+type blockCount struct{ p *int64 }
+
+func (b blockCount) Set(v string) error {
+	n, err := units.ParseSize(v)
+	if err != nil {
+		return fmt.Errorf("-k %s: a count of blocks such as 1000 or 1K (1024), more than 0", v)
+	}
+	*b.p = n
+	return nil
+}
+
+func (b blockCount) String() string { return strconv.FormatInt(*b.p, 10) }
+
+func (blockCount) Type() string { return "count" }

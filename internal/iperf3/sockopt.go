@@ -15,7 +15,6 @@ import (
 
 	"github.com/thruput/thruput/internal/payload"
 	"github.com/thruput/thruput/internal/result"
-	"github.com/thruput/thruput/internal/sockio"
 )
 
 // The per-test socket options both ends apply to every data stream, as
@@ -110,25 +109,6 @@ func fillPayload(b []byte, repeating bool) {
 	for i := range b {
 		b[i] = '0' + byte(i%10)
 	}
-}
-
-// recvTCPTrunc reads with MSG_TRUNC (--skip-rx-copy): the kernel counts
-// and drops the bytes without copying them out.
-func (d *dataPath) recvTCPTrunc(s *stream) error {
-	buf := make([]byte, 1)
-	for !d.closing.Load() {
-		n, _, e := unix.RawSyscall6(unix.SYS_RECVFROM, uintptr(s.fd), uintptr(unsafe.Pointer(&buf[0])),
-			uintptr(max(d.p.Len, defaultTCPBlockSize)), unix.MSG_TRUNC, 0, 0)
-		switch {
-		case e == 0 && n > 0:
-			s.bytes.Add(int64(n))
-		case e == 0:
-			return nil
-		case !sockio.Again(e):
-			return os.NewSyscallError("recv", e)
-		}
-	}
-	return nil
 }
 
 // gsoSizes are a GSO sender's datagram and batch sizes: the batch a whole
