@@ -110,7 +110,7 @@ func runSweep(cmd *cobra.Command, a *app, f sweepFlags, dirs []string) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	return a.runDisk(cmd, "disk.sweep", dirs, format, func(doc *result.Document, h disk.Hooks) error {
+	return a.runDisk(cmd, result.MethodSweep, dirs, format, func(doc *result.Document, h disk.Hooks) error {
 		return disk.Sweep(cmd.Context(), cfg, doc, h)
 	})
 }

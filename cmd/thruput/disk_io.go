@@ -52,7 +52,7 @@ that carry their offset and a checksum and reads them all back.`,
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
-			return a.runDisk(cmd, "disk.io", args, format, func(doc *result.Document, h disk.Hooks) error {
+			return a.runDisk(cmd, result.MethodIO, args, format, func(doc *result.Document, h disk.Hooks) error {
 				return disk.IO(cmd.Context(), cfg, doc, h)
 			})
 		},
@@ -99,7 +99,7 @@ latency.`,
 				return err
 			}
 			cfg.Steady = markStable.options()
-			return a.runDisk(cmd, "disk.mark", args, format, func(doc *result.Document, h disk.Hooks) error {
+			return a.runDisk(cmd, result.MethodMark, args, format, func(doc *result.Document, h disk.Hooks) error {
 				return disk.Mark(cmd.Context(), cfg, doc, h)
 			})
 		},

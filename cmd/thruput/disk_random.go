@@ -49,7 +49,7 @@ removed at the end, on error and on Ctrl-C.`,
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
-			return a.runDisk(cmd, "disk.random", args, format, func(doc *result.Document, h disk.Hooks) error {
+			return a.runDisk(cmd, result.MethodRandom, args, format, func(doc *result.Document, h disk.Hooks) error {
 				return disk.Random(cmd.Context(), cfg, doc, h)
 			})
 		},

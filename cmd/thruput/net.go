@@ -170,7 +170,7 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 	}
 	defer closeOut()
 	cfg.Secret = secret
-	doc := a.newDocument("net.client")
+	doc := a.newDocument(result.MethodNetClient)
 	doc.Targets = []result.Target{}
 	counters := a.begin(cmd.Context())
 	// Live lines go where the table goes; with other formats a terminal

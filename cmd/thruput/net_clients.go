@@ -47,7 +47,7 @@ func (a *app) netClients(ctx context.Context, cfg iperf3.ClientConfig, n int, fo
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		docs[i] = a.newDocument("net.client")
+		docs[i] = a.newDocument(result.MethodNetClient)
 		docs[i].Targets = []result.Target{}
 		begins[i] = a.begin(ctx)
 		wg.Add(1)

@@ -77,7 +77,7 @@ func runNetHTTP(cmd *cobra.Command, a *app, c httpget.Config, rawURL string) err
 		return err
 	}
 	defer closeOut()
-	doc := a.newDocument("net.http")
+	doc := a.newDocument(result.MethodHTTP)
 	doc.Targets = []result.Target{}
 	counters := a.begin(cmd.Context())
 	doc.HTTP = &result.HTTP{}

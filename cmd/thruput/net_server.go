@@ -162,7 +162,7 @@ func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 		Addr: net.JoinHostPort(f.bind, strconv.Itoa(f.port)), Limits: limits, Secret: secret,
 		MaxClients: f.maxClients, Once: f.once, Interval: interval, ZeroCopy: f.zero, IdleTimeout: f.idle, OutputJSON: format == "json",
 		OnTest: func(client string, p *iperf3.Params) {
-			r := &running{doc: a.newDocument("net.server"), counters: a.begin(cmd.Context()),
+			r := &running{doc: a.newDocument(result.MethodNetServer), counters: a.begin(cmd.Context()),
 				lines: &report.NetIntervals{W: out, MiB: a.units == report.UnitsBoth, UDP: p.UDP}}
 			r.doc.Targets = []result.Target{}
 			mu.Lock()

@@ -116,7 +116,7 @@ func family(groups []Group) (string, error) {
 // Kind is what makes two methods comparable: the same method, or the two
 // ends of a network test.
 func Kind(method string) string {
-	if method == "net.client" || method == "net.server" {
+	if method == result.MethodNetClient || method == result.MethodNetServer {
 		return "net"
 	}
 	return method

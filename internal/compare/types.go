@@ -70,7 +70,7 @@ type Cell struct {
 
 // Comparison is the whole side-by-side view.
 type Comparison struct {
-	// Method is the method every column measured ("disk.sweep" ...).
+	// Method is the method every column measured (result.MethodSweep ...).
 	Method string `json:"method"`
 	// Baseline indexes Columns.
 	Baseline int      `json:"baseline"`

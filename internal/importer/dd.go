@@ -33,7 +33,7 @@ const ddNote = "read from a dd transcript: bytes and seconds are dd's own summar
 // block size, direction and target from the dd command echoed before it
 // when the transcript holds one.
 func importDD(data []byte, file string) ([]*result.Document, error) {
-	d := newDoc(DD, "", file, "disk.sweep", time.Time{})
+	d := newDoc(DD, "", file, result.MethodSweep, time.Time{})
 	d.Imported.Note = ddNote
 	sw := &result.Sweep{}
 	var cmd ddArgs

@@ -116,7 +116,7 @@ func downloadDoc(tool, note, file, url string, ended time.Time, run result.HTTPR
 	if !ended.IsZero() {
 		started = ended.Add(-time.Duration(run.TotalNs))
 	}
-	d := newDoc(tool, "", file, "net.http", started)
+	d := newDoc(tool, "", file, result.MethodHTTP, started)
 	d.EndedAt = ended
 	d.Imported.Note = note
 	if run.Error != "" {

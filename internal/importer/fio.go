@@ -310,7 +310,7 @@ func fioJob(j, global val, pre map[string]fioPre, entries int, ended time.Time, 
 			started = ended.Add(-time.Duration(el.secondsNs()))
 		}
 	}
-	d := newDoc(FIO, f.version, file, "disk.io", started)
+	d := newDoc(FIO, f.version, file, result.MethodIO, started)
 	d.EndedAt = ended
 	d.IO = &result.IO{Parameters: p, Engine: p.Engine, Runs: []result.IORun{run}}
 	for _, k := range []string{"directory", "filename"} {

@@ -11,7 +11,7 @@ import (
 )
 
 // importIPerf3 converts iperf3 -J (or --json-stream) output, a client's or
-// a server's, into one "net.client" or "net.server" document. It is the
+// a server's, into one result.MethodNetClient or result.MethodNetServer document. It is the
 // reverse of internal/iperf3/compat.go: the same keys map to the same
 // fields, so a thruput run printed with -J comes back as it was.
 func importIPerf3(data []byte, file string) ([]*result.Document, error) {
@@ -112,9 +112,9 @@ func iperf3Doc(r val, file string) *result.Document {
 	ts.object()
 
 	server := start.key("accepted_connection").has() && !start.key("connecting_to").has()
-	method, role := "net.client", "client"
+	method, role := result.MethodNetClient, "client"
 	if server {
-		method, role = "net.server", "server"
+		method, role = result.MethodNetServer, "server"
 	}
 	rawVersion := start.key("version").str()
 	version := clip(strings.TrimPrefix(rawVersion, "iperf "))

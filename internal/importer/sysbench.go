@@ -217,7 +217,7 @@ func sysbenchRun(s *sbRun, file string) (*result.Document, error) {
 		// sysbench's periodic fsync goes round every file of the set.
 		p.FsyncAll = true
 	}
-	d := newDoc(Sysbench, s.version, file, "disk.random", time.Time{})
+	d := newDoc(Sysbench, s.version, file, result.MethodRandom, time.Time{})
 	r := &result.Random{Parameters: p}
 	d.Random = r
 	setLabel(d, "sysbench.io_mode", s.ioMode)
@@ -638,7 +638,7 @@ func sysbenchOld(s *sbRun, file string) (*result.Document, error) {
 	} else if s.fsyncEvery > 0 {
 		p.FsyncAll = true
 	}
-	d := newDoc(Sysbench, s.version, file, "disk.random", time.Time{})
+	d := newDoc(Sysbench, s.version, file, result.MethodRandom, time.Time{})
 	r := &result.Random{Parameters: p, Reads: o.reads, Writes: o.writes, Fsyncs: o.other}
 	d.Random = r
 	setLabel(d, "sysbench.io_mode", s.ioMode)

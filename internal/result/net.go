@@ -9,7 +9,7 @@ const (
 	DirDown = "down"
 )
 
-// Net is a network throughput test ("net.client" or "net.server"), in
+// Net is a network throughput test (MethodNetClient or MethodNetServer), in
 // iperf3's terms: streams, intervals, and per stream what the sender sent
 // and the receiver got.
 type Net struct {

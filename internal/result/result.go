@@ -92,7 +92,7 @@ type Document struct {
 	// ID identifies the run; the scratch directory of a disk run is named
 	// .thruput-<ID>.
 	ID string `json:"id"`
-	// Method is the measurement method, e.g. "disk.sweep".
+	// Method is the measurement method, e.g. MethodSweep.
 	Method string `json:"method"`
 	// Argv is the command line as typed, program name first.
 	Argv []string `json:"argv"`
@@ -110,17 +110,17 @@ type Document struct {
 	// Targets are the directories (or later, network peers) measured; steps
 	// refer to them by index.
 	Targets []Target `json:"targets"`
-	// Sweep holds the block-size sweep of "disk.sweep".
+	// Sweep holds the block-size sweep of MethodSweep.
 	Sweep *Sweep `json:"sweep,omitempty"`
-	// Random holds the random file I/O of "disk.random".
+	// Random holds the random file I/O of MethodRandom.
 	Random *Random `json:"random,omitempty"`
-	// IO holds the queue-depth job of "disk.io".
+	// IO holds the queue-depth job of MethodIO.
 	IO *IO `json:"io,omitempty"`
-	// Mark holds the four presets of "disk.mark".
+	// Mark holds the four presets of MethodMark.
 	Mark *Mark `json:"mark,omitempty"`
-	// Net holds the network test of "net.client" and "net.server".
+	// Net holds the network test of MethodNetClient and MethodNetServer.
 	Net *Net `json:"net,omitempty"`
-	// HTTP holds the download of "net.http".
+	// HTTP holds the download of MethodHTTP.
 	HTTP *HTTP `json:"http,omitempty"`
 	// System is the hardware the data crossed: buses, hubs, disks,
 	// interfaces, as thruput sysinfo reads them.
@@ -310,93 +310,6 @@ func (t Target) Stacked() bool {
 	return t.LoopBackingFile != "" || t.FSType == "fuse" || t.FSType == "fuseblk" || strings.HasPrefix(t.FSType, "fuse.")
 }
 
-// Sweep is the block-size sweep: per target and block size, a file written
-// with that block size (fsync included) and read back with it.
-type Sweep struct {
-	Parameters SweepParameters `json:"parameters"`
-	// Steps in the order they ran.
-	Steps []SweepStep `json:"steps"`
-}
-
-// SweepParameters are the effective parameters of a sweep.
-type SweepParameters struct {
-	// BlockSizes in bytes, in the order run.
-	BlockSizes []int64 `json:"block_sizes"`
-	// FileSize is the bytes each step writes or reads unless MaxTimeNs ends it first.
-	FileSize int64 `json:"file_size"`
-	// MaxTimeNs bounds each step.
-	MaxTimeNs int64 `json:"max_time_ns"`
-	// Write and Read say which phases ran.
-	Write bool `json:"write"`
-	Read  bool `json:"read"`
-	// Data is "random" (incompressible, generated before timing) or "zero".
-	Data string `json:"data"`
-	// Direct is true when files were opened with O_DIRECT.
-	Direct bool `json:"direct"`
-	// DropCaches is true when /proc/sys/vm/drop_caches was written before reads.
-	DropCaches bool `json:"drop_caches"`
-}
-
-// Phase names.
-const (
-	PhaseWrite = "write"
-	PhaseRead  = "read"
-)
-
-// Cache states of a read step, measured with mincore just before the read.
-const (
-	// CacheCold: no page of the file was in the page cache; the read came
-	// from the device.
-	CacheCold = "cold"
-	// CachePartial: some pages were cached; the figure mixes cache and device.
-	CachePartial = "partial"
-	// CacheCached: every page was cached (tmpfs, or a filesystem that ignores
-	// the eviction); the figure is a memory read, not a device read.
-	CacheCached = "cached"
-	// CacheUnknown: residency could not be measured (the file could not be
-	// mapped).
-	CacheUnknown = "unknown"
-	// CacheUncertain: the file's own pages were evicted, but the filesystem
-	// sits on a loop device or a FUSE daemon whose own cache of the image
-	// below thruput cannot see; only --drop-caches clears that one.
-	CacheUncertain = "uncertain"
-)
-
-// SweepStep is one phase at one block size on one target.
-type SweepStep struct {
-	// Target indexes Document.Targets.
-	Target int `json:"target"`
-	// Phase is "write" or "read".
-	Phase string `json:"phase"`
-	// BlockSize in bytes: every system call moved this many.
-	BlockSize int64 `json:"block_size"`
-	// Bytes moved, and Ops system calls made (write or read, not fsync).
-	Bytes int64 `json:"bytes"`
-	Ops   int64 `json:"ops"`
-	// ElapsedNs is the timed span; for writes it includes the final fsync.
-	ElapsedNs int64 `json:"elapsed_ns"`
-	// FsyncNs is the part of ElapsedNs spent in the final fsync (writes only).
-	FsyncNs int64 `json:"fsync_ns,omitempty"`
-	// MiBPerSec is Bytes / 2^20 / (ElapsedNs / 1e9).
-	MiBPerSec float64 `json:"mib_per_s"`
-	// Truncated is true when MaxTimeNs ended the step before FileSize bytes.
-	Truncated bool `json:"truncated,omitempty"`
-	// Eviction says how the file was pushed out of the page cache before a
-	// read: "fadvise" or "fadvise+drop_caches" (reads only).
-	Eviction string `json:"eviction,omitempty"`
-	// Cache is the state of the file's pages just before a read (reads
-	// only): cold, partial, cached, uncertain or unknown; see CacheCold and
-	// friends.
-	Cache string `json:"cache,omitempty"`
-	// CachedFraction is the share of the file's pages resident before the
-	// read, 0 to 1 (reads only, when Cache is not unknown).
-	CachedFraction *float64 `json:"cached_fraction,omitempty"`
-	// Device is what the storage device served of a read step.
-	Device *DeviceShare `json:"device,omitempty"`
-	// Interval is how well MiBPerSec is known, and a cliff within it.
-	Interval *Interval `json:"interval,omitempty"`
-}
-
 // MiBPerSec converts a byte count over a duration to MiB/s; zero time gives 0.
 func MiBPerSec(bytes, ns int64) float64 {
 	if ns <= 0 {
@@ -478,217 +391,4 @@ type Spread struct {
 	Stddev float64 `json:"stddev"`
 	Min    float64 `json:"min"`
 	Max    float64 `json:"max"`
-}
-
-// Random is sysbench fileio's method: a prepared file set, then a timed mix
-// of reads, writes and fsyncs at random (or sequential) offsets.
-type Random struct {
-	Parameters RandomParameters `json:"parameters"`
-	// PrepareNs is the untimed laying out of the file set.
-	PrepareNs int64 `json:"prepare_ns"`
-	// ElapsedNs is the timed phase, including the final fsync when
-	// fsync_end is set.
-	ElapsedNs int64 `json:"elapsed_ns"`
-	// Reads, Writes and Fsyncs count requests; Fsyncs are the periodic
-	// ones, EndFsyncs the per-file fsyncs at the end.
-	Reads     int64 `json:"reads"`
-	Writes    int64 `json:"writes"`
-	Fsyncs    int64 `json:"fsyncs"`
-	EndFsyncs int64 `json:"end_fsyncs"`
-	// ReadBytes and WrittenBytes moved.
-	ReadBytes    int64 `json:"read_bytes"`
-	WrittenBytes int64 `json:"written_bytes"`
-	// Per-second rates over ElapsedNs; RequestsPerSec counts reads and
-	// writes, as sysbench's "Requests/sec" does.
-	RequestsPerSec float64 `json:"requests_per_s"`
-	ReadsPerSec    float64 `json:"reads_per_s"`
-	WritesPerSec   float64 `json:"writes_per_s"`
-	FsyncsPerSec   float64 `json:"fsyncs_per_s"`
-	ReadMiBPerSec  float64 `json:"read_mib_per_s"`
-	WriteMiBPerSec float64 `json:"write_mib_per_s"`
-	// Latency covers every request (read, write, periodic fsync), as
-	// sysbench's does; the per-kind figures split it.
-	Latency      *Latency `json:"latency,omitempty"`
-	ReadLatency  *Latency `json:"read_latency,omitempty"`
-	WriteLatency *Latency `json:"write_latency,omitempty"`
-	FsyncLatency *Latency `json:"fsync_latency,omitempty"`
-	// Threads holds each thread's requests and busy time; Fairness their
-	// spread (a thread starved by the others shows as a large stddev).
-	Threads  []ThreadStats `json:"threads"`
-	Fairness Fairness      `json:"fairness"`
-	// ReadDevice is what the storage device served of the reads.
-	ReadDevice *DeviceShare `json:"read_device,omitempty"`
-	// Interval is how well the bytes moved per second (reads and writes
-	// together) are known.
-	Interval *Interval `json:"interval,omitempty"`
-}
-
-// RandomParameters are the effective parameters of a random file I/O run.
-type RandomParameters struct {
-	Files     int    `json:"files"`
-	TotalSize int64  `json:"total_size"`
-	FileSize  int64  `json:"file_size"`
-	Mode      string `json:"mode"`
-	// RWRatio is reads per write in rndrw.
-	RWRatio   float64 `json:"rw_ratio"`
-	BlockSize int64   `json:"block_size"`
-	// FsyncEvery is how many writes (counted over all threads) come between
-	// periodic fsyncs of the file just written; 0 means never.
-	FsyncEvery int  `json:"fsync_every"`
-	FsyncEnd   bool `json:"fsync_end"`
-	// FsyncAll: each periodic fsync flushes every file of the set, not just
-	// the one written (sysbench's behaviour; each file counts as an fsync).
-	FsyncAll  bool   `json:"fsync_all"`
-	FsyncMode string `json:"fsync_mode"`
-	Threads   int    `json:"threads"`
-	// TimeNs and Requests bound the timed phase; 0 means unbounded.
-	TimeNs   int64 `json:"time_ns"`
-	Requests int64 `json:"requests"`
-	Direct   bool  `json:"direct"`
-	// CacheDropped is true when the file set was evicted from the page
-	// cache after preparing (buffered runs).
-	CacheDropped bool `json:"cache_dropped"`
-}
-
-// ThreadStats is one worker's share of a run.
-type ThreadStats struct {
-	Requests  int64 `json:"requests"`
-	ElapsedNs int64 `json:"elapsed_ns"`
-}
-
-// Fairness is the spread of requests and busy time over threads.
-type Fairness struct {
-	Requests  Spread `json:"requests"`
-	ElapsedNs Spread `json:"elapsed_ns"`
-}
-
-// IO is fio's method: one job (or several in parallel) of reads and/or
-// writes at a block size and queue depth, repeated to show the spread.
-type IO struct {
-	Parameters IOParameters `json:"parameters"`
-	// Engine is the engine that ran; EngineNote says why it differs from
-	// the one asked for (io_uring refused by the kernel).
-	Engine     string `json:"engine"`
-	EngineNote string `json:"engine_note,omitempty"`
-	// Runs holds one entry per --repeat.
-	Runs []IORun `json:"runs"`
-	// Summary is the spread over Runs, when there are several.
-	Summary *IOSummary `json:"summary,omitempty"`
-	// Verify is the data check of --verify.
-	Verify *Verify `json:"verify,omitempty"`
-}
-
-// IOParameters are the effective parameters of an I/O job.
-type IOParameters struct {
-	// RW is read, write, randread, randwrite or randrw.
-	RW string `json:"rw"`
-	// MixRead is the read percentage of randrw.
-	MixRead   int   `json:"mix_read"`
-	BlockSize int64 `json:"block_size"`
-	IODepth   int   `json:"iodepth"`
-	Jobs      int   `json:"jobs"`
-	// Size is the file of each job; a run ends after Size bytes per job
-	// unless RuntimeNs ends it first (or TimeBased loops it).
-	Size      int64 `json:"size"`
-	RuntimeNs int64 `json:"runtime_ns"`
-	TimeBased bool  `json:"time_based"`
-	// RampNs is left out of the figures at the start of each run.
-	RampNs int64  `json:"ramp_ns"`
-	Direct bool   `json:"direct"`
-	Engine string `json:"engine"`
-	Repeat int    `json:"repeat"`
-	Verify bool   `json:"verify"`
-}
-
-// IORun is one run of the job, all jobs together.
-type IORun struct {
-	// ElapsedNs is the measured span, ramp excluded.
-	ElapsedNs int64 `json:"elapsed_ns"`
-	// Read and Write are absent for a direction the job did not do.
-	Read  *IODirection `json:"read,omitempty"`
-	Write *IODirection `json:"write,omitempty"`
-}
-
-// IODirection is one direction of a run.
-type IODirection struct {
-	IOs       int64   `json:"ios"`
-	Bytes     int64   `json:"bytes"`
-	IOPS      float64 `json:"iops"`
-	MiBPerSec float64 `json:"mib_per_s"`
-	// Latency is completion latency: from submission to completion.
-	Latency *Latency `json:"latency,omitempty"`
-	// Device is what the storage device served of a read direction.
-	Device *DeviceShare `json:"device,omitempty"`
-	// Interval is how well MiBPerSec is known.
-	Interval *Interval `json:"interval,omitempty"`
-}
-
-// DeviceShare is how much of what a read phase read the storage device
-// itself served, from its sector counts over the timed phase: the rest
-// came from the page cache, and a figure made of it measures memory.
-type DeviceShare struct {
-	// ReadBytes is what the device read meanwhile (readahead and other
-	// readers of the device count too).
-	ReadBytes int64 `json:"read_bytes"`
-	// Share is ReadBytes over the bytes the phase read.
-	Share float64 `json:"share"`
-	// Cached marks a buffered phase the device served less than
-	// CachedBelow of: its figure is the page cache's, not the device's.
-	Cached bool `json:"cached,omitempty"`
-}
-
-// CachedBelow is the device share under which a buffered read phase is
-// marked cached.
-const CachedBelow = 0.9
-
-// IOSummary is the spread of each figure over the runs.
-type IOSummary struct {
-	ReadIOPS       *Spread `json:"read_iops,omitempty"`
-	ReadMiBPerSec  *Spread `json:"read_mib_per_s,omitempty"`
-	WriteIOPS      *Spread `json:"write_iops,omitempty"`
-	WriteMiBPerSec *Spread `json:"write_mib_per_s,omitempty"`
-}
-
-// Verify is the outcome of writing blocks that carry their own offset and
-// checksum and reading them back.
-type Verify struct {
-	Blocks int64 `json:"blocks"`
-	// Errors counts blocks that came back wrong; FirstBadOffset is the
-	// byte offset of the first, in the file of job FirstBadJob.
-	Errors         int64  `json:"errors"`
-	FirstBadOffset *int64 `json:"first_bad_offset,omitempty"`
-	FirstBadJob    int    `json:"first_bad_job,omitempty"`
-	// Detail says what was wrong with the first bad block.
-	Detail string `json:"detail,omitempty"`
-}
-
-// Mark is the four desktop presets (SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1,
-// RND4K Q1T1), each read and write.
-type Mark struct {
-	// Size is the test file; DurationNs bounds each of the eight tests.
-	Size       int64        `json:"size"`
-	DurationNs int64        `json:"duration_ns"`
-	Direct     bool         `json:"direct"`
-	Engine     string       `json:"engine"`
-	EngineNote string       `json:"engine_note,omitempty"`
-	Results    []MarkResult `json:"results"`
-}
-
-// MarkResult is one preset in one direction.
-type MarkResult struct {
-	// Preset is SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1 or RND4K Q1T1.
-	Preset string `json:"preset"`
-	Phase  string `json:"phase"`
-	// MBPerSec is in 10^6 bytes per second, as those tools print;
-	// MiBPerSec in 2^20.
-	MBPerSec  float64  `json:"mb_per_s"`
-	MiBPerSec float64  `json:"mib_per_s"`
-	IOPS      float64  `json:"iops"`
-	Latency   *Latency `json:"latency,omitempty"`
-	// ElapsedNs is the measured span.
-	ElapsedNs int64 `json:"elapsed_ns,omitempty"`
-	// Device is what the storage device served of a read phase.
-	Device *DeviceShare `json:"device,omitempty"`
-	// Interval is how well the rate is known.
-	Interval *Interval `json:"interval,omitempty"`
 }

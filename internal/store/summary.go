@@ -13,13 +13,13 @@ import (
 // stored with the run, so a list of thousands computes nothing; a change
 // here applies to runs saved afterwards.
 var summarizers = map[string]func(*result.Document) string{
-	"disk.sweep":  sweepSummary,
-	"disk.random": randomSummary,
-	"disk.io":     ioSummary,
-	"disk.mark":   markSummary,
-	"net.client":  netSummary,
-	"net.server":  netSummary,
-	"net.http":    httpSummary,
+	result.MethodSweep:     sweepSummary,
+	result.MethodRandom:    randomSummary,
+	result.MethodIO:        ioSummary,
+	result.MethodMark:      markSummary,
+	result.MethodNetClient: netSummary,
+	result.MethodNetServer: netSummary,
+	result.MethodHTTP:      httpSummary,
 }
 
 // Summary is the headline figure(s) of a run, as a list shows them: "read

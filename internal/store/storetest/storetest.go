@@ -36,11 +36,11 @@ func ids(es []store.Entry) []string {
 // Run checks the contract on fresh, empty stores that open makes.
 func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	docs := []*result.Document{
-		Doc("20260301T120000Z-aaaa01", "disk.sweep", "pi4", 0, map[string]string{"device": "sandisk", "fs": "ext4"}),
-		Doc("20260301T130000Z-aaaa02", "disk.random", "pi4", 1, map[string]string{"device": "evo"}),
-		Doc("20260301T140000Z-bbbb03", "disk.io", "pi5", 2, nil),
-		Doc("20260301T150000Z-bbbb04", "net.client", "pi5", 3, map[string]string{"site": "lab"}),
-		Doc("20260301T160000Z-cccc05", "net.http", "zero2", 4, map[string]string{"device": "sandisk"}),
+		Doc("20260301T120000Z-aaaa01", result.MethodSweep, "pi4", 0, map[string]string{"device": "sandisk", "fs": "ext4"}),
+		Doc("20260301T130000Z-aaaa02", result.MethodRandom, "pi4", 1, map[string]string{"device": "evo"}),
+		Doc("20260301T140000Z-bbbb03", result.MethodIO, "pi5", 2, nil),
+		Doc("20260301T150000Z-bbbb04", result.MethodNetClient, "pi5", 3, map[string]string{"site": "lab"}),
+		Doc("20260301T160000Z-cccc05", result.MethodHTTP, "zero2", 4, map[string]string{"device": "sandisk"}),
 	}
 	docs[2].Status, docs[2].Error = result.StatusFailed, "device vanished"
 	fill := func(t *testing.T) store.Store {
@@ -76,7 +76,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		}{
 			{store.Filter{}, []string{"20260301T160000Z-cccc05", "20260301T150000Z-bbbb04", "20260301T140000Z-bbbb03", "20260301T130000Z-aaaa02", "20260301T120000Z-aaaa01"}},
 			{store.Filter{Method: "disk."}, []string{"20260301T140000Z-bbbb03", "20260301T130000Z-aaaa02", "20260301T120000Z-aaaa01"}},
-			{store.Filter{Method: "net.http"}, []string{"20260301T160000Z-cccc05"}},
+			{store.Filter{Method: result.MethodHTTP}, []string{"20260301T160000Z-cccc05"}},
 			{store.Filter{Host: "pi5"}, []string{"20260301T150000Z-bbbb04", "20260301T140000Z-bbbb03"}},
 			{store.Filter{Labels: []store.LabelQuery{{Key: "device", Value: "sandisk"}}}, []string{"20260301T160000Z-cccc05", "20260301T120000Z-aaaa01"}},
 			{store.Filter{Labels: []store.LabelQuery{{Key: "device", Any: true}, {Key: "fs", Value: "ext4"}}}, []string{"20260301T120000Z-aaaa01"}},
@@ -97,7 +97,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		}
 		es, _ := s.List(store.Filter{IDs: []string{"20260301T120000Z-aaaa01"}})
 		e := es[0]
-		if e.Method != "disk.sweep" || e.Host != "pi4" || !e.StartedAt.Equal(t0) || e.Target != "/mnt/pi4" || e.FSType != "ext4" ||
+		if e.Method != result.MethodSweep || e.Host != "pi4" || !e.StartedAt.Equal(t0) || e.Target != "/mnt/pi4" || e.FSType != "ext4" ||
 			!reflect.DeepEqual(e.Labels, map[string]string{"device": "sandisk", "fs": "ext4"}) || e.Status != result.StatusOK {
 			t.Errorf("entry %+v", e)
 		}
@@ -108,8 +108,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	})
 	t.Run("latest", func(t *testing.T) {
 		s := fill(t)
-		newer := Doc("20260301T170000Z-aaaa06", "disk.sweep", "pi4", 5, nil)
-		failed := Doc("20260301T180000Z-aaaa07", "disk.sweep", "pi4", 6, nil)
+		newer := Doc("20260301T170000Z-aaaa06", result.MethodSweep, "pi4", 5, nil)
+		failed := Doc("20260301T180000Z-aaaa07", result.MethodSweep, "pi4", 6, nil)
 		failed.Status = result.StatusFailed
 		s.SaveAll([]*result.Document{newer, failed})
 		ds, err := s.Latest(store.Filter{})
@@ -131,7 +131,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		// came from.
 		var servers []*result.Document
 		for i, client := range []string{"10.0.0.2:40001", "10.0.0.3:40002", "10.0.0.2:40003", "[fe80::1]:40004"} {
-			d := Doc(fmt.Sprintf("20260302T0%d0000Z-ssss0%d", i, i), "net.server", "srv", 24+i, nil)
+			d := Doc(fmt.Sprintf("20260302T0%d0000Z-ssss0%d", i, i), result.MethodNetServer, "srv", 24+i, nil)
 			d.Targets = nil
 			d.Net = &result.Net{Parameters: result.NetParameters{Role: "server", Server: ":5201", Client: client}}
 			servers = append(servers, d)
@@ -139,7 +139,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		if _, _, err := s.SaveAll(servers); err != nil {
 			t.Fatal(err)
 		}
-		ds, err = s.Latest(store.Filter{Method: "net.server"})
+		ds, err = s.Latest(store.Filter{Method: result.MethodNetServer})
 		got = nil
 		for _, d := range ds {
 			got = append(got, d.ID)
@@ -155,7 +155,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		s := open(t)
 		var all []*result.Document
 		for i := range 7 {
-			all = append(all, Doc(fmt.Sprintf("20260303T120000Z-pppp%02d", i), "disk.io", "pi4", min(i, 2), nil))
+			all = append(all, Doc(fmt.Sprintf("20260303T120000Z-pppp%02d", i), result.MethodIO, "pi4", min(i, 2), nil))
 		}
 		if _, _, err := s.SaveAll(all); err != nil {
 			t.Fatal(err)
@@ -262,7 +262,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		errs := make(chan error, 20)
 		for i := range 20 {
 			wg.Go(func() {
-				errs <- s.Save(Doc(fmt.Sprintf("20260302T%02d0000Z-eeee%02d", i, i), "disk.sweep", "pi4", i, map[string]string{"n": fmt.Sprint(i)}))
+				errs <- s.Save(Doc(fmt.Sprintf("20260302T%02d0000Z-eeee%02d", i, i), result.MethodSweep, "pi4", i, map[string]string{"n": fmt.Sprint(i)}))
 			})
 		}
 		wg.Wait()

@@ -1,0 +1,101 @@
+package result
+
+// IO is fio's method: one job (or several in parallel) of reads and/or
+// writes at a block size and queue depth, repeated to show the spread.
+type IO struct {
+	Parameters IOParameters `json:"parameters"`
+	// Engine is the engine that ran; EngineNote says why it differs from
+	// the one asked for (io_uring refused by the kernel).
+	Engine     string `json:"engine"`
+	EngineNote string `json:"engine_note,omitempty"`
+	// Runs holds one entry per --repeat.
+	Runs []IORun `json:"runs"`
+	// Summary is the spread over Runs, when there are several.
+	Summary *IOSummary `json:"summary,omitempty"`
+	// Verify is the data check of --verify.
+	Verify *Verify `json:"verify,omitempty"`
+}
+
+// IOParameters are the effective parameters of an I/O job.
+type IOParameters struct {
+	// RW is read, write, randread, randwrite or randrw.
+	RW string `json:"rw"`
+	// MixRead is the read percentage of randrw.
+	MixRead   int   `json:"mix_read"`
+	BlockSize int64 `json:"block_size"`
+	IODepth   int   `json:"iodepth"`
+	Jobs      int   `json:"jobs"`
+	// Size is the file of each job; a run ends after Size bytes per job
+	// unless RuntimeNs ends it first (or TimeBased loops it).
+	Size      int64 `json:"size"`
+	RuntimeNs int64 `json:"runtime_ns"`
+	TimeBased bool  `json:"time_based"`
+	// RampNs is left out of the figures at the start of each run.
+	RampNs int64  `json:"ramp_ns"`
+	Direct bool   `json:"direct"`
+	Engine string `json:"engine"`
+	Repeat int    `json:"repeat"`
+	Verify bool   `json:"verify"`
+}
+
+// IORun is one run of the job, all jobs together.
+type IORun struct {
+	// ElapsedNs is the measured span, ramp excluded.
+	ElapsedNs int64 `json:"elapsed_ns"`
+	// Read and Write are absent for a direction the job did not do.
+	Read  *IODirection `json:"read,omitempty"`
+	Write *IODirection `json:"write,omitempty"`
+}
+
+// IODirection is one direction of a run.
+type IODirection struct {
+	IOs       int64   `json:"ios"`
+	Bytes     int64   `json:"bytes"`
+	IOPS      float64 `json:"iops"`
+	MiBPerSec float64 `json:"mib_per_s"`
+	// Latency is completion latency: from submission to completion.
+	Latency *Latency `json:"latency,omitempty"`
+	// Device is what the storage device served of a read direction.
+	Device *DeviceShare `json:"device,omitempty"`
+	// Interval is how well MiBPerSec is known.
+	Interval *Interval `json:"interval,omitempty"`
+}
+
+// DeviceShare is how much of what a read phase read the storage device
+// itself served, from its sector counts over the timed phase: the rest
+// came from the page cache, and a figure made of it measures memory.
+type DeviceShare struct {
+	// ReadBytes is what the device read meanwhile (readahead and other
+	// readers of the device count too).
+	ReadBytes int64 `json:"read_bytes"`
+	// Share is ReadBytes over the bytes the phase read.
+	Share float64 `json:"share"`
+	// Cached marks a buffered phase the device served less than
+	// CachedBelow of: its figure is the page cache's, not the device's.
+	Cached bool `json:"cached,omitempty"`
+}
+
+// CachedBelow is the device share under which a buffered read phase is
+// marked cached.
+const CachedBelow = 0.9
+
+// IOSummary is the spread of each figure over the runs.
+type IOSummary struct {
+	ReadIOPS       *Spread `json:"read_iops,omitempty"`
+	ReadMiBPerSec  *Spread `json:"read_mib_per_s,omitempty"`
+	WriteIOPS      *Spread `json:"write_iops,omitempty"`
+	WriteMiBPerSec *Spread `json:"write_mib_per_s,omitempty"`
+}
+
+// Verify is the outcome of writing blocks that carry their own offset and
+// checksum and reading them back.
+type Verify struct {
+	Blocks int64 `json:"blocks"`
+	// Errors counts blocks that came back wrong; FirstBadOffset is the
+	// byte offset of the first, in the file of job FirstBadJob.
+	Errors         int64  `json:"errors"`
+	FirstBadOffset *int64 `json:"first_bad_offset,omitempty"`
+	FirstBadJob    int    `json:"first_bad_job,omitempty"`
+	// Detail says what was wrong with the first bad block.
+	Detail string `json:"detail,omitempty"`
+}

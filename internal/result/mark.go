@@ -1,0 +1,32 @@
+package result
+
+// Mark is the four desktop presets (SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1,
+// RND4K Q1T1), each read and write.
+type Mark struct {
+	// Size is the test file; DurationNs bounds each of the eight tests.
+	Size       int64        `json:"size"`
+	DurationNs int64        `json:"duration_ns"`
+	Direct     bool         `json:"direct"`
+	Engine     string       `json:"engine"`
+	EngineNote string       `json:"engine_note,omitempty"`
+	Results    []MarkResult `json:"results"`
+}
+
+// MarkResult is one preset in one direction.
+type MarkResult struct {
+	// Preset is SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1 or RND4K Q1T1.
+	Preset string `json:"preset"`
+	Phase  string `json:"phase"`
+	// MBPerSec is in 10^6 bytes per second, as those tools print;
+	// MiBPerSec in 2^20.
+	MBPerSec  float64  `json:"mb_per_s"`
+	MiBPerSec float64  `json:"mib_per_s"`
+	IOPS      float64  `json:"iops"`
+	Latency   *Latency `json:"latency,omitempty"`
+	// ElapsedNs is the measured span.
+	ElapsedNs int64 `json:"elapsed_ns,omitempty"`
+	// Device is what the storage device served of a read phase.
+	Device *DeviceShare `json:"device,omitempty"`
+	// Interval is how well the rate is known.
+	Interval *Interval `json:"interval,omitempty"`
+}

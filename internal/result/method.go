@@ -1,0 +1,23 @@
+package result
+
+// Method names a measurement method as Document.Method spells it; the
+// constants are the only spelling code uses.
+type Method = string
+
+// The methods, each with the section of Document it fills.
+const (
+	// MethodSweep is the dd loop over block sizes (Sweep).
+	MethodSweep Method = "disk.sweep"
+	// MethodRandom is sysbench fileio's random file I/O (Random).
+	MethodRandom Method = "disk.random"
+	// MethodIO is fio's queue-depth job (IO).
+	MethodIO Method = "disk.io"
+	// MethodMark is the four desktop presets (Mark).
+	MethodMark Method = "disk.mark"
+	// MethodNetClient and MethodNetServer are the iperf3 test from each
+	// end (Net).
+	MethodNetClient Method = "net.client"
+	MethodNetServer Method = "net.server"
+	// MethodHTTP is the download (HTTP).
+	MethodHTTP Method = "net.http"
+)

@@ -1,0 +1,83 @@
+package result
+
+// Random is sysbench fileio's method: a prepared file set, then a timed mix
+// of reads, writes and fsyncs at random (or sequential) offsets.
+type Random struct {
+	Parameters RandomParameters `json:"parameters"`
+	// PrepareNs is the untimed laying out of the file set.
+	PrepareNs int64 `json:"prepare_ns"`
+	// ElapsedNs is the timed phase, including the final fsync when
+	// fsync_end is set.
+	ElapsedNs int64 `json:"elapsed_ns"`
+	// Reads, Writes and Fsyncs count requests; Fsyncs are the periodic
+	// ones, EndFsyncs the per-file fsyncs at the end.
+	Reads     int64 `json:"reads"`
+	Writes    int64 `json:"writes"`
+	Fsyncs    int64 `json:"fsyncs"`
+	EndFsyncs int64 `json:"end_fsyncs"`
+	// ReadBytes and WrittenBytes moved.
+	ReadBytes    int64 `json:"read_bytes"`
+	WrittenBytes int64 `json:"written_bytes"`
+	// Per-second rates over ElapsedNs; RequestsPerSec counts reads and
+	// writes, as sysbench's "Requests/sec" does.
+	RequestsPerSec float64 `json:"requests_per_s"`
+	ReadsPerSec    float64 `json:"reads_per_s"`
+	WritesPerSec   float64 `json:"writes_per_s"`
+	FsyncsPerSec   float64 `json:"fsyncs_per_s"`
+	ReadMiBPerSec  float64 `json:"read_mib_per_s"`
+	WriteMiBPerSec float64 `json:"write_mib_per_s"`
+	// Latency covers every request (read, write, periodic fsync), as
+	// sysbench's does; the per-kind figures split it.
+	Latency      *Latency `json:"latency,omitempty"`
+	ReadLatency  *Latency `json:"read_latency,omitempty"`
+	WriteLatency *Latency `json:"write_latency,omitempty"`
+	FsyncLatency *Latency `json:"fsync_latency,omitempty"`
+	// Threads holds each thread's requests and busy time; Fairness their
+	// spread (a thread starved by the others shows as a large stddev).
+	Threads  []ThreadStats `json:"threads"`
+	Fairness Fairness      `json:"fairness"`
+	// ReadDevice is what the storage device served of the reads.
+	ReadDevice *DeviceShare `json:"read_device,omitempty"`
+	// Interval is how well the bytes moved per second (reads and writes
+	// together) are known.
+	Interval *Interval `json:"interval,omitempty"`
+}
+
+// RandomParameters are the effective parameters of a random file I/O run.
+type RandomParameters struct {
+	Files     int    `json:"files"`
+	TotalSize int64  `json:"total_size"`
+	FileSize  int64  `json:"file_size"`
+	Mode      string `json:"mode"`
+	// RWRatio is reads per write in rndrw.
+	RWRatio   float64 `json:"rw_ratio"`
+	BlockSize int64   `json:"block_size"`
+	// FsyncEvery is how many writes (counted over all threads) come between
+	// periodic fsyncs of the file just written; 0 means never.
+	FsyncEvery int  `json:"fsync_every"`
+	FsyncEnd   bool `json:"fsync_end"`
+	// FsyncAll: each periodic fsync flushes every file of the set, not just
+	// the one written (sysbench's behaviour; each file counts as an fsync).
+	FsyncAll  bool   `json:"fsync_all"`
+	FsyncMode string `json:"fsync_mode"`
+	Threads   int    `json:"threads"`
+	// TimeNs and Requests bound the timed phase; 0 means unbounded.
+	TimeNs   int64 `json:"time_ns"`
+	Requests int64 `json:"requests"`
+	Direct   bool  `json:"direct"`
+	// CacheDropped is true when the file set was evicted from the page
+	// cache after preparing (buffered runs).
+	CacheDropped bool `json:"cache_dropped"`
+}
+
+// ThreadStats is one worker's share of a run.
+type ThreadStats struct {
+	Requests  int64 `json:"requests"`
+	ElapsedNs int64 `json:"elapsed_ns"`
+}
+
+// Fairness is the spread of requests and busy time over threads.
+type Fairness struct {
+	Requests  Spread `json:"requests"`
+	ElapsedNs Spread `json:"elapsed_ns"`
+}
