@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/throttle"
 )
 
 // Config says where the sampler reads and how often.
@@ -40,11 +41,14 @@ type Config struct {
 	Kmsg string
 	// Interval between samples; 1 s if zero.
 	Interval time.Duration
+	// Mailbox asks the firmware for its throttling bits over /dev/vcio,
+	// on the live machine only (internal/throttle).
+	Mailbox bool
 }
 
 // Default samples the running machine every second.
 func Default() Config {
-	return Config{Proc: "/proc", Sys: "/sys", Kmsg: "/dev/kmsg", Interval: time.Second}
+	return Config{Proc: "/proc", Sys: "/sys", Kmsg: "/dev/kmsg", Interval: time.Second, Mailbox: true}
 }
 
 // userHZ is the unit of /proc/stat and /proc/PID/stat times: the kernel
@@ -60,13 +64,12 @@ type Sampler struct {
 
 	first, last snapshot
 
-	throttlePath string
-	readThrottle func() (uint32, bool)
-	thrStart     uint32
-	thrEnd       uint32
-	thrOK        bool
-	thrFirst     map[int]float64
-	thrAtStart   map[int]bool
+	throttle   *throttle.Source
+	thrStart   uint32
+	thrEnd     uint32
+	thrOK      bool
+	thrFirst   map[int]float64
+	thrAtStart map[int]bool
 
 	zones    []zone
 	policies []*policy
@@ -168,7 +171,7 @@ func (s *Sampler) Stop() *result.Health {
 // begin discovers what can be read and takes the first sample at t.
 func (s *Sampler) begin(t time.Time) {
 	s.t0 = t
-	s.throttlePath, s.readThrottle = throttleSource(s.cfg.Sys)
+	s.throttle = throttle.Find(s.cfg.Sys, s.cfg.Mailbox, readValue)
 	if f, err := os.Open(filepath.Join(s.cfg.Proc, "self/cgroup")); err == nil {
 		s.cg, s.cgOK = findCgroup(f, s.cfg.Sys)
 		f.Close()
@@ -213,8 +216,8 @@ func (s *Sampler) at(t time.Time) float64 {
 func (s *Sampler) sample(t time.Time) {
 	s.samples++
 	at := s.at(t)
-	if s.readThrottle != nil {
-		if v, ok := s.readThrottle(); ok {
+	if s.throttle != nil {
+		if v, ok := s.throttle.Read(); ok {
 			s.throttled(v, at, !s.thrOK)
 		}
 	}
@@ -263,9 +266,9 @@ func (s *Sampler) throttled(v uint32, at float64, first bool) {
 			s.thrFirst[b] = at
 			s.thrAtStart[b] = first
 		}
-		for _, tb := range throttleBits {
-			if tb.bit == b && (b < 16 || !s.thrAtStart[b]) {
-				s.suspect(tb.reason, at, "get_throttled "+hex(v)+" bit "+strconv.Itoa(b)+": "+tb.meaning)
+		for _, tb := range throttle.Bits {
+			if tb.N == b && (b < 16 || !s.thrAtStart[b]) {
+				s.suspect(tb.Reason, at, "get_throttled "+hex(v)+" bit "+strconv.Itoa(b)+": "+tb.Meaning)
 			}
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -12,34 +11,6 @@ import (
 
 	"github.com/thruput/thruput/internal/result"
 )
-
-func TestDecodePublishedBits(t *testing.T) {
-	for _, c := range []struct {
-		v    uint32
-		want []string
-	}{
-		{0x0, nil},
-		{0x50005, []string{"under-voltage detected", "currently throttled", "under-voltage has occurred", "throttling has occurred"}},
-		{0x50000, []string{"under-voltage has occurred", "throttling has occurred"}},
-		{0xa0002, []string{"arm frequency capped", "arm frequency capping has occurred", "soft temperature limit has occurred"}},
-		{0x8, []string{"soft temperature limit active"}},
-		{0x20, []string{"bit 5"}},
-	} {
-		if got := Decode(c.v); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("Decode(%#x) = %q, want %q", c.v, got, c.want)
-		}
-	}
-	for in, want := range map[string]uint32{"50005": 0x50005, "0x50000": 0x50000, "throttled=0xa0002\n": 0xa0002, "0": 0} {
-		if v, ok := parseThrottled(in); !ok || v != want {
-			t.Errorf("parseThrottled(%q) = %#x, %v", in, v, ok)
-		}
-	}
-	for _, bad := range []string{"", "0x", "zz", "123456789"} {
-		if _, ok := parseThrottled(bad); ok {
-			t.Errorf("parseThrottled(%q) accepted", bad)
-		}
-	}
-}
 
 func TestParseInterruptsPi4(t *testing.T) {
 	f, err := os.Open("testdata/pi4-interrupts.txt")
@@ -292,14 +263,14 @@ func TestAbsentIsUnknown(t *testing.T) {
 func TestRpiVoltHwmon(t *testing.T) {
 	tr := newTree(t)
 	tr.write("sys/class/hwmon/hwmon1/name", "rpi_volt\n")
-	tr.write("sys/class/hwmon/hwmon1/in1_lcrit_alarm", "0\n")
+	tr.write("sys/class/hwmon/hwmon1/in0_lcrit_alarm", "0\n")
 	s := newSampler(tr.config())
 	t0 := time.Now()
 	s.begin(t0)
-	tr.write("sys/class/hwmon/hwmon1/in1_lcrit_alarm", "1\n")
+	tr.write("sys/class/hwmon/hwmon1/in0_lcrit_alarm", "1\n")
 	s.finish(t0.Add(1500 * time.Millisecond))
 	h := s.outcome
-	if h.Throttled == nil || !strings.HasSuffix(h.Throttled.Source, "in1_lcrit_alarm") || h.Throttled.End != "0x1" {
+	if h.Throttled == nil || !strings.HasSuffix(h.Throttled.Source, "in0_lcrit_alarm") || h.Throttled.End != "0x1" {
 		t.Fatalf("throttled %+v", h.Throttled)
 	}
 	if len(h.Suspect) != 1 || h.Suspect[0].Reason != "under-voltage" || h.Suspect[0].AtS != 1.5 {
@@ -358,7 +329,6 @@ func FuzzParsers(f *testing.F) {
 		_, _ = parseSoftirqs(strings.NewReader(s))
 		_, _ = parseStat(strings.NewReader(s))
 		_, _ = parseSelfStat(s)
-		_, _ = parseThrottled(s)
 		_, _ = kmsgRecord(s)
 		_, _ = findCgroup(strings.NewReader(s), t.TempDir())
 	})

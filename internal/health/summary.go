@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/throttle"
 )
 
 // topInterrupts is how many interrupt lines the result keeps: the ones a
@@ -88,10 +89,10 @@ func (s *Sampler) summary() *result.Health {
 	}
 
 	if s.thrOK {
-		t := &result.Throttled{Source: s.throttlePath, Start: hex(s.thrStart), End: hex(s.thrEnd)}
+		t := &result.Throttled{Source: s.throttle.Path, Start: hex(s.thrStart), End: hex(s.thrEnd)}
 		bits := sortedKeys(s.thrFirst)
 		for _, bit := range bits {
-			name := Decode(1 << bit)[0]
+			name := throttle.Decode(1 << bit)[0]
 			t.Events = append(t.Events, result.ThrottleEvent{Bit: bit, Meaning: name, AtStart: s.thrAtStart[bit], FirstSeenS: s.thrFirst[bit]})
 		}
 		h.Throttled = t
