@@ -74,7 +74,8 @@ func cpuHop(doc *result.Document, h *result.Health) (result.Hop, bool) {
 	if c, ok := busyCore(h.CPUs); ok {
 		name, link, bound = "CPU "+strconv.Itoa(c.CPU), "one core", true
 		s := fmt.Sprintf("CPU %d was %.0f %% busy (irq+softirq %.0f %%) for the whole test", c.CPU, c.Busy, c.IRQ+c.Softirq)
-		if irq, ok := boundLine(h.Interrupts, c.CPU); ok {
+		words, known := pathWords(doc)
+		if irq, ok := boundLine(h.Interrupts, c.CPU, words, known); ok {
 			s += fmt.Sprintf("; interrupt %s (%s) fired %.0f %% on CPU %d", irq.IRQ, irq.Name, irq.TopShare*100, c.CPU)
 		}
 		s += ": " + boundPath(doc, c)
@@ -121,10 +122,12 @@ func busyCore(cpus []result.CPUTime) (result.CPUTime, bool) {
 	return top, true
 }
 
-// boundLine is the busiest interrupt line that fired almost only on cpu.
-func boundLine(irqs []result.IRQCount, cpu int) (result.IRQCount, bool) {
+// boundLine is the busiest interrupt line of a device on the data's path
+// (words, known: pathWords) that fired almost only on cpu: a disk's queue
+// firing on the core a loopback test kept busy is not what kept it busy.
+func boundLine(irqs []result.IRQCount, cpu int, words []string, known bool) (result.IRQCount, bool) {
 	for _, l := range irqs {
-		if l.TopCPU == cpu && l.TopShare >= boundIRQ {
+		if l.TopCPU == cpu && l.TopShare >= boundIRQ && onPath(l.Name, words, known) {
 			return l, true
 		}
 	}
