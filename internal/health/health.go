@@ -347,8 +347,11 @@ func (s *Sampler) snap() snapshot {
 	return n
 }
 
-func readMilliC(path string) (float64, bool) {
-	v, err := strconv.ParseFloat(readValue(path), 64)
+func readMilliC(path string) (float64, bool) { return Celsius(readValue(path)) }
+
+// Celsius reads a thermal zone's temp file, millidegrees Celsius.
+func Celsius(milli string) (float64, bool) {
+	v, err := strconv.ParseFloat(milli, 64)
 	// A zone whose sensor is not ready reads an error or a value no
 	// chip reaches; neither is a temperature.
 	if err != nil || v < -60000 || v > 200000 {

@@ -58,6 +58,20 @@ type CPU struct {
 	// UnderVoltageNow is the raspberrypi-hwmon driver's under-voltage
 	// alarm (rpi_volt in0_lcrit_alarm), where that driver is loaded.
 	UnderVoltageNow *bool `json:"under_voltage_now,omitempty"`
+	// ThrottledBits name the bits of Throttled that are set, as the
+	// Raspberry Pi documentation words them ("under-voltage detected").
+	ThrottledBits []string `json:"throttled_bits,omitempty"`
+	// Temperatures are the thermal zones as read, now.
+	Temperatures []ZoneTemperature `json:"temperatures,omitempty"`
+}
+
+// ZoneTemperature is one thermal zone's temperature at one moment.
+type ZoneTemperature struct {
+	// Zone is the sysfs name ("thermal_zone0"), Type what the driver calls
+	// it ("cpu-thermal", "x86_pkg_temp").
+	Zone    string  `json:"zone"`
+	Type    string  `json:"type,omitempty"`
+	Celsius float64 `json:"celsius"`
 }
 
 // BlockDevice is one disk and the bus it hangs off.

@@ -44,6 +44,7 @@ func (fs FS) cpu() result.CPU {
 		Governor: readValue(filepath.Join(dir, "scaling_governor")),
 	}
 	fs.throttling(&c)
+	fs.temperatures(&c)
 	return c
 }
 

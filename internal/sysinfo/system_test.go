@@ -63,6 +63,7 @@ func TestSystemPi1(t *testing.T) {
 	check(t, "CPU", s.CPU, result.CPU{
 		CurKHz: 700000, MinKHz: 700000, MaxKHz: 700000, Governor: "ondemand",
 		Throttled: "0x50005", ThrottledNow: new(true), ThrottledSource: "get_throttled",
+		ThrottledBits: []string{"under-voltage detected", "currently throttled", "under-voltage has occurred", "throttling has occurred"},
 	})
 	check(t, "USB tree", s.USB, []result.USBDevice{
 		{Path: "usb1", Bus: 1, DevNum: 1, Ports: 1, SpeedMbps: 480, VendorID: "1d6b", ProductID: "0002",
@@ -114,6 +115,8 @@ func TestSystemPi4(t *testing.T) {
 	check(t, "CPU", s.CPU, result.CPU{
 		CurKHz: 600000, MinKHz: 600000, MaxKHz: 1800000, Governor: "ondemand",
 		Throttled: "0x0", ThrottledNow: new(false), ThrottledSource: "get_throttled",
+		// The second zone's sensor reads nothing: no temperature, not 0.
+		Temperatures: []result.ZoneTemperature{{Zone: "thermal_zone0", Type: "cpu-thermal", Celsius: 48.699}},
 	})
 	// The SSD's bus is the VL805's one PCIe 2 lane as well as USB 3.
 	check(t, "sda", blockDev(t, s, "sda"), result.BlockDevice{

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/thruput/thruput/internal/health"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/throttle"
 )
@@ -26,9 +27,19 @@ func (fs FS) throttling(c *result.CPU) {
 			now := v&throttle.Now != 0
 			c.ThrottledNow = &now
 			c.ThrottledSource = src.Kind
+			c.ThrottledBits = throttle.Decode(v)
 		}
 	}
 	if p := throttle.AlarmPath(fs.Sys, readValue); p != "" {
 		c.UnderVoltageNow = readBool(p)
+	}
+}
+
+// temperatures reads every thermal zone whose sensor answers.
+func (fs FS) temperatures(c *result.CPU) {
+	for _, z := range glob(filepath.Join(fs.Sys, "class/thermal/thermal_zone*")) {
+		if t, ok := health.Celsius(readValue(filepath.Join(z, "temp"))); ok {
+			c.Temperatures = append(c.Temperatures, result.ZoneTemperature{Zone: filepath.Base(z), Type: readValue(filepath.Join(z, "type")), Celsius: t})
+		}
 	}
 }
