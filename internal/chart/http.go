@@ -12,12 +12,7 @@ import (
 )
 
 func init() {
-	drawers[result.MethodHTTP] = &drawer{charts: func(runs []run, repeats bool) []*Chart {
-		if repeats {
-			return httpMeanCharts(runs)
-		}
-		return httpCharts(runs)
-	}, collect: httpCollect, subject: httpSubject}
+	drawers[result.MethodHTTP] = &drawer{charts: httpCharts, meanCharts: httpMeanCharts, collect: httpCollect, subject: httpSubject}
 }
 
 // httpSubject is the download's address without its scheme: an SVG names

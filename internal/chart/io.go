@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	drawers[result.MethodIO] = &drawer{charts: func(runs []run, _ bool) []*Chart { return ioCharts(runs) }, collect: ioCollect, mean: ioMean}
+	drawers[result.MethodIO] = &drawer{charts: ioCharts, collect: ioCollect, mean: ioMean}
 }
 
 // ioJob describes an I/O job in a few words: "randread 4k QD 64".

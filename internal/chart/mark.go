@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	drawers[result.MethodMark] = &drawer{charts: func(runs []run, _ bool) []*Chart { return markCharts(runs) }, collect: markCollect, mean: markMean}
+	drawers[result.MethodMark] = &drawer{charts: markCharts, collect: markCollect, mean: markMean}
 }
 
 // markCharts: the presets' MiB/s and IOPS, a bar per run and phase, so

@@ -55,9 +55,11 @@ func For(docs []*result.Document, names []string) ([]*Chart, error) {
 // section a document holds (result.Document.SectionMethod); runs are
 // drawn together when they share a drawer.
 type drawer struct {
-	// charts draws runs; repeats is set when some of them stands for a
-	// column of several (ForColumns).
-	charts func(runs []run, repeats bool) []*Chart
+	// charts draws runs; meanCharts draws them when some stands for a
+	// column of several (ForColumns), nil to draw those as charts does.
+	// Charts over time have no mean to draw: network and HTTP columns
+	// are drawn as bars of their mean rates.
+	charts, meanCharts func(runs []run) []*Chart
 	// collect adds a run's figures to the collector of its column, by
 	// key (meanRun).
 	collect func(c *collector, d *result.Document)
@@ -94,8 +96,11 @@ func chartsOf(dr *drawer, runs []run) []*Chart {
 	if dr == nil {
 		return nil
 	}
-	repeats := slices.ContainsFunc(runs, func(r run) bool { return r.n > 1 })
-	charts := titled(dr.charts(runs, repeats), runs)
+	draw := dr.charts
+	if dr.meanCharts != nil && slices.ContainsFunc(runs, func(r run) bool { return r.n > 1 }) {
+		draw = dr.meanCharts
+	}
+	charts := titled(draw(runs), runs)
 	seen := map[string]int{}
 	for _, c := range charts {
 		if seen[c.Name]++; seen[c.Name] > 1 {

@@ -15,14 +15,7 @@ import (
 )
 
 func init() {
-	dr := &drawer{charts: func(runs []run, repeats bool) []*Chart {
-		// Runs standing for columns of repeats are drawn as bars of
-		// their mean rates: their charts over time have no mean to draw.
-		if repeats {
-			return netMeanCharts(runs)
-		}
-		return netCharts(runs)
-	}, collect: netCollect, subject: netSubject}
+	dr := &drawer{charts: netCharts, meanCharts: netMeanCharts, collect: netCollect, subject: netSubject}
 	drawers[result.MethodNetClient], drawers[result.MethodNetServer] = dr, dr
 }
 

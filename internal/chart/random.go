@@ -3,7 +3,7 @@ package chart
 import "github.com/thruput/thruput/internal/result"
 
 func init() {
-	drawers[result.MethodRandom] = &drawer{charts: func(runs []run, _ bool) []*Chart { return randomCharts(runs) }, collect: randomCollect, mean: randomMean}
+	drawers[result.MethodRandom] = &drawer{charts: randomCharts, collect: randomCollect, mean: randomMean}
 }
 
 // randomCharts: reads and writes per second and MiB/s, a bar per run.

@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	drawers[result.MethodSweep] = &drawer{charts: func(runs []run, _ bool) []*Chart { return sweepCharts(runs) }, collect: sweepCollect, mean: sweepMean}
+	drawers[result.MethodSweep] = &drawer{charts: sweepCharts, collect: sweepCollect, mean: sweepMean}
 }
 
 // sweepCharts: MiB/s against block size, a line per run and target.
