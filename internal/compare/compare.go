@@ -230,7 +230,7 @@ func order(rows map[key]figure) []key {
 	keys := slices.Collect(maps.Keys(rows))
 	slices.SortFunc(keys, func(a, b key) int {
 		return cmp.Or(
-			cmp.Compare(slices.Index(sections, a.section), slices.Index(sections, b.section)),
+			cmp.Compare(sectionRank(a.section), sectionRank(b.section)),
 			strings.Compare(a.section, b.section),
 			cmp.Compare(rows[a].stepRank, rows[b].stepRank),
 			strings.Compare(a.step, b.step),

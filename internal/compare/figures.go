@@ -26,6 +26,15 @@ type figure struct {
 // sections in the order the methods' own reports print them.
 var sections = []string{"sweep write", "sweep read", "mark", "io read", "io write", "random", "net up", "net down", "http"}
 
+// sectionRank places a section the list does not know (a section any
+// method can carry) after the method's own, by name.
+func sectionRank(s string) int {
+	if i := slices.Index(sections, s); i >= 0 {
+		return i
+	}
+	return len(sections)
+}
+
 // metrics in row order within a step.
 var metrics = []string{
 	"IOPS", "MiB/s", "MB/s",
