@@ -1,6 +1,10 @@
 package result
 
-import "github.com/thruput/thruput/internal/units"
+import (
+	"slices"
+
+	"github.com/thruput/thruput/internal/units"
+)
 
 // Sweep is the block-size sweep: per target and block size, a file written
 // with that block size (fsync included) and read back with it.
@@ -91,12 +95,7 @@ type SweepStep struct {
 
 // Measured is whether any step moved a byte.
 func (s *Sweep) Measured() bool {
-	for _, st := range s.Steps {
-		if st.Bytes > 0 {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.Steps, func(st SweepStep) bool { return st.Bytes > 0 })
 }
 
 // Figures are each step's rate.
