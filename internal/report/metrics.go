@@ -94,7 +94,7 @@ func (s *sampler) target(i int) string {
 // samples are a run's figures as metric samples.
 func samples(d *result.Document) []metricSample {
 	s := &sampler{d: d}
-	if v := viewOf(d); v != nil {
+	if v := viewOf(d); v != nil && v.samples != nil {
 		v.samples(s)
 	}
 	if len(s.out) > 0 && !d.EndedAt.IsZero() {

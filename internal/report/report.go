@@ -130,7 +130,8 @@ type view struct {
 	text func(w io.Writer, doc *result.Document, o Options, md bool) error
 	// csv prints the CSV view.
 	csv func(w io.Writer, doc *result.Document) error
-	// samples adds the run's figures to a metrics page (WriteMetrics).
+	// samples adds the run's figures to a metrics page (WriteMetrics);
+	// nil for a method without series.
 	samples func(s *sampler)
 }
 
