@@ -1,7 +1,6 @@
 package chart
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -70,27 +69,12 @@ func measured(d *result.Document) []string {
 		}
 		out = append(out, s)
 	}
-	switch {
-	case d.Net != nil && d.Net.Parameters.Server != "":
-		p := d.Net.Parameters
-		out = append(out, fmt.Sprintf("%s to %s", strings.ToUpper(orTCP(p.Protocol)), p.Server))
-	case d.HTTP != nil:
-		// Without its scheme: an SVG names no URL, which a reader could
-		// take for a load.
-		u := d.HTTP.Parameters.URL
-		if _, rest, ok := strings.Cut(u, "://"); ok {
-			u = rest
+	if dr := drawerOf(d); dr != nil && dr.subject != nil {
+		if s := dr.subject(d); s != "" {
+			out = append(out, s)
 		}
-		out = append(out, "download of "+u)
 	}
 	return out
-}
-
-func orTCP(p string) string {
-	if p == "" {
-		return "tcp"
-	}
-	return p
 }
 
 // Context is the line context writes under a chart's title, for charts

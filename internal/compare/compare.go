@@ -38,18 +38,18 @@ func New(groups []Group, baseline int) (*Comparison, error) {
 	if err != nil {
 		return nil, err
 	}
-	ranks := map[key]float64{}
+	rows := map[key]figure{}
 	var cols []column
 	for _, g := range groups {
-		cols = append(cols, split(g, ranks)...)
+		cols = append(cols, split(g, rows)...)
 	}
 	c := &Comparison{Method: method, Columns: make([]Column, len(cols))}
 	for i, col := range cols {
 		c.Columns[i] = col.Column
 		c.Columns[i].Suspect = suspectRuns(groups, col.Runs)
 	}
-	for _, k := range order(ranks) {
-		r := Row{Section: k.section, Step: k.step, Metric: k.metric, HigherIsBetter: higherIsBetter(k.metric)}
+	for _, k := range order(rows) {
+		r := Row{Section: k.section, Step: k.step, Metric: k.metric, HigherIsBetter: rows[k].higher, headline: rows[k].headline}
 		for _, col := range cols {
 			c := newCell(col.samples(k))
 			if rel := col.rel[k]; rel > 0 && len(c.Samples) == 1 {
@@ -130,11 +130,12 @@ type column struct {
 	rel map[key]float64
 }
 
-// split makes a group's columns, recording each row's step rank in ranks.
-func split(g Group, ranks map[key]float64) []column {
+// split makes a group's columns, recording in rows a figure of each row
+// for its rank, direction and headline.
+func split(g Group, rows map[key]figure) []column {
 	n := 1
 	for _, d := range g.Docs {
-		if d.Sweep != nil {
+		if perTarget(d) {
 			n = max(n, len(d.Targets))
 		}
 	}
@@ -153,8 +154,8 @@ func split(g Group, ranks map[key]float64) []column {
 			}
 			figs := map[key][]float64{}
 			for _, f := range figures(d, ti) {
-				figs[f.key] = append(figs[f.key], f.samples...)
-				ranks[f.key] = f.stepRank
+				figs[f.key] = append(figs[f.key], f.sample)
+				rows[f.key] = f
 				if f.rel > 0 && len(g.Docs) == 1 {
 					if col.rel == nil {
 						col.rel = map[key]float64{}
@@ -180,6 +181,17 @@ func split(g Group, ranks map[key]float64) []column {
 		}
 	}
 	return cols
+}
+
+// perTarget says whether doc measured more than one of its targets, as
+// only a sweep does: a figure on another target than the first.
+func perTarget(d *result.Document) bool {
+	for _, s := range d.Sections() {
+		if slices.ContainsFunc(s.Figures(), func(f result.Figure) bool { return f.Target > 0 }) {
+			return true
+		}
+	}
+	return false
 }
 
 // sharedLabels are the labels every doc carries with the same value.
@@ -214,24 +226,19 @@ func (c column) samples(k key) []float64 {
 
 // order sorts the rows: sections as the reports print them, steps by rank
 // (size, preset order) then name, metrics as listed in metrics.
-func order(ranks map[key]float64) []key {
-	keys := slices.Collect(maps.Keys(ranks))
+func order(rows map[key]figure) []key {
+	keys := slices.Collect(maps.Keys(rows))
 	slices.SortFunc(keys, func(a, b key) int {
 		return cmp.Or(
-			cmp.Compare(slices.Index(sections, a.section), slices.Index(sections, b.section)),
+			cmp.Compare(sectionRank(a.section), sectionRank(b.section)),
 			strings.Compare(a.section, b.section),
-			cmp.Compare(ranks[a], ranks[b]),
+			cmp.Compare(rows[a].stepRank, rows[b].stepRank),
 			strings.Compare(a.step, b.step),
 			cmp.Compare(metricRank(a.metric), metricRank(b.metric)),
 			strings.Compare(a.metric, b.metric),
 		)
 	})
 	return keys
-}
-
-func higherIsBetter(m string) bool {
-	i := metricRank(m)
-	return i >= len(metrics) || metrics[i].higher
 }
 
 func newCell(samples []float64) Cell {

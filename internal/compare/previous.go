@@ -35,37 +35,21 @@ func Comparable(now, prev *result.Document) bool {
 	return reflect.DeepEqual(parameters(now), parameters(prev))
 }
 
-// parameters are a document's method parameters as JSON values.
+// parameters are a document's parameters as JSON values: what decodes
+// alike compares alike.
 func parameters(d *result.Document) any {
 	var p any
-	switch {
-	case d.Sweep != nil:
-		p = d.Sweep.Parameters
-	case d.Random != nil:
-		p = d.Random.Parameters
-	case d.IO != nil:
-		p = d.IO.Parameters
-	case d.Mark != nil:
-		p = []any{d.Mark.Size, d.Mark.DurationNs, d.Mark.Direct}
-	case d.Net != nil:
-		p = d.Net.Parameters
-	case d.HTTP != nil:
-		p = d.HTTP.Parameters
+	if s := d.Section(); s != nil {
+		p = s.Params()
 	}
 	b, _ := json.Marshal(p)
 	var v any
 	_ = json.Unmarshal(b, &v)
-	// Who the client was (its port) and what the other end called
-	// itself are not parameters of the test.
-	if m, ok := v.(map[string]any); ok {
-		for _, k := range []string{"client", "peer_version", "interface"} {
-			delete(m, k)
-		}
-	}
 	return v
 }
 
-// Against sets now against prev over their headline rates: the
+// Against sets now against prev over their headline rates (see
+// result.Figure.Headline): the
 // geometric mean ratio of those both measured, and how many of them moved
 // beyond their 95 % intervals (or their repeats' spread), each way. The
 // verdict is "within noise" only when every figure could be judged and
@@ -79,7 +63,7 @@ func Against(now, prev *result.Document) *result.Previous {
 	var logSum float64
 	p := &result.Previous{ID: prev.ID, StartedAt: prev.StartedAt, Suspect: suspectSide(now, prev)}
 	for _, r := range c.Rows {
-		if !headline(r) || len(r.Cells) != 2 {
+		if !r.headline || len(r.Cells) != 2 {
 			continue
 		}
 		b, x := r.Cells[0], r.Cells[1]
@@ -119,18 +103,4 @@ func Against(now, prev *result.Document) *result.Previous {
 		p.Verdict = WithinNoise
 	}
 	return p
-}
-
-// headline says whether a row is the rate a method's step measures, the
-// one its interval is of. The rates derived from it (IOPS, a random
-// mode's reads/s and MiB/s, the sender's end, each stream's share) would
-// count the same change again; peaks and latencies are other questions.
-func headline(r Row) bool {
-	switch r.Section {
-	case "random":
-		return r.Metric == "requests/s"
-	case "net up", "net down":
-		return r.Step == "sum" && r.Metric == "receiver Mbit/s"
-	}
-	return r.Metric == "MiB/s"
 }

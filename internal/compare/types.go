@@ -39,6 +39,9 @@ type Row struct {
 	HigherIsBetter bool `json:"higher_is_better"`
 	// Cells has one entry per column, in column order.
 	Cells []Cell `json:"cells"`
+	// headline marks the rate a step measures (result.Figure.Headline),
+	// which the previous-run line sets side by side.
+	headline bool
 }
 
 // Cell is one column's figure for a row.

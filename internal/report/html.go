@@ -299,25 +299,8 @@ func htmlTableOf(t table, classes [][]string) htmlTable {
 
 // docTables are the tables the text report prints for doc.
 func docTables(doc *result.Document, units string) []table {
-	switch {
-	case doc.Sweep != nil:
-		var ts []table
-		for _, phase := range []string{result.PhaseWrite, result.PhaseRead} {
-			if t := sweepTable(doc, phase, storageOf(units)); t != nil {
-				ts = append(ts, *t)
-			}
-		}
-		return ts
-	case doc.Random != nil:
-		return randomTables(doc, storageOf(units))
-	case doc.IO != nil:
-		return ioTables(doc, storageOf(units))
-	case doc.Mark != nil:
-		return markTables(doc, units == UnitsMB)
-	case doc.Net != nil:
-		return netTables(doc, units == UnitsBoth)
-	case doc.HTTP != nil:
-		return httpTables(doc)
+	if v := viewOf(doc); v != nil {
+		return v.tables(doc, units)
 	}
 	return nil
 }

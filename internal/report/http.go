@@ -18,6 +18,11 @@ func httpF2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
 
 func httpMs(ns float64) string { return strconv.FormatFloat(ns/1e6, 'f', 1, 64) }
 
+func init() {
+	views[result.MethodHTTP] = &view{tables: func(d *result.Document, _ string) []table { return httpTables(d) },
+		text: httpText, csv: httpCSV, samples: httpSamples}
+}
+
 // httpTables: one row per download, then the spread over them.
 func httpTables(doc *result.Document) []table {
 	h := doc.HTTP
@@ -78,7 +83,7 @@ func httpTables(doc *result.Document) []table {
 }
 
 // httpText prints the heading, the tables and the run's status.
-func httpText(w io.Writer, doc *result.Document, md bool) error {
+func httpText(w io.Writer, doc *result.Document, _ Options, md bool) error {
 	ew := &errWriter{w: w}
 	ew.printf("%s\n\n", heading(doc))
 	body(ew, doc, httpTables(doc), md, "")

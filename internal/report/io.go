@@ -18,6 +18,13 @@ func ioMode(direct bool) string {
 	return "buffered, evicted before each run"
 }
 
+func init() {
+	views[result.MethodIO] = &view{tables: func(d *result.Document, units string) []table { return ioTables(d, storageOf(units)) },
+		csv: ioCSV, samples: ioSamples}
+	views[result.MethodMark] = &view{tables: func(d *result.Document, units string) []table { return markTables(d, units == UnitsMB) },
+		csv: markCSV, samples: markSamples}
+}
+
 // ioTables is fio's summary: one row per run and direction, then the spread.
 func ioTables(doc *result.Document, u storageUnit) []table {
 	r := doc.IO

@@ -66,83 +66,112 @@ func WriteMetrics(w io.Writer, docs []*result.Document) error {
 	return ew.err
 }
 
+// sampler gathers a run's figures as metric samples, through its
+// method's view.
+type sampler struct {
+	d   *result.Document
+	out []metricSample
+}
+
+// add is a sample of the series name of the run's host and the labels
+// kv (name, value, name, value ...).
+func (s *sampler) add(name string, v float64, kv ...string) {
+	l := map[string]string{"host": s.d.Host.Hostname}
+	for i := 0; i+1 < len(kv); i += 2 {
+		l[kv[i]] = kv[i+1]
+	}
+	s.out = append(s.out, metricSample{name, l, v})
+}
+
+// target is the path of target i, "" when the run has no such target.
+func (s *sampler) target(i int) string {
+	if i < len(s.d.Targets) {
+		return s.d.Targets[i].Path
+	}
+	return ""
+}
+
 // samples are a run's figures as metric samples.
 func samples(d *result.Document) []metricSample {
-	host := d.Host.Hostname
-	var out []metricSample
-	add := func(name string, v float64, kv ...string) {
-		l := map[string]string{"host": host}
-		for i := 0; i+1 < len(kv); i += 2 {
-			l[kv[i]] = kv[i+1]
-		}
-		out = append(out, metricSample{name, l, v})
+	s := &sampler{d: d}
+	if v := viewOf(d); v != nil && v.samples != nil {
+		v.samples(s)
 	}
-	target := func(i int) string {
-		if i < len(d.Targets) {
-			return d.Targets[i].Path
-		}
-		return ""
+	if len(s.out) > 0 && !d.EndedAt.IsZero() {
+		s.add("thruput_last_run_timestamp_seconds", float64(d.EndedAt.UnixNano())/1e9, "method", d.Method)
 	}
-	const mib = 1 << 20
-	switch {
-	case d.Sweep != nil:
-		for _, s := range d.Sweep.Steps {
-			add("thruput_disk_sweep_bytes_per_second", s.MiBPerSec*mib, "target", target(s.Target), "phase", s.Phase, "block_size", units.BlockLabel(s.BlockSize))
-		}
-	case d.Random != nil:
-		r := d.Random
-		if r.Reads > 0 {
-			add("thruput_disk_random_bytes_per_second", r.ReadMiBPerSec*mib, "target", target(0), "mode", r.Parameters.Mode, "direction", "read")
-		}
-		if r.Writes > 0 {
-			add("thruput_disk_random_bytes_per_second", r.WriteMiBPerSec*mib, "target", target(0), "mode", r.Parameters.Mode, "direction", "write")
-		}
-		add("thruput_disk_random_requests_per_second", r.RequestsPerSec, "target", target(0), "mode", r.Parameters.Mode)
-	case d.IO != nil:
-		p := d.IO.Parameters
-		for _, dir := range []string{result.PhaseRead, result.PhaseWrite} {
-			var bps, iops float64
-			n := 0
-			for _, run := range d.IO.Runs {
-				x := run.Read
-				if dir == result.PhaseWrite {
-					x = run.Write
-				}
-				if x != nil {
-					bps, iops, n = bps+x.MiBPerSec*mib, iops+x.IOPS, n+1
-				}
-			}
-			if n == 0 {
-				continue
-			}
-			kv := []string{"target", target(0), "rw", p.RW, "block_size", units.BlockLabel(p.BlockSize), "iodepth", strconv.Itoa(p.IODepth), "direction", dir}
-			add("thruput_disk_io_bytes_per_second", bps/float64(n), kv...)
-			add("thruput_disk_io_operations_per_second", iops/float64(n), kv...)
-		}
-	case d.Mark != nil:
-		for _, r := range d.Mark.Results {
-			add("thruput_disk_mark_bytes_per_second", r.MiBPerSec*mib, "target", target(0), "preset", r.Preset, "direction", r.Phase)
-		}
-	case d.Net != nil:
-		for _, s := range d.Net.Sums {
-			add("thruput_net_bytes_per_second", s.Receiver.BitsPerSecond/8, "role", d.Net.Parameters.Role, "peer", peerOf(d), "direction", s.Direction)
-		}
-	case d.HTTP != nil:
-		var sum float64
+	return s.out
+}
+
+// bytesPerMiB converts the documents' MiB/s to the bytes per second
+// Prometheus asks for.
+const bytesPerMiB = 1 << 20
+
+func sweepSamples(s *sampler) {
+	for _, st := range s.d.Sweep.Steps {
+		s.add("thruput_disk_sweep_bytes_per_second", st.MiBPerSec*bytesPerMiB, "target", s.target(st.Target), "phase", st.Phase, "block_size", units.BlockLabel(st.BlockSize))
+	}
+}
+
+func randomSamples(s *sampler) {
+	r := s.d.Random
+	if r.Reads > 0 {
+		s.add("thruput_disk_random_bytes_per_second", r.ReadMiBPerSec*bytesPerMiB, "target", s.target(0), "mode", r.Parameters.Mode, "direction", "read")
+	}
+	if r.Writes > 0 {
+		s.add("thruput_disk_random_bytes_per_second", r.WriteMiBPerSec*bytesPerMiB, "target", s.target(0), "mode", r.Parameters.Mode, "direction", "write")
+	}
+	s.add("thruput_disk_random_requests_per_second", r.RequestsPerSec, "target", s.target(0), "mode", r.Parameters.Mode)
+}
+
+// ioSamples are the means of the repeats, per direction.
+func ioSamples(s *sampler) {
+	p := s.d.IO.Parameters
+	for _, dir := range []string{result.PhaseRead, result.PhaseWrite} {
+		var bps, iops float64
 		n := 0
-		for _, r := range d.HTTP.Runs {
-			if r.Bytes > 0 {
-				sum, n = sum+r.MiBPerSec*mib, n+1
+		for _, run := range s.d.IO.Runs {
+			x := run.Read
+			if dir == result.PhaseWrite {
+				x = run.Write
+			}
+			if x != nil {
+				bps, iops, n = bps+x.MiBPerSec*bytesPerMiB, iops+x.IOPS, n+1
 			}
 		}
-		if n > 0 {
-			add("thruput_http_bytes_per_second", sum/float64(n), "url", d.HTTP.Parameters.URL)
+		if n == 0 {
+			continue
+		}
+		kv := []string{"target", s.target(0), "rw", p.RW, "block_size", units.BlockLabel(p.BlockSize), "iodepth", strconv.Itoa(p.IODepth), "direction", dir}
+		s.add("thruput_disk_io_bytes_per_second", bps/float64(n), kv...)
+		s.add("thruput_disk_io_operations_per_second", iops/float64(n), kv...)
+	}
+}
+
+func markSamples(s *sampler) {
+	for _, r := range s.d.Mark.Results {
+		s.add("thruput_disk_mark_bytes_per_second", r.MiBPerSec*bytesPerMiB, "target", s.target(0), "preset", r.Preset, "direction", r.Phase)
+	}
+}
+
+func netSamples(s *sampler) {
+	for _, sum := range s.d.Net.Sums {
+		s.add("thruput_net_bytes_per_second", sum.Receiver.BitsPerSecond/8, "role", s.d.Net.Parameters.Role, "peer", peerOf(s.d), "direction", sum.Direction)
+	}
+}
+
+// httpSamples are the mean of the downloads that received a body.
+func httpSamples(s *sampler) {
+	var sum float64
+	n := 0
+	for _, r := range s.d.HTTP.Runs {
+		if r.Bytes > 0 {
+			sum, n = sum+r.MiBPerSec*bytesPerMiB, n+1
 		}
 	}
-	if len(out) > 0 && !d.EndedAt.IsZero() {
-		add("thruput_last_run_timestamp_seconds", float64(d.EndedAt.UnixNano())/1e9, "method", d.Method)
+	if n > 0 {
+		s.add("thruput_http_bytes_per_second", sum/float64(n), "url", s.d.HTTP.Parameters.URL)
 	}
-	return out
 }
 
 // peerOf is the other end of a network run: the server as dialled, or

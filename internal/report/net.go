@@ -50,6 +50,12 @@ func netTitle(n *result.Net) string {
 	return b.String()
 }
 
+func init() {
+	v := &view{tables: func(d *result.Document, units string) []table { return netTables(d, units == UnitsBoth) },
+		text: netText, csv: netCSV, samples: netSamples}
+	views[result.MethodNetClient], views[result.MethodNetServer] = v, v
+}
+
 // netTables: per stream and per direction, the sender's and the
 // receiver's figures, iperf3's final report in thruput's units.
 func netTables(doc *result.Document, mib bool) []table {

@@ -11,6 +11,11 @@ import (
 	"github.com/thruput/thruput/internal/units"
 )
 
+func init() {
+	views[result.MethodRandom] = &view{tables: func(d *result.Document, units string) []table { return randomTables(d, storageOf(units)) },
+		csv: randomCSV, samples: randomSamples}
+}
+
 // randomTables is the sysbench-style summary: rates, then latency.
 func randomTables(doc *result.Document, u storageUnit) []table {
 	r := doc.Random

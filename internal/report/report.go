@@ -118,35 +118,40 @@ func PreviousLine(p *result.Previous) string {
 	return s + suspectPrevious(p)
 }
 
+// A view prints one method's documents. views holds one per method,
+// each registered in the method's own file, and looked up by the method
+// whose section a document holds (result.Document.SectionMethod).
+type view struct {
+	// tables are the method's tables in the page's units (Options.Units),
+	// for the table, markdown and HTML views.
+	tables func(doc *result.Document, units string) []table
+	// text prints the table and markdown views; nil prints the heading,
+	// the target legend, the tables and what follows them (tables).
+	text func(w io.Writer, doc *result.Document, o Options, md bool) error
+	// csv prints the CSV view.
+	csv func(w io.Writer, doc *result.Document) error
+	// samples adds the run's figures to a metrics page (WriteMetrics);
+	// nil for a method without series.
+	samples func(s *sampler)
+}
+
+var views = map[result.Method]*view{}
+
+// viewOf is the view of doc's method, nil when it has none.
+func viewOf(doc *result.Document) *view { return views[doc.SectionMethod()] }
+
 func write(w io.Writer, doc *result.Document, o Options) error {
-	format := o.Format
-	switch {
-	case doc.Sweep != nil && format == "csv":
-		return sweepCSV(w, doc)
-	case doc.Sweep != nil:
-		return sweepTables(w, doc, format == "markdown", storageOf(o.Units))
-	case doc.Random != nil && format == "csv":
-		return randomCSV(w, doc)
-	case doc.Random != nil:
-		return tables(w, doc, randomTables(doc, storageOf(o.Units)), format == "markdown", o.Units)
-	case doc.IO != nil && format == "csv":
-		return ioCSV(w, doc)
-	case doc.IO != nil:
-		return tables(w, doc, ioTables(doc, storageOf(o.Units)), format == "markdown", o.Units)
-	case doc.Mark != nil && format == "csv":
-		return markCSV(w, doc)
-	case doc.Mark != nil:
-		return tables(w, doc, markTables(doc, o.Units == UnitsMB), format == "markdown", o.Units)
-	case doc.Net != nil && format == "csv":
-		return netCSV(w, doc)
-	case doc.Net != nil:
-		return netText(w, doc, o, format == "markdown")
-	case doc.HTTP != nil && format == "csv":
-		return httpCSV(w, doc)
-	case doc.HTTP != nil:
-		return httpText(w, doc, format == "markdown")
+	md := o.Format == "markdown"
+	switch v := viewOf(doc); {
+	case v == nil:
+	case o.Format == "csv":
+		return v.csv(w, doc)
+	case v.text != nil:
+		return v.text(w, doc, o, md)
+	default:
+		return tables(w, doc, v.tables(doc, o.Units), md, o.Units)
 	}
-	return fmt.Errorf("no %s view of a %s result; use --format json", format, doc.Method)
+	return fmt.Errorf("no %s view of a %s result; use --format json", o.Format, doc.Method)
 }
 
 // tables prints the heading, the target legend, the tables and the run's
@@ -176,18 +181,18 @@ func body(ew *errWriter, doc *result.Document, ts []table, md bool, units string
 	status(ew, doc)
 }
 
-func sweepTables(w io.Writer, doc *result.Document, md bool, u storageUnit) error {
+func init() {
+	views[result.MethodSweep] = &view{tables: sweepTables, csv: sweepCSV, samples: sweepSamples}
+}
+
+func sweepTables(doc *result.Document, units string) []table {
 	var ts []table
 	for _, phase := range []string{result.PhaseWrite, result.PhaseRead} {
-		if t := sweepTable(doc, phase, u); t != nil {
+		if t := sweepTable(doc, phase, storageOf(units)); t != nil {
 			ts = append(ts, *t)
 		}
 	}
-	units := ""
-	if u.perMiB != 1 {
-		units = UnitsMB
-	}
-	return tables(w, doc, ts, md, units)
+	return ts
 }
 
 // preamble says what ran where: the heading and the target legend.

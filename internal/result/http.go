@@ -1,5 +1,7 @@
 package result
 
+import "slices"
+
 // HTTP is wget's method: GET one URL, throw the body away, and time it.
 type HTTP struct {
 	Parameters HTTPParameters `json:"parameters"`
@@ -88,3 +90,33 @@ type HTTPSummary struct {
 	TTFBNs        Spread `json:"ttfb_ns"`
 	TotalNs       Spread `json:"total_ns"`
 }
+
+// Measured is whether any download received a byte of body.
+func (h *HTTP) Measured() bool {
+	return slices.ContainsFunc(h.Runs, func(r HTTPRun) bool { return r.Bytes > 0 })
+}
+
+// Figures take the downloads that ended well, as the run's own summary
+// does: a failed one's rate is over a body cut short.
+func (h *HTTP) Figures() []Figure {
+	var out []Figure
+	for i, r := range h.Runs {
+		if r.Error != "" {
+			continue
+		}
+		fig := Figure{Group: "http", Step: "download", Repeat: i + 1, HigherIsBetter: true}
+		mib, peak := fig, fig
+		mib.Metric, mib.Value, mib.Interval, mib.Headline = "MiB/s", r.MiBPerSec, r.Interval, true
+		peak.Metric, peak.Value = "peak MiB/s", r.PeakMiBPerSec
+		out = append(out, mib, peak)
+		if r.TTFBNs > 0 {
+			ttfb := fig
+			ttfb.Metric, ttfb.Value, ttfb.HigherIsBetter = "TTFB ms", float64(r.TTFBNs)/1e6, false
+			out = append(out, ttfb)
+		}
+	}
+	return out
+}
+
+// Params are the download's parameters.
+func (h *HTTP) Params() any { return h.Parameters }

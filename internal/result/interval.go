@@ -1,10 +1,8 @@
 package result
 
 import (
-	"cmp"
 	"fmt"
-
-	"github.com/thruput/thruput/internal/units"
+	"slices"
 )
 
 // Interval is how well a throughput figure is known: the 95 % confidence
@@ -80,38 +78,29 @@ type NamedInterval struct {
 	Interval *Interval
 }
 
-// Intervals lists the interval of every figure the document's tables
-// show, named as the tables name them; Interval is nil where the figure
-// has none (a phase too short for one). Failed downloads show no figure.
+// Intervals lists the interval of every headline figure (see
+// Figure.Headline), named by its group and step, a repeat as "run N",
+// prefixed with its target's label when the run has several; Interval is
+// nil where the figure has none (a phase too short for one). Failed
+// downloads show no figure.
 func (d *Document) Intervals() []NamedInterval {
 	var out []NamedInterval
-	add := func(name string, iv *Interval) { out = append(out, NamedInterval{name, iv}) }
 	labels := TargetLabels(d.Targets)
-	switch {
-	case d.Sweep != nil:
-		for _, s := range d.Sweep.Steps {
-			add(fmt.Sprintf("%s %s %s", labels[s.Target], units.BlockLabel(s.BlockSize), s.Phase), s.Interval)
-		}
-	case d.Random != nil:
-		add("reads+writes", d.Random.Interval)
-	case d.IO != nil:
-		for i, r := range d.IO.Runs {
-			if x := cmp.Or(r.Read, r.Write); x != nil {
-				add(fmt.Sprintf("run %d", i+1), x.Interval)
+	for _, s := range d.Sections() {
+		for _, f := range s.Figures() {
+			if !f.Headline {
+				continue
 			}
-		}
-	case d.Mark != nil:
-		for _, r := range d.Mark.Results {
-			add(r.Preset+" "+r.Phase, r.Interval)
-		}
-	case d.Net != nil:
-		for _, s := range d.Net.Sums {
-			add(s.Direction, s.Interval)
-		}
-	case d.HTTP != nil:
-		for i, r := range d.HTTP.Runs {
-			if r.Error == "" {
-				add(fmt.Sprintf("run %d", i+1), r.Interval)
+			name := f.Group + " " + f.Step
+			if f.Repeat > 0 {
+				name = fmt.Sprintf("run %d", f.Repeat)
+			}
+			if len(labels) > 1 && f.Target < len(labels) {
+				name = labels[f.Target] + " " + name
+			}
+			// A mixed job's directions share their run's interval.
+			if !slices.ContainsFunc(out, func(n NamedInterval) bool { return n.Name == name }) {
+				out = append(out, NamedInterval{name, f.Interval})
 			}
 		}
 	}

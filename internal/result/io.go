@@ -1,5 +1,11 @@
 package result
 
+import (
+	"fmt"
+
+	"github.com/thruput/thruput/internal/units"
+)
+
 // IO is fio's method: one job (or several in parallel) of reads and/or
 // writes at a block size and queue depth, repeated to show the spread.
 type IO struct {
@@ -99,3 +105,57 @@ type Verify struct {
 	// Detail says what was wrong with the first bad block.
 	Detail string `json:"detail,omitempty"`
 }
+
+// Measured is whether any run moved data: fio before 2.1.14 counted
+// bytes but printed no I/O count.
+func (o *IO) Measured() bool {
+	for _, r := range o.Runs {
+		for _, x := range []*IODirection{r.Read, r.Write} {
+			if x != nil && (x.IOs > 0 || x.Bytes > 0) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Figures are each run's figures per direction, the run its Repeat; the
+// step is the job, so that runs at another block size or depth stand on
+// rows of their own.
+func (o *IO) Figures() []Figure {
+	p := o.Parameters
+	step := fmt.Sprintf("%s %s Q%dT%d", p.RW, units.BlockLabel(p.BlockSize), p.IODepth, p.Jobs)
+	var out []Figure
+	for i, run := range o.Runs {
+		for _, dir := range []string{PhaseRead, PhaseWrite} {
+			x := run.Read
+			if dir == PhaseWrite {
+				x = run.Write
+			}
+			if x == nil {
+				continue
+			}
+			fig := Figure{Group: "io " + dir, Step: step, Rank: float64(p.BlockSize), Repeat: i + 1, HigherIsBetter: true, Device: x.Device}
+			if x.Device != nil {
+				fig.Reads = "io " + dir
+			}
+			// IOPS is MiB/s over the block size: it is known as well.
+			iops, mib := fig, fig
+			iops.Metric, iops.Value, iops.Interval = "IOPS", x.IOPS, x.Interval
+			mib.Metric, mib.Value, mib.Interval, mib.Headline = "MiB/s", x.MiBPerSec, x.Interval, true
+			out = append(out, iops, mib)
+			if x.Latency != nil {
+				lat := fig
+				lat.HigherIsBetter, lat.Device, lat.Reads = false, nil, ""
+				p50, p99 := lat, lat
+				p50.Metric, p50.Value = "p50 µs", float64(x.Latency.P50Ns)/1e3
+				p99.Metric, p99.Value = "p99 µs", float64(x.Latency.P99Ns)/1e3
+				out = append(out, p50, p99)
+			}
+		}
+	}
+	return out
+}
+
+// Params are the job's parameters.
+func (o *IO) Params() any { return o.Parameters }

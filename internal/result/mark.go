@@ -1,9 +1,13 @@
 package result
 
+import "slices"
+
 // Mark is the four desktop presets (SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1,
 // RND4K Q1T1), each read and write.
 type Mark struct {
 	// Size is the test file; DurationNs bounds each of the eight tests.
+	// They and Direct are the run's parameters (MarkParameters), kept
+	// here where the JSON has always had them.
 	Size       int64        `json:"size"`
 	DurationNs int64        `json:"duration_ns"`
 	Direct     bool         `json:"direct"`
@@ -29,4 +33,43 @@ type MarkResult struct {
 	Device *DeviceShare `json:"device,omitempty"`
 	// Interval is how well the rate is known.
 	Interval *Interval `json:"interval,omitempty"`
+}
+
+// MarkParameters are the effective parameters of the desktop presets.
+type MarkParameters struct {
+	Size       int64 `json:"size"`
+	DurationNs int64 `json:"duration_ns"`
+	Direct     bool  `json:"direct"`
+}
+
+// markPresets are the desktop presets in the order disk mark runs them.
+var markPresets = []string{"SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1"}
+
+// Measured is whether any preset completed an I/O.
+func (m *Mark) Measured() bool {
+	return slices.ContainsFunc(m.Results, func(r MarkResult) bool { return r.IOPS > 0 })
+}
+
+// Figures are each preset's rate per direction, in the presets' order (a
+// preset markPresets does not know after them).
+func (m *Mark) Figures() []Figure {
+	var out []Figure
+	for _, r := range m.Results {
+		rank := slices.Index(markPresets, r.Preset)
+		if rank < 0 {
+			rank = len(markPresets)
+		}
+		phase := 0
+		if r.Phase == PhaseWrite {
+			phase = 1
+		}
+		out = append(out, Figure{Group: "mark", Step: r.Preset + " " + r.Phase, Rank: float64(2*rank + phase),
+			Metric: "MiB/s", HigherIsBetter: true, Headline: true, Value: r.MiBPerSec, Interval: r.Interval, Device: r.Device})
+	}
+	return out
+}
+
+// Params are the run's size, duration and I/O mode.
+func (m *Mark) Params() any {
+	return MarkParameters{Size: m.Size, DurationNs: m.DurationNs, Direct: m.Direct}
 }

@@ -1,6 +1,9 @@
 package result
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // Directions of network data, named from the client's side as people say
 // them: up is client to server (upload), down is server to client.
@@ -208,4 +211,71 @@ type NetCPU struct {
 	// suite's loopback test): both ends' figures are then that process's,
 	// and the same.
 	OneProcess bool `json:"one_process,omitempty"`
+}
+
+// Measured is whether either end counted a byte, in the totals or in an
+// interval (a test cut short before its totals).
+func (n *Net) Measured() bool {
+	for _, s := range n.Sums {
+		if s.Sender.Bytes > 0 || s.Receiver.Bytes > 0 {
+			return true
+		}
+	}
+	for _, iv := range n.Intervals {
+		for _, s := range iv.Sums {
+			if s.Bytes > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Figures are per direction the sum, then each stream by its place in
+// the direction (ids differ from run to run); one stream would only
+// repeat the sum.
+func (n *Net) Figures() []Figure {
+	var out []Figure
+	for _, s := range n.Sums {
+		snd, rcv := s.Sender, s.Receiver
+		fig := func(metric string, v float64, higher bool) Figure {
+			return Figure{Group: "net " + s.Direction, Step: "sum", Metric: metric, HigherIsBetter: higher, Value: v}
+		}
+		r := fig("receiver Mbit/s", rcv.BitsPerSecond/1e6, true)
+		r.Headline, r.Interval = true, s.Interval
+		out = append(out, r, fig("sender Mbit/s", snd.BitsPerSecond/1e6, true))
+		if snd.Retransmits != nil {
+			out = append(out, fig("retransmits", float64(*snd.Retransmits), false))
+		}
+		if rcv.JitterMs != nil {
+			out = append(out, fig("jitter ms", *rcv.JitterMs, false))
+		}
+		if rcv.Lost != nil && rcv.Packets != nil && *rcv.Packets > 0 {
+			out = append(out, fig("lost %", float64(*rcv.Lost)*100/float64(*rcv.Packets), false))
+		}
+	}
+	place := map[string]int{}
+	for _, s := range n.Streams {
+		place[s.Direction]++
+	}
+	seen := map[string]int{}
+	for _, s := range n.Streams {
+		if place[s.Direction] < 2 {
+			continue
+		}
+		seen[s.Direction]++
+		i := seen[s.Direction]
+		out = append(out, Figure{Group: "net " + s.Direction, Step: fmt.Sprintf("stream %d", i), Rank: float64(i),
+			Metric: "receiver Mbit/s", HigherIsBetter: true, Value: s.Receiver.BitsPerSecond / 1e6})
+	}
+	return out
+}
+
+// Params are the test's parameters less who the client was (its port),
+// what the other end called itself and the interface this end used: none
+// is a parameter of the test.
+func (n *Net) Params() any {
+	p := n.Parameters
+	p.Client, p.PeerVersion, p.Interface = "", "", ""
+	return p
 }

@@ -1,5 +1,12 @@
 package result
 
+import (
+	"fmt"
+	"strings"
+
+	"github.com/thruput/thruput/internal/units"
+)
+
 // Random is sysbench fileio's method: a prepared file set, then a timed mix
 // of reads, writes and fsyncs at random (or sequential) offsets.
 type Random struct {
@@ -81,3 +88,53 @@ type Fairness struct {
 	Requests  Spread `json:"requests"`
 	ElapsedNs Spread `json:"elapsed_ns"`
 }
+
+// Measured is whether any request completed: sysbench 1.1 prints rates,
+// not counts.
+func (r *Random) Measured() bool {
+	return r.Reads+r.Writes > 0 || r.ReadsPerSec+r.WritesPerSec > 0
+}
+
+// Figures leave out the reads of a mode that only writes and the other
+// way round, rather than show a zero that was never measured.
+func (r *Random) Figures() []Figure {
+	p := r.Parameters
+	step := fmt.Sprintf("%s %s", p.Mode, units.BlockLabel(p.BlockSize))
+	if p.Threads > 1 {
+		step += fmt.Sprintf(", %d threads", p.Threads)
+	}
+	reads := r.Reads > 0 || strings.HasSuffix(p.Mode, "rd") || p.Mode == "rndrw"
+	writes := r.Writes > 0 || strings.Contains(p.Mode, "wr") || p.Mode == "rndrw"
+	fig := func(metric string, v float64, iv *Interval) Figure {
+		return Figure{Group: "random", Step: step, Rank: float64(p.BlockSize), Metric: metric, HigherIsBetter: true, Value: v, Interval: iv}
+	}
+	// The requests carry the reads' device share: the page cache serves
+	// reads whatever the mode says.
+	req := fig("requests/s", r.RequestsPerSec, r.Interval)
+	req.Headline, req.Device, req.Reads = true, r.ReadDevice, "random reads"
+	out := []Figure{req}
+	// The interval is of reads and writes together: it is one direction's
+	// only when the mode does the one.
+	var readIv, writeIv *Interval
+	if !writes {
+		readIv = r.Interval
+	}
+	if !reads {
+		writeIv = r.Interval
+	}
+	if reads {
+		out = append(out, fig("reads/s", r.ReadsPerSec, readIv), fig("read MiB/s", r.ReadMiBPerSec, readIv))
+	}
+	if writes {
+		out = append(out, fig("writes/s", r.WritesPerSec, writeIv), fig("write MiB/s", r.WriteMiBPerSec, writeIv))
+	}
+	if r.Latency != nil {
+		p95 := fig("p95 ms", float64(r.Latency.P95Ns)/1e6, nil)
+		p95.HigherIsBetter = false
+		out = append(out, p95)
+	}
+	return out
+}
+
+// Params are the run's parameters.
+func (r *Random) Params() any { return r.Parameters }

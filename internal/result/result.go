@@ -31,58 +31,6 @@ const (
 	StatusPartial = "partial"
 )
 
-// Measured reports whether the run moved any data: a run that failed
-// before its first byte (connection refused, unreadable target) measured
-// nothing and is an error, not a result.
-func (d *Document) Measured() bool {
-	switch {
-	case d.Sweep != nil:
-		for _, s := range d.Sweep.Steps {
-			if s.Bytes > 0 {
-				return true
-			}
-		}
-	case d.Random != nil:
-		// sysbench 1.1 prints rates, not counts.
-		return d.Random.Reads+d.Random.Writes > 0 || d.Random.ReadsPerSec+d.Random.WritesPerSec > 0
-	case d.IO != nil:
-		// fio before 2.1.14 counted bytes but printed no I/O count.
-		for _, r := range d.IO.Runs {
-			for _, x := range []*IODirection{r.Read, r.Write} {
-				if x != nil && (x.IOs > 0 || x.Bytes > 0) {
-					return true
-				}
-			}
-		}
-	case d.Mark != nil:
-		for _, r := range d.Mark.Results {
-			if r.IOPS > 0 {
-				return true
-			}
-		}
-	case d.Net != nil:
-		for _, s := range d.Net.Sums {
-			if s.Sender.Bytes > 0 || s.Receiver.Bytes > 0 {
-				return true
-			}
-		}
-		for _, iv := range d.Net.Intervals {
-			for _, s := range iv.Sums {
-				if s.Bytes > 0 {
-					return true
-				}
-			}
-		}
-	case d.HTTP != nil:
-		for _, r := range d.HTTP.Runs {
-			if r.Bytes > 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // Document is one run of one method.
 type Document struct {
 	// FormatVersion of this document; see FormatVersion.

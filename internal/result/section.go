@@ -3,8 +3,8 @@ package result
 // Section is what every part of a document that holds measurements
 // implements: the method's own section (Sweep, Random, IO, Mark, Net, HTTP)
 // and sections any method can carry (latency under load). Consumers that
-// only need numbers (Measured, compare, metrics, the headline summary, the
-// previous-run line) loop over Figures and never ask which section it is,
+// only need numbers (Measured, Intervals, compare, the previous-run line)
+// loop over Sections and their Figures and never ask which section it is,
 // so a new section needs no change in them.
 type Section interface {
 	// Measured is whether the section moved any data or timed anything:
@@ -13,38 +13,130 @@ type Section interface {
 	// Figures are the section's numbers, in the order its report prints
 	// them.
 	Figures() []Figure
-	// Parameters are what must match for two runs to be compared (block
+	// Params are what must match for two runs to be compared (block
 	// sizes, queue depth, streams ...), as a value that compares with ==
-	// after encoding to JSON.
-	Parameters() any
+	// after encoding to JSON: the section's parameters less what names an
+	// end of the test rather than the test.
+	Params() any
 }
 
 // Figure is one number a section measured: a rate, a count or a latency
-// of one step (a block size, a preset, a direction) on one target.
+// of one step (a block size, a preset, a direction) on one target, in one
+// of the run's repeats.
 type Figure struct {
 	// Group gathers the figures a report prints together: "sweep write",
 	// "sweep read", "mark", "io read", "random", "net up", "http",
 	// "latency down" ...
 	Group string
-	// Step names the figure within its group ("4 KiB", "SEQ1M Q8T1
+	// Step names the figure within its group ("4k", "SEQ1M Q8T1
 	// read", "loaded p50"); Rank orders steps where names sort wrongly
 	// (block sizes by size, presets in the tool's order).
 	Step string
 	Rank float64
 	// Target indexes Document.Targets (0 for methods with one target).
 	Target int
-	// Metric is the figure's name and unit: "MiB/s", "IOPS", "Mbit/s",
-	// "p50 µs", "retransmits"; HigherIsBetter is false for latencies and
-	// losses.
+	// Metric is the figure's name and unit: "MiB/s", "IOPS", "receiver
+	// Mbit/s", "p50 µs", "retransmits"; HigherIsBetter is false for
+	// latencies and losses.
 	Metric         string
 	HigherIsBetter bool
-	// Value is the figure; Samples its repeats within the run, when the
-	// method repeats (disk io --repeat), Value being their mean.
-	Value   float64
-	Samples []float64
+	// Headline marks the rate the step measures, the one its Interval is
+	// of; the figures derived from it (IOPS, one direction of a mixed
+	// mode, the sender's end, each stream's share) would count the same
+	// change again, and peaks and latencies answer other questions.
+	Headline bool
+	// Repeat numbers the run a figure is of, from 1, for methods that
+	// repeat within a run (disk io --repeat, net http --repeat); 0
+	// elsewhere. The repeats of a figure share its Group, Step and Metric.
+	Repeat int
+	Value  float64
 	// Interval is how well Value is known, when the run measured it.
 	Interval *Interval
 	// Device is what the storage device served of a read figure; nil
-	// where the page cache cannot be involved.
+	// where the page cache cannot be involved. Reads names those reads
+	// in a comparison's words where Group and Step do not ("io read",
+	// "random reads").
 	Device *DeviceShare
+	Reads  string
+}
+
+// methodSections gives the section each method fills.
+var methodSections = []struct {
+	method  Method
+	section func(*Document) Section
+}{
+	{MethodSweep, func(d *Document) Section { return section(d.Sweep) }},
+	{MethodRandom, func(d *Document) Section { return section(d.Random) }},
+	{MethodIO, func(d *Document) Section { return section(d.IO) }},
+	{MethodMark, func(d *Document) Section { return section(d.Mark) }},
+	{MethodNetClient, func(d *Document) Section { return section(d.Net) }},
+	{MethodNetServer, func(d *Document) Section { return section(d.Net) }},
+	{MethodHTTP, func(d *Document) Section { return section(d.HTTP) }},
+}
+
+// section is p as a Section, nil (not a typed nil) when p is.
+func section[T any, P interface {
+	*T
+	Section
+}](p P) Section {
+	if p == nil {
+		return nil
+	}
+	return p
+}
+
+// SectionMethod is the method whose section the document holds: its
+// Method when that section is set, else the first method whose section is
+// (a document built without its Method); "" when it holds none. The
+// per-method renderers (tables, charts, ceilings) are looked up by it.
+func (d *Document) SectionMethod() Method {
+	for _, m := range methodSections {
+		if m.method == d.Method && m.section(d) != nil {
+			return m.method
+		}
+	}
+	for _, m := range methodSections {
+		if m.section(d) != nil {
+			return m.method
+		}
+	}
+	return ""
+}
+
+// Section is the method's section, nil when the document has none.
+func (d *Document) Section() Section {
+	m := d.SectionMethod()
+	for _, s := range methodSections {
+		if s.method == m {
+			return s.section(d)
+		}
+	}
+	return nil
+}
+
+// Sections are every section of the document that holds measurements:
+// the method's first, then those any method can carry, each in one line
+// of the list below.
+func (d *Document) Sections() []Section {
+	var out []Section
+	for _, s := range []Section{
+		d.Section(),
+	} {
+		if s != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Measured reports whether the run moved any data: a run that failed
+// before its first byte (connection refused, unreadable target) measured
+// nothing and is an error, not a result.
+func (d *Document) Measured() bool {
+	for _, s := range d.Sections() {
+		if s.Measured() {
+			return true
+		}
+	}
+	return false
 }

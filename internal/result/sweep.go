@@ -1,5 +1,11 @@
 package result
 
+import (
+	"slices"
+
+	"github.com/thruput/thruput/internal/units"
+)
+
 // Sweep is the block-size sweep: per target and block size, a file written
 // with that block size (fsync included) and read back with it.
 type Sweep struct {
@@ -86,3 +92,21 @@ type SweepStep struct {
 	// Interval is how well MiBPerSec is known, and a cliff within it.
 	Interval *Interval `json:"interval,omitempty"`
 }
+
+// Measured is whether any step moved a byte.
+func (s *Sweep) Measured() bool {
+	return slices.ContainsFunc(s.Steps, func(st SweepStep) bool { return st.Bytes > 0 })
+}
+
+// Figures are each step's rate.
+func (s *Sweep) Figures() []Figure {
+	var out []Figure
+	for _, st := range s.Steps {
+		out = append(out, Figure{Group: "sweep " + st.Phase, Step: units.BlockLabel(st.BlockSize), Rank: float64(st.BlockSize), Target: st.Target,
+			Metric: "MiB/s", HigherIsBetter: true, Headline: true, Value: st.MiBPerSec, Interval: st.Interval, Device: st.Device})
+	}
+	return out
+}
+
+// Params are the sweep's parameters.
+func (s *Sweep) Params() any { return s.Parameters }

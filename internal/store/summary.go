@@ -9,9 +9,12 @@ import (
 	"github.com/thruput/thruput/internal/units"
 )
 
-// summarizers make the one-line headline of each method. The line is
-// stored with the run, so a list of thousands computes nothing; a change
-// here applies to runs saved afterwards.
+// summarizers make the one-line headline of each method, looked up by the
+// method whose section a document holds (so each finds its section set).
+// The line is stored with the run, so a list of thousands computes
+// nothing; a change here applies to runs saved afterwards. Each method
+// words its own (the best block size, the mean of the repeats, the
+// preset people quote), which a loop over figures cannot.
 var summarizers = map[string]func(*result.Document) string{
 	result.MethodSweep:     sweepSummary,
 	result.MethodRandom:    randomSummary,
@@ -27,7 +30,7 @@ var summarizers = map[string]func(*result.Document) string{
 // without one or a run that measured nothing. A suspect run's line says
 // so and why: "up 941.2 Mbit/s ! suspect (under-voltage)".
 func Summary(doc *result.Document) string {
-	f := summarizers[doc.Method]
+	f := summarizers[doc.SectionMethod()]
 	if f == nil {
 		return ""
 	}
@@ -48,9 +51,6 @@ func Summary(doc *result.Document) string {
 // do when the block size is not what holds it back; a run over several
 // targets gives each target's, named by its filesystem.
 func sweepSummary(doc *result.Document) string {
-	if doc.Sweep == nil {
-		return ""
-	}
 	if len(doc.Targets) < 2 {
 		return sweepBest(doc.Sweep.Steps, -1)
 	}
@@ -104,7 +104,7 @@ func sweepBest(steps []result.SweepStep, ti int) string {
 
 func randomSummary(doc *result.Document) string {
 	r := doc.Random
-	if r == nil || r.Reads+r.Writes == 0 {
+	if r.Reads+r.Writes == 0 {
 		return ""
 	}
 	parts := []string{fmt.Sprintf("%s %s %s req/s", units.SizeLabel(r.Parameters.BlockSize), r.Parameters.Mode, count(r.RequestsPerSec))}
@@ -120,7 +120,7 @@ func randomSummary(doc *result.Document) string {
 // ioSummary is the mean over the repeats, per direction.
 func ioSummary(doc *result.Document) string {
 	io := doc.IO
-	if io == nil || len(io.Runs) == 0 {
+	if len(io.Runs) == 0 {
 		return ""
 	}
 	var iops, mibs [2]float64
@@ -176,9 +176,6 @@ func cachedMark(d *result.DeviceShare) string {
 
 // markSummary is the first preset, the sequential one people quote.
 func markSummary(doc *result.Document) string {
-	if doc.Mark == nil {
-		return ""
-	}
 	const preset = "SEQ1M Q8T1"
 	var parts []string
 	for _, phase := range []string{result.PhaseRead, result.PhaseWrite} {
@@ -198,9 +195,6 @@ func markSummary(doc *result.Document) string {
 // netSummary is the receiver's rate per direction: what arrived, not what
 // was pushed into the socket.
 func netSummary(doc *result.Document) string {
-	if doc.Net == nil {
-		return ""
-	}
 	var parts []string
 	for _, dir := range []string{result.DirUp, result.DirDown} {
 		for _, s := range doc.Net.Sums {
@@ -215,9 +209,6 @@ func netSummary(doc *result.Document) string {
 
 // httpSummary is the mean average rate of the downloads that ended well.
 func httpSummary(doc *result.Document) string {
-	if doc.HTTP == nil {
-		return ""
-	}
 	var sum float64
 	n := 0
 	for _, r := range doc.HTTP.Runs {
