@@ -62,9 +62,17 @@ func Open(loc Location, m Mode) (Store, error) {
 	backendsMu.RUnlock()
 	if !ok {
 		sort.Strings(known)
+		if len(known) == 0 {
+			known = []string{"none"}
+		}
 		return nil, locationErr("%s: this thruput keeps no %s stores (it has %s)", loc.Name(), loc.Scheme(), strings.Join(known, ", "))
 	}
-	return open(loc, m)
+	s, err := open(loc, m)
+	if err != nil {
+		// A backend's nil *DB is not a nil Store.
+		return nil, err
+	}
+	return s, nil
 }
 
 // refusal is an error in its own words that matches a sentinel.

@@ -46,16 +46,10 @@ const connectTimeout = time.Second
 // which only ReadOnly checks without creating it.
 func init() {
 	store.Register(store.SchemePostgres, func(loc store.Location, m store.Mode) (store.Store, error) {
-		open := Open
 		if m == store.ReadOnly {
-			open = OpenRead
+			return OpenRead(loc.URL)
 		}
-		s, err := open(loc.URL)
-		if err != nil {
-			// Not a nil *store.DB in a non-nil Store.
-			return nil, err
-		}
-		return s, nil
+		return Open(loc.URL)
 	})
 }
 

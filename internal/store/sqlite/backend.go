@@ -25,14 +25,8 @@ func open(loc store.Location, m store.Mode) (store.Store, error) {
 			return nil, store.Refuse(store.ErrLocation, "no result store at %s yet: every run saves there (or give --db FILE)", loc.Path)
 		}
 	}
-	openFile := Open
 	if m == store.ReadOnly {
-		openFile = OpenRead
+		return OpenRead(loc.Path)
 	}
-	s, err := openFile(loc.Path)
-	if err != nil {
-		// Not a nil *store.DB in a non-nil Store.
-		return nil, err
-	}
-	return s, nil
+	return Open(loc.Path)
 }
