@@ -38,7 +38,11 @@ marked ~ is inside the noise: the repeats do not tell the two apart.`,
   thruput compare channel=1 channel=6 channel=11 --baseline channel=6 --format markdown`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			format, s, err := a.readWith(a.outputFormat)
+			format, err := a.outputFormat()
+			if err != nil {
+				return err
+			}
+			s, err := a.Read()
 			if err != nil {
 				return err
 			}

@@ -199,7 +199,7 @@ func (a *app) saveAll(docs []*result.Document) error {
 		for k, v := range a.labelMap {
 			d.Labels[k] = v
 		}
-		errs = append(errs, a.save(d))
+		errs = append(errs, a.Save(d))
 	}
 	return errors.Join(errs...)
 }

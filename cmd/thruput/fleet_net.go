@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thruput/thruput/internal/fleet"
+	"github.com/thruput/thruput/internal/lifecycle"
 	"github.com/thruput/thruput/internal/usage"
 )
 
@@ -59,7 +60,7 @@ Printed: each client's Mbit/s, the aggregate and Jain's fairness index.`,
 		}
 		// One label ties the pairs together: thruput report fleet=ID
 		// draws them as a host x host heat map.
-		id := newRunID()
+		id := lifecycle.NewID()
 		for _, d := range out.Runs() {
 			d.Labels["fleet"] = id
 		}

@@ -13,6 +13,10 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/thruput/thruput/internal/store"
+	// The store backends register with store.Open.
+	_ "github.com/thruput/thruput/internal/store/postgres"
+	_ "github.com/thruput/thruput/internal/store/sqlite"
 	"github.com/thruput/thruput/internal/usage"
 )
 
@@ -41,7 +45,7 @@ func run(ctx context.Context, argv []string, stdout io.Writer) int {
 	root := newRoot(a)
 	root.SetArgs(argv[1:])
 	cmd, err := root.ExecuteContextC(ctx)
-	err = errors.Join(err, a.closeStore())
+	err = errors.Join(err, a.Close())
 	if err == nil {
 		return exitOK
 	}
@@ -51,7 +55,7 @@ func run(ctx context.Context, argv []string, stdout io.Writer) int {
 	}
 	if !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(os.Stderr, "thruput: %v\n", err)
-		if usage.Is(err) {
+		if usage.Is(err) || storeRefused(err) {
 			return exitUsage
 		}
 		return exitFailed
@@ -68,4 +72,17 @@ func run(ctx context.Context, argv []string, stdout io.Writer) int {
 		fmt.Fprintln(os.Stderr, "thruput: interrupted")
 	}
 	return exitFailed
+}
+
+// storeRefused says whether the result store refused what the user gave
+// (a location, a file that is not a store, a newer schema, an id that
+// names no run or several): theirs to fix, exit 2. A run the store could
+// not take (store.ErrExists, a server down) was measured: exit 1.
+func storeRefused(err error) bool {
+	for _, refusal := range []error{store.ErrLocation, store.ErrNotStore, store.ErrNewer, store.ErrNotFound, store.ErrAmbiguous} {
+		if errors.Is(err, refusal) {
+			return true
+		}
+	}
+	return false
 }

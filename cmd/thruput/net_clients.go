@@ -11,6 +11,7 @@ import (
 
 	"github.com/thruput/thruput/internal/fairness"
 	"github.com/thruput/thruput/internal/iperf3"
+	"github.com/thruput/thruput/internal/lifecycle"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/usage"
 )
@@ -42,7 +43,7 @@ func (a *app) netClients(ctx context.Context, cfg iperf3.ClientConfig, n int, fo
 	cfg.OnInterval, cfg.OnStreams = nil, nil
 	// Each client's run has its own health sampler, so each document
 	// carries the machine's health over its own test.
-	begins := make([]*begun, n)
+	begins := make([]*lifecycle.Begun, n)
 	docs := make([]*result.Document, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -59,7 +60,7 @@ func (a *app) netClients(ctx context.Context, cfg iperf3.ClientConfig, n int, fo
 		}()
 	}
 	wg.Wait()
-	id := newRunID()
+	id := lifecycle.NewID()
 	clients := make([]fairness.Client, n)
 	failed := 0
 	for i, d := range docs {
@@ -68,7 +69,7 @@ func (a *app) netClients(ctx context.Context, cfg iperf3.ClientConfig, n int, fo
 			failed++
 		}
 		if errs[i] != nil && !d.Measured() {
-			begins[i].health.Stop()
+			begins[i].Abandon()
 			clients[i] = fairness.Of(name, nil, errs[i])
 			continue
 		}
@@ -81,7 +82,7 @@ func (a *app) netClients(ctx context.Context, cfg iperf3.ClientConfig, n int, fo
 		}
 		d.Labels["clients"], d.Labels["client"] = id, name
 		clients[i] = fairness.Of(name, d, errs[i])
-		if err := a.save(d); err != nil {
+		if err := a.Save(d); err != nil {
 			fmt.Fprintf(os.Stderr, "thruput: %v\n", err)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thruput/thruput/internal/iperf3"
+	"github.com/thruput/thruput/internal/lifecycle"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/units"
@@ -154,7 +155,7 @@ func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 	type running struct {
 		doc      *result.Document
 		lines    *report.NetIntervals
-		counters *begun
+		counters *lifecycle.Begun
 	}
 	var mu sync.Mutex
 	tests := map[string]*running{}
@@ -207,7 +208,7 @@ func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 			if werr != nil {
 				logf("output: %v", werr)
 			}
-			if serr := a.save(doc); serr != nil {
+			if serr := a.Save(doc); serr != nil {
 				logf("%v", serr)
 			}
 		},

@@ -58,7 +58,7 @@ func runReport(cmd *cobra.Command, a *app, args []string, sel selectFlags, png b
 	if png && format != "html" {
 		return usage.Errorf("--png goes with the HTML page, not --format %s", format)
 	}
-	s, err := a.readStore()
+	s, err := a.Read()
 	if err != nil {
 		return err
 	}

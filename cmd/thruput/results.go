@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -114,7 +113,11 @@ func newResultsListCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			format, s, err := a.readWith(a.listFormat)
+			format, err := a.listFormat()
+			if err != nil {
+				return err
+			}
+			s, err := a.Read()
 			if err != nil {
 				return err
 			}
@@ -148,13 +151,17 @@ func newResultsShowCmd(a *app) *cobra.Command {
 		Example: `  thruput results show 20261121T0530
   thruput results show 20261121T0530 --json > run.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			format, s, err := a.readWith(a.outputFormat)
+			format, err := a.outputFormat()
+			if err != nil {
+				return err
+			}
+			s, err := a.Read()
 			if err != nil {
 				return err
 			}
 			doc, err := s.Get(args[0])
 			if err != nil {
-				return usage.Wrap(err)
+				return err
 			}
 			return a.emit(doc, format)
 		},
@@ -173,7 +180,7 @@ func newResultsLabelCmd(a *app) *cobra.Command {
 			if err != nil {
 				return usage.Wrap(err)
 			}
-			s, err := a.readStore()
+			s, err := a.Read()
 			if err != nil {
 				return err
 			}
@@ -182,9 +189,6 @@ func newResultsLabelCmd(a *app) *cobra.Command {
 				return fmt.Errorf("the store %s cannot change labels", s.Path())
 			}
 			id, labels, err := l.Label(args[0], set, remove)
-			if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) {
-				return usage.Wrap(err)
-			}
 			if err != nil {
 				return err
 			}
@@ -216,7 +220,7 @@ func newResultsDeleteCmd(a *app) *cobra.Command {
 		Example: "  thruput results delete 20261121T0530Z-a1b2c3 20261121T0612",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := a.readStore()
+			s, err := a.Read()
 			if err != nil {
 				return err
 			}
@@ -224,7 +228,7 @@ func newResultsDeleteCmd(a *app) *cobra.Command {
 			ids := make([]string, len(args))
 			for i, arg := range args {
 				if ids[i], err = s.Resolve(arg); err != nil {
-					return usage.Wrap(err)
+					return err
 				}
 			}
 			n, err := s.Delete(ids...)

@@ -153,7 +153,7 @@ func runImport(cmd *cobra.Command, a *app, args []string, host string, allOrNoth
 		last := bad[len(bad)-1]
 		return usage.Errorf("%s: %s", last.File, last.Error)
 	}
-	s, err := a.openStore()
+	s, err := a.Open()
 	if err != nil {
 		return err
 	}

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/thruput/thruput/internal/lifecycle"
 	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/usage"
 )
@@ -36,13 +36,13 @@ there are skipped, so pushing twice copies nothing the second time.`,
 				return err
 			}
 			if to == "" {
-				return a.pushSpool()
+				return lifecycle.Push(&a.History, a.out())
 			}
-			src, err := a.readSource()
+			src, err := a.ReadOnly()
 			if err != nil {
 				return err
 			}
-			dst, err := openOther(to)
+			dst, err := lifecycle.OpenNamed(to)
 			if err != nil {
 				return err
 			}
@@ -77,14 +77,14 @@ the filters select, into the store (--db). Runs already there are skipped.`,
 			}
 			loc, err := store.Resolve(from, true)
 			if err != nil {
-				return usage.Wrap(err)
+				return err
 			}
-			src, err := openSource(loc)
+			src, err := store.Open(loc, store.ReadOnly)
 			if err != nil {
 				return err
 			}
 			defer src.Close()
-			dst, err := a.openStore()
+			dst, err := a.Open()
 			if err != nil {
 				return err
 			}
@@ -96,60 +96,4 @@ the filters select, into the store (--db). Runs already there are skipped.`,
 	c.Flags().StringVar(&from, "from", "", "the `STORE` to copy from: a SQLite path, sqlite:PATH or a postgres:// URL")
 	f.add(c.Flags(), 0)
 	return c
-}
-
-// readSource opens the store (--db) only to read it: it must exist.
-func (a *app) readSource() (store.Store, error) { return a.keepStore(openSource) }
-
-// pushSpool delivers every spooled run into the store it was meant for:
-// the store --db (or THRUPUT_DB) names when it is that one, so that its
-// password is used, else the store the spool recorded. A store that
-// cannot be opened keeps its runs; the others are delivered.
-func (a *app) pushSpool() error {
-	sp, err := store.DefaultSpool()
-	if err != nil {
-		return err
-	}
-	keys, err := sp.Stores()
-	if err != nil {
-		return fmt.Errorf("the spool %s: %w", sp.Dir, err)
-	}
-	if len(keys) == 0 {
-		fmt.Fprintf(a.out(), "no spooled runs in %s\n", sp.Dir)
-		return nil
-	}
-	here, herr := a.location()
-	var errs []error
-	for _, key := range keys {
-		loc := here
-		if herr != nil || here.Key() != key {
-			if loc, err = store.Resolve(key, true); err != nil {
-				errs = append(errs, fmt.Errorf("runs spooled for %s: %w", key, err))
-				continue
-			}
-		}
-		s, err := openLocation(loc)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("runs spooled for %s stay in the spool: %w", loc.Name(), err))
-			continue
-		}
-		saved, skipped, err := sp.Deliver(key, s)
-		if err == nil || saved+skipped > 0 {
-			fmt.Fprintf(a.out(), "delivered %d spooled run(s) to %s, %d already there\n", saved, s.Path(), skipped)
-		}
-		errs = append(errs, err, s.Close())
-	}
-	return errors.Join(errs...)
-}
-
-// openOther opens a store named on the command line beside --db.
-func openOther(db string) (store.Store, error) {
-	loc, err := store.Resolve(db, true)
-	if err != nil {
-		return nil, usage.Wrap(err)
-	}
-	if err := loc.Check(); err != nil {
-		return nil, usage.Wrap(err)
-	}
-	return openLocation(loc)
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thruput/thruput/internal/report"
-	"github.com/thruput/thruput/internal/usage"
 )
 
 func newResultsExportCmd(a *app) *cobra.Command {
@@ -41,7 +40,7 @@ place, so the collector never reads half of it.`,
 			if err != nil {
 				return err
 			}
-			s, err := a.readStore()
+			s, err := a.Read()
 			if err != nil {
 				return err
 			}
@@ -50,7 +49,7 @@ place, so the collector never reads half of it.`,
 			for _, arg := range args {
 				id, err := s.Resolve(arg)
 				if err != nil {
-					return usage.Wrap(err)
+					return err
 				}
 				flt.IDs = append(flt.IDs, id)
 			}

@@ -2,9 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,14 +10,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
-	"github.com/thruput/thruput/internal/sysinfo"
 	"github.com/thruput/thruput/internal/usage"
 )
 
@@ -72,7 +67,7 @@ interrupted (the figures gathered so far are still printed), 2 for bad usage
 		// --version prints what `thruput version` prints.
 		Version: toolVersion(),
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			a.dbSet = a.dbSet || cmd.Flags().Changed("db")
+			a.DBSet = a.DBSet || cmd.Flags().Changed("db")
 			switch a.units {
 			case "", report.UnitsMiB, report.UnitsMB, report.UnitsMbit, report.UnitsBoth:
 				return nil
@@ -86,7 +81,7 @@ interrupted (the figures gathered so far are still printed), 2 for bad usage
 	f.StringVarP(&a.output, "output", "o", "", "write the output to `FILE` instead of standard output")
 	f.BoolVarP(&a.quiet, "quiet", "q", false, "no progress line on stderr")
 	f.StringVar(&a.units, "units", "", "one unit system for the page: mib (MiB/s, storage's default), mb (MB/s, 10^6 B/s, as CrystalDiskMark prints), mbit (Mbit/s, networks' default) or both (MiB/s beside Mbit/s)")
-	f.StringVar(&a.db, "db", "", "the result store: a SQLite file, or PostgreSQL as a postgres:// URL or a libpq string such as 'host=db.lab dbname=thruput' (default $THRUPUT_DB, else $XDG_DATA_HOME/thruput/results.db)")
+	f.StringVar(&a.DB, "db", "", "the result store: a SQLite file, or PostgreSQL as a postgres:// URL or a libpq string such as 'host=db.lab dbname=thruput' (default $THRUPUT_DB, else $XDG_DATA_HOME/thruput/results.db)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage.Wrap(err) })
 	root.AddCommand(newVersionCmd(a), newDiskCmd(a), newNetCmd(a),
 		newSysinfoCmd(a), newFleetCmd(a), newResultsCmd(a), newCompareCmd(a), newReportCmd(a), newSuiteCmd(a), newServeCmd(a), newManCmd())
@@ -179,43 +174,4 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func isInterrupt(err error) bool { return errors.Is(err, context.Canceled) }
-
 func (a *app) progress() *progress.Line { return progress.New(a.quiet) }
-
-// newDocument starts the result of one run of method.
-func (a *app) newDocument(method string) *result.Document {
-	return &result.Document{
-		FormatVersion: result.FormatVersion,
-		Tool:          tool(),
-		ID:            newRunID(),
-		Method:        method,
-		Argv:          a.argv,
-		StartedAt:     time.Now().UTC(),
-		Host:          sysinfo.Default().Host(),
-	}
-}
-
-// newRunID is sortable by time and unique across machines sharing a target.
-func newRunID() string {
-	b := make([]byte, 3)
-	_, _ = rand.Read(b)
-	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b)
-}
-
-// finish stamps the end of a run from the error that ended it.
-func finish(doc *result.Document, err error) {
-	doc.EndedAt = time.Now().UTC()
-	switch {
-	case err == nil:
-		doc.Status = result.StatusOK
-		return
-	case isInterrupt(err):
-		doc.Status = result.StatusInterrupted
-	case doc.Measured():
-		doc.Status = result.StatusPartial
-	default:
-		doc.Status = result.StatusFailed
-	}
-	doc.Error = err.Error()
-}

@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -13,8 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thruput/thruput/internal/serve"
-	"github.com/thruput/thruput/internal/store"
-	"github.com/thruput/thruput/internal/store/sqlite"
 	"github.com/thruput/thruput/internal/usage"
 )
 
@@ -63,7 +59,7 @@ $CREDENTIALS_DIRECTORY, where LoadCredential=NAME:FILE puts it.`,
 			if err := serve.CheckListen(listen, token != ""); err != nil {
 				return usage.Wrap(err)
 			}
-			s, err := a.serveStore(cmd.ErrOrStderr())
+			s, err := a.Follow(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -91,31 +87,4 @@ func credential(name string) string {
 		return filepath.Join(dir, name)
 	}
 	return name
-}
-
-// serveStore is readStore, except that a SQLite store which does not
-// exist yet in a directory that does is served as an empty history,
-// whether --db or THRUPUT_DB names it: the packaged dashboard starts with
-// the machine, before the scheduled suite saved its first run, and must
-// not fail (and restart in a loop) until then.
-func (a *app) serveStore(stderr io.Writer) (store.Store, error) {
-	loc, err := a.location()
-	if err != nil || loc.URL != "" {
-		return a.readStore()
-	}
-	if _, err := os.Stat(loc.Path); !errors.Is(err, fs.ErrNotExist) {
-		return a.readStore()
-	}
-	abs, err := filepath.Abs(loc.Path)
-	if err != nil {
-		return nil, err
-	}
-	if fi, err := os.Stat(filepath.Dir(abs)); err != nil || !fi.IsDir() {
-		return a.readStore()
-	}
-	fmt.Fprintf(stderr, "thruput: no result store at %s yet: an empty history until the first run saves there\n", abs)
-	// Kept as a.store so that main closes it when serve ends.
-	p := sqlite.Pending(abs)
-	a.store = p
-	return p, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/thruput/thruput/internal/disk"
 	"github.com/thruput/thruput/internal/httpget"
 	"github.com/thruput/thruput/internal/iperf3"
+	"github.com/thruput/thruput/internal/lifecycle"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/store"
@@ -132,7 +133,7 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 	if err := a.openHistory(cmd.ErrOrStderr()); err != nil {
 		return err
 	}
-	if _, err := a.openStore(); err != nil {
+	if _, err := a.Open(); err != nil {
 		return err
 	}
 	ctx := cmd.Context()
@@ -146,7 +147,7 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 		defer stop()
 		netAddr, httpURL = nAddr, hURL
 	}
-	suiteID := newRunID()
+	suiteID := lifecycle.NewID()
 	var docs []*result.Document
 	so := f.stable.options()
 	plan, err := suite.Plan(suite.Options{Disks: f.disks, Net: netAddr, HTTP: httpURL, Full: full, UntilStable: so.Target * 100, Budget: f.budget})
@@ -184,8 +185,8 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 		// Beside a SQLite store; a PostgreSQL one has no directory, so
 		// the report goes where the suite was started.
 		path = "thruput-suite-" + suiteID + ".html"
-		if a.loc != nil && a.loc.URL == "" {
-			path = filepath.Join(filepath.Dir(a.store.Path()), path)
+		if a.Loc != nil && a.Loc.URL == "" {
+			path = filepath.Join(filepath.Dir(a.Store.Path()), path)
 		}
 	}
 	if err := writeHTMLFile(path, docs, nil, a.units); err != nil {
@@ -195,7 +196,7 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 	for i, d := range docs {
 		ids[i] = d.ID
 	}
-	entries, err := a.store.List(store.Filter{IDs: ids})
+	entries, err := a.Store.List(store.Filter{IDs: ids})
 	if err != nil {
 		return err
 	}
@@ -262,7 +263,7 @@ func targetOf(d *result.Document) string {
 // store, and collects the documents it concludes.
 func (a *app) runChild(ctx context.Context, args []string, docs *[]*result.Document, loopback bool) error {
 	child := &app{argv: append([]string{a.argv[0]}, args...), quiet: a.quiet, units: a.units, stdout: io.Discard}
-	child.store = a.store
+	child.Store = a.Store
 	child.collect = func(d *result.Document) {
 		// The loopback server runs in this process: its CPU figure is
 		// the client's. Marked before the run is printed and saved.

@@ -79,6 +79,22 @@ func Resolve(db string, set bool) (Location, error) {
 	return Location{Path: filepath.Join(home, ".local", "share", "thruput", "results.db"), Default: true}, nil
 }
 
+// The schemes of the two backends, what Location.Scheme says and
+// Register is given.
+const (
+	SchemeSQLite   = "sqlite"
+	SchemePostgres = "postgres"
+)
+
+// Scheme names the backend that keeps the store: postgres for a URL,
+// sqlite for a file.
+func (l Location) Scheme() string {
+	if l.URL != "" {
+		return SchemePostgres
+	}
+	return SchemeSQLite
+}
+
 // Name is the location as messages show it: the file, or the connection
 // string with its password hidden.
 func (l Location) Name() string {

@@ -102,3 +102,15 @@ func TestLocationCheck(t *testing.T) {
 		t.Errorf("Check left %v behind", es)
 	}
 }
+
+// TestOpenUnregistered: package store alone has no backend (store/sqlite
+// and store/postgres register themselves when imported); a location of a
+// scheme no backend registered is the user's to fix, named by its scheme.
+func TestOpenUnregistered(t *testing.T) {
+	for _, l := range []Location{{Path: "results.db"}, {URL: "postgres://lab:secret@db.lab/thruput"}} {
+		s, err := Open(l, Create)
+		if s != nil || !errors.Is(err, ErrLocation) || !strings.Contains(err.Error(), "keeps no "+l.Scheme()+" stores (it has none)") || strings.Contains(err.Error(), "secret") {
+			t.Errorf("%s: %v, %v", l.Name(), s, err)
+		}
+	}
+}

@@ -41,6 +41,18 @@ func Parse(db string) (*pgx.ConnConfig, error) {
 // anything is measured.
 const connectTimeout = time.Second
 
+// The PostgreSQL backend of store.Open, for every location that is a URL
+// or a libpq string: a store that must exist is one with thruput's schema,
+// which only ReadOnly checks without creating it.
+func init() {
+	store.Register(store.SchemePostgres, func(loc store.Location, m store.Mode) (store.Store, error) {
+		if m == store.ReadOnly {
+			return OpenRead(loc.URL)
+		}
+		return Open(loc.URL)
+	})
+}
+
 // Open connects, creates or migrates the schema and returns the store.
 // A server that cannot be reached or refuses the login is ErrUnreachable.
 func Open(db string) (*store.DB, error) { return open(db, false) }
