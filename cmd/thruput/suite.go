@@ -126,12 +126,6 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 	if a.noSave {
 		return usage.Errorf("the suite keeps its runs in the store for its report; --no-save does not apply")
 	}
-	if err := a.openHistory(cmd.ErrOrStderr()); err != nil {
-		return err
-	}
-	if _, err := a.openStore(); err != nil {
-		return err
-	}
 	ctx := cmd.Context()
 	stderr := cmd.ErrOrStderr()
 	netAddr, httpURL := f.netHost, f.httpURL
@@ -149,6 +143,14 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 	plan, err := suite.Plan(suite.Options{Disks: f.disks, Net: netAddr, HTTP: httpURL, Full: full, UntilStable: so.Target * 100, Sustained: so.Sustained, Budget: f.budget})
 	if err != nil {
 		return usage.Wrap(err)
+	}
+	// Opened once the plan is known to fit: a refused budget leaves no
+	// new store behind.
+	if err := a.openHistory(cmd.ErrOrStderr()); err != nil {
+		return err
+	}
+	if _, err := a.openStore(); err != nil {
+		return err
 	}
 	var log io.Writer
 	if !a.quiet {

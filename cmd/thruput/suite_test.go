@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -155,6 +158,24 @@ func TestSuiteDiskNamedSweep(t *testing.T) {
 		argv, f := strings.Join(doc.Argv, " "), flags[r.Method]
 		if !strings.Contains(argv, f[0]) || strings.Contains(argv, f[1]) {
 			t.Errorf("%s ran as %s: want %q and no %q", r.Method, argv, f[0], f[1])
+		}
+	}
+}
+
+// TestSuiteBudgetRefused: a budget the plan cannot fit is bad input, with
+// any directory name: exit 2, and no store made for it.
+func TestSuiteBudgetRefused(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"sweep", "neutral"} {
+		if err := os.Mkdir(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		db := filepath.Join(dir, name+".db")
+		if code := run(t.Context(), []string{"thruput", "suite", "--disk", filepath.Join(dir, name), "--budget", "100s", "--db", db}, io.Discard); code != exitUsage {
+			t.Errorf("%s: exit %d", name, code)
+		}
+		if _, err := os.Stat(db); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: a refused budget left %s: %v", name, db, err)
 		}
 	}
 }
