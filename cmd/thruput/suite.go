@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"path/filepath"
 	"strings"
 	"time"
@@ -13,14 +12,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thruput/thruput/internal/disk"
-	"github.com/thruput/thruput/internal/httpget"
 	"github.com/thruput/thruput/internal/iperf3"
 	"github.com/thruput/thruput/internal/lifecycle"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/suite"
-	"github.com/thruput/thruput/internal/sysinfo"
 	"github.com/thruput/thruput/internal/units"
 	"github.com/thruput/thruput/internal/usage"
 )
@@ -130,17 +127,11 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 	if a.noSave {
 		return usage.Errorf("the suite keeps its runs in the store for its report; --no-save does not apply")
 	}
-	if err := a.openHistory(cmd.ErrOrStderr()); err != nil {
-		return err
-	}
-	if _, err := a.Open(); err != nil {
-		return err
-	}
 	ctx := cmd.Context()
 	stderr := cmd.ErrOrStderr()
 	netAddr, httpURL := f.netHost, f.httpURL
 	if local {
-		stop, nAddr, hURL, err := loopbackServers(ctx)
+		stop, nAddr, hURL, err := suite.Loopback(ctx)
 		if err != nil {
 			return err
 		}
@@ -150,32 +141,24 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 	suiteID := lifecycle.NewID()
 	var docs []*result.Document
 	so := f.stable.options()
-	plan, err := suite.Plan(suite.Options{Disks: f.disks, Net: netAddr, HTTP: httpURL, Full: full, UntilStable: so.Target * 100, Budget: f.budget})
+	plan, err := suite.Plan(suite.Options{Disks: f.disks, Net: netAddr, HTTP: httpURL, Full: full, UntilStable: so.Target * 100, Sustained: so.Sustained, Budget: f.budget})
 	if err != nil {
 		return usage.Wrap(err)
 	}
-	if so.Sustained {
-		for i := range plan {
-			if plan[i].Args[0] == "disk" {
-				plan[i].Args = append(plan[i].Args, "--sustained")
-			}
-		}
+	// Opened once the plan is known to fit: a refused budget leaves no
+	// new store behind.
+	if err := a.openHistory(cmd.ErrOrStderr()); err != nil {
+		return err
+	}
+	if _, err := a.Open(); err != nil {
+		return err
 	}
 	var log io.Writer
 	if !a.quiet {
 		log = stderr
 	}
 	failed := suite.Run(ctx, plan, suite.Rounds{ID: suiteID, Repeat: f.repeat, Every: f.every, Labels: a.labels, Quiet: a.quiet, Log: log, Budget: f.budget},
-		func(ctx context.Context, args []string) error {
-			// One step follows another against the same server, which may
-			// still be closing the last test: busy is worth a few tries.
-			err := a.runChild(ctx, args, &docs, local)
-			for try := 0; errors.Is(err, iperf3.ErrBusy) && try < 4 && ctx.Err() == nil; try++ {
-				time.Sleep(500 * time.Millisecond)
-				err = a.runChild(ctx, args, &docs, local)
-			}
-			return err
-		},
+		func(ctx context.Context, args []string) error { return a.runChild(ctx, args, &docs, local) },
 		func(name string, err error) { fmt.Fprintf(stderr, "thruput suite: %s: %v\n", name, err) })
 	if len(docs) == 0 {
 		return errors.Join(ctx.Err(), errors.New("the suite measured nothing"))
@@ -210,10 +193,8 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 	}
 	// With a target, the figures that did not get there are named.
 	if so.Target > 0 || f.budget > 0 {
-		for _, d := range docs {
-			for _, s := range unsettled(d) {
-				fmt.Fprintf(stderr, "thruput suite: not stable: %s %s %s\n", d.Method, targetOf(d), s)
-			}
+		for _, l := range suite.Unsettled(docs) {
+			fmt.Fprintf(stderr, "thruput suite: not stable: %s\n", l)
 		}
 	}
 	if ctx.Err() != nil {
@@ -223,40 +204,6 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 		return errors.Join(fmt.Errorf("%d of the suite's runs failed: %s", len(failed), strings.Join(failed, ", ")), werr)
 	}
 	return werr
-}
-
-// unsettled names a run's figures that did not reach their target: an
-// interval still too wide at the bound, or none at all, a phase shorter
-// than the windows an interval takes (its figure is in the table, without
-// a ±).
-func unsettled(d *result.Document) []string {
-	var out []string
-	for _, f := range d.Intervals() {
-		switch iv := f.Interval; {
-		case iv == nil:
-			out = append(out, f.Name+" (too short for an interval)")
-		case iv.Target > 0 && !iv.Converged:
-			width := "too few windows"
-			if iv.Known() {
-				width = fmt.Sprintf("±%.1f%%", iv.Relative*100)
-			}
-			out = append(out, fmt.Sprintf("%s (%s, wanted ±%g%%)", f.Name, width, iv.Target*100))
-		}
-	}
-	return out
-}
-
-// targetOf names where a run measured: its first target, or its server.
-func targetOf(d *result.Document) string {
-	switch {
-	case len(d.Targets) > 0:
-		return d.Targets[0].Path
-	case d.Net != nil:
-		return d.Net.Parameters.Server
-	case d.HTTP != nil:
-		return d.HTTP.Parameters.URL
-	}
-	return ""
 }
 
 // runChild runs one thruput command in this process, sharing the open
@@ -277,40 +224,4 @@ func (a *app) runChild(ctx context.Context, args []string, docs *[]*result.Docum
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	return root.ExecuteContext(ctx)
-}
-
-// loopbackServers starts the iperf3 server and the HTTP server the local
-// suite measures against, on 127.0.0.1 and ports the kernel picks, so
-// nothing else on the machine is reached and no port is fixed.
-func loopbackServers(ctx context.Context) (stop func(), netAddr, httpURL string, err error) {
-	ctx, cancel := context.WithCancel(ctx)
-	srv, err := iperf3.Listen(iperf3.ServerConfig{Addr: "127.0.0.1:0", IdleTimeout: 10 * time.Second})
-	if err != nil {
-		cancel()
-		return nil, "", "", err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		cancel()
-		return nil, "", "", err
-	}
-	done := make(chan struct{}, 2)
-	go func() { _ = srv.Serve(ctx); done <- struct{}{} }()
-	// 256 MiB downloads long enough to see a rate, but a 512 MiB Pi
-	// cannot spare it: an eighth of the memory at most.
-	size := 256 << 20
-	if mem := sysinfo.Default().Host().MemoryBytes; mem > 0 {
-		size = int(min(int64(size), mem/8))
-	}
-	data := httpget.Content(size)
-	go func() {
-		_ = httpget.Serve(ctx, ln, httpget.Handler(data, func(string, ...any) {}), io.Discard)
-		done <- struct{}{}
-	}()
-	stop = func() {
-		cancel()
-		<-done
-		<-done
-	}
-	return stop, srv.Addr().String(), "http://" + ln.Addr().String() + "/", nil
 }

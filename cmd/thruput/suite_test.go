@@ -1,11 +1,24 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
+	"github.com/thruput/thruput/internal/fstest"
+	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/suite"
+	"github.com/thruput/thruput/internal/units"
 )
 
 // TestSuiteStepsParse checks every command line the suite builds, quick
@@ -48,6 +61,121 @@ func TestSuiteStepsParse(t *testing.T) {
 		}
 		if s.Name == "net down pi4" && !strings.Contains(strings.Join(s.Args, " "), "-R") {
 			t.Errorf("%s: %v has no -R", s.Name, s.Args)
+		}
+	}
+}
+
+// TestSuitePlanBounds: the bound each planned step records is the one its
+// command runs with (its flag on the command line, else the command's
+// default), and its bound flag is one its command has; a download has
+// none.
+func TestSuitePlanBounds(t *testing.T) {
+	for _, full := range []bool{false, true} {
+		steps, err := suite.Plan(suite.Options{Disks: []string{"sweep"}, Net: "pi4", HTTP: "http://pi4/", Full: full})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range steps {
+			root := newRoot(&app{argv: []string{"thruput"}})
+			cmd, rest, err := root.Find(s.Args)
+			if err == nil {
+				err = cmd.ParseFlags(rest)
+			}
+			if err != nil {
+				t.Fatalf("%s: %v: %v", s.Name, s.Args, err)
+			}
+			if s.BoundFlag == "" {
+				if s.Method != result.MethodHTTP || cmd.Flags().Lookup("time") != nil || s.Bound != 0 {
+					t.Errorf("%s: %s unbounded, bound %v", s.Name, s.Method, s.Bound)
+				}
+				continue
+			}
+			var f *pflag.Flag
+			if name, long := strings.CutPrefix(s.BoundFlag, "--"); long {
+				f = cmd.Flags().Lookup(name)
+			} else {
+				f = cmd.Flags().ShorthandLookup(strings.TrimPrefix(s.BoundFlag, "-"))
+			}
+			if f == nil {
+				t.Errorf("%s: %s has no %s", s.Name, cmd.CommandPath(), s.BoundFlag)
+				continue
+			}
+			if d, err := units.ParseSeconds(f.Value.String()); err != nil || d != s.Bound {
+				t.Errorf("%s: %s %s runs %s a phase, the plan counts %v", s.Name, cmd.CommandPath(), s.BoundFlag, f.Value, s.Bound)
+			}
+		}
+	}
+}
+
+// TestSuiteDiskNamedSweep: a disk directory named sweep runs as any other
+// under a budget that fits the quick plan (33 phases and 11 s of other
+// costs: 45 s), each step bounded through its own command's flag; before
+// the plan was typed, the name made it count 96 phases and refuse the
+// budget. It takes about 20 s: under a budget every phase runs until
+// stable, the sweep's 24 to their bound of 1 s.
+func TestSuiteDiskNamedSweep(t *testing.T) {
+	mnt := fstest.Tmpfs(t, 256*mib)
+	if err := os.Mkdir(filepath.Join(mnt, "sweep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The directory as the bare word sweep, as the plan once misread it.
+	t.Chdir(mnt)
+	db := filepath.Join(t.TempDir(), "r.db")
+	var out bytes.Buffer
+	// ±50 % ends random after its 3 s, not at its bound.
+	code := run(t.Context(), []string{"thruput", "suite", "--disk", "sweep", "--quick", "--budget", "45s", "--until-stable=50", "--db", db, "-q", "-o", filepath.Join(t.TempDir(), "s.html"), "--json"}, &out)
+	var list struct {
+		Runs []struct {
+			ID, Method, Status, Target string
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &list); err != nil {
+		t.Fatalf("exit %d: %v\n%s", code, err, out.String())
+	}
+	// disk mark refuses a tmpfs (its presets are O_DIRECT): the suite
+	// fails for it alone.
+	var got []string
+	for _, r := range list.Runs {
+		got = append(got, r.Method+" "+r.Status+" "+r.Target)
+	}
+	slices.Sort(got)
+	dir := filepath.Join(mnt, "sweep")
+	if want := []string{"disk.random ok " + dir, "disk.sweep ok " + dir}; code != exitFailed || !slices.Equal(got, want) {
+		t.Fatalf("exit %d, runs %q, want %q", code, got, want)
+	}
+	// The sweep was bounded by the budget (1 s a phase) through its
+	// --max-time, random through -t; neither got the other's flag.
+	flags := map[string][2]string{result.MethodSweep: {"--max-time 1s", " -t "}, result.MethodRandom: {" -t ", "--max-time"}}
+	for _, r := range list.Runs {
+		out.Reset()
+		if code := run(t.Context(), []string{"thruput", "results", "show", r.ID, "--db", db, "--json"}, &out); code != exitOK {
+			t.Fatalf("results show %s: exit %d", r.ID, code)
+		}
+		var doc struct{ Argv []string }
+		if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		argv, f := strings.Join(doc.Argv, " "), flags[r.Method]
+		if !strings.Contains(argv, f[0]) || strings.Contains(argv, f[1]) {
+			t.Errorf("%s ran as %s: want %q and no %q", r.Method, argv, f[0], f[1])
+		}
+	}
+}
+
+// TestSuiteBudgetRefused: a budget the plan cannot fit is bad input, with
+// any directory name: exit 2, and no store made for it.
+func TestSuiteBudgetRefused(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"sweep", "neutral"} {
+		if err := os.Mkdir(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		db := filepath.Join(dir, name+".db")
+		if code := run(t.Context(), []string{"thruput", "suite", "--disk", filepath.Join(dir, name), "--budget", "100s", "--db", db}, io.Discard); code != exitUsage {
+			t.Errorf("%s: exit %d", name, code)
+		}
+		if _, err := os.Stat(db); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: a refused budget left %s: %v", name, db, err)
 		}
 	}
 }

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/thruput/thruput/internal/iperf3"
+	"github.com/thruput/thruput/internal/result"
 )
 
 // TestRun: every step of every round runs with the suite's labels, a
@@ -130,4 +133,193 @@ func TestRunBudget(t *testing.T) {
 	if len(calls) != 3 || !strings.Contains(calls[0], "--max-time 1.4s --label") || !strings.Contains(calls[1], "-t 8s --until-stable=2 --label") || !strings.Contains(calls[2], "-t 2s --until-stable=2 --label") {
 		t.Errorf("calls:\n%s", strings.Join(calls, "\n"))
 	}
+}
+
+// commandFlag is the flag each method's command bounds a phase with,
+// written out apart from the plan's own table.
+var commandFlag = map[result.Method]string{
+	result.MethodSweep:     "--max-time",
+	result.MethodRandom:    "-t",
+	result.MethodIO:        "-t",
+	result.MethodMark:      "-t",
+	result.MethodNetClient: "-t",
+	result.MethodHTTP:      "",
+}
+
+// TestPlanDirectoryNames: a disk directory named as a method or a command
+// (sweep, mark, random, io, http, client) plans exactly as a neutral name
+// does, quick and full, without a budget, with one that fits and with one
+// that does not: the same methods, timed phases, bounds and costs, the
+// same command lines but for the name, and, as Run bounds them with
+// little or much of the budget left, the same bound flags, each one its
+// command has.
+func TestPlanDirectoryNames(t *testing.T) {
+	const neutral = "/data/d1"
+	for _, tc := range []struct {
+		full   bool
+		budget time.Duration
+		phases int // the neutral plan's, 0 when refused
+	}{
+		// The quick plan: a sweep of 12 sizes, written and read (24),
+		// random (1), the presets, written and read (8).
+		{false, 0, 33},
+		{false, 100 * time.Second, 33},
+		{false, 30 * time.Second, 0},
+		// The full plan: a sweep of 18 sizes (36), random (1), fio's
+		// write and read 4 times each (8), the presets (8). Its files
+		// alone take more than 100 s to lay out.
+		{true, 0, 53},
+		{true, 100 * time.Second, 0},
+		{true, time.Hour, 53},
+	} {
+		o := Options{Full: tc.full, Budget: tc.budget}
+		o.Disks = []string{neutral}
+		want, wantErr := Plan(o)
+		if (wantErr == nil) != (tc.phases > 0) || phases(want) != tc.phases {
+			t.Fatalf("full=%v budget %v: %d phases, %v; want %d", tc.full, tc.budget, phases(want), wantErr, tc.phases)
+		}
+		for _, name := range []string{"sweep", "mark", "random", "io", "http", "client"} {
+			t.Run(fmt.Sprintf("%s/full=%v/budget=%v", name, tc.full, tc.budget), func(t *testing.T) {
+				o.Disks = []string{name}
+				got, err := Plan(o)
+				if fmt.Sprint(err) != strings.ReplaceAll(fmt.Sprint(wantErr), neutral, name) {
+					t.Fatalf("error %v, a neutral name's %v", err, wantErr)
+				}
+				if len(got) != len(want) {
+					t.Fatalf("%d steps, a neutral name's %d", len(got), len(want))
+				}
+				for i, st := range got {
+					w := want[i]
+					if st.Method != w.Method || st.Phases != w.Phases || st.Bound != w.Bound || st.Fixed != w.Fixed || st.BoundFlag != w.BoundFlag {
+						t.Errorf("step %d: %+v, a neutral name's %+v", i, st, w)
+					}
+					if st.BoundFlag != commandFlag[st.Method] {
+						t.Errorf("%s: bound flag %q, its command's is %q", st.Name, st.BoundFlag, commandFlag[st.Method])
+					}
+					if !slices.Equal(rename(st.Args, name, neutral), w.Args) {
+						t.Errorf("%s: %v, a neutral name's %v", st.Name, st.Args, w.Args)
+					}
+				}
+				if tc.budget == 0 || err != nil {
+					return
+				}
+				// Little left (every phase bounded) and all of it.
+				for _, left := range []time.Duration{tc.budget / 5, tc.budget} {
+					for i := range got {
+						args := bounded(got, i, left)
+						if w := bounded(want, i, left); !slices.Equal(rename(args, name, neutral), w) {
+							t.Errorf("%s with %v left: %v, a neutral name's %v", got[i].Name, left, args, w)
+						}
+						for _, f := range []string{"--max-time", "-t"} {
+							if slices.Contains(args, f) && f != commandFlag[got[i].Method] {
+								t.Errorf("%s with %v left: %v has %s", got[i].Name, left, args, f)
+							}
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestPlanBounds: each step names its method and is bounded through its
+// command's own flag, on its command line when the plan sets the bound;
+// 10 s left of a budget, less than the later steps' other costs, gives
+// every phase minPhase through that flag.
+func TestPlanBounds(t *testing.T) {
+	plan, err := Plan(Options{Disks: []string{"/d"}, Net: "pi4", HTTP: "http://pi4/", Full: true, Budget: 20 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i, st := range plan {
+		line := strings.Join(bounded(plan, i, 10*time.Second), " ")
+		got = append(got, fmt.Sprintf("%s: %s %d×%v %q", st.Name, st.Method, st.Phases, st.Bound, line[strings.Index(line, "--until-stable=2"):]))
+	}
+	want := []string{
+		`sweep /d: disk.sweep 36×30s "--until-stable=2 --max-time 1s"`,
+		`random /d: disk.random 1×5m0s "--until-stable=2 -t 1s"`,
+		`io write /d: disk.io 4×0s "--until-stable=2 -t 1s"`,
+		`io read /d: disk.io 4×0s "--until-stable=2 -t 1s"`,
+		`mark /d: disk.mark 8×5s "--until-stable=2 -t 1s"`,
+		`net up pi4: net.client 1×1m5s "--until-stable=2 -t 1s"`,
+		`net down pi4: net.client 1×1m5s "--until-stable=2 -t 1s"`,
+		`net both pi4: net.client 1×1m5s "--until-stable=2 -t 1s"`,
+		`net capped pi4: net.client 1×1m5s "--until-stable=2 -t 1s"`,
+		`http http://pi4/: net.http 0×0s "--until-stable=2"`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("plan:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The bounds the quick plan sets are on the command lines, in each
+	// command's spelling.
+	plan, _ = Plan(Options{Disks: []string{"/d"}, Net: "pi4"})
+	for _, st := range plan {
+		v := st.Bound.String()
+		if st.Method == result.MethodNetClient {
+			v = "4"
+		}
+		if i := slices.Index(st.Args, st.BoundFlag); i < 0 || st.Args[i+1] != v {
+			t.Errorf("%s: %v lacks %s %s", st.Name, st.Args, st.BoundFlag, v)
+		}
+	}
+}
+
+// TestPlanSustained: --sustained goes to the disk steps, which have it,
+// and to no other.
+func TestPlanSustained(t *testing.T) {
+	plan, err := Plan(Options{Disks: []string{"/d"}, Net: "pi4", HTTP: "http://pi4/", Full: true, Sustained: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range plan {
+		disk := st.Method != result.MethodNetClient && st.Method != result.MethodHTTP
+		if slices.Contains(st.Args, "--sustained") != disk {
+			t.Errorf("%s: %v", st.Name, st.Args)
+		}
+	}
+}
+
+// TestRunBusy: a network step the server was busy for runs again; another
+// step's failure is its own.
+func TestRunBusy(t *testing.T) {
+	plan := []Step{{Name: "net", Method: result.MethodNetClient, Args: []string{"net", "client", "h"}}, {Name: "sweep", Method: result.MethodSweep, Args: []string{"disk", "sweep", "/d"}}}
+	calls := map[string]int{}
+	failed := Run(context.Background(), plan, Rounds{ID: "s", Repeat: 1}, func(_ context.Context, args []string) error {
+		calls[args[0]]++
+		if args[0] == "disk" || calls["net"] == 1 {
+			return fmt.Errorf("step: %w", iperf3.ErrBusy)
+		}
+		return nil
+	}, func(string, error) {})
+	if calls["net"] != 2 || calls["disk"] != 1 || !slices.Equal(failed, []string{"sweep"}) {
+		t.Errorf("calls %v, failed %v", calls, failed)
+	}
+	// A busy server the suite is interrupted waiting for fails the step.
+	ctx, cancel := context.WithCancel(context.Background())
+	failed = Run(ctx, plan[:1], Rounds{ID: "s", Repeat: 1}, func(context.Context, []string) error {
+		cancel()
+		return iperf3.ErrBusy
+	}, func(string, error) {})
+	if !slices.Equal(failed, []string{"net"}) || !errors.Is(ctx.Err(), context.Canceled) {
+		t.Errorf("interrupted: failed %v", failed)
+	}
+}
+
+func phases(plan []Step) int {
+	n := 0
+	for _, st := range plan {
+		n += st.Phases
+	}
+	return n
+}
+
+// rename is a disk step's command line (disk METHOD DIR ...) with its
+// directory from replaced by to.
+func rename(args []string, from, to string) []string {
+	out := slices.Clone(args)
+	if len(out) > 2 && out[0] == "disk" && out[2] == from {
+		out[2] = to
+	}
+	return out
 }
