@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 
+	"github.com/thruput/thruput/internal/steady"
 	"github.com/thruput/thruput/internal/units"
 )
 
@@ -55,7 +56,7 @@ type Cliff struct {
 
 // DefaultStable is the relative half-width a figure is called stable at
 // when no target was set.
-const DefaultStable = 0.02
+const DefaultStable = steady.DefaultStable
 
 // Known says whether the interval tells anything: a width, or none at all
 // because every window moved the same bytes (converged, ±0).
