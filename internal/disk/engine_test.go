@@ -284,6 +284,62 @@ func hostname(t *testing.T) string {
 	return h
 }
 
+// A random run fills its section in place: the requests asked for, split
+// over the threads, each thread's share summarised in its fairness, and
+// every request in the latency histogram's count.
+func TestRandomFillsInPlace(t *testing.T) {
+	tg := target(t)
+	c := RandomConfig{RandomParameters: result.RandomParameters{Files: 4, TotalSize: 1 << 20, Mode: "rndrw", RWRatio: 1.5,
+		BlockSize: 4 << 10, FsyncEvery: 10, FsyncEnd: true, FsyncMode: "fsync", Threads: 2, Requests: 500}}
+	var out result.Random
+	if err := Random(context.Background(), c, tg, "20260101T000000Z-abcdef", &out, progress.Hooks{}); err != nil {
+		t.Fatal(err)
+	}
+	if out.Reads+out.Writes != 500 || out.Reads == 0 || out.Writes == 0 || out.EndFsyncs != 4 {
+		t.Errorf("%d reads, %d writes, %d final fsyncs; want 500 requests of both kinds and one fsync a file", out.Reads, out.Writes, out.EndFsyncs)
+	}
+	if p := out.Parameters; p.FileSize != 256<<10 || p.TotalSize != 1<<20 || !p.CacheDropped || p.Mode != "rndrw" {
+		t.Errorf("recorded parameters %+v", p)
+	}
+	var requests int64
+	for _, th := range out.Threads {
+		requests += th.Requests
+	}
+	f := out.Fairness.Requests
+	if len(out.Threads) != 2 || requests != out.Reads+out.Writes+out.Fsyncs || f.N != 2 || f.Mean != float64(requests)/2 || f.Min > f.Max {
+		t.Errorf("threads %+v, fairness %+v: want two threads sharing %d requests", out.Threads, f, out.Reads+out.Writes+out.Fsyncs)
+	}
+	if l := out.Latency; l == nil || l.Count != out.Reads+out.Writes+out.Fsyncs || l.MinNs > l.P50Ns || l.P50Ns > l.P999Ns || l.P999Ns > l.MaxNs {
+		t.Errorf("latency %+v over %d requests", l, out.Reads+out.Writes+out.Fsyncs)
+	}
+	noScratchLeft(t, tg.Path)
+}
+
+// The presets run in CrystalDiskMark's order, each read then write,
+// filling the section in place.
+func TestMarkFillsInPlace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped with -short: eight timed tests")
+	}
+	tg := target(t)
+	c := MarkConfig{MarkParameters: result.MarkParameters{Size: 1 << 20, DurationNs: int64(100e6)}, Engine: EngineSync}
+	var out result.Mark
+	if err := Mark(context.Background(), c, tg, "20260101T000000Z-abcdef", &out, progress.Hooks{}); err != nil {
+		t.Fatal(err)
+	}
+	if out.MarkParameters != c.MarkParameters || out.Engine != EngineSync || len(out.Results) != 8 {
+		t.Fatalf("%+v: want the config's parameters, the sync engine and eight results", out)
+	}
+	for i, r := range out.Results {
+		p := markPresets[i/2]
+		phase := []string{result.PhaseRead, result.PhaseWrite}[i%2]
+		if r.Preset != p.name || r.Phase != phase || r.IOPS <= 0 || r.MBPerSec != r.MiBPerSec*(1<<20)/1e6 {
+			t.Errorf("result %d: %+v, want %s %s", i, r, p.name, phase)
+		}
+	}
+	noScratchLeft(t, tg.Path)
+}
+
 // The engines' refusals name their config's fields, never a command's
 // flags, and are usage errors; usage.Named gives the command's words.
 func TestValidateNamesFields(t *testing.T) {
