@@ -23,8 +23,9 @@ import (
 var RandomModes = []string{"seqwr", "seqrewr", "seqrd", "rndrd", "rndwr", "rndrw"}
 
 // RandomConfig holds the parameters of a random file I/O run: those the
-// result records (TotalSize as asked; the result keeps what whole blocks
-// made of it), and how to run it.
+// result records, and how to run it. TotalSize is as asked; the result
+// keeps what whole blocks made of it, and the engine sets FileSize and
+// CacheDropped, which a caller leaves alone.
 type RandomConfig struct {
 	result.RandomParameters
 	// Steady is --until-stable and --sustained: the run may end before
