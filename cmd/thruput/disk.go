@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thruput/thruput/internal/disk"
+	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/units"
@@ -98,22 +99,29 @@ func runSweep(cmd *cobra.Command, a *app, f sweepFlags, dirs []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := disk.SweepConfig{
-		MaxTime: f.maxTime, Write: !f.readOnly, Read: !f.writeOnly, Data: f.data,
-		Direct: f.direct, DropCaches: f.dropCaches, SkipSpaceCheck: f.skipSpaceCheck,
-		Steady: f.stable.options(),
-	}
+	cfg := disk.SweepConfig{SweepParameters: result.SweepParameters{
+		FileSize: f.fileSize, MaxTimeNs: int64(f.maxTime), Write: !f.readOnly, Read: !f.writeOnly, Data: f.data,
+		Direct: f.direct, DropCaches: f.dropCaches,
+	}, SkipSpaceCheck: f.skipSpaceCheck, Steady: f.stable.options()}
 	if cfg.BlockSizes, err = units.ParseSizeList(f.sizes); err != nil {
 		return usage.Errorf("--bs: %w", err)
 	}
-	cfg.FileSize = f.fileSize
-	if err := cfg.Validate(); err != nil {
-		return err
+	if f.writeOnly && f.readOnly {
+		return usage.Errorf("--write-only and --read-only exclude each other")
 	}
-	return a.runDisk(cmd, result.MethodSweep, dirs, format, func(doc *result.Document, h disk.Hooks) error {
-		return disk.Sweep(cmd.Context(), cfg, doc, h)
+	if err := cfg.Validate(); err != nil {
+		return usage.Named(err, sweepNames)
+	}
+	return a.runDisk(cmd, result.MethodSweep, dirs, format, sweepNames, func(doc *result.Document, h progress.Hooks) error {
+		doc.Sweep = &result.Sweep{}
+		return disk.Sweep(cmd.Context(), cfg, doc.Targets, doc.ID, doc.Sweep, h)
 	})
 }
+
+// sweepNames are the flags that set the fields disk.SweepConfig's
+// messages name. Read is off exactly when --write-only is given.
+var sweepNames = map[string]string{"BlockSizes": "--bs", "FileSize": "--file-size", "MaxTimeNs": "--max-time",
+	"Data": "--data", "Direct": "--direct", "DropCaches": "--drop-caches", "Read": "--write-only"}
 
 // storageUnits checks --units for a storage page: MiB/s, or MB/s.
 func (a *app) storageUnits() error {
@@ -127,8 +135,9 @@ func (a *app) storageUnits() error {
 // runDisk is the frame every disk method shares: describe the targets
 // (refusing bad ones before anything is written), run the engine with a
 // progress line and notes on stderr, then print what was measured, also
-// when the engine failed part-way.
-func (a *app) runDisk(cmd *cobra.Command, method string, dirs []string, format string, run func(*result.Document, disk.Hooks) error) error {
+// when the engine failed part-way. The engine's refusals name its config's
+// fields; names gives the flags that set them.
+func (a *app) runDisk(cmd *cobra.Command, method string, dirs []string, format string, names map[string]string, run func(*result.Document, progress.Hooks) error) error {
 	if err := a.storageUnits(); err != nil {
 		return err
 	}
@@ -161,8 +170,8 @@ func (a *app) runDisk(cmd *cobra.Command, method string, dirs []string, format s
 		f.Close()
 	}
 	line := a.progress()
-	hooks := disk.Hooks{
-		Progress: func(p disk.Progress) { line.Set(p.String()) },
+	hooks := progress.Hooks{
+		Progress: func(p progress.Report) { line.Set(p.String()) },
 		Note: func(s string) {
 			line.Clear()
 			fmt.Fprintln(cmd.ErrOrStderr(), "thruput: "+s)
@@ -171,7 +180,7 @@ func (a *app) runDisk(cmd *cobra.Command, method string, dirs []string, format s
 	runErr := run(doc, hooks)
 	line.Clear()
 	if usage.Is(runErr) {
-		return runErr
+		return usage.Named(runErr, names)
 	}
 	return a.deliver(doc, runErr, counters, func() error { return a.emit(doc, format) })
 }

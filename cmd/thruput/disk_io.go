@@ -6,8 +6,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thruput/thruput/internal/disk"
+	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/units"
+	"github.com/thruput/thruput/internal/usage"
 )
 
 func newDiskIOCmd(a *app) *cobra.Command {
@@ -45,15 +47,16 @@ that carry their offset and a checksum and reads them all back.`,
 				// Until the figure is known, over and over the file,
 				// bounded by -t (a minute when it is not given).
 				cfg.TimeBased = true
-				if cfg.Runtime == 0 {
-					cfg.Runtime = time.Minute
+				if cfg.RuntimeNs == 0 {
+					cfg.RuntimeNs = int64(time.Minute)
 				}
 			}
 			if err := cfg.Validate(); err != nil {
-				return err
+				return usage.Named(err, ioNames)
 			}
-			return a.runDisk(cmd, result.MethodIO, args, format, func(doc *result.Document, h disk.Hooks) error {
-				return disk.IO(cmd.Context(), cfg, doc, h)
+			return a.runDisk(cmd, result.MethodIO, args, format, ioNames, func(doc *result.Document, h progress.Hooks) error {
+				doc.IO = &result.IO{}
+				return disk.IO(cmd.Context(), cfg, doc.Targets[0], doc.ID, doc.IO, h)
 			})
 		},
 	}
@@ -65,9 +68,9 @@ that carry their offset and a checksum and reads them all back.`,
 	fl.IntVar(&cfg.IODepth, "iodepth", 1, "requests in flight per job (io_uring engine)")
 	fl.IntVar(&cfg.Jobs, "jobs", 1, "parallel jobs, each on a file of its own")
 	fl.Var(units.NewSize(&cfg.Size, 1<<30), "size", "file size per job; a run ends after one pass unless -t ends it first")
-	fl.VarP(units.NewDuration(&cfg.Runtime, 0), "time", "t", "bound on each run after the ramp, as fio's runtime (0 = one pass over the file)")
+	fl.VarP(units.NewDuration((*time.Duration)(&cfg.RuntimeNs), 0), "time", "t", "bound on each run after the ramp, as fio's runtime (0 = one pass over the file)")
 	oldNames(fl, map[string]string{"runtime": "time"})
-	fl.Var(units.NewDuration(&cfg.Ramp, 0), "ramp", "run this long before counting (left out of the figures)")
+	fl.Var(units.NewDuration((*time.Duration)(&cfg.RampNs), 0), "ramp", "run this long before counting (left out of the figures)")
 	fl.BoolVar(&cfg.TimeBased, "time-based", false, "loop over the file until -t ends it")
 	fl.BoolVar(&cfg.Direct, "direct", true, "O_DIRECT (--direct=false for buffered I/O, evicted before each run)")
 	fl.StringVar(&cfg.Engine, "engine", disk.EngineUring, "io_uring (falls back to sync where the kernel refuses it) or sync")
@@ -77,6 +80,15 @@ that carry their offset and a checksum and reads them all back.`,
 	fl.Int64Var(&cfg.Corrupt, "corrupt-at", -1, "with --verify: flip the byte at this offset of the first file on disk before checking, to see the check catch it")
 	return c
 }
+
+// ioNames are the flags that set the fields disk.IOConfig's messages name.
+var ioNames = map[string]string{"RW": "--rw", "MixRead": "--mix", "BlockSize": "--bs", "IODepth": "--iodepth",
+	"Jobs": "--jobs", "Size": "--size", "RuntimeNs": "-t", "RampNs": "--ramp", "TimeBased": "--time-based",
+	"Direct": "--direct", "Engine": "--engine", "Repeat": "--repeat", "Verify": "--verify", "Corrupt": "--corrupt-at"}
+
+// markNames are the flags that set the fields disk.MarkConfig's messages
+// name.
+var markNames = map[string]string{"Size": "--size", "DurationNs": "-t", "Direct": "--direct", "Engine": "--engine"}
 
 func newDiskMarkCmd(a *app) *cobra.Command {
 	var cfg disk.MarkConfig
@@ -99,15 +111,16 @@ latency.`,
 				return err
 			}
 			cfg.Steady = markStable.options()
-			return a.runDisk(cmd, result.MethodMark, args, format, func(doc *result.Document, h disk.Hooks) error {
-				return disk.Mark(cmd.Context(), cfg, doc, h)
+			return a.runDisk(cmd, result.MethodMark, args, format, markNames, func(doc *result.Document, h progress.Hooks) error {
+				doc.Mark = &result.Mark{}
+				return disk.Mark(cmd.Context(), cfg, doc.Targets[0], doc.ID, doc.Mark, h)
 			})
 		},
 	}
 	fl := c.Flags()
 	a.addSaveFlags(fl)
 	fl.Var(units.NewSize(&cfg.Size, 1<<30), "size", "test file size")
-	fl.VarP(units.NewDuration(&cfg.Duration, 5*time.Second), "time", "t", "length of each of the eight tests")
+	fl.VarP(units.NewDuration((*time.Duration)(&cfg.DurationNs), 5*time.Second), "time", "t", "length of each of the eight tests")
 	markStable.add(fl)
 	oldNames(fl, map[string]string{"duration": "time"})
 	fl.BoolVar(&cfg.Direct, "direct", true, "O_DIRECT (--direct=false for buffered I/O, evicted before each test)")

@@ -6,8 +6,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thruput/thruput/internal/disk"
+	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/units"
+	"github.com/thruput/thruput/internal/usage"
 )
 
 type randomFlags struct {
@@ -44,13 +46,14 @@ removed at the end, on error and on Ctrl-C.`,
 			cfg := f.cfg
 			cfg.Steady = f.stable.options()
 			if cmd.Flags().Changed("requests") && !cmd.Flags().Changed("time") {
-				cfg.Time = 0
+				cfg.TimeNs = 0
 			}
 			if err := cfg.Validate(); err != nil {
-				return err
+				return usage.Named(err, randomNames)
 			}
-			return a.runDisk(cmd, result.MethodRandom, args, format, func(doc *result.Document, h disk.Hooks) error {
-				return disk.Random(cmd.Context(), cfg, doc, h)
+			return a.runDisk(cmd, result.MethodRandom, args, format, randomNames, func(doc *result.Document, h progress.Hooks) error {
+				doc.Random = &result.Random{}
+				return disk.Random(cmd.Context(), cfg, doc.Targets[0], doc.ID, doc.Random, h)
 			})
 		},
 	}
@@ -68,8 +71,14 @@ removed at the end, on error and on Ctrl-C.`,
 	fl.BoolVar(&f.cfg.FsyncAll, "fsync-all", false, "each periodic fsync flushes every file of the set, as sysbench does")
 	fl.StringVar(&f.cfg.FsyncMode, "fsync-mode", "fsync", "fsync or fdatasync")
 	fl.IntVar(&f.cfg.Threads, "threads", 1, "worker threads")
-	fl.VarP(units.NewDuration(&f.cfg.Time, 300*time.Second), "time", "t", "length of the timed phase (with --requests alone: no time bound)")
+	fl.VarP(units.NewDuration((*time.Duration)(&f.cfg.TimeNs), 300*time.Second), "time", "t", "length of the timed phase (with --requests alone: no time bound)")
 	fl.Int64Var(&f.cfg.Requests, "requests", 0, "stop after this many requests over all threads (0 = no limit)")
 	fl.BoolVar(&f.cfg.Direct, "direct", false, "O_DIRECT for the timed phase (--bs must be a multiple of the logical block size)")
 	return c
 }
+
+// randomNames are the flags that set the fields disk.RandomConfig's
+// messages name.
+var randomNames = map[string]string{"Files": "--files", "TotalSize": "--size", "Mode": "--mode", "RWRatio": "--rw-ratio",
+	"BlockSize": "--bs", "FsyncEvery": "--fsync-every", "FsyncMode": "--fsync-mode", "Threads": "--threads",
+	"TimeNs": "--time", "Requests": "--requests", "Direct": "--direct"}

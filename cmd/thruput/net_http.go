@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/thruput/thruput/internal/httpget"
+	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/sysinfo"
@@ -50,8 +51,8 @@ from memory to download, so that machine's disk plays no part either.`,
 	}
 	fl := cmd.Flags()
 	a.addSaveFlags(fl)
-	fl.Var(units.NewDuration(&c.Window, time.Second), "window", "span of the windows the peak rate is taken over")
-	fl.Var(units.NewDuration(&c.Timeout, 30*time.Second), "timeout", "give up when connecting, the response or the body stalls this long")
+	fl.Var(units.NewDuration((*time.Duration)(&c.WindowNs), time.Second), "window", "span of the windows the peak rate is taken over")
+	fl.Var(units.NewDuration((*time.Duration)(&c.TimeoutNs), 30*time.Second), "timeout", "give up when connecting, the response or the body stalls this long")
 	fl.IntVar(&c.Repeat, "repeat", 1, "download this many times and report the spread")
 	fl.BoolVarP(&c.Insecure, "insecure", "k", false, "do not check the server's TLS certificate")
 	stable.add(fl)
@@ -70,7 +71,7 @@ func runNetHTTP(cmd *cobra.Command, a *app, c httpget.Config, rawURL string) err
 	}
 	c.URL, c.UserAgent = rawURL, "thruput/"+toolVersion()
 	if err := c.Validate(); err != nil {
-		return err
+		return usage.Named(err, httpNames)
 	}
 	_, out, closeOut, err := a.netSetup("")
 	if err != nil {
@@ -82,23 +83,27 @@ func runNetHTTP(cmd *cobra.Command, a *app, c httpget.Config, rawURL string) err
 	counters := a.begin(cmd.Context())
 	doc.HTTP = &result.HTTP{}
 	line := a.progress()
-	h := httpget.Hooks{Progress: func(run int, b, length int64, el time.Duration) {
-		s := fmt.Sprintf("run %d/%d  %s", run, c.Repeat, units.IEC(b))
-		if length >= 0 {
-			s += " of " + units.IEC(length)
+	h := progress.Hooks{Progress: func(p progress.Report) {
+		s := fmt.Sprintf("run %d/%d  %s", p.Run, p.Runs, units.IEC(p.Bytes))
+		if p.Total >= 0 {
+			s += " of " + units.IEC(p.Total)
 		}
-		line.Set(fmt.Sprintf("%s  %.1f s  %s MiB/s", s, el.Seconds(), strconv.FormatFloat(result.MiBPerSec(b, int64(el)), 'f', 1, 64)))
+		line.Set(fmt.Sprintf("%s  %.1f s  %s MiB/s", s, p.Elapsed.Seconds(), strconv.FormatFloat(result.MiBPerSec(p.Bytes, int64(p.Elapsed)), 'f', 1, 64)))
 	}}
 	runErr := httpget.Get(cmd.Context(), c, doc.HTTP, h)
 	line.Clear()
 	if usage.Is(runErr) {
-		return runErr
+		return usage.Named(runErr, httpNames)
 	}
 	if runs := doc.HTTP.Runs; len(runs) > 0 {
 		doc.HTTP.Interface = sysinfo.InterfaceOf(runs[0].LocalAddr)
 	}
 	return a.deliver(doc, runErr, counters, func() error { return report.Write(out, doc, report.Options{Format: format}) })
 }
+
+// httpNames are the flags that set the fields httpget.Config's messages
+// name.
+var httpNames = map[string]string{"WindowNs": "--window", "TimeoutNs": "--timeout", "Repeat": "--repeat"}
 
 func newNetHTTPServeCmd(a *app) *cobra.Command {
 	var bind, size string

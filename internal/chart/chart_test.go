@@ -50,7 +50,7 @@ func sweepDoc() *result.Document {
 
 func markDoc() *result.Document {
 	d := doc("disk.mark")
-	d.Mark = &result.Mark{Size: 1 << 30, DurationNs: 5e9}
+	d.Mark = &result.Mark{MarkParameters: result.MarkParameters{Size: 1 << 30, DurationNs: 5e9}}
 	for i, p := range []string{"SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1"} {
 		for j, ph := range []string{"read", "write"} {
 			mb := 400.0 / float64(i+1) / float64(j+1)

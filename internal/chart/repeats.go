@@ -66,7 +66,7 @@ func (c *collector) add(key string, v float64) {
 func (c *collector) spreads() map[string]result.Spread {
 	out := map[string]result.Spread{}
 	for k, xs := range c.by {
-		out[k] = stats.Summarize(xs)
+		out[k] = result.SpreadOf(stats.Summarize(xs))
 	}
 	return out
 }

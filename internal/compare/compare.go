@@ -245,7 +245,7 @@ func newCell(samples []float64) Cell {
 	if len(samples) == 0 {
 		return Cell{}
 	}
-	s := stats.Summarize(samples)
+	s := result.SpreadOf(stats.Summarize(samples))
 	c := Cell{Present: true, Value: s.Mean, Samples: samples}
 	if s.N >= 2 {
 		c.Spread = &s
@@ -268,7 +268,7 @@ func (c *Cell) against(base Cell, self bool) {
 	if !self {
 		c.Noise = noise(base, *c)
 		if len(base.Samples) >= 2 && len(c.Samples) >= 2 {
-			c.Needed = stats.WelchTest(*c.Spread, *base.Spread).Threshold(0.05)
+			c.Needed = stats.WelchTest(c.Spread.Stats(), base.Spread.Stats()).Threshold(0.05)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package compare
 import (
 	"math"
 
-	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/stats"
 )
 
@@ -60,6 +59,6 @@ func within(x float64, xs []float64) bool {
 
 // welchDiffers is Welch's t-test at 95 %, two-sided, with the
 // Welch–Satterthwaite degrees of freedom as they come, fractional.
-func welchDiffers(a, b result.Spread) bool {
+func welchDiffers(a, b stats.Spread) bool {
 	return stats.WelchTest(a, b).Significant(0.05)
 }

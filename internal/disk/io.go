@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/stats"
 	"github.com/thruput/thruput/internal/steady"
@@ -33,64 +34,56 @@ const (
 	EngineSync  = "sync"
 )
 
-// IOConfig holds the parameters of a queue-depth job.
+// IOConfig holds the parameters of a queue-depth job: those the result
+// records (Engine as asked; the result says which ran), and how to run it.
 type IOConfig struct {
+	result.IOParameters
 	// Steady is --until-stable and --sustained: the run may end before
 	// its time once its rate is known, and carries its interval.
-	Steady    steady.Options
-	RW        string
-	MixRead   int
-	BlockSize int64
-	IODepth   int
-	Jobs      int
-	Size      int64
-	Runtime   time.Duration
-	Ramp      time.Duration
-	TimeBased bool
-	Direct    bool
-	Engine    string
-	Repeat    int
-	Verify    bool
+	Steady steady.Options
 	// Corrupt, when not negative, flips a byte at that offset of job 0's
 	// file between writing and verifying: the check of the checker.
 	Corrupt int64
 }
 
+func (c IOConfig) runtime() time.Duration { return time.Duration(c.RuntimeNs) }
+func (c IOConfig) ramp() time.Duration    { return time.Duration(c.RampNs) }
+
 // Validate checks the parameters that do not depend on a target.
 func (c IOConfig) Validate() error {
 	switch {
 	case !contains(IOPatterns, c.RW):
-		return usage.Errorf("--rw %q: use read, write, randread, randwrite or randrw", c.RW)
+		return usage.Invalidf("{RW} %q: use read, write, randread, randwrite or randrw", c.RW)
 	case c.MixRead < 0 || c.MixRead > 100:
-		return usage.Errorf("--mix %d: the read percentage must be 0 to 100", c.MixRead)
+		return usage.Invalidf("{MixRead} %d: the read percentage must be 0 to 100", c.MixRead)
 	case c.BlockSize <= 0 || c.BlockSize > maxBlock:
-		return usage.Errorf("--bs must be between 1 B and %s", units.IEC(maxBlock))
+		return usage.Invalidf("{BlockSize} must be between 1 B and %s", units.IEC(maxBlock))
 	case c.IODepth < 1 || c.IODepth > 1024:
-		return usage.Errorf("--iodepth %d: must be 1 to 1024", c.IODepth)
+		return usage.Invalidf("{IODepth} %d: must be 1 to 1024", c.IODepth)
 	case int64(c.IODepth)*c.BlockSize > 1<<30:
-		return usage.Errorf("--iodepth %d x --bs %s needs %s of buffers per job; keep it within 1 GiB", c.IODepth, units.IEC(c.BlockSize), units.IEC(int64(c.IODepth)*c.BlockSize))
+		return usage.Invalidf("{IODepth} %d x {BlockSize} %s needs %s of buffers per job; keep it within 1 GiB", c.IODepth, units.IEC(c.BlockSize), units.IEC(int64(c.IODepth)*c.BlockSize))
 	case c.Jobs < 1 || c.Jobs > 64:
-		return usage.Errorf("--jobs %d: must be 1 to 64", c.Jobs)
+		return usage.Invalidf("{Jobs} %d: must be 1 to 64", c.Jobs)
 	case c.Size < c.BlockSize:
-		return usage.Errorf("--size %s is smaller than --bs %s", units.IEC(c.Size), units.IEC(c.BlockSize))
-	case c.Runtime < 0 || c.Ramp < 0:
-		return usage.Errorf("-t and --ramp must not be negative")
-	case c.TimeBased && c.Runtime == 0:
-		return usage.Errorf("--time-based needs -t")
+		return usage.Invalidf("{Size} %s is smaller than {BlockSize} %s", units.IEC(c.Size), units.IEC(c.BlockSize))
+	case c.RuntimeNs < 0 || c.RampNs < 0:
+		return usage.Invalidf("{RuntimeNs} and {RampNs} must not be negative")
+	case c.TimeBased && c.RuntimeNs == 0:
+		return usage.Invalidf("{TimeBased} needs {RuntimeNs}")
 	case c.Engine != EngineUring && c.Engine != EngineSync:
-		return usage.Errorf("--engine %q: use io_uring or sync", c.Engine)
+		return usage.Invalidf("{Engine} %q: use io_uring or sync", c.Engine)
 	case c.Repeat < 1 || c.Repeat > 1000:
-		return usage.Errorf("--repeat %d: must be 1 to 1000", c.Repeat)
+		return usage.Invalidf("{Repeat} %d: must be 1 to 1000", c.Repeat)
 	case c.Verify && c.RW != "write" && c.RW != "randwrite":
-		return usage.Errorf("--verify checks what a write job wrote: use --rw write or randwrite")
-	case c.Verify && (c.Runtime > 0 || c.Ramp > 0):
-		return usage.Errorf("--verify needs every block written: drop -t and --ramp")
+		return usage.Invalidf("{Verify} checks what a write job wrote: use {RW} write or randwrite")
+	case c.Verify && (c.RuntimeNs > 0 || c.RampNs > 0):
+		return usage.Invalidf("{Verify} needs every block written: drop {RuntimeNs} and {RampNs}")
 	case c.Verify && c.BlockSize < verifyHeader:
-		return usage.Errorf("--verify needs blocks of at least %d B", verifyHeader)
+		return usage.Invalidf("{Verify} needs blocks of at least %d B", verifyHeader)
 	case c.Corrupt >= 0 && !c.Verify:
-		return usage.Errorf("--corrupt-at only makes sense with --verify")
+		return usage.Invalidf("{Corrupt} only makes sense with {Verify}")
 	case c.Corrupt >= c.Size/c.BlockSize*c.BlockSize:
-		return usage.Errorf("--corrupt-at %d is past the %d bytes --verify checks", c.Corrupt, c.Size/c.BlockSize*c.BlockSize)
+		return usage.Invalidf("{Corrupt} %d is past the %d bytes {Verify} checks", c.Corrupt, c.Size/c.BlockSize*c.BlockSize)
 	}
 	return nil
 }
@@ -98,30 +91,26 @@ func (c IOConfig) Validate() error {
 func (c IOConfig) reads() bool  { return c.RW == "read" || c.RW == "randread" || c.RW == "randrw" }
 func (c IOConfig) random() bool { return c.RW == "randread" || c.RW == "randwrite" || c.RW == "randrw" }
 
-// IO runs the job on the one target in doc.Targets, c.Repeat times.
-func IO(ctx context.Context, c IOConfig, doc *result.Document, h Hooks) error {
+// IO runs the job c.Repeat times in a scratch directory, named for runID,
+// inside target, filling out in place: a run is appended to out.Runs as
+// each ends.
+func IO(ctx context.Context, c IOConfig, t result.Target, runID string, out *result.IO, h progress.Hooks) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	t := doc.Targets[0]
-	doc.IO = &result.IO{Parameters: result.IOParameters{
-		RW: c.RW, MixRead: c.MixRead, BlockSize: c.BlockSize, IODepth: c.IODepth, Jobs: c.Jobs, Size: c.Size,
-		RuntimeNs: int64(c.Runtime), TimeBased: c.TimeBased, RampNs: int64(c.Ramp), Direct: c.Direct,
-		Engine: c.Engine, Repeat: c.Repeat, Verify: c.Verify,
-	}, Runs: []result.IORun{}}
+	*out = result.IO{Parameters: c.IOParameters, Runs: []result.IORun{}}
 	var direct *directCheck
 	if c.Direct {
-		direct = &directCheck{"--bs", []int64{c.BlockSize}}
+		direct = &directCheck{"{BlockSize}", []int64{c.BlockSize}}
 	}
-	return inScratch(t, doc.ID, c.Size*int64(c.Jobs), h, direct, func(s *Scratch) error {
-		return runJob(ctx, c, s, doc, h)
+	return inScratch(t, runID, c.Size*int64(c.Jobs), "{Size}", h, direct, func(s *Scratch) error {
+		return runJob(ctx, c, t, s, out, h)
 	})
 }
 
-func runJob(ctx context.Context, c IOConfig, s *Scratch, doc *result.Document, h Hooks) error {
-	t := doc.Targets[0]
-	doc.IO.Engine, doc.IO.EngineNote = pickEngine(c.Engine, c.IODepth)
-	c.Engine = doc.IO.Engine
+func runJob(ctx context.Context, c IOConfig, t result.Target, s *Scratch, out *result.IO, h progress.Hooks) error {
+	out.Engine, out.EngineNote = pickEngine(c.Engine, c.IODepth)
+	c.Engine = out.Engine
 
 	fds, err := layOut(ctx, s, c, h)
 	defer closeAll(fds)
@@ -140,19 +129,19 @@ func runJob(ctx context.Context, c IOConfig, s *Scratch, doc *result.Document, h
 			run.Read.Device = dev.share(run.Read.Bytes, !c.Direct)
 		}
 		if run.ElapsedNs > 0 {
-			doc.IO.Runs = append(doc.IO.Runs, run)
+			out.Runs = append(out.Runs, run)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %s run %d: %w", t.Path, c.RW, i+1, err)
 		}
 	}
-	doc.IO.Summary = summarize(doc.IO.Runs)
+	out.Summary = summarize(out.Runs)
 	if c.Verify {
-		if doc.IO.Verify, err = verify(s, c, fds); err != nil {
+		if out.Verify, err = verify(s, c, fds); err != nil {
 			return fmt.Errorf("%s: verify: %w", t.Path, err)
 		}
-		if doc.IO.Verify.Errors > 0 {
-			v := doc.IO.Verify
+		if out.Verify.Errors > 0 {
+			v := out.Verify
 			return fmt.Errorf("%s: verify: %d of %d blocks came back wrong; first at offset %d of job %d: %s",
 				t.Path, v.Errors, v.Blocks, *v.FirstBadOffset, v.FirstBadJob, v.Detail)
 		}
@@ -191,7 +180,7 @@ func closeAll(fds []int) {
 
 // layOut creates one file per job: filled with incompressible data when the
 // job reads, preallocated (as fio's fallocate=native) when it only writes.
-func layOut(ctx context.Context, s *Scratch, c IOConfig, h Hooks) ([]int, error) {
+func layOut(ctx context.Context, s *Scratch, c IOConfig, h progress.Hooks) ([]int, error) {
 	var fds []int
 	var buf buffer
 	if c.reads() {
@@ -223,7 +212,7 @@ func layOut(ctx context.Context, s *Scratch, c IOConfig, h Hooks) ([]int, error)
 		if buf != nil {
 			for off := int64(0); off < c.Size && err == nil; off += int64(len(buf)) {
 				_, err = unix.Pwrite(fd, buf[:min(int64(len(buf)), c.Size-off)], off)
-				h.progress(Progress{Target: s.Dir, Phase: "lay out", BlockSize: 1 << 20, Bytes: int64(j)*c.Size + off, Total: int64(c.Jobs) * c.Size})
+				h.Report(progress.Report{Target: s.Dir, Phase: "lay out", BlockSize: 1 << 20, Bytes: int64(j)*c.Size + off, Total: int64(c.Jobs) * c.Size})
 				if ctx.Err() != nil {
 					err = interrupted{context.Cause(ctx)}
 				}
@@ -322,7 +311,7 @@ const (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-func runIO(ctx context.Context, c IOConfig, fds []int, h Hooks, label string) (result.IORun, error) {
+func runIO(ctx context.Context, c IOConfig, fds []int, h progress.Hooks, label string) (result.IORun, error) {
 	jobs := make([]*ioJob, c.Jobs)
 	for i := range jobs {
 		depth := c.IODepth
@@ -361,11 +350,11 @@ func runIO(ctx context.Context, c IOConfig, fds []int, h Hooks, label string) (r
 			j.err = j.runSync(start, stop)
 		}
 	}, func() { close(stop) }, func() {
-		h.progress(Progress{Target: label, Phase: c.RW, BlockSize: c.BlockSize, Bytes: moved(), Total: c.Size * int64(c.Jobs),
-			Elapsed: time.Since(start), MaxTime: c.Runtime + c.Ramp})
+		h.Report(progress.Report{Target: label, Phase: c.RW, BlockSize: c.BlockSize, Bytes: moved(), Total: c.Size * int64(c.Jobs),
+			Elapsed: time.Since(start), Bound: c.runtime() + c.ramp()})
 	}, func() bool {
 		// The meter starts where the ramp ends, as the figures do.
-		since := time.Since(start) - c.Ramp
+		since := time.Since(start) - c.ramp()
 		if since < 0 {
 			return false
 		}
@@ -400,7 +389,7 @@ func runIO(ctx context.Context, c IOConfig, fds []int, h Hooks, label string) (r
 		}
 		sec := float64(run.ElapsedNs) / 1e9
 		return &result.IODirection{IOs: n.ios, Bytes: n.bytes, IOPS: float64(n.ios) / sec,
-			MiBPerSec: result.MiBPerSec(n.bytes, run.ElapsedNs), Latency: n.hist.Latency()}
+			MiBPerSec: result.MiBPerSec(n.bytes, run.ElapsedNs), Latency: result.LatencyOf(n.hist.Latency())}
 	}
 	run.Read, run.Write = dir(rd), dir(wr)
 	// The figures become what the meter gives (Figure): the windows' mean
@@ -409,7 +398,8 @@ func runIO(ctx context.Context, c IOConfig, fds []int, h Hooks, label string) (r
 	// figures share its relative width and are scaled alike, IOPS with
 	// them.
 	whole := result.MiBPerSec(rd.bytes+wr.bytes, run.ElapsedNs)
-	mib, iv := m.Figure(whole, true)
+	mib, steadyIv := m.Figure(whole, true)
+	iv := result.IntervalOf(steadyIv)
 	for _, d := range []*result.IODirection{run.Read, run.Write} {
 		if d != nil {
 			d.Interval = iv
@@ -462,9 +452,9 @@ type phase struct {
 }
 
 func newPhase(c IOConfig, start time.Time) phase {
-	p := phase{rampEnd: start.Add(c.Ramp), ramping: c.Ramp > 0}
-	if c.Runtime > 0 {
-		p.deadline = p.rampEnd.Add(c.Runtime)
+	p := phase{rampEnd: start.Add(c.ramp()), ramping: c.RampNs > 0}
+	if c.RuntimeNs > 0 {
+		p.deadline = p.rampEnd.Add(c.runtime())
 	}
 	return p
 }
@@ -679,7 +669,7 @@ func summarize(runs []result.IORun) *result.IOSummary {
 		if len(xs) == 0 {
 			return nil
 		}
-		sp := stats.Summarize(xs)
+		sp := result.SpreadOf(stats.Summarize(xs))
 		return &sp
 	}
 	rd := func(r result.IORun) *result.IODirection { return r.Read }

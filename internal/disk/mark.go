@@ -3,22 +3,35 @@ package disk
 import (
 	"context"
 	"fmt"
-	"time"
 
+	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/steady"
 	"github.com/thruput/thruput/internal/units"
 	"github.com/thruput/thruput/internal/usage"
 )
 
-// MarkConfig holds the parameters of the four desktop presets.
+// MarkConfig holds the parameters of the four desktop presets: those the
+// result records, and how to run them.
 type MarkConfig struct {
-	Size     int64
-	Duration time.Duration
-	Direct   bool
-	Engine   string
+	result.MarkParameters
+	// Engine is the one asked for; the result says which ran.
+	Engine string
 	// Steady is --until-stable and --sustained, for each preset.
 	Steady steady.Options
+}
+
+// Validate checks the parameters that do not depend on a target.
+func (c MarkConfig) Validate() error {
+	switch {
+	case c.Size < 1<<20:
+		return usage.Invalidf("{Size} %s: the presets need at least 1 MiB", units.IEC(c.Size))
+	case c.DurationNs <= 0:
+		return usage.Invalidf("{DurationNs} must be positive")
+	case c.Engine != EngineUring && c.Engine != EngineSync:
+		return usage.Invalidf("{Engine} %q: use io_uring or sync", c.Engine)
+	}
+	return nil
 }
 
 // markPresets are CrystalDiskMark's default tests, in its order.
@@ -34,34 +47,27 @@ var markPresets = []struct {
 	{"RND4K Q1T1", "randread", 4 << 10, 1},
 }
 
-// Mark lays out one file and runs each preset on it for Duration, reads
-// then writes.
-func Mark(ctx context.Context, c MarkConfig, doc *result.Document, h Hooks) error {
-	if c.Size < 1<<20 {
-		return usage.Errorf("--size %s: the presets need at least 1 MiB", units.IEC(c.Size))
+// Mark lays out one file in a scratch directory, named for runID, inside
+// target and runs each preset on it for DurationNs, reads then writes,
+// appending to out.Results in place as each ends.
+func Mark(ctx context.Context, c MarkConfig, t result.Target, runID string, out *result.Mark, h progress.Hooks) error {
+	if err := c.Validate(); err != nil {
+		return err
 	}
-	if c.Duration <= 0 {
-		return usage.Errorf("-t must be positive")
-	}
-	if c.Engine != EngineUring && c.Engine != EngineSync {
-		return usage.Errorf("--engine %q: use io_uring or sync", c.Engine)
-	}
-	t := doc.Targets[0]
-	doc.Mark = &result.Mark{Size: c.Size, DurationNs: int64(c.Duration), Direct: c.Direct, Results: []result.MarkResult{}}
+	*out = result.Mark{MarkParameters: c.MarkParameters, Results: []result.MarkResult{}}
 	var direct *directCheck
 	if c.Direct {
 		direct = &directCheck{"the presets' block size", []int64{4 << 10}}
 	}
-	return inScratch(t, doc.ID, c.Size, h, direct, func(s *Scratch) error {
-		return mark(ctx, c, s, doc, h)
+	return inScratch(t, runID, c.Size, "{Size}", h, direct, func(s *Scratch) error {
+		return mark(ctx, c, t, s, out, h)
 	})
 }
 
-func mark(ctx context.Context, c MarkConfig, s *Scratch, doc *result.Document, h Hooks) error {
-	t := doc.Targets[0]
-	doc.Mark.Engine, doc.Mark.EngineNote = pickEngine(c.Engine, 32)
-	base := IOConfig{RW: "read", Jobs: 1, Size: c.Size / (1 << 20) * (1 << 20), Direct: c.Direct, Engine: doc.Mark.Engine,
-		Runtime: c.Duration, TimeBased: true, Repeat: 1, Corrupt: -1, Steady: c.Steady}
+func mark(ctx context.Context, c MarkConfig, t result.Target, s *Scratch, out *result.Mark, h progress.Hooks) error {
+	out.Engine, out.EngineNote = pickEngine(c.Engine, 32)
+	base := IOConfig{IOParameters: result.IOParameters{RW: "read", Jobs: 1, Size: c.Size / (1 << 20) * (1 << 20), Direct: c.Direct,
+		Engine: out.Engine, RuntimeNs: c.DurationNs, TimeBased: true, Repeat: 1}, Corrupt: -1, Steady: c.Steady}
 	fds, err := layOut(ctx, s, base, h)
 	defer closeAll(fds)
 	if err != nil {
@@ -88,7 +94,7 @@ func mark(ctx context.Context, c MarkConfig, s *Scratch, doc *result.Document, h
 				if phase == result.PhaseRead {
 					share = dev.share(d.Bytes, !c.Direct)
 				}
-				doc.Mark.Results = append(doc.Mark.Results, result.MarkResult{Preset: p.name, Phase: phase,
+				out.Results = append(out.Results, result.MarkResult{Preset: p.name, Phase: phase,
 					MBPerSec: d.MiBPerSec * (1 << 20) / 1e6, MiBPerSec: d.MiBPerSec, IOPS: d.IOPS, Latency: d.Latency, ElapsedNs: run.ElapsedNs,
 					Device: share, Interval: d.Interval})
 			}

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/stats"
 	"github.com/thruput/thruput/internal/steady"
@@ -21,49 +22,42 @@ import (
 // Random file I/O modes, named as sysbench fileio names them.
 var RandomModes = []string{"seqwr", "seqrewr", "seqrd", "rndrd", "rndwr", "rndrw"}
 
-// RandomConfig holds the parameters of a random file I/O run.
+// RandomConfig holds the parameters of a random file I/O run: those the
+// result records, and how to run it. TotalSize is as asked; the result
+// keeps what whole blocks made of it, and the engine sets FileSize and
+// CacheDropped, which a caller leaves alone.
 type RandomConfig struct {
+	result.RandomParameters
 	// Steady is --until-stable and --sustained: the run may end before
 	// its time once its rate is known, and carries its interval.
-	Steady     steady.Options
-	Files      int
-	TotalSize  int64
-	Mode       string
-	RWRatio    float64
-	BlockSize  int64
-	FsyncEvery int
-	FsyncEnd   bool
-	FsyncAll   bool
-	FsyncMode  string
-	Threads    int
-	Time       time.Duration
-	Requests   int64
-	Direct     bool
+	Steady steady.Options
 }
+
+func (c RandomConfig) timeBound() time.Duration { return time.Duration(c.TimeNs) }
 
 // Validate checks the parameters that do not depend on a target.
 func (c RandomConfig) Validate() error {
 	switch {
 	case c.Files < 1:
-		return usage.Errorf("--files must be at least 1")
+		return usage.Invalidf("{Files} must be at least 1")
 	case c.TotalSize < int64(c.Files)*c.BlockSize:
-		return usage.Errorf("--size %s is too small for %d files of at least one %s block", units.IEC(c.TotalSize), c.Files, units.IEC(c.BlockSize))
+		return usage.Invalidf("{TotalSize} %s is too small for %d files of at least one %s block", units.IEC(c.TotalSize), c.Files, units.IEC(c.BlockSize))
 	case !contains(RandomModes, c.Mode):
-		return usage.Errorf("--mode %q: use one of seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw", c.Mode)
+		return usage.Invalidf("{Mode} %q: use one of seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw", c.Mode)
 	case c.RWRatio <= 0:
-		return usage.Errorf("--rw-ratio must be positive (reads per write)")
+		return usage.Invalidf("{RWRatio} must be positive (reads per write)")
 	case c.BlockSize <= 0 || c.BlockSize > maxBlock:
-		return usage.Errorf("--bs must be between 1 B and %s", units.IEC(maxBlock))
+		return usage.Invalidf("{BlockSize} must be between 1 B and %s", units.IEC(maxBlock))
 	case c.FsyncEvery < 0:
-		return usage.Errorf("--fsync-every must be 0 (never) or more")
+		return usage.Invalidf("{FsyncEvery} must be 0 (never) or more")
 	case c.FsyncMode != "fsync" && c.FsyncMode != "fdatasync":
-		return usage.Errorf("--fsync-mode %q: use fsync or fdatasync", c.FsyncMode)
+		return usage.Invalidf("{FsyncMode} %q: use fsync or fdatasync", c.FsyncMode)
 	case c.Threads < 1 || c.Threads > 1024:
-		return usage.Errorf("--threads must be between 1 and 1024")
-	case c.Time < 0 || c.Requests < 0:
-		return usage.Errorf("--time and --requests must not be negative")
-	case c.Time == 0 && c.Requests == 0:
-		return usage.Errorf("give --time or --requests (or both): the run needs a bound")
+		return usage.Invalidf("{Threads} must be between 1 and 1024")
+	case c.TimeNs < 0 || c.Requests < 0:
+		return usage.Invalidf("{TimeNs} and {Requests} must not be negative")
+	case c.TimeNs == 0 && c.Requests == 0:
+		return usage.Invalidf("give {TimeNs} or {Requests} (or both): the run needs a bound")
 	}
 	return nil
 }
@@ -84,31 +78,26 @@ func (c RandomConfig) fileSize() int64 {
 
 func (c RandomConfig) writes() bool { return c.Mode != "seqrd" && c.Mode != "rndrd" }
 
-// Random prepares the file set in a scratch directory inside the one target
-// in doc.Targets, evicts it from the page cache, then runs the timed phase.
-// doc.Random is filled on every return path with what was measured.
-func Random(ctx context.Context, c RandomConfig, doc *result.Document, h Hooks) error {
+// Random prepares the file set in a scratch directory, named for runID,
+// inside target, evicts it from the page cache, then runs the timed phase.
+// out is filled in place on every return path with what was measured.
+func Random(ctx context.Context, c RandomConfig, t result.Target, runID string, out *result.Random, h progress.Hooks) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	t := doc.Targets[0]
 	fileSize := c.fileSize()
-	doc.Random = &result.Random{Parameters: result.RandomParameters{
-		Files: c.Files, TotalSize: fileSize * int64(c.Files), FileSize: fileSize, Mode: c.Mode, RWRatio: c.RWRatio,
-		BlockSize: c.BlockSize, FsyncEvery: c.FsyncEvery, FsyncEnd: c.FsyncEnd, FsyncAll: c.FsyncAll, FsyncMode: c.FsyncMode,
-		Threads: c.Threads, TimeNs: int64(c.Time), Requests: c.Requests, Direct: c.Direct,
-	}, Threads: []result.ThreadStats{}}
+	*out = result.Random{Parameters: c.RandomParameters, Threads: []result.ThreadStats{}}
+	out.Parameters.TotalSize, out.Parameters.FileSize, out.Parameters.CacheDropped = fileSize*int64(c.Files), fileSize, false
 	var direct *directCheck
 	if c.Direct {
-		direct = &directCheck{"--bs", []int64{c.BlockSize}}
+		direct = &directCheck{"{BlockSize}", []int64{c.BlockSize}}
 	}
-	return inScratch(t, doc.ID, fileSize*int64(c.Files), h, direct, func(s *Scratch) error {
-		return random(ctx, c, s, doc, h)
+	return inScratch(t, runID, fileSize*int64(c.Files), "{TotalSize}", h, direct, func(s *Scratch) error {
+		return random(ctx, c, t, s, out, h)
 	})
 }
 
-func random(ctx context.Context, c RandomConfig, s *Scratch, doc *result.Document, h Hooks) error {
-	t := doc.Targets[0]
+func random(ctx context.Context, c RandomConfig, t result.Target, s *Scratch, out *result.Random, h progress.Hooks) error {
 	start := time.Now()
 	fds, err := prepareFiles(ctx, s, c, h)
 	defer func() {
@@ -119,18 +108,18 @@ func random(ctx context.Context, c RandomConfig, s *Scratch, doc *result.Documen
 	if err != nil {
 		return fmt.Errorf("%s: preparing %d files: %w", t.Path, c.Files, err)
 	}
-	doc.Random.PrepareNs = int64(time.Since(start))
+	out.PrepareNs = int64(time.Since(start))
 	if !c.Direct {
 		for _, fd := range fds {
 			if err := unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED); err != nil {
 				return fmt.Errorf("%s: evict the file set: %w", t.Path, err)
 			}
 		}
-		doc.Random.Parameters.CacheDropped = true
+		out.Parameters.CacheDropped = true
 	}
 	dev := startDeviceReads(t)
-	err = runRandom(ctx, c, fds, doc.Random, h, t.Label())
-	doc.Random.ReadDevice = dev.share(doc.Random.ReadBytes, !c.Direct)
+	err = runRandom(ctx, c, fds, out, h, t.Label())
+	out.ReadDevice = dev.share(out.ReadBytes, !c.Direct)
 	if err != nil {
 		return fmt.Errorf("%s: %s: %w", t.Path, c.Mode, err)
 	}
@@ -140,7 +129,7 @@ func random(ctx context.Context, c RandomConfig, s *Scratch, doc *result.Documen
 // prepareFiles lays out the file set with incompressible data in 1 MiB
 // writes and fsyncs it; the returned descriptors are opened for the timed
 // phase (O_DIRECT when asked).
-func prepareFiles(ctx context.Context, s *Scratch, c RandomConfig, h Hooks) ([]int, error) {
+func prepareFiles(ctx context.Context, s *Scratch, c RandomConfig, h progress.Hooks) ([]int, error) {
 	buf, err := newBuffer(1 << 20)
 	if err != nil {
 		return nil, err
@@ -173,7 +162,7 @@ func prepareFiles(ctx context.Context, s *Scratch, c RandomConfig, h Hooks) ([]i
 				return fds, err
 			}
 			off += int64(w)
-			h.progress(Progress{Target: s.Dir, Phase: "prepare", BlockSize: 1 << 20, Bytes: int64(i)*fileSize + off, Total: int64(c.Files) * fileSize})
+			h.Report(progress.Report{Target: s.Dir, Phase: "prepare", BlockSize: 1 << 20, Bytes: int64(i)*fileSize + off, Total: int64(c.Files) * fileSize})
 		}
 		err = unix.Fsync(fd)
 		unix.Close(fd)
@@ -214,7 +203,7 @@ type worker struct {
 	err                error
 }
 
-func runRandom(ctx context.Context, c RandomConfig, fds []int, res *result.Random, h Hooks, label string) error {
+func runRandom(ctx context.Context, c RandomConfig, fds []int, res *result.Random, h progress.Hooks, label string) error {
 	sh := &shared{c: c, fds: fds, fileSize: c.fileSize()}
 	workers := make([]*worker, c.Threads)
 	for i := range workers {
@@ -228,14 +217,14 @@ func runRandom(ctx context.Context, c RandomConfig, fds []int, res *result.Rando
 			all: stats.NewHistogram(), rd: stats.NewHistogram(), wr: stats.NewHistogram(), fs: stats.NewHistogram()}
 	}
 	start := time.Now()
-	if c.Time > 0 {
-		sh.deadline = start.Add(c.Time)
+	if c.TimeNs > 0 {
+		sh.deadline = start.Add(c.timeBound())
 	}
 	m := c.Steady.Meter()
 	cancelled := runWorkers(ctx, len(workers), fds, func(i int) { workers[i].run() },
 		func() { sh.stop.Store(true) },
 		func() {
-			h.progress(Progress{Target: label, Phase: c.Mode, BlockSize: c.BlockSize, Elapsed: time.Since(start), MaxTime: c.Time,
+			h.Report(progress.Report{Target: label, Phase: c.Mode, BlockSize: c.BlockSize, Elapsed: time.Since(start), Bound: c.timeBound(),
 				Bytes: sh.issued.Load() * c.BlockSize, Total: c.Requests * c.BlockSize})
 		},
 		// Requests started stand in for bytes moved: at most one a
@@ -280,15 +269,16 @@ func runRandom(ctx context.Context, c RandomConfig, fds []int, res *result.Rando
 	res.FsyncsPerSec = float64(res.Fsyncs) / sec
 	res.ReadMiBPerSec = result.MiBPerSec(res.ReadBytes, res.ElapsedNs)
 	res.WriteMiBPerSec = result.MiBPerSec(res.WrittenBytes, res.ElapsedNs)
-	res.Latency, res.ReadLatency, res.WriteLatency, res.FsyncLatency = all.Latency(), rd.Latency(), wr.Latency(), fs.Latency()
-	res.Fairness = result.Fairness{Requests: stats.Summarize(perReq), ElapsedNs: stats.Summarize(perTime)}
+	res.Latency, res.ReadLatency = result.LatencyOf(all.Latency()), result.LatencyOf(rd.Latency())
+	res.WriteLatency, res.FsyncLatency = result.LatencyOf(wr.Latency()), result.LatencyOf(fs.Latency())
+	res.Fairness = result.Fairness{Requests: result.SpreadOf(stats.Summarize(perReq)), ElapsedNs: result.SpreadOf(stats.Summarize(perTime))}
 	// The figures become what the meter gives (Figure): the windows' mean
 	// once warm-up is cut, or the rate after a cliff with --sustained. The
 	// windows count bytes; the requests of each kind keep their share of
 	// them.
 	whole := result.MiBPerSec(res.ReadBytes+res.WrittenBytes, res.ElapsedNs)
 	mib, iv := m.Figure(whole, true)
-	res.Interval = iv
+	res.Interval = result.IntervalOf(iv)
 	if mib != whole {
 		k := mib / whole
 		for _, x := range []*float64{&res.RequestsPerSec, &res.ReadsPerSec, &res.WritesPerSec, &res.FsyncsPerSec, &res.ReadMiBPerSec, &res.WriteMiBPerSec} {

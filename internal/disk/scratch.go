@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/usage"
 )
@@ -216,34 +217,34 @@ func CleanLeftovers(target string) ([]Leftover, error) {
 
 // prepareScratch removes what killed runs left in the target and makes
 // this run's directory.
-func prepareScratch(t result.Target, runID string, h Hooks) (*Scratch, error) {
+func prepareScratch(t result.Target, runID string, h progress.Hooks) (*Scratch, error) {
 	found, err := CleanLeftovers(t.Path)
 	for _, l := range found {
 		if l.Stale {
-			h.note("removed %s left by an earlier run (%s)", l.Dir, l.Why)
+			h.Notef("removed %s left by an earlier run (%s)", l.Dir, l.Why)
 		} else {
-			h.note("left %s alone: %s", l.Dir, l.Why)
+			h.Notef("left %s alone: %s", l.Dir, l.Why)
 		}
 	}
 	if err != nil {
-		h.note("%v", err)
+		h.Notef("%v", err)
 	}
 	return NewScratch(t.Path, runID)
 }
 
-// directCheck names block sizes that O_DIRECT must accept, and the flag
-// that set them.
+// directCheck names block sizes that O_DIRECT must accept, and what they
+// are, in usage.Invalidf's words ("{BlockSize}").
 type directCheck struct {
-	flag  string
+	what  string
 	sizes []int64
 }
 
 // inScratch runs f in a fresh scratch directory in t: it checks first that
-// need bytes fit, and with direct that the filesystem takes those block
-// sizes with O_DIRECT, and removes the directory on every return. Its
-// callers (disk random, io and mark) all size their data with --size.
-func inScratch(t result.Target, runID string, need int64, h Hooks, direct *directCheck, f func(*Scratch) error) (err error) {
-	if err := checkSpace(t, need, "--size"); err != nil {
+// need bytes fit (needWhat is the parameter that sets them, as checkSpace
+// takes it), and with direct that the filesystem takes those block sizes
+// with O_DIRECT, and removes the directory on every return.
+func inScratch(t result.Target, runID string, need int64, needWhat string, h progress.Hooks, direct *directCheck, f func(*Scratch) error) (err error) {
+	if err := checkSpace(t, need, needWhat); err != nil {
 		return err
 	}
 	s, err := prepareScratch(t, runID, h)
@@ -256,7 +257,7 @@ func inScratch(t result.Target, runID string, need int64, h Hooks, direct *direc
 		}
 	}()
 	if direct != nil {
-		if err := checkDirect(s, t, direct.flag, direct.sizes...); err != nil {
+		if err := checkDirect(s, t, direct.what, direct.sizes...); err != nil {
 			return err
 		}
 	}
@@ -264,12 +265,12 @@ func inScratch(t result.Target, runID string, need int64, h Hooks, direct *direc
 }
 
 // checkDirect refuses block sizes the filesystem's O_DIRECT would reject,
-// naming the flag that set them.
-func checkDirect(s *Scratch, t result.Target, flag string, sizes ...int64) error {
+// saying what they are (what, in usage.Invalidf's words).
+func checkDirect(s *Scratch, t result.Target, what string, sizes ...int64) error {
 	if t.FSType == "tmpfs" || t.FSType == "ramfs" {
 		// Newer kernels accept O_DIRECT on tmpfs, but there is no device
 		// behind it to reach: the figures would be memory copies.
-		return usage.Errorf("--direct: %s is %s, which keeps files in memory; O_DIRECT cannot reach a device there (--direct=false measures the memory)", t.Path, t.FSType)
+		return usage.Invalidf("{Direct}: %s is %s, which keeps files in memory; O_DIRECT cannot reach a device there ({Direct}=false measures the memory)", t.Path, t.FSType)
 	}
 	align, err := directAlign(s, t)
 	if err != nil {
@@ -277,7 +278,7 @@ func checkDirect(s *Scratch, t result.Target, flag string, sizes ...int64) error
 	}
 	for _, bs := range sizes {
 		if bs%align != 0 {
-			return usage.Errorf("--direct: %s %d B is not a multiple of %d B, the O_DIRECT alignment of %s (the device's logical block size)", flag, bs, align, t.Path)
+			return usage.Invalidf("{Direct}: "+what+" %d B is not a multiple of %d B, the O_DIRECT alignment of %s (the device's logical block size)", bs, align, t.Path)
 		}
 	}
 	return nil

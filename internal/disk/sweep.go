@@ -14,23 +14,17 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/steady"
 	"github.com/thruput/thruput/internal/units"
 	"github.com/thruput/thruput/internal/usage"
 )
 
-// SweepConfig holds the parameters of a block-size sweep.
+// SweepConfig holds the parameters of a block-size sweep: those the
+// result records, and how to run it.
 type SweepConfig struct {
-	BlockSizes []int64
-	FileSize   int64
-	MaxTime    time.Duration
-	Write      bool
-	Read       bool
-	// Data is "random" or "zero".
-	Data       string
-	Direct     bool
-	DropCaches bool
+	result.SweepParameters
 	// SkipSpaceCheck is for filesystems whose free-space figure cannot be
 	// trusted; a full filesystem then ends the run with ENOSPC.
 	SkipSpaceCheck bool
@@ -39,61 +33,33 @@ type SweepConfig struct {
 	Steady steady.Options
 }
 
-// Progress is reported after every chunk of blocks, about every 50 ms.
-type Progress struct {
-	Target    string
-	Phase     string // write, fsync, read, prepare
-	BlockSize int64
-	Bytes     int64
-	Total     int64
-	Elapsed   time.Duration
-	MaxTime   time.Duration
-}
-
-// Hooks let the caller see a run as it goes; nil fields are skipped.
-type Hooks struct {
-	Progress func(Progress)
-	// Note carries remarks that are not results, such as a stale scratch
-	// directory removed.
-	Note func(string)
-}
-
-func (h Hooks) progress(p Progress) {
-	if h.Progress != nil {
-		h.Progress(p)
-	}
-}
-
-func (h Hooks) note(format string, a ...any) {
-	if h.Note != nil {
-		h.Note(fmt.Sprintf(format, a...))
-	}
-}
+func (c SweepConfig) maxTime() time.Duration { return time.Duration(c.MaxTimeNs) }
 
 // Validate checks the parameters that do not depend on a target.
 func (c SweepConfig) Validate() error {
 	switch {
 	case len(c.BlockSizes) == 0:
-		return usage.Errorf("--bs: no block size given")
+		return usage.Invalidf("{BlockSizes}: no block size given")
 	case c.FileSize <= 0:
-		return usage.Errorf("--file-size must be positive")
-	case c.MaxTime <= 0:
-		return usage.Errorf("--max-time must be positive")
+		return usage.Invalidf("{FileSize} must be positive")
+	case c.MaxTimeNs <= 0:
+		return usage.Invalidf("{MaxTimeNs} must be positive")
 	case !c.Write && !c.Read:
-		return usage.Errorf("--write-only and --read-only exclude each other")
+		return usage.Invalidf("{Write} and {Read} are both off: nothing to measure")
 	case c.Data != "random" && c.Data != "zero":
-		return usage.Errorf("--data %q: use random or zero", c.Data)
+		return usage.Invalidf("{Data} %q: use random or zero", c.Data)
 	case c.DropCaches && !c.Read:
-		return usage.Errorf("--drop-caches only matters for reads; drop it with --write-only")
+		// Read is off where the command's reads were left out.
+		return usage.Invalidf("{DropCaches} only matters for reads; drop it with {Read}")
 	case c.DropCaches && os.Geteuid() != 0:
-		return usage.Errorf("--drop-caches needs root (it writes /proc/sys/vm/drop_caches)")
+		return usage.Invalidf("{DropCaches} needs root (it writes /proc/sys/vm/drop_caches)")
 	}
 	for _, bs := range c.BlockSizes {
 		if bs > c.FileSize {
-			return usage.Errorf("--bs: block size %s is larger than --file-size %s", units.IEC(bs), units.IEC(c.FileSize))
+			return usage.Invalidf("{BlockSizes}: block size %s is larger than {FileSize} %s", units.IEC(bs), units.IEC(c.FileSize))
 		}
 		if bs > maxBlock {
-			return usage.Errorf("--bs: block size %s is larger than the %s thruput supports", units.IEC(bs), units.IEC(maxBlock))
+			return usage.Invalidf("{BlockSizes}: block size %s is larger than the %s thruput supports", units.IEC(bs), units.IEC(maxBlock))
 		}
 	}
 	return nil
@@ -108,27 +74,24 @@ const (
 	chunkTarget = 50 * time.Millisecond
 )
 
-// Sweep runs the block-size sweep on the targets in doc.Targets, appending a
-// step to doc.Sweep.Steps as each completes, so that on error or cancellation
-// doc holds everything measured before it. Scratch directories are removed on
-// every return path.
-func Sweep(ctx context.Context, c SweepConfig, doc *result.Document, h Hooks) (err error) {
+// Sweep runs the block-size sweep on targets, filling out in place: a step
+// is appended to out.Steps as each completes, so that on error or
+// cancellation out holds everything measured before it. The scratch
+// directories, named for runID, are removed on every return path.
+func Sweep(ctx context.Context, c SweepConfig, targets []result.Target, runID string, out *result.Sweep, h progress.Hooks) (err error) {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	doc.Sweep = &result.Sweep{Parameters: result.SweepParameters{
-		BlockSizes: c.BlockSizes, FileSize: c.FileSize, MaxTimeNs: int64(c.MaxTime),
-		Write: c.Write, Read: c.Read, Data: c.Data, Direct: c.Direct, DropCaches: c.DropCaches,
-	}, Steps: []result.SweepStep{}}
+	out.Parameters, out.Steps = c.SweepParameters, []result.SweepStep{}
 
 	if !c.SkipSpaceCheck {
-		for _, t := range doc.Targets {
-			if err := checkSpace(t, c.FileSize, "--file-size"); err != nil {
+		for _, t := range targets {
+			if err := checkSpace(t, c.FileSize, "{FileSize}"); err != nil {
 				return err
 			}
 		}
 	}
-	scratches := make([]*Scratch, len(doc.Targets))
+	scratches := make([]*Scratch, len(targets))
 	defer func() {
 		for _, s := range scratches {
 			if s == nil {
@@ -139,12 +102,12 @@ func Sweep(ctx context.Context, c SweepConfig, doc *result.Document, h Hooks) (e
 			}
 		}
 	}()
-	for i, t := range doc.Targets {
-		if scratches[i], err = prepareScratch(t, doc.ID, h); err != nil {
+	for i, t := range targets {
+		if scratches[i], err = prepareScratch(t, runID, h); err != nil {
 			return err
 		}
 		if c.Direct {
-			if err := checkDirect(scratches[i], t, "--bs: block size", c.BlockSizes...); err != nil {
+			if err := checkDirect(scratches[i], t, "{BlockSizes}: block size", c.BlockSizes...); err != nil {
 				return err
 			}
 		}
@@ -167,9 +130,9 @@ func Sweep(ctx context.Context, c SweepConfig, doc *result.Document, h Hooks) (e
 		defer rbuf.free()
 	}
 
-	r := runner{ctx: ctx, c: c, doc: doc, h: h, pool: pool, rbuf: rbuf}
+	r := runner{ctx: ctx, c: c, targets: targets, out: out, h: h, pool: pool, rbuf: rbuf}
 	return isolated(func() error {
-		for i := range doc.Targets {
+		for i := range targets {
 			if err := r.target(i, scratches[i]); err != nil {
 				return err
 			}
@@ -179,16 +142,17 @@ func Sweep(ctx context.Context, c SweepConfig, doc *result.Document, h Hooks) (e
 }
 
 type runner struct {
-	ctx  context.Context
-	c    SweepConfig
-	doc  *result.Document
-	h    Hooks
-	pool buffer
-	rbuf buffer
+	ctx     context.Context
+	c       SweepConfig
+	targets []result.Target
+	out     *result.Sweep
+	h       progress.Hooks
+	pool    buffer
+	rbuf    buffer
 }
 
 func (r *runner) target(ti int, s *Scratch) error {
-	t := r.doc.Targets[ti]
+	t := r.targets[ti]
 	if !r.c.Write {
 		// Read-only sweep: lay the file out once, untimed, in large blocks.
 		path := s.Path("sweep-read.dat")
@@ -208,11 +172,11 @@ func (r *runner) target(ti int, s *Scratch) error {
 	}
 	for _, bs := range r.c.BlockSizes {
 		path := s.Path(fmt.Sprintf("sweep-%d.dat", bs))
-		st, err := r.write(ti, path, bs, result.PhaseWrite, r.c.MaxTime)
+		st, err := r.write(ti, path, bs, result.PhaseWrite, r.c.maxTime())
 		if err != nil {
 			return fmt.Errorf("%s: write at block size %s: %w", t.Path, units.BlockLabel(bs), err)
 		}
-		r.doc.Sweep.Steps = append(r.doc.Sweep.Steps, st)
+		r.out.Steps = append(r.out.Steps, st)
 		if r.c.Read {
 			if err := r.read(ti, path, bs); err != nil {
 				return err
@@ -250,7 +214,7 @@ func (r *runner) write(ti int, path string, bs int64, phase string, maxTime time
 		window = int(bs)
 	}
 	off := 0
-	p := Progress{Target: r.doc.Targets[ti].Label(), Phase: phase, BlockSize: bs, Total: blocks * bs, MaxTime: maxTime}
+	p := progress.Report{Target: r.targets[ti].Label(), Phase: phase, BlockSize: bs, Total: blocks * bs, Bound: maxTime}
 	var m *steady.Meter
 	if phase == result.PhaseWrite {
 		m = r.c.Steady.Meter()
@@ -262,7 +226,7 @@ func (r *runner) write(ti int, path string, bs int64, phase string, maxTime time
 		return st, err
 	}
 	p.Phase = "fsync"
-	r.h.progress(p)
+	r.h.Report(p)
 	syncStart := time.Now()
 	if err := unix.Fsync(fd); err != nil {
 		return st, fmt.Errorf("fsync: %w", err)
@@ -275,7 +239,9 @@ func (r *runner) write(ti int, path string, bs int64, phase string, maxTime time
 	if m != nil {
 		// A buffered write's figure keeps its final fsync: the windows
 		// saw the page cache take the data, the fsync the device.
-		st.MiBPerSec, st.Interval = m.Figure(st.MiBPerSec, r.c.Direct)
+		var iv *steady.Interval
+		st.MiBPerSec, iv = m.Figure(st.MiBPerSec, r.c.Direct)
+		st.Interval = result.IntervalOf(iv)
 	}
 	st.Truncated = res.bytes < blocks*bs && !stopped(st.Interval)
 	return st, nil
@@ -288,7 +254,7 @@ func stopped(iv *result.Interval) bool { return iv != nil && iv.Target > 0 && iv
 // read evicts path from the page cache, records how much of it is still
 // cached, then reads it with bs-byte reads until end of file or the bound.
 func (r *runner) read(ti int, path string, bs int64) error {
-	t := r.doc.Targets[ti]
+	t := r.targets[ti]
 	fail := func(err error) error {
 		return fmt.Errorf("%s: read at block size %s: %w", t.Path, units.BlockLabel(bs), err)
 	}
@@ -311,7 +277,7 @@ func (r *runner) read(ti int, path string, bs int64) error {
 		return fail(err)
 	}
 	blocks := (sx.Size + bs - 1) / bs
-	p := Progress{Target: t.Label(), Phase: result.PhaseRead, BlockSize: bs, Total: sx.Size, MaxTime: r.c.MaxTime}
+	p := progress.Report{Target: t.Label(), Phase: result.PhaseRead, BlockSize: bs, Total: sx.Size, Bound: r.c.maxTime()}
 	dev := startDeviceReads(t)
 	m := r.c.Steady.Meter()
 	limit := blocks
@@ -321,7 +287,7 @@ func (r *runner) read(ti int, path string, bs int64) error {
 		// file); the time bound still holds.
 		limit = math.MaxInt64 / 2
 	}
-	res, start, err := r.timed(limit, r.c.MaxTime, &p, m, func(n int) (ioResult, error) {
+	res, start, err := r.timed(limit, r.c.maxTime(), &p, m, func(n int) (ioResult, error) {
 		res, err := readBlocks(fd, r.rbuf, int(bs), n)
 		if res.eof && m.Adaptive() && err == nil {
 			if _, err := unix.Seek(fd, 0, 0); err != nil {
@@ -340,10 +306,12 @@ func (r *runner) read(ti int, path string, bs int64) error {
 	st.Bytes, st.Ops = res.bytes, res.ops
 	st.ElapsedNs = int64(time.Since(start))
 	st.MiBPerSec = result.MiBPerSec(st.Bytes, st.ElapsedNs)
-	st.MiBPerSec, st.Interval = m.Figure(st.MiBPerSec, true)
+	var iv *steady.Interval
+	st.MiBPerSec, iv = m.Figure(st.MiBPerSec, true)
+	st.Interval = result.IntervalOf(iv)
 	st.Truncated = res.bytes < sx.Size && !stopped(st.Interval) && !m.Adaptive()
 	st.Device = dev.share(st.Bytes, !r.c.Direct)
-	r.doc.Sweep.Steps = append(r.doc.Sweep.Steps, st)
+	r.out.Steps = append(r.out.Steps, st)
 	return nil
 }
 
@@ -351,7 +319,7 @@ func (r *runner) read(ti int, path string, bs int64) error {
 // so that the clock, the deadline and cancellation are looked at a few times
 // a second whatever the block size, and never inside the system-call loop.
 // m, when set, is fed the bytes after every chunk and may end the phase.
-func (r *runner) timed(blocks int64, maxTime time.Duration, p *Progress, m *steady.Meter, do func(n int) (ioResult, error)) (ioResult, time.Time, error) {
+func (r *runner) timed(blocks int64, maxTime time.Duration, p *progress.Report, m *steady.Meter, do func(n int) (ioResult, error)) (ioResult, time.Time, error) {
 	var total ioResult
 	// From one block, doubling while a chunk is quick: a slow device with
 	// large blocks gets windows of 100 ms, not one of seconds.
@@ -369,7 +337,7 @@ func (r *runner) timed(blocks int64, maxTime time.Duration, p *Progress, m *stea
 		}
 		now := time.Now()
 		p.Bytes, p.Elapsed = total.bytes, now.Sub(start)
-		r.h.progress(*p)
+		r.h.Report(*p)
 		if maxTime > 0 && now.Sub(start) >= maxTime {
 			break
 		}
@@ -401,17 +369,3 @@ type interrupted struct{ cause error }
 
 func (interrupted) Error() string   { return "interrupted" }
 func (i interrupted) Unwrap() error { return i.cause }
-
-// String is the progress line: where, what, how fast so far, how long left.
-func (p Progress) String() string {
-	rate := result.MiBPerSec(p.Bytes, int64(p.Elapsed))
-	s := fmt.Sprintf("%s  %s bs=%s  %s/%s  %.1f MiB/s", p.Target, p.Phase, units.BlockLabel(p.BlockSize), units.IEC(p.Bytes), units.IEC(p.Total), rate)
-	if p.Bytes > 0 && p.Bytes < p.Total {
-		eta := time.Duration(float64(p.Elapsed) * float64(p.Total-p.Bytes) / float64(p.Bytes))
-		if p.MaxTime > 0 {
-			eta = min(eta, p.MaxTime-p.Elapsed)
-		}
-		s += fmt.Sprintf("  ETA %s", eta.Round(time.Second))
-	}
-	return s
-}

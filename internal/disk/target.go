@@ -86,12 +86,13 @@ func compression(options string) string {
 func spaceMargin(fileSize int64) int64 { return max(16<<20, fileSize/50) }
 
 // checkSpace refuses a target that cannot hold one test file plus a
-// margin; flag is the option of the user's command that sets the size.
-func checkSpace(t result.Target, fileSize int64, flag string) error {
+// margin; what is the parameter that sets the size, in usage.Invalidf's
+// words ("{FileSize}").
+func checkSpace(t result.Target, fileSize int64, what string) error {
 	need := fileSize + spaceMargin(fileSize)
 	if t.FreeBytes < need {
-		return usage.Errorf("target %s: not enough free space: need %s (file %s + margin %s), %s free; use a smaller %s",
-			t.Path, units.IEC(need), units.IEC(fileSize), units.IEC(spaceMargin(fileSize)), units.IEC(t.FreeBytes), flag)
+		return usage.Invalidf("target %s: not enough free space: need %s (file %s + margin %s), %s free; use a smaller "+what,
+			t.Path, units.IEC(need), units.IEC(fileSize), units.IEC(spaceMargin(fileSize)), units.IEC(t.FreeBytes))
 	}
 	return nil
 }
@@ -104,7 +105,7 @@ func directAlign(s *Scratch, t result.Target) (int64, error) {
 	fd, err := unix.Open(path, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_DIRECT, 0o600)
 	if err != nil {
 		if errors.Is(err, unix.EINVAL) {
-			return 0, usage.Errorf("--direct: target %s (%s) does not support O_DIRECT", t.Path, t.FSType)
+			return 0, usage.Invalidf("{Direct}: target %s (%s) does not support O_DIRECT", t.Path, t.FSType)
 		}
 		return 0, fmt.Errorf("target %s: probe O_DIRECT: %w", t.Path, err)
 	}

@@ -16,22 +16,6 @@ func TestCompression(t *testing.T) {
 	}
 }
 
-// TestPermutation: every block exactly once per pass, for sizes around
-// powers of two.
-func TestPermutation(t *testing.T) {
-	for _, n := range []uint64{1, 2, 3, 7, 64, 1000, 4096, 65537} {
-		p := newPermutation(n)
-		seen := make([]bool, n)
-		for range n {
-			b := p.next()
-			if b < 0 || uint64(b) >= n || seen[b] {
-				t.Fatalf("n=%d: block %d out of range or repeated", n, b)
-			}
-			seen[b] = true
-		}
-	}
-}
-
 func TestSectorsRead(t *testing.T) {
 	for line, want := range map[string]int64{
 		"    4093        0   235422     1280    12744    10428   913936    10280        0    14600    11688": 235422 * 512,

@@ -1,4 +1,4 @@
-// Package httpget is the seed's wget method: download one URL into nothing
+// Package httpget is wget's method: download one URL into nothing
 // and time it, the average over the transfer and the peak over windows of
 // it. It also serves a generated file from memory for it to download, so a
 // LAN server's disk plays no part.
@@ -34,24 +34,22 @@ const BufferSize = 256 << 10
 // maxRedirects is what curl and Go's own client stop at.
 const maxRedirects = 10
 
-// Config is one download, perhaps repeated.
+// Config is one download, perhaps repeated: the parameters the result
+// records (TimeoutNs bounds connecting, the wait for the response headers
+// and any stall of the body, as wget's --timeout does; BufferSize is
+// always BufferSize), and how to run it.
 type Config struct {
-	URL string
-	// Window is the span the peak rate is taken over.
-	Window time.Duration
-	// Timeout bounds connecting, the wait for the response headers and any
-	// stall of the body, as wget's --timeout does.
-	Timeout time.Duration
-	Repeat  int
-	// Insecure skips checking the server's TLS certificate.
-	Insecure  bool
+	result.HTTPParameters
 	UserAgent string
 	// Steady is --until-stable and --sustained: a download may end before
 	// its body does once its rate is known; each carries its interval.
 	Steady steady.Options
 }
 
-// Validate checks the config, naming the flag at fault.
+func (c Config) window() time.Duration  { return time.Duration(c.WindowNs) }
+func (c Config) timeout() time.Duration { return time.Duration(c.TimeoutNs) }
+
+// Validate checks the config, naming the field at fault.
 func (c Config) Validate() error {
 	u, err := url.Parse(c.URL)
 	if err != nil {
@@ -63,35 +61,30 @@ func (c Config) Validate() error {
 	if u.Hostname() == "" {
 		return usage.Errorf("URL %q: no host", c.URL)
 	}
-	if c.Window < 100*time.Millisecond || c.Window > time.Hour {
-		return usage.Errorf("--window %v: from 100ms to 1h", c.Window)
+	if c.window() < 100*time.Millisecond || c.window() > time.Hour {
+		return usage.Invalidf("{WindowNs} %v: from 100ms to 1h", c.window())
 	}
-	if c.Timeout < 100*time.Millisecond {
-		return usage.Errorf("--timeout %v: at least 100ms", c.Timeout)
+	if c.timeout() < 100*time.Millisecond {
+		return usage.Invalidf("{TimeoutNs} %v: at least 100ms", c.timeout())
 	}
 	if c.Repeat < 1 || c.Repeat > 1000 {
-		return usage.Errorf("--repeat %d: from 1 to 1000", c.Repeat)
+		return usage.Invalidf("{Repeat} %d: from 1 to 1000", c.Repeat)
 	}
 	return nil
 }
 
-// Hooks report on a download while it runs.
-type Hooks struct {
-	// Progress is called about every progress.Interval while a body
-	// arrives, from another goroutine, with the run's number (from 1), the
-	// bytes so far, the declared length (-1 unknown) and the time since the
-	// first byte.
-	Progress func(run int, bytes, length int64, elapsed time.Duration)
-}
-
-// Get downloads c.URL c.Repeat times into out, appending each run as it
-// ends, and stops at the first that fails, keeping what it measured.
-func Get(ctx context.Context, c Config, out *result.HTTP, h Hooks) error {
+// Get downloads c.URL c.Repeat times, filling out in place: each run is
+// appended as it ends, and Get stops at the first that fails, keeping what
+// it measured. h.Progress hears about every progress.Interval while a body
+// arrives, from another goroutine: the run (Run of Runs), the bytes so
+// far, the declared length (Total, -1 unknown) and the time since the
+// first byte.
+func Get(ctx context.Context, c Config, out *result.HTTP, h progress.Hooks) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	out.Parameters = result.HTTPParameters{URL: c.URL, WindowNs: int64(c.Window), TimeoutNs: int64(c.Timeout),
-		Repeat: c.Repeat, BufferSize: BufferSize, Insecure: c.Insecure}
+	out.Parameters = c.HTTPParameters
+	out.Parameters.BufferSize = BufferSize
 	out.Runs = []result.HTTPRun{}
 	buf := make([]byte, BufferSize)
 	var err error
@@ -113,7 +106,7 @@ var errStalled = errors.New("stalled")
 // errKnown ends a body early: its rate is known (--until-stable).
 var errKnown = errors.New("the rate is known")
 
-func (c Config) once(parent context.Context, n int, buf []byte, h Hooks) (run result.HTTPRun, err error) {
+func (c Config) once(parent context.Context, n int, buf []byte, h progress.Hooks) (run result.HTTPRun, err error) {
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 	// A fresh transport per run: each run connects anew, as separate wget
@@ -123,14 +116,14 @@ func (c Config) once(parent context.Context, n int, buf []byte, h Hooks) (run re
 		// is measured (and tests must never leave their namespaces).
 		Proxy: nil,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			conn, err := (&net.Dialer{Timeout: c.Timeout}).DialContext(ctx, network, addr)
+			conn, err := (&net.Dialer{Timeout: c.timeout()}).DialContext(ctx, network, addr)
 			if err != nil {
 				return nil, err
 			}
 			return newRawConn(conn)
 		},
-		TLSHandshakeTimeout:   c.Timeout,
-		ResponseHeaderTimeout: c.Timeout,
+		TLSHandshakeTimeout:   c.timeout(),
+		ResponseHeaderTimeout: c.timeout(),
 		// Go would otherwise ask for gzip and count the inflated bytes.
 		DisableCompression: true,
 		TLSClientConfig:    &tls.Config{InsecureSkipVerify: c.Insecure},
@@ -199,10 +192,8 @@ func (c Config) once(parent context.Context, n int, buf []byte, h Hooks) (run re
 
 	var count atomic.Int64
 	sm := c.Steady.Meter()
-	m := startMeter(origin, c.Window, c.Timeout, &count, func(b int64, el time.Duration) {
-		if h.Progress != nil {
-			h.Progress(n, b, resp.ContentLength, el)
-		}
+	m := startMeter(origin, c.window(), c.timeout(), &count, func(b int64, el time.Duration) {
+		h.Report(progress.Report{Run: n, Runs: c.Repeat, Bytes: b, Total: resp.ContentLength, Elapsed: el})
 	}, func() { cancel(errStalled) }, sm, func() { cancel(errKnown) })
 	var readErr error
 	for {
@@ -219,9 +210,11 @@ func (c Config) once(parent context.Context, n int, buf []byte, h Hooks) (run re
 	samples := m.stop(end)
 	run.Bytes = count.Load()
 	run.TransferNs, run.TotalNs = int64(end.Sub(origin)), int64(end.Sub(start))
-	run.MiBPerSec, run.Interval = sm.Figure(result.MiBPerSec(run.Bytes, run.TransferNs), true)
+	var iv *steady.Interval
+	run.MiBPerSec, iv = sm.Figure(result.MiBPerSec(run.Bytes, run.TransferNs), true)
+	run.Interval = result.IntervalOf(iv)
 	run.BitsPerSecond = mibToBits(run.MiBPerSec)
-	run.Windows, run.PeakMiBPerSec = windows(samples, c.Window)
+	run.Windows, run.PeakMiBPerSec = windows(samples, c.window())
 	run.PeakBitsPerSecond = mibToBits(run.PeakMiBPerSec)
 	if readErr != nil && errors.Is(context.Cause(ctx), errKnown) {
 		readErr = nil
@@ -258,7 +251,7 @@ func (c Config) requestError(parent context.Context, err error) error {
 	case errors.As(err, &cert):
 		return fmt.Errorf("%s: the server's certificate: %v (--insecure skips the check)", host, cert.Err)
 	case errors.As(err, &ne) && ne.Timeout():
-		return fmt.Errorf("%s: no response within %v (--timeout)", host, c.Timeout)
+		return fmt.Errorf("%s: no response within %v (--timeout)", host, c.timeout())
 	case ue != nil:
 		return fmt.Errorf("GET %s: %w", ue.URL, ue.Err)
 	}
@@ -271,7 +264,7 @@ func (c Config) bodyError(parent, ctx context.Context, err error, got, length in
 	case parent.Err() != nil:
 		return fmt.Errorf("%w after %d bytes", context.Canceled, got)
 	case errors.Is(context.Cause(ctx), errStalled):
-		return fmt.Errorf("no data for %v after %d bytes (--timeout)", c.Timeout, got)
+		return fmt.Errorf("no data for %v after %d bytes (--timeout)", c.timeout(), got)
 	case errors.Is(err, io.ErrUnexpectedEOF) && length >= 0:
 		return fmt.Errorf("connection closed after %d of %d bytes (Content-Length)", got, length)
 	}
@@ -355,6 +348,6 @@ func summarize(runs []result.HTTPRun) *result.HTTPSummary {
 	if len(mib) < 2 {
 		return nil
 	}
-	return &result.HTTPSummary{MiBPerSec: stats.Summarize(mib), PeakMiBPerSec: stats.Summarize(peak),
-		TTFBNs: stats.Summarize(ttfb), TotalNs: stats.Summarize(total)}
+	return &result.HTTPSummary{MiBPerSec: result.SpreadOf(stats.Summarize(mib)), PeakMiBPerSec: result.SpreadOf(stats.Summarize(peak)),
+		TTFBNs: result.SpreadOf(stats.Summarize(ttfb)), TotalNs: result.SpreadOf(stats.Summarize(total))}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -57,7 +58,7 @@ func TestHandler(t *testing.T) {
 }
 
 func config(u string) Config {
-	return Config{URL: u, Window: time.Second, Timeout: 5 * time.Second, Repeat: 1, UserAgent: "test"}
+	return Config{HTTPParameters: result.HTTPParameters{URL: u, WindowNs: int64(time.Second), TimeoutNs: int64(5 * time.Second), Repeat: 1}, UserAgent: "test"}
 }
 
 func TestGetRedirectAndChunked(t *testing.T) {
@@ -74,7 +75,7 @@ func TestGetRedirectAndChunked(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	var out result.HTTP
-	if err := Get(context.Background(), config(srv.URL+"/old"), &out, Hooks{}); err != nil {
+	if err := Get(context.Background(), config(srv.URL+"/old"), &out, progress.Hooks{}); err != nil {
 		t.Fatal(err)
 	}
 	r := out.Runs[0]
@@ -91,14 +92,14 @@ func TestGetTLS(t *testing.T) {
 	srv := httptest.NewTLSServer(Handler(data, func(string, ...any) {}))
 	defer srv.Close()
 	var out result.HTTP
-	err := Get(context.Background(), config(srv.URL), &out, Hooks{})
+	err := Get(context.Background(), config(srv.URL), &out, progress.Hooks{})
 	if err == nil || !strings.Contains(err.Error(), "--insecure") {
 		t.Errorf("self-signed certificate: %v", err)
 	}
 	c := config(srv.URL)
 	c.Insecure, c.Repeat = true, 3
 	out = result.HTTP{}
-	if err := Get(context.Background(), c, &out, Hooks{}); err != nil {
+	if err := Get(context.Background(), c, &out, progress.Hooks{}); err != nil {
 		t.Fatal(err)
 	}
 	if len(out.Runs) != 3 || out.Runs[2].Bytes != 1<<20 || out.Summary == nil || out.Summary.MiBPerSec.N != 3 {
@@ -115,7 +116,7 @@ func TestGetAllocations(t *testing.T) {
 		defer srv.Close()
 		return testing.AllocsPerRun(3, func() {
 			var out result.HTTP
-			if err := Get(context.Background(), config(srv.URL), &out, Hooks{}); err != nil {
+			if err := Get(context.Background(), config(srv.URL), &out, progress.Hooks{}); err != nil {
 				t.Fatal(err)
 			}
 		})

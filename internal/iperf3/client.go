@@ -197,7 +197,7 @@ func (c *client) run(ctx context.Context) (*result.Net, error) {
 		// in it: sent up, or received down.
 		for i := range n.Sums {
 			if m := c.meters[n.Sums[i].Direction == result.DirUp]; m != nil {
-				n.Sums[i].Interval = m.Interval()
+				n.Sums[i].Interval = result.IntervalOf(m.Interval())
 			}
 		}
 	}

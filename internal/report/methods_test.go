@@ -52,7 +52,7 @@ func methodDocs() map[string]*result.Document {
 		Summary: &result.IOSummary{ReadIOPS: &result.Spread{N: 2, Mean: 10075, Stddev: 35.4, Min: 10050, Max: 10100},
 			ReadMiBPerSec: &result.Spread{N: 2, Mean: 39.4, Stddev: 0.1, Min: 39.3, Max: 39.5}}}
 	m := baseDoc("disk.mark")
-	m.Mark = &result.Mark{Size: 1 << 30, DurationNs: 5e9, Direct: true, Engine: "io_uring"}
+	m.Mark = &result.Mark{MarkParameters: result.MarkParameters{Size: 1 << 30, DurationNs: 5e9, Direct: true}, Engine: "io_uring"}
 	for i, p := range []string{"SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1"} {
 		for j, ph := range []string{"read", "write"} {
 			mb := 400.0 / float64(i+1) / float64(j+1)

@@ -3,6 +3,8 @@ package result
 import (
 	"fmt"
 	"slices"
+
+	"github.com/thruput/thruput/internal/steady"
 )
 
 // Interval is how well a throughput figure is known: the 95 % confidence
@@ -53,7 +55,7 @@ type Cliff struct {
 
 // DefaultStable is the relative half-width a figure is called stable at
 // when no target was set.
-const DefaultStable = 0.02
+const DefaultStable = steady.DefaultStable
 
 // Known says whether the interval tells anything: a width, or none at all
 // because every window moved the same bytes (converged, ±0).

@@ -5,15 +5,22 @@ import "slices"
 // Mark is the four desktop presets (SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1,
 // RND4K Q1T1), each read and write.
 type Mark struct {
-	// Size is the test file; DurationNs bounds each of the eight tests.
-	// They and Direct are the run's parameters (MarkParameters), kept
-	// here where the JSON has always had them.
-	Size       int64        `json:"size"`
-	DurationNs int64        `json:"duration_ns"`
-	Direct     bool         `json:"direct"`
+	// MarkParameters are embedded, their fields at the top of the
+	// section as they have always been.
+	MarkParameters
+	// Engine is the engine that ran; EngineNote says why it differs from
+	// the one asked for (io_uring refused by the kernel).
 	Engine     string       `json:"engine"`
 	EngineNote string       `json:"engine_note,omitempty"`
 	Results    []MarkResult `json:"results"`
+}
+
+// MarkParameters are the effective parameters of the presets.
+type MarkParameters struct {
+	// Size is the test file; DurationNs bounds each of the eight tests.
+	Size       int64 `json:"size"`
+	DurationNs int64 `json:"duration_ns"`
+	Direct     bool  `json:"direct"`
 }
 
 // MarkResult is one preset in one direction.
@@ -33,13 +40,6 @@ type MarkResult struct {
 	Device *DeviceShare `json:"device,omitempty"`
 	// Interval is how well the rate is known.
 	Interval *Interval `json:"interval,omitempty"`
-}
-
-// MarkParameters are the effective parameters of the desktop presets.
-type MarkParameters struct {
-	Size       int64 `json:"size"`
-	DurationNs int64 `json:"duration_ns"`
-	Direct     bool  `json:"direct"`
 }
 
 // markPresets are the desktop presets in the order disk mark runs them.
@@ -71,5 +71,5 @@ func (m *Mark) Figures() []Figure {
 
 // Params are the run's size, duration and I/O mode.
 func (m *Mark) Params() any {
-	return MarkParameters{Size: m.Size, DurationNs: m.DurationNs, Direct: m.Direct}
+	return m.MarkParameters
 }

@@ -46,7 +46,7 @@ func everyMethod() []*result.Document {
 		docs = append(docs, d)
 	}
 	m := doc("20261103T060000Z-mark01", "disk.mark", 2)
-	m.Mark = &result.Mark{Size: 1 << 30, DurationNs: 5e9}
+	m.Mark = &result.Mark{MarkParameters: result.MarkParameters{Size: 1 << 30, DurationNs: 5e9}}
 	for i, p := range []string{"SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1"} {
 		for _, ph := range []string{"read", "write"} {
 			mb := 400 / float64(i+1)

@@ -1,14 +1,13 @@
 // Package stats turns raw measurements into the figures results carry:
 // latency percentiles from HDR histograms, and mean, spread and range of
-// repeated runs or of per-thread counts.
+// repeated runs or of per-thread counts. Its types are its own;
+// internal/result converts them to a document's.
 package stats
 
 import (
 	"math"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/thruput/thruput/internal/result"
 )
 
 // Histogram records latencies in nanoseconds, from 1 ns to an hour, to
@@ -34,12 +33,21 @@ func (h *Histogram) Merge(other *Histogram) { h.h.Merge(other.h) }
 // Count is how many latencies were recorded.
 func (h *Histogram) Count() int64 { return h.h.TotalCount() }
 
+// Latency is a summary of recorded latencies, in nanoseconds.
+type Latency struct {
+	Count                       int64
+	MinNs                       int64
+	MeanNs                      float64
+	MaxNs                       int64
+	P50Ns, P95Ns, P99Ns, P999Ns int64
+}
+
 // Latency summarises the histogram; nil when it is empty.
-func (h *Histogram) Latency() *result.Latency {
+func (h *Histogram) Latency() *Latency {
 	if h.h.TotalCount() == 0 {
 		return nil
 	}
-	return &result.Latency{
+	return &Latency{
 		Count:  h.h.TotalCount(),
 		MinNs:  h.h.Min(),
 		MeanNs: h.h.Mean(),
@@ -51,12 +59,19 @@ func (h *Histogram) Latency() *result.Latency {
 	}
 }
 
+// Spread describes repeated values: count, mean, sample standard
+// deviation, minimum and maximum.
+type Spread struct {
+	N                      int
+	Mean, Stddev, Min, Max float64
+}
+
 // Summarize gives mean, sample standard deviation, min and max of xs.
-func Summarize(xs []float64) result.Spread {
+func Summarize(xs []float64) Spread {
 	if len(xs) == 0 {
-		return result.Spread{}
+		return Spread{}
 	}
-	s := result.Spread{N: len(xs), Min: xs[0], Max: xs[0]}
+	s := Spread{N: len(xs), Min: xs[0], Max: xs[0]}
 	var sum float64
 	for _, x := range xs {
 		sum += x
@@ -202,7 +217,7 @@ type Welch struct {
 // WelchTest tests a against b; both need two or more samples. With no
 // variance on either side SE is 0, P is 0 for different means and 1 for
 // equal ones.
-func WelchTest(a, b result.Spread) Welch {
+func WelchTest(a, b Spread) Welch {
 	va, vb := a.Stddev*a.Stddev/float64(a.N), b.Stddev*b.Stddev/float64(b.N)
 	se2 := va + vb
 	if se2 == 0 {

@@ -13,7 +13,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/stats"
 )
 
@@ -662,44 +661,78 @@ func (m *Meter) Feed(total int64, elapsed time.Duration) bool {
 	return m.stopped
 }
 
+// Interval is how well a phase's rate is known, as a method records it
+// (internal/result's Interval is its form in a result document).
+type Interval struct {
+	// Mean is the rate over the windows kept, bytes per second;
+	// HalfWidth the 95 % interval's half-width around it, Low and High
+	// its bounds (both 0 when the width is unknown), Relative the
+	// half-width over the mean.
+	Mean, HalfWidth, Low, High, Relative float64
+	// Windows were kept, each about Width long; EffectiveWindows is what
+	// they are worth as independent samples.
+	Windows          int
+	Width            time.Duration
+	EffectiveWindows float64
+	// WarmupWindows (Warmup) were cut off the start, or with Sustained
+	// the part before the cliff.
+	WarmupWindows int
+	Warmup        time.Duration
+	// Target is the relative half-width the phase was run to, 0 for a
+	// fixed bound; Converged says it was reached (DefaultStable for a
+	// fixed run).
+	Target    float64
+	Converged bool
+	Cliff     *Cliff
+	// Sustained marks a figure of the rate after a cliff only.
+	Sustained bool
+}
+
+// DefaultStable is the relative half-width a rate is called stable at when
+// no target was set.
+const DefaultStable = 0.02
+
+// known says whether the interval tells anything: a width, or none at all
+// because every window moved the same bytes (converged, ±0).
+func (iv *Interval) known() bool {
+	return iv != nil && iv.Mean > 0 && (iv.HalfWidth > 0 || iv.Converged)
+}
+
 // Figure is the phase's interval and its headline rate in MiB/s: the
 // windows' mean, warm-up cut off, when the phase ran until it was known
 // (and the windows saw what the figure measures: seen, false for a
 // buffered write whose figure keeps the final fsync), or the rate after
 // the cliff with --sustained; else mibps, the phase's bytes over its time.
-func (m *Meter) Figure(mibps float64, seen bool) (float64, *result.Interval) {
+func (m *Meter) Figure(mibps float64, seen bool) (float64, *Interval) {
 	iv := m.Interval()
-	if iv != nil && (iv.Sustained || seen && m.Adaptive() && iv.Known()) {
+	if iv != nil && (iv.Sustained || seen && m.Adaptive() && iv.known()) {
 		return iv.Mean / (1 << 20), iv
 	}
 	return mibps, iv
 }
 
-// Interval is the phase's interval for its result; nil when the phase was
-// shorter than a window.
-func (m *Meter) Interval() *result.Interval {
+// Interval is the phase's interval; nil when the phase was shorter than a
+// window.
+func (m *Meter) Interval() *Interval {
 	e := m.s.estimate(m.o.Sustained, m.size)
 	if e.Windows == 0 {
 		return nil
 	}
 	target := m.o.Target
 	if target <= 0 {
-		target = result.DefaultStable
+		target = DefaultStable
 	}
-	iv := &result.Interval{Mean: e.Mean, HalfWidth: e.HalfWidth, Low: e.Mean - e.HalfWidth, High: e.Mean + e.HalfWidth,
-		Windows: e.Windows, WindowNs: int64(m.s.width), EffectiveWindows: math.Round(e.ESS*10) / 10,
-		WarmupWindows: e.Warmup, WarmupNs: int64(e.WarmupDur), Target: m.o.Target,
+	iv := &Interval{Mean: e.Mean, HalfWidth: e.HalfWidth, Low: e.Mean - e.HalfWidth, High: e.Mean + e.HalfWidth,
+		Windows: e.Windows, Width: m.s.width, EffectiveWindows: math.Round(e.ESS*10) / 10,
+		WarmupWindows: e.Warmup, Warmup: e.WarmupDur, Target: m.o.Target,
 		Converged: m.stopped || e.Stable(target) && (e.Cliff == nil || m.o.Sustained),
-		Sustained: m.o.Sustained && e.Cliff != nil}
+		Sustained: m.o.Sustained && e.Cliff != nil, Cliff: e.Cliff}
 	// A rate of zero (a paced sender between its blocks) has no relative
 	// width: Relative's +Inf cannot be written as JSON.
 	if e.Batches >= 2 && e.Mean > 0 {
 		iv.Relative = e.Relative()
 	} else {
 		iv.Low, iv.High = 0, 0
-	}
-	if c := e.Cliff; c != nil {
-		iv.Cliff = &result.Cliff{AtNs: int64(c.At), AtBytes: c.AtBytes, Before: c.Before, After: c.After}
 	}
 	return iv
 }

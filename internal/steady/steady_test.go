@@ -400,7 +400,7 @@ func TestMeterCliff(t *testing.T) {
 		if !ok || n < 165+MinBatches || iv.Cliff == nil || !iv.Sustained || !iv.Converged || math.Abs(iv.Mean/50e6-1) > 0.03 {
 			t.Fatalf("a cliff at 165, --sustained: stopped %v after %d windows, %+v", ok, n, iv)
 		}
-		if at := int(iv.Cliff.AtNs / int64(DefaultWidth)); at < 162 || at > 168 {
+		if at := int(iv.Cliff.At / DefaultWidth); at < 162 || at > 168 {
 			t.Errorf("the cliff at window %d, want 165", at)
 		}
 		m, n, ok = run(Options{Target: 0.02}, xs, nil)
