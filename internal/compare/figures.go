@@ -62,7 +62,7 @@ func figures(doc *result.Document, ti int) []figure {
 			if f.Target != ti {
 				continue
 			}
-			x := figure{key{f.Group, f.Step, f.Metric}, f.Rank, f.HigherIsBetter, f.Headline, f.Value, 0}
+			x := figure{key{f.Group, f.Step, f.Metric}, f.Rank, f.HigherIsBetter, f.Headline != "", f.Value, 0}
 			// The 95 % interval of a single run's figure lets a
 			// comparison of single runs tell a real difference from
 			// noise; a figure with repeats is judged by them instead.

@@ -106,7 +106,7 @@ func (h *HTTP) Figures() []Figure {
 		}
 		fig := Figure{Group: "http", Step: "download", Repeat: i + 1, HigherIsBetter: true}
 		mib, peak := fig, fig
-		mib.Metric, mib.Value, mib.Interval, mib.Headline = "MiB/s", r.MiBPerSec, r.Interval, true
+		mib.Metric, mib.Value, mib.Interval, mib.Headline = "MiB/s", r.MiBPerSec, r.Interval, "download"
 		peak.Metric, peak.Value = "peak MiB/s", r.PeakMiBPerSec
 		out = append(out, mib, peak)
 		if r.TTFBNs > 0 {

@@ -81,7 +81,7 @@ type NamedInterval struct {
 }
 
 // Intervals lists the interval of every headline figure (see
-// Figure.Headline), named by its group and step, a repeat as "run N",
+// Figure.Headline), by the name the headline gives it, a repeat as "run N",
 // prefixed with its target's label when the run has several; Interval is
 // nil where the figure has none (a phase too short for one). Failed
 // downloads show no figure.
@@ -90,10 +90,10 @@ func (d *Document) Intervals() []NamedInterval {
 	labels := TargetLabels(d.Targets)
 	for _, s := range d.Sections() {
 		for _, f := range s.Figures() {
-			if !f.Headline {
+			if f.Headline == "" {
 				continue
 			}
-			name := f.Group + " " + f.Step
+			name := f.Headline
 			if f.Repeat > 0 {
 				name = fmt.Sprintf("run %d", f.Repeat)
 			}

@@ -142,7 +142,7 @@ func (o *IO) Figures() []Figure {
 			// IOPS is MiB/s over the block size: it is known as well.
 			iops, mib := fig, fig
 			iops.Metric, iops.Value, iops.Interval = "IOPS", x.IOPS, x.Interval
-			mib.Metric, mib.Value, mib.Interval, mib.Headline = "MiB/s", x.MiBPerSec, x.Interval, true
+			mib.Metric, mib.Value, mib.Interval, mib.Headline = "MiB/s", x.MiBPerSec, x.Interval, dir
 			out = append(out, iops, mib)
 			if x.Latency != nil {
 				lat := fig

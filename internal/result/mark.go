@@ -64,7 +64,7 @@ func (m *Mark) Figures() []Figure {
 			phase = 1
 		}
 		out = append(out, Figure{Group: "mark", Step: r.Preset + " " + r.Phase, Rank: float64(2*rank + phase),
-			Metric: "MiB/s", HigherIsBetter: true, Headline: true, Value: r.MiBPerSec, Interval: r.Interval, Device: r.Device})
+			Metric: "MiB/s", HigherIsBetter: true, Headline: r.Preset + " " + r.Phase, Value: r.MiBPerSec, Interval: r.Interval, Device: r.Device})
 	}
 	return out
 }

@@ -242,7 +242,7 @@ func (n *Net) Figures() []Figure {
 			return Figure{Group: "net " + s.Direction, Step: "sum", Metric: metric, HigherIsBetter: higher, Value: v}
 		}
 		r := fig("receiver Mbit/s", rcv.BitsPerSecond/1e6, true)
-		r.Headline, r.Interval = true, s.Interval
+		r.Headline, r.Interval = s.Direction, s.Interval
 		out = append(out, r, fig("sender Mbit/s", snd.BitsPerSecond/1e6, true))
 		if snd.Retransmits != nil {
 			out = append(out, fig("retransmits", float64(*snd.Retransmits), false))

@@ -111,7 +111,7 @@ func (r *Random) Figures() []Figure {
 	// The requests carry the reads' device share: the page cache serves
 	// reads whatever the mode says.
 	req := fig("requests/s", r.RequestsPerSec, r.Interval)
-	req.Headline, req.Device, req.Reads = true, r.ReadDevice, "random reads"
+	req.Headline, req.Device, req.Reads = "reads+writes", r.ReadDevice, "random reads"
 	out := []Figure{req}
 	// The interval is of reads and writes together: it is one direction's
 	// only when the mode does the one.

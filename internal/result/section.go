@@ -40,11 +40,13 @@ type Figure struct {
 	// latencies and losses.
 	Metric         string
 	HigherIsBetter bool
-	// Headline marks the rate the step measures, the one its Interval is
-	// of; the figures derived from it (IOPS, one direction of a mixed
-	// mode, the sender's end, each stream's share) would count the same
-	// change again, and peaks and latencies answer other questions.
-	Headline bool
+	// Headline names the rate the step measures, the one its Interval is
+	// of, as notes name it ("4k write", "up", "reads+writes"); it is
+	// empty on the figures derived from it (IOPS, one direction of a
+	// mixed mode, the sender's end, each stream's share), which would
+	// count the same change again, and on peaks and latencies, which
+	// answer other questions.
+	Headline string
 	// Repeat numbers the run a figure is of, from 1, for methods that
 	// repeat within a run (disk io --repeat, net http --repeat); 0
 	// elsewhere. The repeats of a figure share its Group, Step and Metric.

@@ -43,7 +43,7 @@ func TestRepeatsShareAKey(t *testing.T) {
 		Runs: []IORun{{Read: dir(1), Write: dir(2)}, {Read: dir(3), Write: dir(4)}}}}
 	var got []string
 	for _, f := range d.Section().Figures() {
-		if f.Headline {
+		if f.Headline != "" {
 			got = append(got, f.Group+"|"+f.Step+"|"+f.Metric)
 			if f.Repeat < 1 || f.Repeat > 2 || f.Interval != iv {
 				t.Errorf("%+v: repeat or interval wrong", f)

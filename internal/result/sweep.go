@@ -103,7 +103,7 @@ func (s *Sweep) Figures() []Figure {
 	var out []Figure
 	for _, st := range s.Steps {
 		out = append(out, Figure{Group: "sweep " + st.Phase, Step: units.BlockLabel(st.BlockSize), Rank: float64(st.BlockSize), Target: st.Target,
-			Metric: "MiB/s", HigherIsBetter: true, Headline: true, Value: st.MiBPerSec, Interval: st.Interval, Device: st.Device})
+			Metric: "MiB/s", HigherIsBetter: true, Headline: units.BlockLabel(st.BlockSize) + " " + st.Phase, Value: st.MiBPerSec, Interval: st.Interval, Device: st.Device})
 	}
 	return out
 }

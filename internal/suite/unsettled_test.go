@@ -24,9 +24,9 @@ func TestUnsettled(t *testing.T) {
 		Sums: []result.NetSum{{Direction: "up"}}}}
 	got := Unsettled([]*result.Document{sweep, net})
 	want := []string{
-		"disk.sweep /mnt/sweep ext4 512 write (too short for an interval)",
-		"disk.sweep /mnt/sweep ext4 512 read (±5.0%, wanted ±2%)",
-		"disk.sweep /mnt/sweep ext4 4k write (too few windows, wanted ±2%)",
+		"disk.sweep /mnt/sweep 512 write (too short for an interval)",
+		"disk.sweep /mnt/sweep 512 read (±5.0%, wanted ±2%)",
+		"disk.sweep /mnt/sweep 4k write (too few windows, wanted ±2%)",
 		"net.client pi4:5201 up (too short for an interval)",
 	}
 	if !slices.Equal(got, want) {
