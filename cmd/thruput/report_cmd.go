@@ -4,13 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
-
+	"github.com/thruput/thruput/internal/atomicfile"
 	"github.com/thruput/thruput/internal/compare"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
@@ -96,47 +95,16 @@ func runReport(cmd *cobra.Command, a *app, args []string, sel selectFlags, png b
 }
 
 // writeHTMLFile writes the page through a temporary file renamed into
-// place, so a failure never leaves half a page behind. A path that is not
-// a regular file (/dev/stdout, a FIFO) is written to as it is: renaming
-// over it would replace the device.
+// place, so a failure never leaves half a page behind; a FIFO, a device
+// or /dev/stdout is written as it is.
 func writeHTMLFile(path string, docs []*result.Document, cmp *compare.Comparison, units string) error {
-	render := func(w io.Writer) error { return report.WriteHTML(w, docs, cmp, report.HTMLOptions{Units: units}) }
-	mode := os.FileMode(0o666) &^ umask()
-	if fi, err := os.Stat(path); err == nil {
-		if !fi.Mode().IsRegular() {
-			f, err := os.OpenFile(path, os.O_WRONLY, 0)
-			if err != nil {
-				return usage.Errorf("-o %s: %w", path, err)
-			}
-			err = render(f)
-			return errors.Join(err, f.Close())
-		}
-		mode = fi.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".thruput-report-*")
-	if err != nil {
-		return usage.Errorf("-o %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	err = render(tmp)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), mode)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+	err := atomicfile.Write(path, 0o666, func(w io.Writer) error {
+		return report.WriteHTML(w, docs, cmp, report.HTMLOptions{Units: units})
+	})
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Op == "open" {
+		return usage.Errorf("-o %s: %w", path, pe.Err)
 	}
 	return err
-}
-
-// umask reads the process's file mode mask, which can only be read by
-// setting it; a CLI has no other thread creating files meanwhile.
-func umask() os.FileMode {
-	m := unix.Umask(0)
-	unix.Umask(m)
-	return os.FileMode(m)
 }
 
 // markdownReport is the paste-ready form: the comparison, then each run's

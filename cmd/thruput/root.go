@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/thruput/thruput/internal/atomicfile"
 	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
@@ -158,19 +159,7 @@ func (a *app) writeAtomic(render func(io.Writer) error) error {
 	if a.output == "" {
 		return a.write(render)
 	}
-	f, err := os.CreateTemp(filepath.Dir(a.output), "."+filepath.Base(a.output)+".*")
-	if err != nil {
-		return fmt.Errorf("output: %w", err)
-	}
-	bw := bufio.NewWriter(f)
-	err = errors.Join(render(bw), bw.Flush(), f.Chmod(0o644), f.Close())
-	if err == nil {
-		err = os.Rename(f.Name(), a.output)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return atomicfile.Write(a.output, 0o644, render)
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -6,13 +6,13 @@ import (
 	"html/template"
 	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/thruput/thruput/internal/atomicfile"
 	"github.com/thruput/thruput/internal/chart"
 	"github.com/thruput/thruput/internal/compare"
 	"github.com/thruput/thruput/internal/result"
@@ -164,7 +164,7 @@ func WritePNGs(dir, prefix string, docs []*result.Document, cmp *compare.Compari
 			name = prefix + "-" + name
 		}
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
+		if err := atomicfile.Write(p, 0o644, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
 			return paths, err
 		}
 		paths = append(paths, p)
