@@ -13,6 +13,7 @@ import (
 	"github.com/thruput/thruput/internal/compare"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/usage"
 )
 
@@ -61,7 +62,7 @@ func runReport(cmd *cobra.Command, a *app, args []string, sel selectFlags, png b
 	if err != nil {
 		return err
 	}
-	docs, cmp, err := report.Select(s, args, report.Selection(sel))
+	docs, cmp, err := store.Select(s, args, store.Selection(sel))
 	if err != nil {
 		return err
 	}
@@ -126,4 +127,14 @@ func markdownReport(w io.Writer, docs []*result.Document, cmp *compare.Compariso
 		}
 	}
 	return nil
+}
+
+// listLines are stored runs as results list and suite print them.
+func listLines(entries []store.Entry) []report.Entry {
+	out := make([]report.Entry, len(entries))
+	for i, e := range entries {
+		out[i] = report.Entry{ID: e.ID, Method: e.Method, Host: e.Host, StartedAt: e.StartedAt.UTC(), Status: e.Status, Target: e.Target,
+			FSType: e.FSType, Labels: e.Labels, Summary: e.Summary, Imported: e.Imported}
+	}
+	return out
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/thruput/thruput/internal/compare"
 	"github.com/thruput/thruput/internal/result"
-	"github.com/thruput/thruput/internal/store"
 )
 
 // Entry is one line of `results list --json`; docs/result-json.md
@@ -31,22 +30,13 @@ type Entry struct {
 	Imported  string            `json:"imported,omitempty"`
 }
 
-// Entries are the stored runs as results list --json prints them.
-func Entries(entries []store.Entry) []Entry {
-	out := make([]Entry, len(entries))
-	for i, e := range entries {
-		out[i] = Entry{e.ID, e.Method, e.Host, e.StartedAt.UTC(), e.Status, e.Target, e.FSType, e.Labels, e.Summary, e.Imported}
-	}
-	return out
-}
-
 // WriteEntries prints the list of stored runs: a table, CSV or JSON.
-func WriteEntries(w io.Writer, entries []store.Entry, format string) error {
+func WriteEntries(w io.Writer, entries []Entry, format string) error {
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(Entries(entries))
+		return enc.Encode(entries)
 	case "csv":
 		cw := csv.NewWriter(w)
 		_ = cw.Write([]string{"id", "method", "host", "started_at", "status", "target", "fs_type", "labels", "summary", "imported"})

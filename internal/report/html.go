@@ -16,8 +16,8 @@ import (
 	"github.com/thruput/thruput/internal/atomicfile"
 	"github.com/thruput/thruput/internal/chart"
 	"github.com/thruput/thruput/internal/compare"
+	"github.com/thruput/thruput/internal/headline"
 	"github.com/thruput/thruput/internal/result"
-	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/units"
 )
 
@@ -101,7 +101,7 @@ func summaryTable(docs []*result.Document, hds []htmlDoc) *htmlTable {
 		}
 		target := strings.Join(ts, "; ")
 		t.Rows = append(t.Rows, []htmlCell{{Text: hds[i].Heading, Link: hds[i].Anchor}, {Text: orUnknown(d.Host.Hostname)},
-			{Text: target}, {Text: store.Summary(d)}, {Text: d.Status}})
+			{Text: target}, {Text: headline.Summary(d)}, {Text: d.Status}})
 	}
 	return t
 }
