@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/thruput/thruput/internal/compare"
@@ -50,8 +49,7 @@ func WriteEntries(w io.Writer, entries []Entry, format string) error {
 		_, err := fmt.Fprintln(w, "no stored runs match")
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTARTED\tMETHOD\tHOST\tTARGET\tLABELS\tRESULT")
+	t := Table{Header: []string{"ID", "STARTED", "METHOD", "HOST", "TARGET", "LABELS", "RESULT"}, Left: true}
 	for _, e := range entries {
 		res := e.Summary
 		if e.Status != result.StatusOK {
@@ -68,9 +66,9 @@ func WriteEntries(w io.Writer, entries []Entry, format string) error {
 		if !e.StartedAt.IsZero() {
 			started = e.StartedAt.Local().Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, started, e.Method, e.Host, target, Labels(e.Labels), res)
+		t.Rows = append(t.Rows, []string{e.ID, started, e.Method, e.Host, target, Labels(e.Labels), res})
 	}
-	return tw.Flush()
+	return t.text(w)
 }
 
 // Labels prints labels sorted by key, as they are typed.
