@@ -18,20 +18,6 @@ func text(s string) func(io.Writer) error {
 	}
 }
 
-// entries lists dir, to see that no temporary file is left.
-func entries(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range es {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
 func TestNewFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "page.html")
@@ -52,8 +38,8 @@ func TestNewFile(t *testing.T) {
 	if got.Mode() != want.Mode() {
 		t.Errorf("mode %v, want %v as os.OpenFile gives", got.Mode(), want.Mode())
 	}
-	if n := entries(t, dir); len(n) != 2 {
-		t.Errorf("directory holds %v, want page.html and ref", n)
+	if es, _ := os.ReadDir(dir); len(es) != 2 {
+		t.Errorf("directory holds %v, want page.html and ref", es)
 	}
 }
 
@@ -82,8 +68,8 @@ func TestReplace(t *testing.T) {
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
 		t.Errorf("mode %v, want 0640 kept", fi.Mode().Perm())
 	}
-	if n := entries(t, dir); len(n) != 2 {
-		t.Errorf("directory holds %v", n)
+	if es, _ := os.ReadDir(dir); len(es) != 2 {
+		t.Errorf("directory holds %v", es)
 	}
 }
 
@@ -106,8 +92,8 @@ func TestFailureLeavesNothing(t *testing.T) {
 	if err := Write(filepath.Join(dir, "new.txt"), 0o666, func(io.Writer) error { return boom }); !errors.Is(err, boom) {
 		t.Errorf("error %v", err)
 	}
-	if n := entries(t, dir); len(n) != 1 {
-		t.Errorf("directory holds %v, want capture.txt alone", n)
+	if es, _ := os.ReadDir(dir); len(es) != 1 {
+		t.Errorf("directory holds %v, want capture.txt alone", es)
 	}
 }
 
