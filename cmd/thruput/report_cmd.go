@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
 	"github.com/thruput/thruput/internal/atomicfile"
 	"github.com/thruput/thruput/internal/compare"
 	"github.com/thruput/thruput/internal/report"
