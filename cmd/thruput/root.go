@@ -137,8 +137,8 @@ func (a *app) emit(doc *result.Document, format string) error {
 }
 
 // write hands render -o FILE or standard output.
-// Renderers write cell by cell (tabwriter, tables), so the output is
-// buffered: a list of 10,000 runs is one write, not 70,000.
+// Renderers write a line at a time, so the output is buffered: a list
+// of 10,000 runs is one write, not 10,000.
 func (a *app) write(render func(io.Writer) error) error {
 	if a.output == "" {
 		bw := bufio.NewWriter(a.out())
