@@ -284,7 +284,7 @@ type htmlMachine struct {
 // htmlTableOf converts a table, classes giving per row and cell a CSS
 // class to add (nil for none).
 func htmlTableOf(t table, classes [][]string) htmlTable {
-	h := htmlTable{Title: t.Title, Header: t.Header, Notes: collapse(t.Notes)}
+	h := htmlTable{Title: t.Title, Header: t.Header, Notes: collapse(t.Notes), Text: t.Left}
 	for i, r := range t.Rows {
 		row := make([]htmlCell, len(r))
 		for j, c := range r {
