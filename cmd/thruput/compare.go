@@ -11,11 +11,12 @@ import (
 
 	"github.com/thruput/thruput/internal/compare"
 	"github.com/thruput/thruput/internal/report"
+	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/usage"
 )
 
 // selectFlags narrow what a label query picks, for compare and report.
-type selectFlags report.Selection
+type selectFlags store.Selection
 
 func newCompareCmd(a *app) *cobra.Command {
 	var sel selectFlags
@@ -46,7 +47,7 @@ marked ~ is inside the noise: the repeats do not tell the two apart.`,
 			if err != nil {
 				return err
 			}
-			groups, err := report.Groups(s, args, report.Selection(sel))
+			groups, err := store.Groups(s, args, store.Selection(sel))
 			if err != nil {
 				return err
 			}

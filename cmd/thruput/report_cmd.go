@@ -4,16 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 
+	"github.com/thruput/thruput/internal/atomicfile"
 	"github.com/thruput/thruput/internal/compare"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/usage"
 )
 
@@ -62,7 +63,7 @@ func runReport(cmd *cobra.Command, a *app, args []string, sel selectFlags, png b
 	if err != nil {
 		return err
 	}
-	docs, cmp, err := report.Select(s, args, report.Selection(sel))
+	docs, cmp, err := store.Select(s, args, store.Selection(sel))
 	if err != nil {
 		return err
 	}
@@ -96,47 +97,16 @@ func runReport(cmd *cobra.Command, a *app, args []string, sel selectFlags, png b
 }
 
 // writeHTMLFile writes the page through a temporary file renamed into
-// place, so a failure never leaves half a page behind. A path that is not
-// a regular file (/dev/stdout, a FIFO) is written to as it is: renaming
-// over it would replace the device.
+// place, so a failure never leaves half a page behind; a FIFO, a device
+// or /dev/stdout is written as it is.
 func writeHTMLFile(path string, docs []*result.Document, cmp *compare.Comparison, units string) error {
-	render := func(w io.Writer) error { return report.WriteHTML(w, docs, cmp, report.HTMLOptions{Units: units}) }
-	mode := os.FileMode(0o666) &^ umask()
-	if fi, err := os.Stat(path); err == nil {
-		if !fi.Mode().IsRegular() {
-			f, err := os.OpenFile(path, os.O_WRONLY, 0)
-			if err != nil {
-				return usage.Errorf("-o %s: %w", path, err)
-			}
-			err = render(f)
-			return errors.Join(err, f.Close())
-		}
-		mode = fi.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".thruput-report-*")
-	if err != nil {
-		return usage.Errorf("-o %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	err = render(tmp)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), mode)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+	err := atomicfile.Write(path, 0o666, func(w io.Writer) error {
+		return report.WriteHTML(w, docs, cmp, report.HTMLOptions{Units: units})
+	})
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Op == "open" {
+		return usage.Errorf("-o %s: %w", path, pe.Err)
 	}
 	return err
-}
-
-// umask reads the process's file mode mask, which can only be read by
-// setting it; a CLI has no other thread creating files meanwhile.
-func umask() os.FileMode {
-	m := unix.Umask(0)
-	unix.Umask(m)
-	return os.FileMode(m)
 }
 
 // markdownReport is the paste-ready form: the comparison, then each run's
@@ -158,4 +128,14 @@ func markdownReport(w io.Writer, docs []*result.Document, cmp *compare.Compariso
 		}
 	}
 	return nil
+}
+
+// listLines are stored runs as results list and suite print them.
+func listLines(entries []store.Entry) []report.Entry {
+	out := make([]report.Entry, len(entries))
+	for i, e := range entries {
+		out[i] = report.Entry{ID: e.ID, Method: e.Method, Host: e.Host, StartedAt: e.StartedAt.UTC(), Status: e.Status, Target: e.Target,
+			FSType: e.FSType, Labels: e.Labels, Summary: e.Summary, Imported: e.Imported}
+	}
+	return out
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/thruput/thruput/internal/atomicfile"
 	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
@@ -131,8 +132,8 @@ func (a *app) emit(doc *result.Document, format string) error {
 }
 
 // write hands render -o FILE or standard output.
-// Renderers write cell by cell (tabwriter, tables), so the output is
-// buffered: a list of 10,000 runs is one write, not 70,000.
+// Renderers write a line at a time, so the output is buffered: a list
+// of 10,000 runs is one write, not 10,000.
 func (a *app) write(render func(io.Writer) error) error {
 	if a.output == "" {
 		bw := bufio.NewWriter(a.out())
@@ -153,19 +154,7 @@ func (a *app) writeAtomic(render func(io.Writer) error) error {
 	if a.output == "" {
 		return a.write(render)
 	}
-	f, err := os.CreateTemp(filepath.Dir(a.output), "."+filepath.Base(a.output)+".*")
-	if err != nil {
-		return fmt.Errorf("output: %w", err)
-	}
-	bw := bufio.NewWriter(f)
-	err = errors.Join(render(bw), bw.Flush(), f.Chmod(0o644), f.Close())
-	if err == nil {
-		err = os.Rename(f.Name(), a.output)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return atomicfile.Write(a.output, 0o644, render)
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -187,8 +187,8 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 	w := a.out()
 	var werr error
 	if format == "json" {
-		werr = writeJSON(w, map[string]any{"suite": suiteID, "report": path, "runs": report.Entries(entries)})
-	} else if werr = report.WriteEntries(w, entries, format); werr == nil {
+		werr = writeJSON(w, map[string]any{"suite": suiteID, "report": path, "runs": listLines(entries)})
+	} else if werr = report.WriteEntries(w, listLines(entries), format); werr == nil {
 		_, werr = fmt.Fprintf(w, "\nReport: %s\n", path)
 	}
 	// With a target, the figures that did not get there are named.

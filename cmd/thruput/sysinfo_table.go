@@ -5,8 +5,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
+	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/units"
 )
@@ -39,9 +39,23 @@ func yesNo(b *bool) string {
 	return "no"
 }
 
+// writeSysinfoTable prints the machine, then a section for each part of
+// it, each a table of its own below a blank line.
 func writeSysinfoTable(w io.Writer, doc sysinfoDoc) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	section := func(title string) { fmt.Fprintf(tw, "\n%s\n", title) }
+	for i, t := range sysinfoTables(doc) {
+		if i > 0 {
+			if _, err := fmt.Fprintln(w); err != nil {
+				return err
+			}
+		}
+		if err := t.Print(w, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sysinfoTables(doc sysinfoDoc) []report.Table {
 	h := doc.Host
 	board := or(h.Board)
 	if h.SoC != "" {
@@ -51,48 +65,47 @@ func writeSysinfoTable(w io.Writer, doc sysinfoDoc) error {
 	if h.CPUCore != "" && h.CPUCore != h.CPUModel {
 		cpu += " (" + h.CPUCore + ")"
 	}
-	fmt.Fprintf(tw, "Host\t%s: %s, %s, %s cores, %s RAM\n", or(h.Hostname), board, cpu, num(h.CPUCores, ""), sizeOr(h.MemoryBytes))
 	userland := or(h.UserlandArch)
 	if h.UserlandBits > 0 {
 		userland += fmt.Sprintf(" (%d-bit)", h.UserlandBits)
 	}
-	fmt.Fprintf(tw, "OS\t%s, kernel %s %s, userland %s\n", or(h.OS), or(h.Kernel), or(h.Arch), userland)
-	fmt.Fprintf(tw, "CPU\t%s\n", cpuLine(doc.System.CPU))
+	host := report.Table{Left: true, Rows: [][]string{
+		{"Host", fmt.Sprintf("%s: %s, %s, %s cores, %s RAM", or(h.Hostname), board, cpu, num(h.CPUCores, ""), sizeOr(h.MemoryBytes))},
+		{"OS", fmt.Sprintf("%s, kernel %s %s, userland %s", or(h.OS), or(h.Kernel), or(h.Arch), userland)},
+		{"CPU", cpuLine(doc.System.CPU)},
+	}}
 
-	section("USB")
+	usb := report.Table{Title: "USB", Left: true}
 	if len(doc.System.USB) == 0 {
-		fmt.Fprintln(tw, "no USB devices found")
+		usb.Rows = append(usb.Rows, []string{"no USB devices found"})
 	}
 	depth := map[string]int{}
-	for _, d := range doc.System.USB {
-		fmt.Fprintln(tw, usbLine(d, depth))
-		if warn := d.SlowerThanDeclared(); warn != "" {
-			fmt.Fprintf(tw, "%s    ! %s\n", strings.Repeat("    ", depth[d.Path]), warn)
-		}
-	}
-
 	speeds := map[string]float64{}
 	for _, d := range doc.System.USB {
+		usb.Rows = append(usb.Rows, []string{usbLine(d, depth)})
+		if warn := d.SlowerThanDeclared(); warn != "" {
+			usb.Rows = append(usb.Rows, []string{strings.Repeat("    ", depth[d.Path]) + "    ! " + warn})
+		}
 		speeds[d.Path] = d.SpeedMbps
 	}
-	section("Block devices")
-	fmt.Fprintln(tw, "NAME\tMODEL\tSIZE\tBUS\tDRIVER\tLINK\tROTATIONAL\tSCHEDULER\tBLOCK (LOGICAL/PHYSICAL)")
+
+	disks := report.Table{Title: "Block devices", Left: true,
+		Header: []string{"NAME", "MODEL", "SIZE", "BUS", "DRIVER", "LINK", "ROTATIONAL", "SCHEDULER", "BLOCK (LOGICAL/PHYSICAL)"}}
 	for _, d := range doc.System.BlockDevices {
 		model := strings.TrimSpace(d.Vendor + " " + d.Model)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s/%s\n", d.Name, or(model), sizeOr(d.SizeBytes), or(d.Bus), or(d.Driver),
-			d.LinkText(speeds), yesNo(d.Rotational), or(d.Scheduler), num(d.LogicalBlockSize, ""), num(d.PhysicalBlockSize, ""))
+		disks.Rows = append(disks.Rows, []string{d.Name, or(model), sizeOr(d.SizeBytes), or(d.Bus), or(d.Driver),
+			d.LinkText(speeds), yesNo(d.Rotational), or(d.Scheduler), num(d.LogicalBlockSize, "") + "/" + num(d.PhysicalBlockSize, "")})
 		if c := d.Card; c != nil {
-			fmt.Fprintf(tw, "  card\t%s\n", c.Text())
+			disks.Rows = append(disks.Rows, []string{"  card", c.Text()})
 		}
 		for _, l := range d.PCIePath {
 			if l.Downgraded {
-				fmt.Fprintf(tw, "  PCIe %s\t%g GT/s x%d, downgraded from %g GT/s x%d %s\n", l.Slot, l.GTs, l.Width, l.MaxGTs, l.MaxWidth, l.Hint)
+				disks.Rows = append(disks.Rows, []string{"  PCIe " + l.Slot, fmt.Sprintf("%g GT/s x%d, downgraded from %g GT/s x%d %s", l.GTs, l.Width, l.MaxGTs, l.MaxWidth, l.Hint)})
 			}
 		}
 	}
 
-	section("Network interfaces")
-	fmt.Fprintln(tw, "NAME\tDRIVER\tBUS\tAT\tCARRIER\tLINK\tMTU\tWIFI")
+	nics := report.Table{Title: "Network interfaces", Left: true, Header: []string{"NAME", "DRIVER", "BUS", "AT", "CARRIER", "LINK", "MTU", "WIFI"}}
 	for _, n := range doc.System.NetInterfaces {
 		at := n.USBPath + n.PCISlot
 		if n.USBPath != "" {
@@ -102,54 +115,59 @@ func writeSysinfoTable(w io.Writer, doc sysinfoDoc) error {
 		if n.SpeedMbps > 0 {
 			link = strings.TrimSpace(fmt.Sprintf("%d Mbit/s %s", n.SpeedMbps, n.Duplex))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", n.Name, or(n.Driver), or(n.Bus), or(at), yesNo(n.Carrier), link, num(n.MTU, ""), n.WiFi.Text())
+		nics.Rows = append(nics.Rows, []string{n.Name, or(n.Driver), or(n.Bus), or(at), yesNo(n.Carrier), link, num(n.MTU, ""), n.WiFi.Text()})
 	}
 
-	section("Interrupts")
-	if len(doc.System.Interrupts) == 0 {
-		fmt.Fprintln(tw, "none found for these devices")
-	} else {
-		head := []string{"IRQ"}
-		for i := range doc.System.Interrupts[0].PerCPU {
-			head = append(head, "CPU"+strconv.Itoa(i))
-		}
-		fmt.Fprintln(tw, strings.Join(append(head, "NAME"), "\t"))
-		for _, irq := range doc.System.Interrupts {
-			row := []string{irq.IRQ}
-			for _, c := range irq.PerCPU {
-				row = append(row, strconv.FormatInt(c, 10))
-			}
-			fmt.Fprintln(tw, strings.Join(append(row, irq.Name), "\t"))
-		}
-	}
-
+	tables := []report.Table{host, usb, disks, nics, interruptsTable(doc.System.Interrupts)}
 	for _, c := range doc.Chains {
-		section(fmt.Sprintf("Chain of %s (%s)", c.Of, c.Kind))
-		fmt.Fprintln(tw, "HOP\tLINK\tCEILING\tBASIS")
+		t := report.Table{Title: fmt.Sprintf("Chain of %s (%s)", c.Of, c.Kind), Left: true, Header: []string{"HOP", "LINK", "CEILING", "BASIS"}}
 		for i, h := range c.Hops {
 			mark := ""
 			if i == c.Limit {
 				mark = " <- lowest"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s%s\t%s\n", h.Name, or(h.Link), ceilingText(h.CeilingBytesPerSec, c.Kind == "interface"), mark, h.Basis)
+			t.Rows = append(t.Rows, []string{h.Name, or(h.Link), ceilingText(h.CeilingBytesPerSec, c.Kind == "interface") + mark, h.Basis})
 		}
 		for _, s := range c.SharedWith {
-			fmt.Fprintf(tw, "shared with\t%s\n", s)
+			t.Rows = append(t.Rows, []string{"shared with", s})
 		}
+		tables = append(tables, t)
 	}
 
 	if len(doc.Targets) > 0 {
-		section("Targets")
-		fmt.Fprintln(tw, "PATH\tFILESYSTEM\tMOUNT\tSOURCE\tDEVICE\tMODEL\tFREE")
-		for _, t := range doc.Targets {
-			dev := t.Device
-			if t.Partition != "" {
-				dev = t.Partition
+		t := report.Table{Title: "Targets", Left: true, Header: []string{"PATH", "FILESYSTEM", "MOUNT", "SOURCE", "DEVICE", "MODEL", "FREE"}}
+		for _, tg := range doc.Targets {
+			dev := tg.Device
+			if tg.Partition != "" {
+				dev = tg.Partition
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Path, or(t.FSType), or(t.MountPoint), or(t.MountSource), or(dev), or(t.DeviceModel), sizeOr(t.FreeBytes))
+			t.Rows = append(t.Rows, []string{tg.Path, or(tg.FSType), or(tg.MountPoint), or(tg.MountSource), or(dev), or(tg.DeviceModel), sizeOr(tg.FreeBytes)})
 		}
+		tables = append(tables, t)
 	}
-	return tw.Flush()
+	return tables
+}
+
+// interruptsTable counts each device's interrupts on each CPU.
+func interruptsTable(irqs []result.Interrupt) report.Table {
+	t := report.Table{Title: "Interrupts", Left: true}
+	if len(irqs) == 0 {
+		t.Rows = [][]string{{"none found for these devices"}}
+		return t
+	}
+	t.Header = []string{"IRQ"}
+	for i := range irqs[0].PerCPU {
+		t.Header = append(t.Header, "CPU"+strconv.Itoa(i))
+	}
+	t.Header = append(t.Header, "NAME")
+	for _, irq := range irqs {
+		row := []string{irq.IRQ}
+		for _, c := range irq.PerCPU {
+			row = append(row, strconv.FormatInt(c, 10))
+		}
+		t.Rows = append(t.Rows, append(row, irq.Name))
+	}
+	return t
 }
 
 func sizeOr(n int64) string {

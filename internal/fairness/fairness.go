@@ -7,9 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
-	"text/tabwriter"
 
+	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -125,7 +124,7 @@ func Write(w io.Writer, groups []Group, format string) error {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		rows := [][]string{{"client", "server", "Mbit/s", "status"}}
+		t := report.Table{Header: []string{"client", "server", "Mbit/s", "status"}, Left: true}
 		for _, c := range g.Clients {
 			mbit, status := "-", "ok"
 			if c.MbitPerSecond != nil {
@@ -137,37 +136,16 @@ func Write(w io.Writer, groups []Group, format string) error {
 					status = "partial: " + c.Error
 				}
 			}
-			rows = append(rows, []string{c.Client, g.Server, mbit, status})
+			t.Rows = append(t.Rows, []string{c.Client, g.Server, mbit, status})
 		}
 		jain := "-"
 		if g.Jain != nil {
 			jain = fmt.Sprintf("%.3f", *g.Jain)
 		}
-		rows = append(rows, []string{"aggregate", g.Server, fmt.Sprintf("%.2f", g.AggregateMbitPerSecond), "Jain's fairness index " + jain})
-		if err := WriteRows(w, rows, format == "markdown"); err != nil {
+		t.Rows = append(t.Rows, []string{"aggregate", g.Server, fmt.Sprintf("%.2f", g.AggregateMbitPerSecond), "Jain's fairness index " + jain})
+		if err := t.Print(w, format == "markdown"); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// WriteRows prints rows, the first the heading, as an aligned table or a
-// markdown one: the fleet commands' tables share it.
-func WriteRows(w io.Writer, rows [][]string, markdown bool) error {
-	if markdown {
-		for i, r := range rows {
-			if _, err := fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | ")); err != nil {
-				return err
-			}
-			if i == 0 {
-				fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(r)))
-			}
-		}
-		return nil
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, r := range rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t"))
-	}
-	return tw.Flush()
 }

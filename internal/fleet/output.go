@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/thruput/thruput/internal/fairness"
+	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/units"
 )
@@ -48,7 +49,7 @@ func WriteLines(w io.Writer, lines []HostLine, format string) error {
 	if format == "json" {
 		return writeJSON(w, lines)
 	}
-	rows := [][]string{{"host", "platform", "copied", "runs", "status"}}
+	t := report.Table{Header: []string{"host", "platform", "copied", "runs", "status"}, Left: true}
 	for _, l := range lines {
 		status := "ok"
 		if l.Error != "" {
@@ -64,9 +65,9 @@ func WriteLines(w io.Writer, lines []HostLine, format string) error {
 		if runs == "" {
 			runs = "-"
 		}
-		rows = append(rows, []string{l.Host, dash(l.Platform), copied, runs, status})
+		t.Rows = append(t.Rows, []string{l.Host, dash(l.Platform), copied, runs, status})
 	}
-	if err := fairness.WriteRows(w, rows, format == "markdown"); err != nil {
+	if err := t.Print(w, format == "markdown"); err != nil {
 		return err
 	}
 	// What commands that save no run printed, host by host.
@@ -164,7 +165,7 @@ func (m Matrix) Write(w io.Writer, format string) error {
 			failed = append(failed, p)
 		}
 	}
-	rows := [][]string{append([]string{"Mbit/s from \\ to"}, m.Hosts...)}
+	t := report.Table{Header: append([]string{"Mbit/s from \\ to"}, m.Hosts...), Left: true}
 	for _, from := range m.Hosts {
 		r := []string{from}
 		for _, to := range m.Hosts {
@@ -174,9 +175,9 @@ func (m Matrix) Write(w io.Writer, format string) error {
 			}
 			r = append(r, c)
 		}
-		rows = append(rows, r)
+		t.Rows = append(t.Rows, r)
 	}
-	if err := fairness.WriteRows(w, rows, format == "markdown"); err != nil {
+	if err := t.Print(w, format == "markdown"); err != nil {
 		return err
 	}
 	hostFailed := map[string]bool{}

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/thruput/thruput/internal/fairness"
+	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/units"
 )
@@ -70,10 +70,10 @@ func WriteSysinfo(w io.Writer, infos []HostInfo, format string) error {
 	if format == "json" {
 		return writeJSON(w, infos)
 	}
-	rows := [][]string{{"host", "platform", "model", "SoC / CPU", "memory", "storage", "network", "status"}}
+	t := report.Table{Header: []string{"host", "platform", "model", "SoC / CPU", "memory", "storage", "network", "status"}, Left: true}
 	for _, in := range infos {
 		if in.Machine == nil {
-			rows = append(rows, []string{in.Host, dash(in.Platform), "-", "-", "-", "-", "-", "failed: " + in.Error})
+			t.Rows = append(t.Rows, []string{in.Host, dash(in.Platform), "-", "-", "-", "-", "-", "failed: " + in.Error})
 			continue
 		}
 		m := in.Machine
@@ -114,7 +114,7 @@ func WriteSysinfo(w io.Writer, infos []HostInfo, format string) error {
 		if m.MemoryBytes > 0 {
 			mem = units.IEC(m.MemoryBytes)
 		}
-		rows = append(rows, []string{in.Host, dash(in.Platform), dash(m.Board), dash(strings.TrimSpace(chip)), mem, dash(strings.Join(disks, ", ")), dash(strings.Join(nics, ", ")), "ok"})
+		t.Rows = append(t.Rows, []string{in.Host, dash(in.Platform), dash(m.Board), dash(strings.TrimSpace(chip)), mem, dash(strings.Join(disks, ", ")), dash(strings.Join(nics, ", ")), "ok"})
 	}
-	return fairness.WriteRows(w, rows, format == "markdown")
+	return t.Print(w, format == "markdown")
 }

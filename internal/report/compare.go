@@ -70,7 +70,7 @@ func comparisonText(w io.Writer, c *compare.Comparison, md bool) error {
 	}
 	for _, t := range comparisonTables(c, names) {
 		ew.printf("\n")
-		ew.err = t.print(ew, md)
+		ew.err = t.Print(ew, md)
 	}
 	suspectFootnote(ew, c)
 	return ew.err

@@ -8,12 +8,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/thruput/thruput/internal/compare"
 	"github.com/thruput/thruput/internal/result"
-	"github.com/thruput/thruput/internal/store"
 )
 
 // Entry is one line of `results list --json`; docs/result-json.md
@@ -31,22 +29,13 @@ type Entry struct {
 	Imported  string            `json:"imported,omitempty"`
 }
 
-// Entries are the stored runs as results list --json prints them.
-func Entries(entries []store.Entry) []Entry {
-	out := make([]Entry, len(entries))
-	for i, e := range entries {
-		out[i] = Entry{e.ID, e.Method, e.Host, e.StartedAt.UTC(), e.Status, e.Target, e.FSType, e.Labels, e.Summary, e.Imported}
-	}
-	return out
-}
-
 // WriteEntries prints the list of stored runs: a table, CSV or JSON.
-func WriteEntries(w io.Writer, entries []store.Entry, format string) error {
+func WriteEntries(w io.Writer, entries []Entry, format string) error {
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(Entries(entries))
+		return enc.Encode(entries)
 	case "csv":
 		cw := csv.NewWriter(w)
 		_ = cw.Write([]string{"id", "method", "host", "started_at", "status", "target", "fs_type", "labels", "summary", "imported"})
@@ -60,8 +49,7 @@ func WriteEntries(w io.Writer, entries []store.Entry, format string) error {
 		_, err := fmt.Fprintln(w, "no stored runs match")
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTARTED\tMETHOD\tHOST\tTARGET\tLABELS\tRESULT")
+	t := Table{Header: []string{"ID", "STARTED", "METHOD", "HOST", "TARGET", "LABELS", "RESULT"}, Left: true}
 	for _, e := range entries {
 		res := e.Summary
 		if e.Status != result.StatusOK {
@@ -78,9 +66,9 @@ func WriteEntries(w io.Writer, entries []store.Entry, format string) error {
 		if !e.StartedAt.IsZero() {
 			started = e.StartedAt.Local().Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, started, e.Method, e.Host, target, Labels(e.Labels), res)
+		t.Rows = append(t.Rows, []string{e.ID, started, e.Method, e.Host, target, Labels(e.Labels), res})
 	}
-	return tw.Flush()
+	return t.text(w)
 }
 
 // Labels prints labels sorted by key, as they are typed.

@@ -2,21 +2,22 @@ package report
 
 import (
 	"bytes"
+	_ "embed"
 	"fmt"
 	"html/template"
 	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/thruput/thruput/internal/atomicfile"
 	"github.com/thruput/thruput/internal/chart"
 	"github.com/thruput/thruput/internal/compare"
+	"github.com/thruput/thruput/internal/headline"
 	"github.com/thruput/thruput/internal/result"
-	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/units"
 )
 
@@ -100,7 +101,7 @@ func summaryTable(docs []*result.Document, hds []htmlDoc) *htmlTable {
 		}
 		target := strings.Join(ts, "; ")
 		t.Rows = append(t.Rows, []htmlCell{{Text: hds[i].Heading, Link: hds[i].Anchor}, {Text: orUnknown(d.Host.Hostname)},
-			{Text: target}, {Text: store.Summary(d)}, {Text: d.Status}})
+			{Text: target}, {Text: headline.Summary(d)}, {Text: d.Status}})
 	}
 	return t
 }
@@ -164,7 +165,7 @@ func WritePNGs(dir, prefix string, docs []*result.Document, cmp *compare.Compari
 			name = prefix + "-" + name
 		}
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
+		if err := atomicfile.Write(p, 0o644, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
 			return paths, err
 		}
 		paths = append(paths, p)
@@ -283,7 +284,7 @@ type htmlMachine struct {
 // htmlTableOf converts a table, classes giving per row and cell a CSS
 // class to add (nil for none).
 func htmlTableOf(t table, classes [][]string) htmlTable {
-	h := htmlTable{Title: t.Title, Header: t.Header, Notes: collapse(t.Notes)}
+	h := htmlTable{Title: t.Title, Header: t.Header, Notes: collapse(t.Notes), Text: t.Left}
 	for i, r := range t.Rows {
 		row := make([]htmlCell, len(r))
 		for j, c := range r {
@@ -744,148 +745,10 @@ func words(s string) template.HTML {
 	return template.HTML(strings.Join(f, " "))
 }
 
-// htmlPageTemplate: the CSP in the head is the safety net behind "loads
-// nothing": default-src 'none' refuses every fetch (images, fonts, frames,
-// scripts, connections) but inline style, which the page and its charts
-// use, and data: images.
-const htmlPageTemplate = `{{define "page"}}<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-{{with .Generator}}<meta name="generator" content="{{.}}">
-{{end}}<title>{{.Title}}</title>
-<style>
-:root{color-scheme:light}
-body{margin:0;background:#fff;color:#1b1b1b;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Helvetica Neue",Arial,sans-serif}
-main{margin:0;padding:1.5rem clamp(1rem,3vw,3rem) 3rem}
-.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,40rem),1fr));gap:0 2rem}
-h1{font-size:1.75rem;line-height:1.25;margin:.3em 0 .8em}
-h2{font-size:1.4rem;margin:2.4em 0 .4em;padding-bottom:.2em;border-bottom:1px solid #ddd}
-h3{font-size:1.1rem;margin:1.8em 0 .5em}
-.meta{color:#555;margin:.2em 0}
-.labels span{display:inline-block;background:#eef3f8;border:1px solid #d4e0ec;border-radius:.8em;padding:0 .6em;margin:.1em .3em .1em 0;font-size:.85rem}
-nav ul{padding-left:1.2em;margin:.4em 0}
-.warn{background:#fff4e5;border-left:4px solid #e69f00;padding:.5em .8em;margin:1em 0}
-figure{margin:1.2em 0}
-figure svg{display:block;width:100%;height:auto}
-.tablewrap{overflow-x:auto;margin:.6em 0 1.4em}
-table{border-collapse:collapse;font-size:.9rem}
-.tabletitle{font-weight:600;margin:0 0 .35em}
-th,td{padding:.22em .6em;border-bottom:1px solid #e6e6e6;vertical-align:top}
-thead th{border-bottom:2px solid #bdbdbd;text-align:right;font-weight:600;overflow-wrap:normal;word-break:normal;hyphens:none}
-thead th:first-child,tbody th{text-align:left}
-th span.w{white-space:nowrap}
-tbody th{font-weight:normal;white-space:nowrap}
-td.num{text-align:right;white-space:pre;font-variant-numeric:tabular-nums}
-table.text th,table.text td{text-align:left}
-table.text{width:100%}
-table.text td,table.text tbody th{white-space:normal;overflow-wrap:break-word}
-tbody tr:hover{background:#f7f9fb}
-ul.notes{font-size:.85rem;color:#555;margin:.4em 0 0;padding-left:1.2em}
-ul.notes code{font-weight:600}
-.better{color:#0a7a34}
-.worse{color:#b3261e}
-.noise{color:#8a8a8a}
-ul.bottlenecks>li{margin-bottom:.6em}
-ul.hops{font-size:.9rem;color:#444}
-ul.hops li.limit{color:#1b1b1b;font-weight:600}
-dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.15em 1.2em;margin:.4em 0 1em}
-dl.facts dt{color:#555}
-dl.facts dd{margin:0}
-code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.88em}
-details summary{cursor:pointer;color:#333}
-footer{margin-top:3em;color:#777;font-size:.85rem}
-@media print{main{max-width:none}h2{break-before:page}figure,table{break-inside:avoid}}
-</style>
-</head>
-<body>
-<main>
-<h1>{{.Title}}</h1>
-{{with .Nav}}<nav><ul>{{range .}}
-<li><a href="#{{.Anchor}}">{{.Text}}</a></li>{{end}}
-</ul></nav>
-{{end}}{{with .Matrix}}{{template "matrix" .}}{{end}}{{with .Summary}}{{template "table" .}}{{end}}{{with .Comparison}}{{template "comparison" .}}{{end}}{{range .Docs}}{{template "doc" .}}{{end}}{{range .Machines}}{{template "machine" .}}{{end}}
-<footer>Generated by {{or .Generator "thruput"}}. This page loads nothing from anywhere: it can be saved, mailed or published as it is.</footer>
-</main>
-</body>
-</html>
-{{end}}
-
-{{define "comparison"}}<section id="comparison">
-<h2>Comparison: {{.Method}}</h2>
-<p class="meta">Baseline: <strong>{{.Baseline}}</strong>. Ratios and differences are to it.</p>
-<ul>{{range .Columns}}
-<li><strong>{{.Name}}</strong>: {{.Description}}{{if .Baseline}} (baseline){{end}}</li>{{end}}
-</ul>
-{{if .NoRepeats}}<p class="meta">No column has repeats: nothing shows how much a figure wanders, so no difference is marked as noise.</p>
-{{end}}{{with .Charts}}<div class="charts">{{range .}}{{template "chart" .}}{{end}}</div>{{end}}{{range .Tables}}{{template "table" .}}{{end}}</section>
-{{end}}
-
-{{define "doc"}}<section id="{{.Anchor}}">
-<h2>{{.Heading}}</h2>
-<p class="meta">Run <code>{{.ID}}</code>, started {{.Started}}{{with .Duration}}, took {{.}}{{end}}{{with .Imported}}; imported from {{.}}{{end}}.</p>
-{{with .Labels}}<p class="labels">{{range .}}<span>{{.}}</span>{{end}}</p>
-{{end}}{{if not (statusOK .Status)}}<p class="warn">Run {{.Status}}{{with .Error}}: {{.}}{{end}}. The figures below were measured before that.</p>
-{{end}}{{with .Charts}}<div class="charts">{{range .}}{{template "chart" .}}{{end}}</div>{{end}}{{range .Tables}}{{template "table" .}}{{end}}{{with .Bottlenecks}}<h3>Bottlenecks</h3>
-<ul class="bottlenecks">{{range .}}
-<li><strong>{{.Figure}}</strong>: {{.Verdict}}
-<ul class="hops">{{range .Hops}}<li{{if .Limit}} class="limit"{{end}}>{{.Text}}{{if .Limit}} ← lowest ceiling{{end}}</li>{{end}}</ul>{{with .SharedWith}}
-<p class="meta">Shared with: {{range $i, $s := .}}{{if not (first $i)}}; {{end}}{{$s}}{{end}}</p>{{end}}</li>{{end}}
-</ul>
-{{end}}{{with .Suspect}}<p class="warn">! {{.}}</p>
-{{end}}{{with .Health}}<h3>Health during the run</h3>
-<ul>{{range .}}<li>{{.}}</li>{{end}}</ul>
-{{end}}<h3>Machine</h3>
-{{if .Machine}}<p class="meta">On <a href="#{{.Machine}}">{{.MachineName}}</a>, described once below.</p>
-{{end}}<dl class="facts">{{range .Facts}}
-<dt>{{.Name}}</dt><dd>{{.Value}}</dd>{{end}}{{with .Command}}
-<dt>Command</dt><dd><code>{{.}}</code></dd>{{end}}
-</dl>
-{{with .Targets}}{{template "table" .}}{{end}}{{with .Traffic}}{{template "table" .}}{{end}}{{with .System}}{{template "system" .}}{{end}}</section>
-{{end}}
-
-{{define "system"}}<details open>
-<summary>Hardware: {{.Summary}}</summary>
-{{with .CPU}}<p class="meta">CPU clock: {{.}}</p>
-{{end}}{{range .Tables}}{{template "table" .}}{{end}}{{with .Traffic}}{{template "table" .}}{{end}}</details>
-{{end}}
-
-{{define "matrix"}}<section id="matrix">
-<h2>Network between hosts, Mbit/s</h2>
-<p class="meta">A row per client, a column per server: what the receiver counted. Lighter cells are slower pairs.</p>
-<div class="tablewrap"><table class="matrix">
-<thead><tr><th scope="col">from \ to</th>{{range .Hosts}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
-<tbody>{{range .Rows}}
-<tr><th scope="row">{{.From}}</th>{{range .Cells}}<td class="num"{{with .Style}} style="{{.}}"{{end}}{{with .Title}} title="{{.}}"{{end}}>{{if .Link}}<a href="#{{.Link}}">{{.Text}}</a>{{else}}{{.Text}}{{end}}</td>{{end}}</tr>{{end}}
-</tbody></table>{{with .Ceilings}}
-<ul class="notes">{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}</div>
-</section>
-{{end}}
-
-{{define "machine"}}<section id="{{.Anchor}}">
-<h2>Machine: {{.Name}}</h2>
-<dl class="facts">{{range .Facts}}
-<dt>{{.Name}}</dt><dd>{{.Value}}</dd>{{end}}
-</dl>
-{{with .System}}{{template "system" .}}{{end}}</section>
-{{end}}
-
-{{define "chart"}}<figure id="{{.ID}}">
-{{.SVG}}
-</figure>
-{{end}}
-
-{{define "table"}}<div class="tablewrap">
-<p class="tabletitle">{{.Title}}</p>
-<table{{if .Text}} class="text"{{end}}>
-<thead><tr>{{range .Header}}<th scope="col">{{words .}}</th>{{end}}</tr></thead>
-<tbody>{{range .Rows}}
-<tr>{{range $i, $c := .}}{{if first $i}}<th scope="row">{{if $c.Link}}<a href="#{{$c.Link}}">{{$c.Text}}</a>{{else}}{{$c.Text}}{{end}}</th>{{else}}<td class="{{with $c.Class}}{{.}}{{else}}num{{end}}">{{$c.Text}}</td>{{end}}{{end}}</tr>{{end}}
-</tbody>
-</table>{{with .Notes}}
-<ul class="notes">{{range .}}<li>{{with .Mark}}<code>{{.}}</code> {{end}}{{.Text}}</li>{{end}}</ul>{{end}}
-</div>
-{{end}}`
+// htmlPageTemplate is the page, kept in page.html.tmpl. The CSP in its
+// head is the safety net behind "loads nothing": default-src 'none'
+// refuses every fetch (images, fonts, frames, scripts, connections) but
+// inline style, which the page and its charts use, and data: images.
+//
+//go:embed page.html.tmpl
+var htmlPageTemplate string

@@ -7,15 +7,29 @@ import (
 	"unicode/utf8"
 )
 
-// table is a titled grid of cells; the first column is a left-aligned row
-// label, the others right-aligned figures, as in the seed posts.
-type table struct {
-	Title  string
+// Table is a grid of cells, the one way thruput draws a table: a run's
+// figures, a comparison, the list of stored runs, sysinfo's sections and
+// fleet's hosts and matrix. Text lines it up for a terminal (cells two
+// spaces apart), markdown makes it ready to paste into a post, and the
+// HTML page draws it as a <table>.
+type Table struct {
+	// Title is a line of its own above the table; none when empty.
+	Title string
+	// Header names the columns; a table of facts may have none.
 	Header []string
 	Rows   [][]string
 	// Notes explain the markers used in the cells.
 	Notes []note
+	// Left aligns every column on the left, for tables of words (sysinfo,
+	// fleet's hosts); else the first column is a left-aligned label and
+	// the others right-aligned figures. In a Left table the last cell of
+	// a row runs on as far as it needs without widening its column, as a
+	// line of free text below a heading does.
+	Left bool
 }
+
+// table is Table as this package's renderers of each method spell it.
+type table = Table
 
 // note explains a marker set beside figures. A note that says the same of
 // many figures (a sweep's steps too short for an interval) has a kind and
@@ -57,11 +71,16 @@ func collapse(notes []note) []note {
 	return out
 }
 
-func (t table) widths() []int {
-	w := make([]int, len(t.Header))
+func (t Table) widths() []int {
+	var w []int
 	for _, row := range append([][]string{t.Header}, t.Rows...) {
 		for i, c := range row {
-			w[i] = max(w[i], utf8.RuneCountInString(c))
+			if i == len(w) {
+				w = append(w, 0)
+			}
+			if !t.Left || i < len(row)-1 {
+				w[i] = max(w[i], utf8.RuneCountInString(c))
+			}
 		}
 	}
 	return w
@@ -76,18 +95,22 @@ func pad(s string, w int, left bool) string {
 }
 
 // text prints the table for a terminal.
-func (t table) text(w io.Writer) error {
+func (t Table) text(w io.Writer) error {
 	ew := &errWriter{w: w}
 	widths := t.widths()
 	line := func(row []string) {
 		cells := make([]string, len(row))
 		for i, c := range row {
-			cells[i] = pad(c, widths[i], i == 0)
+			cells[i] = pad(c, widths[i], i == 0 || t.Left)
 		}
 		ew.printf("%s\n", strings.TrimRight(strings.Join(cells, "  "), " "))
 	}
-	ew.printf("%s\n", t.Title)
-	line(t.Header)
+	if t.Title != "" {
+		ew.printf("%s\n", t.Title)
+	}
+	if len(t.Header) > 0 {
+		line(t.Header)
+	}
 	for _, r := range t.Rows {
 		line(r)
 	}
@@ -102,9 +125,11 @@ func (t table) text(w io.Writer) error {
 }
 
 // markdown prints the table ready to paste into a post.
-func (t table) markdown(w io.Writer) error {
+func (t Table) markdown(w io.Writer) error {
 	ew := &errWriter{w: w}
-	ew.printf("**%s**\n\n", t.Title)
+	if t.Title != "" {
+		ew.printf("**%s**\n\n", t.Title)
+	}
 	row := func(cells []string) {
 		esc := make([]string, len(cells))
 		for i, c := range cells {
@@ -113,11 +138,18 @@ func (t table) markdown(w io.Writer) error {
 		ew.printf("| %s |\n", strings.Join(esc, " | "))
 	}
 	row(t.Header)
+	// A Left table leaves the alignment to markdown, which aligns left.
 	align := make([]string, len(t.Header))
 	for i := range align {
-		align[i] = "---:"
+		switch {
+		case t.Left:
+			align[i] = "---"
+		case i == 0:
+			align[i] = ":---"
+		default:
+			align[i] = "---:"
+		}
 	}
-	align[0] = ":---"
 	ew.printf("|%s|\n", strings.Join(align, "|"))
 	for _, r := range t.Rows {
 		row(r)
@@ -135,8 +167,8 @@ func (t table) markdown(w io.Writer) error {
 	return ew.err
 }
 
-// print writes the table as markdown when md is set, else as text.
-func (t table) print(w io.Writer, md bool) error {
+// Print writes the table as markdown when md is set, else as text.
+func (t Table) Print(w io.Writer, md bool) error {
 	if md {
 		return t.markdown(w)
 	}

@@ -188,7 +188,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusBadRequest, "name the runs: /compare?run=ID&run=ID, or label queries such as run=fs=ext4")
 		return
 	}
-	docs, cmp, err := report.Select(s.o.Store, args, report.Selection{Method: r.URL.Query().Get("method")})
+	docs, cmp, err := store.Select(s.o.Store, args, store.Selection{Method: r.URL.Query().Get("method")})
 	if err != nil {
 		s.storeErr(w, err)
 		return
@@ -202,7 +202,7 @@ func (s *Server) fleet(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusBadRequest, "a fleet id")
 		return
 	}
-	docs, _, err := report.Select(s.o.Store, []string{"fleet=" + id}, report.Selection{})
+	docs, _, err := store.Select(s.o.Store, []string{"fleet=" + id}, store.Selection{})
 	if err != nil {
 		s.storeErr(w, err)
 		return

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/thruput/thruput/internal/headline"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -51,7 +52,7 @@ func derive(doc *result.Document) row {
 
 // DeriveColumns computes the Columns of a document.
 func DeriveColumns(doc *result.Document) Columns {
-	c := Columns{Summary: Summary(doc)}
+	c := Columns{Summary: headline.Summary(doc)}
 	switch {
 	case len(doc.Targets) > 0:
 		// Every target of a run over several, each list naming them all.

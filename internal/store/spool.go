@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/thruput/thruput/internal/atomicfile"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -66,20 +68,10 @@ func (sp Spool) Add(key string, doc *result.Document) (string, error) {
 }
 
 func writeFile(dir, name string, b []byte) error {
-	f, err := os.CreateTemp(dir, ".spool-*")
-	if err != nil {
+	return atomicfile.Write(filepath.Join(dir, name), 0o600, func(w io.Writer) error {
+		_, err := w.Write(b)
 		return err
-	}
-	_, werr := f.Write(b)
-	if err := errors.Join(werr, f.Sync(), f.Close()); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), filepath.Join(dir, name)); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
+	})
 }
 
 // Stores are the keys of the stores that have runs waiting, sorted.

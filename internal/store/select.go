@@ -1,4 +1,4 @@
-package report
+package store
 
 import (
 	"slices"
@@ -6,7 +6,6 @@ import (
 
 	"github.com/thruput/thruput/internal/compare"
 	"github.com/thruput/thruput/internal/result"
-	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/usage"
 )
 
@@ -20,7 +19,7 @@ type Selection struct {
 
 // Groups turns compare's and report's arguments into groups of
 // stored documents, one group per argument.
-func Groups(s store.Store, args []string, sel Selection) ([]compare.Group, error) {
+func Groups(s Store, args []string, sel Selection) ([]compare.Group, error) {
 	var groups []compare.Group
 	for _, arg := range args {
 		if !strings.Contains(arg, "=") {
@@ -31,12 +30,12 @@ func Groups(s store.Store, args []string, sel Selection) ([]compare.Group, error
 			groups = append(groups, compare.Group{Name: arg, Docs: []*result.Document{doc}})
 			continue
 		}
-		flt := store.Filter{Method: sel.Method, Host: sel.Host, Status: result.StatusOK}
+		flt := Filter{Method: sel.Method, Host: sel.Host, Status: result.StatusOK}
 		if sel.All {
 			flt.Status = ""
 		}
 		for _, part := range strings.Split(arg, ",") {
-			q, err := store.ParseLabelQuery(part)
+			q, err := ParseLabelQuery(part)
 			if err != nil {
 				return nil, usage.Wrap(err)
 			}
@@ -122,9 +121,9 @@ func nameRuns(groups []compare.Group) {
 
 // Select picks the runs of a report: the newest with no argument,
 // one run with one id, else a comparison of the arguments.
-func Select(s store.Store, args []string, sel Selection) ([]*result.Document, *compare.Comparison, error) {
+func Select(s Store, args []string, sel Selection) ([]*result.Document, *compare.Comparison, error) {
 	if len(args) == 0 {
-		latest, err := s.List(store.Filter{Method: sel.Method, Host: sel.Host, Limit: 1})
+		latest, err := s.List(Filter{Method: sel.Method, Host: sel.Host, Limit: 1})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -137,7 +136,7 @@ func Select(s store.Store, args []string, sel Selection) ([]*result.Document, *c
 	// again: its runs one after another, of whatever methods, not a
 	// comparison.
 	if key, id, ok := strings.Cut(args[0], "="); ok && (key == "suite" || key == "fleet") && len(args) == 1 && !strings.Contains(id, ",") {
-		docs, err := s.Documents(store.Filter{Labels: []store.LabelQuery{{Key: key, Value: id}}})
+		docs, err := s.Documents(Filter{Labels: []LabelQuery{{Key: key, Value: id}}})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -1,4 +1,7 @@
-package store
+// Package headline makes the one-line headline of a run (its best figures,
+// and whether it is suspect) that the store keeps with it for lists and
+// that a page of several runs shows beside each.
+package headline
 
 import (
 	"fmt"
