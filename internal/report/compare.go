@@ -126,8 +126,8 @@ func describeColumn(c compare.Column, name string) string {
 
 // comparisonTables makes a table per section. What all of a section's rows
 // share, step or metric, goes in its title; the row label keeps the rest.
-func comparisonTables(c *compare.Comparison, names []string) []table {
-	var out []table
+func comparisonTables(c *compare.Comparison, names []string) []Table {
+	var out []Table
 	for rows := range sectionRows(c.Rows) {
 		steps, metrics := distinct(rows, func(r compare.Row) string { return r.Step }), distinct(rows, func(r compare.Row) string { return r.Metric })
 		title, label := rows[0].Section, ""
@@ -138,7 +138,7 @@ func comparisonTables(c *compare.Comparison, names []string) []table {
 			title += ", " + metrics[0]
 			label = "step"
 		}
-		t := table{Title: title, Header: []string{label}}
+		t := Table{Title: title, Header: []string{label}}
 		for i, n := range names {
 			t.Header = append(t.Header, n)
 			if i != c.Baseline {

@@ -175,7 +175,7 @@ func WritePNGs(dir, prefix string, docs []*result.Document, cmp *compare.Compari
 
 // html prints the table as an HTML <table>, the figures right-aligned and
 // the notes in a list below it.
-func (t table) html(w io.Writer) error {
+func (t Table) html(w io.Writer) error {
 	return htmlTemplate.ExecuteTemplate(w, "table", htmlTableOf(t, nil))
 }
 
@@ -283,7 +283,7 @@ type htmlMachine struct {
 
 // htmlTableOf converts a table, classes giving per row and cell a CSS
 // class to add (nil for none).
-func htmlTableOf(t table, classes [][]string) htmlTable {
+func htmlTableOf(t Table, classes [][]string) htmlTable {
 	h := htmlTable{Title: t.Title, Header: t.Header, Notes: collapse(t.Notes), Text: t.Left}
 	for i, r := range t.Rows {
 		row := make([]htmlCell, len(r))
@@ -299,7 +299,7 @@ func htmlTableOf(t table, classes [][]string) htmlTable {
 }
 
 // docTables are the tables the text report prints for doc.
-func docTables(doc *result.Document, units string) []table {
+func docTables(doc *result.Document, units string) []Table {
 	if v := viewOf(doc); v != nil {
 		return v.tables(doc, units)
 	}
@@ -368,7 +368,7 @@ func htmlComparisonOf(docs []*result.Document, cmp *compare.Comparison) (*htmlCo
 // or grey inside the noise, given which way is better for each row. It
 // reads the cells the table already has, so the page shows exactly what the
 // text report does.
-func diffClasses(t table, rows []compare.Row) [][]string {
+func diffClasses(t Table, rows []compare.Row) [][]string {
 	if len(t.Rows) != len(rows) {
 		return nil
 	}
@@ -577,7 +577,7 @@ func sizeOrEmpty(n int64) string {
 }
 
 func targetsTable(targets []result.Target) htmlTable {
-	t := table{Title: "Targets", Header: []string{"target", "path", "filesystem", "mount", "device", "model", "rotational", "free"}}
+	t := Table{Title: "Targets", Header: []string{"target", "path", "filesystem", "mount", "device", "model", "rotational", "free"}}
 	labels := result.TargetLabels(targets)
 	for i, x := range targets {
 		dev := x.Device
@@ -636,13 +636,13 @@ func systemOf(s *result.System) *htmlSystem {
 	for _, u := range s.USB {
 		speeds[u.Path] = u.SpeedMbps
 	}
-	text := func(t table) htmlTable {
+	text := func(t Table) htmlTable {
 		ht := htmlTableOf(t, nil)
 		ht.Text = true
 		return ht
 	}
 	if len(s.BlockDevices) > 0 {
-		t := table{Title: "Disks", Header: []string{"name", "model", "size", "bus", "driver", "link", "rotational", "scheduler"}}
+		t := Table{Title: "Disks", Header: []string{"name", "model", "size", "bus", "driver", "link", "rotational", "scheduler"}}
 		for _, d := range s.BlockDevices {
 			t.Rows = append(t.Rows, []string{d.Name, strings.TrimSpace(d.Vendor + " " + d.Model), sizeOrEmpty(d.SizeBytes), d.Bus, d.Driver,
 				d.LinkText(speeds), yesNo(d.Rotational), d.Scheduler})
@@ -658,7 +658,7 @@ func systemOf(s *result.System) *htmlSystem {
 		hs.Tables = append(hs.Tables, text(t))
 	}
 	if len(s.USB) > 0 {
-		t := table{Title: "USB", Header: []string{"device", "speed", "class", "product", "drivers"}}
+		t := Table{Title: "USB", Header: []string{"device", "speed", "class", "product", "drivers"}}
 		depth := map[string]int{}
 		for _, u := range s.USB {
 			d := 0
@@ -698,7 +698,7 @@ func systemOf(s *result.System) *htmlSystem {
 		hs.Tables = append(hs.Tables, text(t))
 	}
 	if len(s.NetInterfaces) > 0 {
-		t := table{Title: "Network interfaces", Header: []string{"name", "driver", "bus", "at", "carrier", "link", "MTU", "WiFi"}}
+		t := Table{Title: "Network interfaces", Header: []string{"name", "driver", "bus", "at", "carrier", "link", "MTU", "WiFi"}}
 		for _, n := range s.NetInterfaces {
 			at := n.USBPath + n.PCISlot
 			if n.USBPath != "" && speeds[n.USBPath] > 0 {
@@ -716,7 +716,7 @@ func systemOf(s *result.System) *htmlSystem {
 		hs.Tables = append(hs.Tables, text(t))
 	}
 	if len(s.Activity) > 0 {
-		t := table{Title: "Traffic during the run", Header: []string{"device", "MiB/s"}}
+		t := Table{Title: "Traffic during the run", Header: []string{"device", "MiB/s"}}
 		for _, a := range s.Activity {
 			t.Rows = append(t.Rows, []string{a.Device, strconv.FormatFloat(a.BytesPerSec/(1<<20), 'f', 2, 64)})
 		}

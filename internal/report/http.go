@@ -19,19 +19,19 @@ func httpF2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
 func httpMs(ns float64) string { return strconv.FormatFloat(ns/1e6, 'f', 1, 64) }
 
 func init() {
-	views[result.MethodHTTP] = &view{tables: func(d *result.Document, _ string) []table { return httpTables(d) },
+	views[result.MethodHTTP] = &view{tables: func(d *result.Document, _ string) []Table { return httpTables(d) },
 		text: httpText, csv: httpCSV, samples: httpSamples}
 }
 
 // httpTables: one row per download, then the spread over them.
-func httpTables(doc *result.Document) []table {
+func httpTables(doc *result.Document) []Table {
 	h := doc.HTTP
 	p := h.Parameters
 	title := fmt.Sprintf("GET %s, peak over %s windows", p.URL, time.Duration(p.WindowNs))
 	if p.Insecure {
 		title += ", certificate not checked"
 	}
-	t := table{Title: title, Header: []string{"run", "status", "MiB", "TTFB ms", "total s", "avg MiB/s", "avg Mbit/s", "peak MiB/s", "peak Mbit/s"}}
+	t := Table{Title: title, Header: []string{"run", "status", "MiB", "TTFB ms", "total s", "avg MiB/s", "avg Mbit/s", "peak MiB/s", "peak Mbit/s"}}
 	lengths, finals := map[string]bool{}, map[string]bool{}
 	for i, r := range h.Runs {
 		status := "-"
@@ -64,9 +64,9 @@ func httpTables(doc *result.Document) []table {
 		t.Notes = append(t.Notes, intervalNotes(figureNote{fmt.Sprintf("run %d", i+1), r.Interval, mibRate, r.MiBPerSec * (1 << 20), time.Duration(r.TransferNs)})...)
 	}
 	t.Notes = append(t.Notes, note{Mark: "", Text: "avg: the body's bytes over the time from the first byte of the response to the last"})
-	out := []table{t}
+	out := []Table{t}
 	if s := h.Summary; s != nil {
-		sp := table{Title: fmt.Sprintf("Over %d runs", s.MiBPerSec.N), Header: []string{"", "mean", "stddev", "min", "max"}}
+		sp := Table{Title: fmt.Sprintf("Over %d runs", s.MiBPerSec.N), Header: []string{"", "mean", "stddev", "min", "max"}}
 		row := func(name string, x result.Spread, conv func(float64) string) {
 			sp.Rows = append(sp.Rows, []string{name, conv(x.Mean), conv(x.Stddev), conv(x.Min), conv(x.Max)})
 		}

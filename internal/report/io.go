@@ -19,14 +19,14 @@ func ioMode(direct bool) string {
 }
 
 func init() {
-	views[result.MethodIO] = &view{tables: func(d *result.Document, units string) []table { return ioTables(d, storageOf(units)) },
+	views[result.MethodIO] = &view{tables: func(d *result.Document, units string) []Table { return ioTables(d, storageOf(units)) },
 		csv: ioCSV, samples: ioSamples}
-	views[result.MethodMark] = &view{tables: func(d *result.Document, units string) []table { return markTables(d, units == UnitsMB) },
+	views[result.MethodMark] = &view{tables: func(d *result.Document, units string) []Table { return markTables(d, units == UnitsMB) },
 		csv: markCSV, samples: markSamples}
 }
 
 // ioTables is fio's summary: one row per run and direction, then the spread.
-func ioTables(doc *result.Document, u storageUnit) []table {
+func ioTables(doc *result.Document, u storageUnit) []Table {
 	r := doc.IO
 	p := r.Parameters
 	title := fmt.Sprintf("%s %s, iodepth %d, %d job(s), %s per job, %s, %s", p.RW, units.BlockLabel(p.BlockSize), p.IODepth,
@@ -34,7 +34,7 @@ func ioTables(doc *result.Document, u storageUnit) []table {
 	if p.RampNs > 0 {
 		title += fmt.Sprintf(", first %s left out", time.Duration(p.RampNs))
 	}
-	t := table{Title: title, Header: []string{"run", "dir", "IOPS", u.name, "clat ms: p50", "p95", "p99", "p99.9", "max"}}
+	t := Table{Title: title, Header: []string{"run", "dir", "IOPS", u.name, "clat ms: p50", "p95", "p99", "p99.9", "max"}}
 	for i, run := range r.Runs {
 		for _, d := range directions(run) {
 			row := []string{strconv.Itoa(i + 1), d.name, f1(d.d.IOPS) + pm(d.d.IOPS, d.d.Interval), f1(u.of(d.d.MiBPerSec)) + pm(u.of(d.d.MiBPerSec), d.d.Interval)}
@@ -58,9 +58,9 @@ func ioTables(doc *result.Document, u storageUnit) []table {
 	if r.EngineNote != "" {
 		t.Notes = append(t.Notes, note{Mark: "!", Text: r.EngineNote})
 	}
-	out := []table{t}
+	out := []Table{t}
 	if s := r.Summary; s != nil {
-		sp := table{Title: fmt.Sprintf("Over %d runs", len(r.Runs)), Header: []string{"", "mean ± stddev", "min", "max"}}
+		sp := Table{Title: fmt.Sprintf("Over %d runs", len(r.Runs)), Header: []string{"", "mean ± stddev", "min", "max"}}
 		for _, x := range []struct {
 			name string
 			s    *result.Spread
@@ -72,7 +72,7 @@ func ioTables(doc *result.Document, u storageUnit) []table {
 		out = append(out, sp)
 	}
 	if v := r.Verify; v != nil {
-		vt := table{Title: "Verify", Header: []string{"blocks", "errors", "first bad offset"}}
+		vt := Table{Title: "Verify", Header: []string{"blocks", "errors", "first bad offset"}}
 		first := ""
 		if v.FirstBadOffset != nil {
 			first = fmt.Sprintf("%d (job %d): %s", *v.FirstBadOffset, v.FirstBadJob, v.Detail)
@@ -119,13 +119,13 @@ func ioCSV(w io.Writer, doc *result.Document) error {
 }
 
 // markTables is the familiar 4x2 grid.
-func markTables(doc *result.Document, mb bool) []table {
+func markTables(doc *result.Document, mb bool) []Table {
 	m := doc.Mark
 	unit := "MiB/s"
 	if mb {
 		unit = "MB/s"
 	}
-	t := table{Title: fmt.Sprintf("%s, %s file, %s each, %s, %s", unit, units.IEC(m.Size), time.Duration(m.DurationNs), ioMode(m.Direct), m.Engine),
+	t := Table{Title: fmt.Sprintf("%s, %s file, %s each, %s, %s", unit, units.IEC(m.Size), time.Duration(m.DurationNs), ioMode(m.Direct), m.Engine),
 		Header: []string{"test", "Read", "Write"}}
 	var order []string
 	cells := map[string][]string{}
@@ -156,7 +156,7 @@ func markTables(doc *result.Document, mb bool) []table {
 	if m.EngineNote != "" {
 		t.Notes = append(t.Notes, note{Mark: "!", Text: m.EngineNote})
 	}
-	return []table{t}
+	return []Table{t}
 }
 
 func markCSV(w io.Writer, doc *result.Document) error {

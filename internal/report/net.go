@@ -51,14 +51,14 @@ func netTitle(n *result.Net) string {
 }
 
 func init() {
-	v := &view{tables: func(d *result.Document, units string) []table { return netTables(d, units == UnitsBoth) },
+	v := &view{tables: func(d *result.Document, units string) []Table { return netTables(d, units == UnitsBoth) },
 		text: netText, csv: netCSV, samples: netSamples}
 	views[result.MethodNetClient], views[result.MethodNetServer] = v, v
 }
 
 // netTables: per stream and per direction, the sender's and the
 // receiver's figures, iperf3's final report in thruput's units.
-func netTables(doc *result.Document, mib bool) []table {
+func netTables(doc *result.Document, mib bool) []Table {
 	n := doc.Net
 	udp := n.Parameters.Protocol == "udp"
 	header := []string{"stream", "direction", "side", "MiB", "Mbit/s"}
@@ -70,7 +70,7 @@ func netTables(doc *result.Document, mib bool) []table {
 	} else {
 		header = append(header, "retransmits")
 	}
-	t := table{Title: netTitle(n), Header: header}
+	t := Table{Title: netTitle(n), Header: header}
 	row := func(id, dir, side string, f result.NetFigure, local bool, iv *result.Interval) {
 		if local {
 			side += " (here)"
@@ -141,7 +141,7 @@ func netTables(doc *result.Document, mib bool) []table {
 	if n.Parameters.Congestion != "" {
 		t.Notes = append(t.Notes, note{Mark: "", Text: "TCP congestion control " + n.Parameters.Congestion})
 	}
-	return []table{t}
+	return []Table{t}
 }
 
 // NetIntervals prints intervals the way iperf3 does while a test runs: a

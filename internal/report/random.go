@@ -12,12 +12,12 @@ import (
 )
 
 func init() {
-	views[result.MethodRandom] = &view{tables: func(d *result.Document, units string) []table { return randomTables(d, storageOf(units)) },
+	views[result.MethodRandom] = &view{tables: func(d *result.Document, units string) []Table { return randomTables(d, storageOf(units)) },
 		csv: randomCSV, samples: randomSamples}
 }
 
 // randomTables is the sysbench-style summary: rates, then latency.
-func randomTables(doc *result.Document, u storageUnit) []table {
+func randomTables(doc *result.Document, u storageUnit) []Table {
 	r := doc.Random
 	p := r.Parameters
 	io := "buffered, file set evicted after preparing"
@@ -34,7 +34,7 @@ func randomTables(doc *result.Document, u storageUnit) []table {
 	title := fmt.Sprintf("%s: %s blocks, %d files, %s, %d thread(s), %s, %s over %s",
 		p.Mode, units.BlockLabel(p.BlockSize), p.Files, units.IEC(p.TotalSize), p.Threads, fsync, io,
 		time.Duration(r.ElapsedNs).Round(time.Millisecond))
-	rates := table{Title: title, Header: []string{"", "requests", "per s", u.name}, Rows: [][]string{
+	rates := Table{Title: title, Header: []string{"", "requests", "per s", u.name}, Rows: [][]string{
 		{"reads", itoa(r.Reads), f1(r.ReadsPerSec), f1(u.of(r.ReadMiBPerSec))},
 		{"writes", itoa(r.Writes), f1(r.WritesPerSec), f1(u.of(r.WriteMiBPerSec))},
 		{"fsyncs", itoa(r.Fsyncs), f1(r.FsyncsPerSec), ""},
@@ -43,7 +43,7 @@ func randomTables(doc *result.Document, u storageUnit) []table {
 	}}
 	rates.Notes = append(rates.Notes, deviceNote("reads", r.ReadDevice)...)
 	rates.Notes = append(rates.Notes, intervalNotes(figureNote{"reads+writes", r.Interval, u.rate, (r.ReadMiBPerSec + r.WriteMiBPerSec) * (1 << 20), time.Duration(r.ElapsedNs)})...)
-	lat := table{Title: "Latency per request, ms", Header: latencyHeader}
+	lat := Table{Title: "Latency per request, ms", Header: latencyHeader}
 	for _, l := range []struct {
 		name string
 		l    *result.Latency
@@ -52,11 +52,11 @@ func randomTables(doc *result.Document, u storageUnit) []table {
 			lat.Rows = append(lat.Rows, latencyRow(l.name, l.l))
 		}
 	}
-	fair := table{Title: "Threads fairness", Header: []string{"", "avg", "stddev", "min", "max"}, Rows: [][]string{
+	fair := Table{Title: "Threads fairness", Header: []string{"", "avg", "stddev", "min", "max"}, Rows: [][]string{
 		{"requests", f1(r.Fairness.Requests.Mean), f1(r.Fairness.Requests.Stddev), f1(r.Fairness.Requests.Min), f1(r.Fairness.Requests.Max)},
 		{"time, s", f3(r.Fairness.ElapsedNs.Mean / 1e9), f3(r.Fairness.ElapsedNs.Stddev / 1e9), f3(r.Fairness.ElapsedNs.Min / 1e9), f3(r.Fairness.ElapsedNs.Max / 1e9)},
 	}}
-	return []table{rates, lat, fair}
+	return []Table{rates, lat, fair}
 }
 
 var latencyHeader = []string{"", "count", "min", "avg", "p50", "p95", "p99", "p99.9", "max"}

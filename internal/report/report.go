@@ -124,7 +124,7 @@ func PreviousLine(p *result.Previous) string {
 type view struct {
 	// tables are the method's tables in the page's units (Options.Units),
 	// for the table, markdown and HTML views.
-	tables func(doc *result.Document, units string) []table
+	tables func(doc *result.Document, units string) []Table
 	// text prints the table and markdown views; nil prints the heading,
 	// the target legend, the tables and what follows them (tables).
 	text func(w io.Writer, doc *result.Document, o Options, md bool) error
@@ -156,7 +156,7 @@ func write(w io.Writer, doc *result.Document, o Options) error {
 
 // tables prints the heading, the target legend, the tables and the run's
 // status.
-func tables(w io.Writer, doc *result.Document, ts []table, md bool, units string) error {
+func tables(w io.Writer, doc *result.Document, ts []Table, md bool, units string) error {
 	ew := &errWriter{w: w}
 	preamble(ew, doc, md)
 	body(ew, doc, ts, md, units)
@@ -165,7 +165,7 @@ func tables(w io.Writer, doc *result.Document, ts []table, md bool, units string
 
 // body prints the tables, the bottleneck verdicts and the run's status:
 // what follows the heading in every method's view.
-func body(ew *errWriter, doc *result.Document, ts []table, md bool, units string) {
+func body(ew *errWriter, doc *result.Document, ts []Table, md bool, units string) {
 	for i, t := range ts {
 		if i > 0 {
 			ew.printf("\n")
@@ -185,8 +185,8 @@ func init() {
 	views[result.MethodSweep] = &view{tables: sweepTables, csv: sweepCSV, samples: sweepSamples}
 }
 
-func sweepTables(doc *result.Document, units string) []table {
-	var ts []table
+func sweepTables(doc *result.Document, units string) []Table {
+	var ts []Table
 	for _, phase := range []string{result.PhaseWrite, result.PhaseRead} {
 		if t := sweepTable(doc, phase, storageOf(units)); t != nil {
 			ts = append(ts, *t)
@@ -314,7 +314,7 @@ const (
 	markMissing   = "-"
 )
 
-func sweepTable(doc *result.Document, phase string, u storageUnit) *table {
+func sweepTable(doc *result.Document, phase string, u storageUnit) *Table {
 	p := doc.Sweep.Parameters
 	if (phase == result.PhaseWrite && !p.Write) || (phase == result.PhaseRead && !p.Read) {
 		return nil
@@ -333,7 +333,7 @@ func sweepTable(doc *result.Document, phase string, u storageUnit) *table {
 	}
 	title += fmt.Sprintf(" (%s per step or %s, %s data, %s)", units.IEC(p.FileSize), bound, p.Data, io)
 
-	t := &table{Title: title, Header: append([]string{"block"}, result.TargetLabels(doc.Targets)...)}
+	t := &Table{Title: title, Header: append([]string{"block"}, result.TargetLabels(doc.Targets)...)}
 	used := map[string]bool{}
 	for _, bs := range p.BlockSizes {
 		row := []string{units.BlockLabel(bs)}

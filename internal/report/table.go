@@ -28,9 +28,6 @@ type Table struct {
 	Left bool
 }
 
-// table is Table as this package's renderers of each method spell it.
-type table = Table
-
 // note explains a marker set beside figures. A note that says the same of
 // many figures (a sweep's steps too short for an interval) has a kind and
 // names its figure in what; collapse makes one line of those.
