@@ -72,7 +72,7 @@ func sysinfoTables(doc sysinfoDoc) []report.Table {
 	host := report.Table{Left: true, Rows: [][]string{
 		{"Host", fmt.Sprintf("%s: %s, %s, %s cores, %s RAM", or(h.Hostname), board, cpu, num(h.CPUCores, ""), sizeOr(h.MemoryBytes))},
 		{"OS", fmt.Sprintf("%s, kernel %s %s, userland %s", or(h.OS), or(h.Kernel), or(h.Arch), userland)},
-		{"CPU", cpuLine(doc.System.CPU)},
+		{"CPU", report.CPULine(doc.System.CPU)},
 	}}
 
 	usb := report.Table{Title: "USB", Left: true}
@@ -175,26 +175,6 @@ func sizeOr(n int64) string {
 		return unknown
 	}
 	return units.IEC(n)
-}
-
-func cpuLine(c result.CPU) string {
-	var s string
-	if c.CurKHz == 0 && c.MinKHz == 0 && c.MaxKHz == 0 && c.Governor == "" {
-		// A VM or a kernel without cpufreq: nothing to say of the clock.
-		s = "clock not exposed (no cpufreq: a virtual machine, or a kernel without it)"
-	} else {
-		s = fmt.Sprintf("%s now (asked of cpufreq), %s to %s, governor %s", result.MHz(c.CurKHz), result.MHz(c.MinKHz), result.MHz(c.MaxKHz), or(c.Governor))
-	}
-	if c.Throttled != "" {
-		s += ", throttled " + c.Throttled
-		if c.ThrottledNow != nil && *c.ThrottledNow {
-			s += " (capped or under-voltage now: the firmware runs below that clock)"
-		}
-	}
-	if c.UnderVoltageNow != nil && *c.UnderVoltageNow {
-		s += ", under-voltage now (rpi_volt)"
-	}
-	return s
 }
 
 // usbLine draws one node as lsusb -t does, a device per line rather than

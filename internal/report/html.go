@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"fmt"
 	"html/template"
@@ -629,7 +630,13 @@ func systemOf(s *result.System) *htmlSystem {
 		if c.ThrottledNow != nil && *c.ThrottledNow {
 			t += " (capped or under-voltage now)"
 		}
+		if len(c.ThrottledBits) > 0 {
+			t += ": " + strings.Join(c.ThrottledBits, ", ")
+		}
 		cpu = append(cpu, t)
+	}
+	for _, z := range c.Temperatures {
+		cpu = append(cpu, fmt.Sprintf("%s %.1f °C", cmp.Or(z.Type, z.Zone), z.Celsius))
 	}
 	hs.CPU = strings.Join(cpu, ", ")
 	speeds := map[string]float64{}
