@@ -15,8 +15,9 @@ import (
 	"github.com/thruput/thruput/internal/result"
 )
 
-// TestSweepRealFilesystems runs one sweep across every filesystem the seeds
-// used and a few more, each real: kernel drivers on loop devices, FUSE
+// TestSweepRealFilesystems runs one sweep across every filesystem the dd
+// loop comparisons of SD cards and USB sticks use (ext4, vfat, NTFS, exFAT,
+// btrfs ...) and a few more, each real: kernel drivers on loop devices, FUSE
 // daemons for vfat, NTFS and exFAT, and a tmpfs.
 func TestSweepRealFilesystems(t *testing.T) {
 	fstest.RequireRoot(t)
@@ -66,7 +67,8 @@ func TestSweepRealFilesystems(t *testing.T) {
 		}
 	}
 
-	// The table is the seed's: a row per block size, a column per filesystem.
+	// The table is the dd loop comparison's: a row per block size, a column
+	// per filesystem.
 	var buf bytes.Buffer
 	if err := report.Write(&buf, doc, report.Options{Format: "table"}); err != nil {
 		t.Fatal(err)

@@ -51,7 +51,8 @@ func TestSysinfoCommand(t *testing.T) {
 	}
 }
 
-// The table draws the seed's Pi 1 tree as lsusb -t does.
+// The table draws a Raspberry Pi 1 B's tree (disk and Ethernet chip on one
+// hub) as lsusb -t does.
 func TestSysinfoTable(t *testing.T) {
 	yes, no := true, false
 	doc := sysinfoDoc{

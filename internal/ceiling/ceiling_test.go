@@ -8,7 +8,7 @@ import (
 	"github.com/thruput/thruput/internal/result"
 )
 
-// pi1 is a Raspberry Pi 1 Model B as the seed's lsusb -t shows it: the
+// pi1 is a Raspberry Pi 1 Model B as lsusb -t shows it: the
 // LAN9512's hub on the dwc_otg root hub, its Ethernet and a USB disk
 // behind it, all at 480M.
 func pi1() result.System {
@@ -31,7 +31,7 @@ func TestPi1USBDiskNamesSharedBus(t *testing.T) {
 	sys := pi1()
 	sys.Activity = []result.DeviceActivity{{Device: "eth0", BytesPerSec: 11e6}, {Device: "sda", BytesPerSec: 23e6}}
 	hops, shared := Storage(sys, result.Target{Path: "/media/usb", Device: "sda"})
-	// 22.5 MiB/s, the seed's ext4 read.
+	// 22.5 MiB/s, an ext4 read of a USB disk on a Pi 1 by the dd loop.
 	b := Judge("read /media/usb", 22.5*(1<<20), hops, shared, false)
 	if len(hops) != 4 || b.Limit != 0 || hops[0].CeilingBytesPerSec != bulkOnlyUSB2 {
 		t.Fatalf("hops %+v, limit %d", hops, b.Limit)

@@ -1,5 +1,5 @@
-// Package chart draws the charts of result documents the way the blog posts
-// thruput comes from show them: throughput against block size for a sweep,
+// Package chart draws the charts of result documents the way storage and
+// network reviews of single-board computers show them: throughput against block size for a sweep,
 // grouped bars for the disk presets and jobs, throughput over time for the
 // network and HTTP methods. A chart renders to SVG for a web page and to PNG
 // for everywhere else, with gonum/plot.

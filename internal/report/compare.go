@@ -285,7 +285,7 @@ func decimals(x float64, whole bool) int {
 	return 3
 }
 
-// ratioLabel prints a ratio as the posts do: 1.35x, 26.7x.
+// ratioLabel prints a ratio as reviews print them: 1.35x, 26.7x.
 func ratioLabel(r float64) string {
 	switch {
 	case r >= 100:

@@ -30,8 +30,8 @@ type HTMLOptions struct {
 	Units string
 }
 
-// WriteHTML writes one self-contained page to publish runs as the posts
-// do: per document its heading, charts, the tables the text report
+// WriteHTML writes one self-contained page to publish runs as a review
+// does: per document its heading, charts, the tables the text report
 // prints, the bottleneck verdicts and the machine it ran on; with cmp, a
 // comparison of the runs first, its charts drawing one series per column.
 //

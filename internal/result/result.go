@@ -232,8 +232,8 @@ func (t Target) Label() string {
 	return t.FSType + " " + t.Path
 }
 
-// TargetLabels names each target by its filesystem type, as the seed
-// tables head their columns (a FUSE mount by its daemon: fusefat),
+// TargetLabels names each target by its filesystem type, as dd loop
+// comparison tables head their columns (a FUSE mount by its daemon: fusefat),
 // numbering repeats (ext4, ext4#2).
 func TargetLabels(targets []Target) []string {
 	labels := make([]string, len(targets))

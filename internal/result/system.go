@@ -7,7 +7,7 @@ import (
 )
 
 // System is the hardware a run's data crosses, as `thruput sysinfo` shows
-// it: what the seed posts record by hand with lsusb -t, ethtool, iw and
+// it: what people record by hand with lsusb -t, ethtool, iw and
 // /proc/interrupts before they explain a figure. Every field read from the
 // machine; absent means it could not be read.
 type System struct {

@@ -12,7 +12,7 @@ import (
 // irqKeys names what the interesting interrupt lines are called after: the
 // USB host controllers' drivers, the disk controllers' drivers, the SD and
 // MMC hosts, and the network interfaces. A single core busy with one of
-// these is a ceiling the seeds ran into (dwc_otg on a Pi 1).
+// these is a ceiling a Pi 1 runs into (dwc_otg, its one USB controller).
 func irqKeys(fs FS, s result.System) []string {
 	var keys []string
 	add := func(k string, driver bool) {

@@ -57,7 +57,7 @@ func check[T any](t *testing.T, what string, got, want T) {
 	}
 }
 
-// The seed's Pi 1: disk and NIC share hub 1-1 on the one 480M root hub.
+// A Pi 1 B: disk and NIC share hub 1-1 on the one 480M root hub.
 func TestSystemPi1(t *testing.T) {
 	s := fixture(t, "pi1").System("/media/ext4")
 	check(t, "CPU", s.CPU, result.CPU{

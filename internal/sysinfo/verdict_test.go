@@ -9,14 +9,15 @@ import (
 )
 
 // TestVerdicts reads the fixture machines as a run would and checks what
-// the bottleneck verdicts say of the seeds' cases.
+// the bottleneck verdicts say of them: a Pi 1's disk beside its Ethernet
+// chip, a Pi 4's SSD on USB 3.
 func TestVerdicts(t *testing.T) {
 	for _, c := range []struct {
 		fixture, path string
 		bytesPerSec   float64
 		want          []string
 	}{
-		// The seed's Pi 1 with a USB disk beside the Ethernet chip.
+		// A Pi 1 with a USB disk beside the Ethernet chip.
 		{"pi1", "/media/ext4", 22.5 * (1 << 20), []string{"sda", "USB 2.0", "56 %", "eth0 (smsc95xx) behind USB hub 1-1", "shared"}},
 		// The Pi 4's SD card in high-speed mode: 50 MHz, 4 bit, 25 MB/s.
 		{"pi4", "/", 22e6, []string{"mmcblk0", "sd high-speed", "23.8 MiB/s", "likely bottleneck"}},

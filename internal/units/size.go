@@ -74,7 +74,7 @@ func ParseSize(s string) (int64, error) {
 
 // ParseSizeList reads a comma-separated list of sizes and ranges. A range
 // "A-B" expands to A, 2A, 4A ... up to B, which must be reached exactly by
-// doubling ("8-1M" is the seed's 8, 16 ... 1048576). Duplicates are kept out;
+// doubling ("8-1M" is the dd loop's 8, 16 ... 1048576). Duplicates are kept out;
 // the order typed is kept.
 func ParseSizeList(s string) ([]int64, error) {
 	var out []int64
@@ -122,7 +122,7 @@ func ParseSizeList(s string) ([]int64, error) {
 	return out, nil
 }
 
-// BlockLabel prints a block size the way the seed tables do: bytes below
+// BlockLabel prints a block size the way dd loop tables head their rows: bytes below
 // 1 KiB, then 1k, 4k, 512k, 1M, 1G; sizes that are no whole multiple of a
 // unit stay in bytes.
 func BlockLabel(n int64) string {
