@@ -73,9 +73,9 @@ func docReference(t *testing.T) string {
 var (
 	// backticked is a name or a path in backticks: `bytes_per_sec`,
 	// `hops[]`, `sweep.steps[].device`.
-	backticked = regexp.MustCompile("`([a-z][a-z0-9_]*(?:\\[\\])?(?:\\.[a-z][a-z0-9_]*(?:\\[\\])?)*)`")
+	backticked = regexp.MustCompile("`" + `([a-z][a-z0-9_]*(?:\[\])?(?:\.[a-z][a-z0-9_]*(?:\[\])?)*)` + "`")
 	// tableRow is a row of a field table, its first cell apart.
-	tableRow = regexp.MustCompile("(?m)^\\| ([^|]*) \\|")
+	tableRow = regexp.MustCompile(`(?m)^\| ([^|]*) \|`)
 )
 
 // names are the field names of a backticked path: `io.runs[].read` names
