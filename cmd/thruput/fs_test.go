@@ -210,8 +210,8 @@ func TestCrossBuilds(t *testing.T) {
 		{"amd64", "", "", ""},
 	} {
 		t.Run(p.arch+p.arm, func(t *testing.T) {
-			// TestMain's build is this machine's, made as make build
-			// makes it: only the other platforms are built here.
+			// TestMain's build is this machine's: only the other
+			// platforms are built here.
 			bin := thruputBin
 			if p.arch != runtime.GOARCH || p.arm != "" {
 				bin = filepath.Join(bins, "thruput-"+p.arch+p.arm)
