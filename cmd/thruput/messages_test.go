@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/thruput/thruput/internal/fstest"
 )
 
 // TestMessagesNameTheFlag: every message names the flag of the command
@@ -78,6 +80,7 @@ func TestImportHost(t *testing.T) {
 // which only the disk methods make. The test is paced (-b), so that it
 // can run beside tests that measure.
 func TestNetInterruptReads(t *testing.T) {
+	fstest.Long(t, "starts a server and measures for a second")
 	t.Parallel()
 	port := freePort(t)
 	startBackground(t, exec.Command(thruputBin, "net", "server", "-q", "--no-save", "-p", strconv.Itoa(port)))

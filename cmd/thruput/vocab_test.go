@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -79,6 +80,7 @@ func netClient(t *testing.T, args ...string) outcome {
 // -i 0 prints no interval lines, and streams are numbered from 1. Its
 // runs are paced (-b), so that it can run beside tests that measure.
 func TestServerAddress(t *testing.T) {
+	fstest.Long(t, "starts a server and measures for seconds")
 	t.Parallel()
 	port := freePort(t)
 	startBackground(t, exec.Command(thruputBin, "net", "server", "-q", "--no-save", "-p", strconv.Itoa(port)))
