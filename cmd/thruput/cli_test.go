@@ -81,6 +81,10 @@ type outcome struct {
 	stdout, stderr string
 }
 
+// inProcessLimit bounds an in-process run: the longest, a suite with
+// --repeat, takes under a minute.
+const inProcessLimit = 5 * time.Minute
+
 // stdio is held by the in-process run that has the process's standard
 // output and error swapped for files of its own.
 var stdio sync.Mutex
@@ -103,12 +107,19 @@ func thruput(t testing.TB, args ...string) outcome {
 		defer f.Close()
 		files[i] = f
 	}
+	// A run that never ends (a server that should have refused its
+	// flags) fails its test instead of hanging the package.
+	ctx, cancel := context.WithTimeout(context.Background(), inProcessLimit)
+	defer cancel()
 	stdio.Lock()
 	stdout, stderr := os.Stdout, os.Stderr
 	os.Stdout, os.Stderr = files[0], files[1]
-	code := run(context.Background(), append([]string{"thruput"}, args...), nil)
+	code := run(ctx, append([]string{"thruput"}, args...), nil)
 	os.Stdout, os.Stderr = stdout, stderr
 	stdio.Unlock()
+	if ctx.Err() != nil {
+		t.Errorf("thruput %v: still running after %v, stopped", args, inProcessLimit)
+	}
 	var out [2]string
 	for i, f := range files {
 		b, err := os.ReadFile(f.Name())
