@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,9 +25,18 @@ import (
 	"github.com/thruput/thruput/internal/sysinfo"
 )
 
-// thruputBin is the binary under test, built once by TestMain: the tests run
-// it as a user would, with its real exit codes, signals and files.
+// thruputBin is the binary under test, built once by TestMain, for the
+// tests where a process of its own is the point: signals, a server in the
+// background, another user, a namespace, a host over SSH.
 var thruputBin string
+
+// The build stamps TestMain links into thruputBin, as make build and
+// scripts/package do, so that TestVersionFields needs no build of its own.
+const (
+	testVersion = "1.2.3"
+	testCommit  = "0123456789abcdef0123456789abcdef01234567"
+	testDate    = "2026-01-02T03:04:05Z"
+)
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "thruput-bin-*")
@@ -39,7 +50,14 @@ func TestMain(m *testing.M) {
 	os.Setenv("THRUPUT_DB", filepath.Join(dir, "results.db"))
 	// and runs a store refused go to a spool of their own.
 	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
-	build := exec.Command("go", "build", "-o", thruputBin, ".")
+	// The one build of this machine's binary in a test run, static and
+	// stamped as make build makes it (TestVersionFields reads the stamps,
+	// TestCrossBuilds takes it as this platform's build), but without
+	// -trimpath: the packages compiled for the test binary serve it too,
+	// where -trimpath would compile every one of them again on a fresh
+	// machine.
+	build := exec.Command("go", "build", "-buildvcs=false", "-o", thruputBin,
+		"-ldflags", "-X main.version="+testVersion+" -X main.commit="+testCommit+" -X main.buildDate="+testDate, ".")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build thruput: %v\n%s", err, out)
@@ -63,10 +81,54 @@ type outcome struct {
 	stdout, stderr string
 }
 
-// thruput runs the binary and returns its exit code and output.
+// inProcessLimit bounds an in-process run: the longest, a suite with
+// --repeat, takes under a minute.
+const inProcessLimit = 5 * time.Minute
+
+// stdio is held by the in-process run that has the process's standard
+// output and error swapped for files of its own.
+var stdio sync.Mutex
+
+// thruput runs a command line in this process through run, as main does,
+// and returns its exit code and what it wrote on standard output and
+// error. The run has the process's os.Stdout and os.Stderr (cobra's help,
+// main's error line), so in-process runs take turns; tests that need a
+// process of their own (signals, another user, a namespace, a server in
+// the background) run thruputBin.
 func thruput(t testing.TB, args ...string) outcome {
 	t.Helper()
-	return runOutcome(t, exec.Command(thruputBin, args...), args)
+	dir := t.TempDir()
+	files := make([]*os.File, 2)
+	for i, name := range []string{"stdout", "stderr"} {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		files[i] = f
+	}
+	// A run that never ends (a server that should have refused its
+	// flags) fails its test instead of hanging the package.
+	ctx, cancel := context.WithTimeout(context.Background(), inProcessLimit)
+	defer cancel()
+	stdio.Lock()
+	stdout, stderr := os.Stdout, os.Stderr
+	os.Stdout, os.Stderr = files[0], files[1]
+	code := run(ctx, append([]string{"thruput"}, args...), nil)
+	os.Stdout, os.Stderr = stdout, stderr
+	stdio.Unlock()
+	if ctx.Err() != nil {
+		t.Errorf("thruput %v: still running after %v, stopped", args, inProcessLimit)
+	}
+	var out [2]string
+	for i, f := range files {
+		b, err := os.ReadFile(f.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = string(b)
+	}
+	return outcome{code: code, stdout: out[0], stderr: out[1]}
 }
 
 // asNobody runs a command as the user nobody (root's tests of what an
@@ -151,32 +213,23 @@ func TestVersionAndHelp(t *testing.T) {
 	}
 }
 
-// TestVersionFields builds thruput as make build and scripts/package do,
-// with the version, commit and commit date linked in, and checks that
-// `thruput version` reports each of them and the toolchain and platform
-// it was built with.
+// TestVersionFields checks that `thruput version` reports the version,
+// commit and commit date TestMain linked in, as make build and
+// scripts/package do, and the toolchain and platform it was built with.
 func TestVersionFields(t *testing.T) {
-	const version, commit, date = "1.2.3", "0123456789abcdef0123456789abcdef01234567", "2026-01-02T03:04:05Z"
-	bin := filepath.Join(t.TempDir(), "thruput")
-	build := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", bin,
-		"-ldflags", "-X main.version="+version+" -X main.commit="+commit+" -X main.buildDate="+date, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	platform := runtime.GOOS + "/" + runtime.GOARCH
-	out, err := exec.Command(bin, "version", "--json").Output()
+	out, err := exec.Command(thruputBin, "version", "--json").Output()
 	var tool result.Tool
 	if err == nil {
 		err = json.Unmarshal(out, &tool)
 	}
-	want := result.Tool{Name: "thruput", Version: version, GoVersion: runtime.Version(), Platform: platform, Commit: commit, BuildDate: date}
+	want := result.Tool{Name: "thruput", Version: testVersion, GoVersion: runtime.Version(), Platform: platform, Commit: testCommit, BuildDate: testDate}
 	if err != nil || tool != want {
 		t.Errorf("version --json: %v\n got %+v\nwant %+v", err, tool, want)
 	}
-	line := fmt.Sprintf("thruput %s (commit %.12s, %s, %s, %s)\n", version, commit, date, runtime.Version(), platform)
+	line := fmt.Sprintf("thruput %s (commit %.12s, %s, %s, %s)\n", testVersion, testCommit, testDate, runtime.Version(), platform)
 	for _, args := range [][]string{{"version"}, {"--version"}} {
-		if out, err := exec.Command(bin, args...).Output(); err != nil || string(out) != line {
+		if out, err := exec.Command(thruputBin, args...).Output(); err != nil || string(out) != line {
 			t.Errorf("thruput %v: %v %q, want %q", args, err, out, line)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/fleet"
+	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/nettest"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
@@ -532,6 +533,7 @@ func TestFleetHostTimeout(t *testing.T) {
 // writes fail, and its scratch directory is removed all the same; it
 // used to die of SIGPIPE first.
 func TestFleetExecControllerGone(t *testing.T) {
+	fstest.Long(t, "measures for a second")
 	t.Parallel()
 	tmp, target := t.TempDir(), t.TempDir()
 	cmd := exec.Command(thruputBin, "fleet", "exec", "--", "disk", "random", target, "--time", "1s", "--total-size", "4M", "--files", "2")

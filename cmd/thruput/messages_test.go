@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/thruput/thruput/internal/fstest"
 )
 
 // TestMessagesNameTheFlag: every message names the flag of the command
@@ -75,12 +77,15 @@ func TestImportHost(t *testing.T) {
 
 // TestNetInterruptReads: a network test interrupted mid-run says
 // "interrupted", not Go's "context canceled", and mentions no test files,
-// which only the disk methods make.
+// which only the disk methods make. The test is paced (-b), so that it
+// can run beside tests that measure.
 func TestNetInterruptReads(t *testing.T) {
+	fstest.Long(t, "starts a server and measures for a second")
+	t.Parallel()
 	port := freePort(t)
 	startBackground(t, exec.Command(thruputBin, "net", "server", "-q", "--no-save", "-p", strconv.Itoa(port)))
 	waitListening(t, port)
-	cmd := exec.Command(thruputBin, "net", "client", "127.0.0.1:"+strconv.Itoa(port), "-t", "30", "--no-save", "-q")
+	cmd := exec.Command(thruputBin, "net", "client", "127.0.0.1:"+strconv.Itoa(port), "-t", "30", "-b", "50M", "--no-save", "-q")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,25 +45,65 @@ func iperf3Run(t *testing.T, limit time.Duration, args ...string) (string, error
 // in whole blocks once it sent TEST_END, so a server that kept its sending
 // streams open past TEST_END left it waiting for the rest of a block while
 // the server waited for its results: about 4 runs in 10 failed with
-// "unable to send control message: Broken pipe".
+// "unable to send control message: Broken pipe". The hundred runs go in
+// four lanes at once, each a server after server on a port of its own.
 func TestReverseLoopIperf3(t *testing.T) {
 	fstest.Long(t, "runs iperf3 -R a hundred times")
 	needIperf3(t)
-	for i := range 100 {
+	const lanes, runs = 4, 25
+	errs := make(chan error, lanes)
+	for lane := range lanes {
 		port := freePort(t)
-		srv := startBackground(t, exec.Command(thruputBin, "net", "server", "--once", "--json", "-q", "--bind", "127.0.0.1", "-p", strconv.Itoa(port)))
-		waitListening(t, port)
-		out, err := iperf3Run(t, 20*time.Second, "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-R", "-t", "1")
-		if err != nil {
-			t.Fatalf("run %d: iperf3 -R: %v\n%s", i+1, err, out)
-		}
-		if code := srv.wait(t); code != 0 {
-			t.Fatalf("run %d: thruput server exit %d: %s", i+1, code, srv.stderr.String())
-		}
-		if !strings.Contains(out, "receiver") {
-			t.Fatalf("run %d: iperf3 printed no summary:\n%s", i+1, out)
+		go func() { errs <- reverseLane(t, lane, runs, port) }()
+	}
+	for range lanes {
+		if err := <-errs; err != nil {
+			t.Error(err)
 		}
 	}
+}
+
+// reverseLane runs iperf3 -R against a fresh `net server --once` on port,
+// n times in a row, and says how the first run to fail failed.
+func reverseLane(t *testing.T, lane, n, port int) error {
+	p := strconv.Itoa(port)
+	for i := range n {
+		var stderr bytes.Buffer
+		srv := exec.CommandContext(t.Context(), thruputBin, "net", "server", "--once", "--json", "-q", "--bind", "127.0.0.1", "-p", p)
+		srv.Stderr = &stderr
+		if err := srv.Start(); err != nil {
+			return err
+		}
+		done := make(chan error, 1)
+		go func() { done <- srv.Wait() }()
+		if !listening(port) {
+			srv.Process.Kill()
+			<-done
+			return fmt.Errorf("lane %d, run %d: the server never listened on %d: %s", lane, i+1, port, stderr.String())
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+		out, err := exec.CommandContext(ctx, "iperf3", "-c", "127.0.0.1", "-p", p, "-R", "-t", "1").CombinedOutput()
+		cancel()
+		if err != nil {
+			srv.Process.Kill()
+			<-done
+			return fmt.Errorf("lane %d, run %d: iperf3 -R: %v\n%s", lane, i+1, err, out)
+		}
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			srv.Process.Kill()
+			<-done
+			return fmt.Errorf("lane %d, run %d: the --once server did not end: %s", lane, i+1, stderr.String())
+		}
+		if code := srv.ProcessState.ExitCode(); code != 0 {
+			return fmt.Errorf("lane %d, run %d: thruput server exit %d: %s", lane, i+1, code, stderr.String())
+		}
+		if !strings.Contains(string(out), "receiver") {
+			return fmt.Errorf("lane %d, run %d: iperf3 printed no summary:\n%s", lane, i+1, out)
+		}
+	}
+	return nil
 }
 
 // TestBackToBackIperf3 runs Debian's iperf3 a hundred times in a row against

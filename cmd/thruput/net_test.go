@@ -80,6 +80,14 @@ func (b *background) wait(t *testing.T) int {
 // (a connection would count as a test for --once servers).
 func waitListening(t *testing.T, port int) {
 	t.Helper()
+	if !listening(port) {
+		t.Fatalf("nothing listens on port %d", port)
+	}
+}
+
+// listening is waitListening's poll, for a goroutine of a test: whether
+// something listens on port within 10 s.
+func listening(port int) bool {
 	hex := fmt.Sprintf(":%04X ", port)
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
@@ -88,12 +96,12 @@ func waitListening(t *testing.T, port int) {
 			for sc.Scan() {
 				fields := strings.Fields(sc.Text())
 				if len(fields) > 3 && strings.HasSuffix(fields[1], hex[:len(hex)-1]) && fields[3] == "0A" {
-					return
+					return true
 				}
 			}
 		}
 	}
-	t.Fatalf("nothing listens on port %d", port)
+	return false
 }
 
 // iperf3JSON is the part of iperf3's -J output the tests compare.

@@ -105,7 +105,9 @@ func TestServe(t *testing.T) {
 		{[]string{"--listen", "nonsense"}, "HOST:PORT"},
 		{[]string{"--token-file", filepath.Join(dir, "none")}, "--token-file"},
 		{[]string{"--token-file", token}, "at least 16"},
-		{[]string{"--db", filepath.Join(dir, "none.db")}, "no result store"},
+		// A store in a directory that does not exist (one that does is
+		// an empty history, served: TestServeBeforeFirstRun).
+		{[]string{"--db", filepath.Join(dir, "none", "none.db")}, "no result store"},
 	} {
 		o := thruput(t, append([]string{"serve", "--db", db}, c.args...)...)
 		if o.code != 2 || !strings.Contains(o.stderr, c.want) {

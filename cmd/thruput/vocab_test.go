@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -61,8 +62,6 @@ func TestOneVocabulary(t *testing.T) {
 	}
 }
 
-// TestServerAddress: HOST:PORT and [IPv6]:PORT wherever a server is named,
-// -i 0 prints no interval lines, and streams are numbered from 1.
 // netClient runs a net client against a server the test has just used:
 // like iperf3's, the server says it is busy while it is still closing
 // the last test, so a busy answer is tried again.
@@ -77,13 +76,18 @@ func netClient(t *testing.T, args ...string) outcome {
 	}
 }
 
+// TestServerAddress: HOST:PORT and [IPv6]:PORT wherever a server is named,
+// -i 0 prints no interval lines, and streams are numbered from 1. Its
+// runs are paced (-b), so that it can run beside tests that measure.
 func TestServerAddress(t *testing.T) {
+	fstest.Long(t, "starts a server and measures for seconds")
+	t.Parallel()
 	port := freePort(t)
 	startBackground(t, exec.Command(thruputBin, "net", "server", "-q", "--no-save", "-p", strconv.Itoa(port)))
 	waitListening(t, port)
 	p := strconv.Itoa(port)
 	for _, server := range []string{"127.0.0.1:" + p, "[::1]:" + p} {
-		o := netClient(t, "net", "client", server, "-t", "1", "-P", "2", "--no-save", "--json", "-q")
+		o := netClient(t, "net", "client", server, "-t", "1", "-P", "2", "-b", "50M", "--no-save", "--json", "-q")
 		doc, err := result.Read(strings.NewReader(o.stdout))
 		if o.code != 0 || err != nil {
 			t.Fatalf("%s: exit %d %v %s", server, o.code, err, o.stderr)
@@ -103,7 +107,7 @@ func TestServerAddress(t *testing.T) {
 			t.Errorf("%s: stream ids %s, want [1,2]", server, b)
 		}
 	}
-	o := netClient(t, "net", "client", "127.0.0.1:"+p, "-t", "1", "-i", "0", "--no-save")
+	o := netClient(t, "net", "client", "127.0.0.1:"+p, "-t", "1", "-b", "50M", "-i", "0", "--no-save")
 	if o.code != 0 || strings.Contains(o.stdout, "0.00-") || strings.Contains(o.stdout, "[SUM]") {
 		t.Errorf("-i 0 printed interval lines:\n%s", o.stdout)
 	}

@@ -195,6 +195,7 @@ func TestFioReal(t *testing.T) {
 }
 
 func TestIPerf3Real(t *testing.T) {
+	fstest.Long(t, "runs the real iperf3 for seconds")
 	t.Parallel()
 	tool(t, "iperf3")
 	for _, tc := range []struct {
