@@ -268,6 +268,52 @@ func TestIPerf3StreamAfterNoise(t *testing.T) {
 	}
 }
 
+// iperf3Events is a --json-stream run of one interval, its events as
+// JSONStream_Output prints them (src/iperf_api.c: one unformatted object
+// a line).
+const iperf3Events = `{"event":"start","data":{"version":"iperf 3.20","timestamp":{"timesecs":1750000000},"connecting_to":{"host":"pi","port":5201},"test_start":{"protocol":"TCP","num_streams":1,"duration":1}}}
+{"event":"interval","data":{"streams":[],"sum":{"start":0,"end":1,"seconds":1,"bytes":125000000,"bits_per_second":1e9,"sender":true}}}
+`
+
+const iperf3EndEvent = `{"event":"end","data":{"sum_sent":{"start":0,"end":1,"seconds":1,"bytes":125000000,"bits_per_second":1e9,"retransmits":0},"sum_received":{"start":0,"end":1,"seconds":1,"bytes":124000000,"bits_per_second":992000000}}}
+`
+
+// TestIPerf3StreamServerOutput: with --get-server-output, iperf3 3.17 and
+// later print the server's report as a "server_output_json" (the server
+// ran with -J) or "server_output_text" event before "end"
+// (iperf_json_finish, src/iperf_api.c of esnet/iperf 3.17).
+func TestIPerf3StreamServerOutput(t *testing.T) {
+	for _, ev := range []string{
+		`{"event":"server_output_json","data":{"start":{"version":"iperf 3.20"},"intervals":[],"end":{}}}`,
+		`{"event":"server_output_text","data":"Accepted connection from 10.0.0.2, port 40000\n"}`,
+	} {
+		d := importOne(t, iperf3Events+ev+"\n"+iperf3EndEvent, 1)[0]
+		if len(d.Net.Intervals) != 1 || len(d.Net.Sums) != 1 || d.Net.Sums[0].Receiver.BitsPerSecond != 992e6 {
+			t.Errorf("%.40s: %d intervals, sums %+v", ev, len(d.Net.Intervals), d.Net.Sums)
+		}
+	}
+}
+
+// TestIPerf3StreamFullOutput: --json-stream-full-output (iperf3 3.20 and
+// later) prints -J's whole document, over many lines, after the events; it
+// is read as the run, and cut short it is truncated.
+func TestIPerf3StreamFullOutput(t *testing.T) {
+	full := "{\n\t\"start\":\t{\n\t\t\"version\":\t\"iperf 3.20\",\n\t\t\"timestamp\":\t{\"timesecs\":\t1750000000},\n" +
+		"\t\t\"connecting_to\":\t{\"host\":\t\"pi\", \"port\":\t5201},\n\t\t\"test_start\":\t{\"protocol\":\t\"TCP\", \"num_streams\":\t1, \"duration\":\t1}\n\t},\n" +
+		"\t\"intervals\":\t[{\"streams\":\t[], \"sum\":\t{\"start\":\t0, \"end\":\t1, \"seconds\":\t1, \"bytes\":\t125000000, \"bits_per_second\":\t1e9, \"sender\":\ttrue}}],\n" +
+		"\t\"end\":\t{\n\t\t\"sum_sent\":\t{\"start\":\t0, \"end\":\t1, \"seconds\":\t1, \"bytes\":\t125000000, \"bits_per_second\":\t1e9, \"retransmits\":\t0},\n" +
+		"\t\t\"sum_received\":\t{\"start\":\t0, \"end\":\t1, \"seconds\":\t1, \"bytes\":\t124000000, \"bits_per_second\":\t992000000}\n\t}\n}\n"
+	in := iperf3Events + iperf3EndEvent + full
+	d := importOne(t, in, 1)[0]
+	if d.Imported.Version != "3.20" || len(d.Net.Intervals) != 1 || len(d.Net.Sums) != 1 || d.Net.Sums[0].Receiver.Bytes != 124000000 {
+		t.Errorf("version %q, %d intervals, sums %+v", d.Imported.Version, len(d.Net.Intervals), d.Net.Sums)
+	}
+	cut := in[:len(in)-len(full)/2]
+	if _, err := Import([]byte(cut), "in"); err == nil || !strings.Contains(err.Error(), "truncated") {
+		t.Errorf("the full document cut short: %v", err)
+	}
+}
+
 // TestIPerf3BidirDuplicateKeys: iperf3 3.7 to 3.10 wrote both directions
 // of --bidir under the same keys (esnet/iperf#952 and #1196, whose report
 // this shape follows); the first is the client's sending, the second the

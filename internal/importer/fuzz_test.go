@@ -43,6 +43,7 @@ var iperf3Seeds = []string{
 	 "end": {"streams": [{"udp": {"socket": 5, "bytes": 0, "jitter_ms": 0.1, "lost_packets": -1, "packets": 3, "out_of_order": 1, "sender": false}}],
 	  "sum": {"bytes": 0, "jitter_ms": 0.1, "lost_packets": 0}}, "error": "interrupt"}`,
 	"{\"event\": \"start\", \"data\": {\"version\": \"iperf 3.17\", \"test_start\": {\"bidir\": 1}}}\n{\"event\": \"interval\", \"data\": {\"sum_bidir_reverse\": {}}}\n{\"event\": \"end\", \"data\": {}}\n",
+	"{\"event\":\"start\",\"data\":{}}\n{\"event\":\"server_output_text\",\"data\":\"x\"}\n{\"event\":\"end\",\"data\":{}}\n{\n\t\"start\":\t{},\n\t\"end\":\t{}\n}\n",
 	`{"start": {"version": "thruput 1.0", "system_info": "6.1.21 armv6l"}}`,
 	`{"start": []}`,
 }

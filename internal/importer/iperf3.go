@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"fmt"
 	"net"
 	"strconv"
@@ -45,21 +46,31 @@ func importIPerf3(data []byte, file string) ([]*result.Document, error) {
 func iperf3Stream(data []byte) (any, error) {
 	out := map[string]any{}
 	var intervals []any
-	var err error
-	eachLine(data, func(n int, l string) {
-		if err != nil || strings.TrimSpace(l) == "" {
-			return
+	for n, rest := 1, data; len(rest) > 0; n++ {
+		line, next := rest, []byte(nil)
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, next = rest[:i], rest[i+1:]
+		}
+		line = bytes.TrimSpace(line)
+		// --json-stream-full-output (iperf3 3.20 and later) prints -J's
+		// whole document after the events, over many lines (cJSON_Print
+		// in iperf_json_finish, src/iperf_api.c): it holds everything the
+		// events did, and the intervals besides.
+		if string(line) == "{" && firstKey(rest) == "start" {
+			return decodeJSONDup(rest, "iperf3 JSON")
+		}
+		if len(line) == 0 {
+			rest = next
+			continue
 		}
 		what := fmt.Sprintf("iperf3 JSON stream, line %d", n)
-		v, derr := decodeJSON([]byte(l), what)
-		if derr != nil {
-			err = derr
-			return
+		v, err := decodeJSON(line, what)
+		if err != nil {
+			return nil, err
 		}
 		m, ok := v.(map[string]any)
 		if !ok {
-			err = fmt.Errorf("%s: not an object", what)
-			return
+			return nil, fmt.Errorf("%s: not an object", what)
 		}
 		ev, _ := m["event"].(string)
 		switch ev {
@@ -67,12 +78,13 @@ func iperf3Stream(data []byte) (any, error) {
 			out[ev] = m["data"]
 		case "interval":
 			intervals = append(intervals, m["data"])
+		case "server_output_json", "server_output_text":
+			// --get-server-output: the server's own report, which -J keeps
+			// beside the client's and this importer reads from neither.
 		default:
-			err = fmt.Errorf("%s: unknown event %q", what, clip(ev))
+			return nil, fmt.Errorf("%s: unknown event %q", what, clip(ev))
 		}
-	})
-	if err != nil {
-		return nil, err
+		rest = next
 	}
 	out["intervals"] = intervals
 	return out, nil
