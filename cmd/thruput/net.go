@@ -37,6 +37,7 @@ type clientFlags struct {
 	opts                 netClientOpts
 	clients              int
 	stable               stableFlags
+	latency              latencyFlags
 }
 
 func newNetClientCmd(a *app) *cobra.Command {
@@ -92,6 +93,7 @@ every direction's rate is known to ±2 %.`,
 	fl.BoolVarP(&f.zero, "zerocopy", "Z", false, "send TCP with sendfile(2) from memory: no copy into the kernel")
 	fl.BoolVarP(&f.compat, "iperf3-json", "J", false, "print iperf3's JSON (as iperf3 -J) instead of a table")
 	f.stable.add(fl)
+	f.latency.add(fl)
 	fl.StringVar(&f.secretFile, "secret-file", "", "file holding the shared secret a thruput server was started with")
 	f.opts.add(fl, &f.ClientFlags)
 	fl.IntVar(&f.clients, "clients", 1, "run this many independent tests at once (a server taking them: net server --max-clients); prints each client's figure, the sum and Jain's fairness index")
@@ -160,6 +162,9 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 	if err := f.opts.apply(&cfg, a.output); err != nil {
 		return err
 	}
+	if cfg.Latency, err = f.latency.prober(); err != nil {
+		return err
+	}
 	secret, out, closeOut, err := a.netSetup(f.secretFile)
 	if err != nil {
 		return err
@@ -222,6 +227,9 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 		return a.netClients(cmd.Context(), cfg, f.clients, format, out)
 	}
 	n, runErr := iperf3.Run(cmd.Context(), cfg)
+	if cfg.Latency != nil {
+		doc.LoadLatency = cfg.Latency.Result()
+	}
 	line.Clear()
 	n.Parameters.Interface = netInterface(n)
 	doc.Net = n
