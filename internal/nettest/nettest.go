@@ -304,10 +304,11 @@ func enter(ns string, fn func() error) error {
 	return fn()
 }
 
-// validSuffix: a and b are a Link's ends, s a LAN's switch, hN its hosts.
+// validSuffix: a and b are a Link's ends (or a Router's), r a Router's
+// middle, s a LAN's switch, hN its hosts.
 func validSuffix(s string) bool {
 	switch s {
-	case "a", "b", "s":
+	case "a", "b", "r", "s":
 		return true
 	}
 	n, ok := strings.CutPrefix(s, "h")
