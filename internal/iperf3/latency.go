@@ -71,7 +71,13 @@ func offerEcho(ctrl net.Conn, p *Params, timeout time.Duration) (func(), error) 
 	if !p.LatencyEcho || !lok || !pok {
 		return func() {}, nil
 	}
-	e, err := latency.Listen(local.IP, peer.IP, local.Port)
+	port := local.Port
+	if p.UDP {
+		// The test's streams take that UDP port (SO_REUSEADDR, which a
+		// socket without it would refuse them).
+		port = 0
+	}
+	e, err := latency.Listen(local.IP, peer.IP, port)
 	if err != nil {
 		return func() {}, nil
 	}

@@ -82,7 +82,7 @@ func (p *packet) encode(b []byte) []byte {
 // refused, as the echo port is open to whoever finds it.
 func decode(b []byte) (packet, error) {
 	var p packet
-	if len(b) != probeSize || [4]byte(b[:4]) != probeMagic || b[4] > 1 || b[5]|b[6]|b[7] != 0 {
+	if len(b) != probeSize || [4]byte(b[:4]) != probeMagic || b[4] > 1 || b[5]|b[6]|b[7] != 0 || binary.BigEndian.Uint64(b[56:]) != 0 {
 		return p, errNotProbe
 	}
 	be := binary.BigEndian
