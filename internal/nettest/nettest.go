@@ -241,9 +241,15 @@ func (l *Link) check(ns string) error {
 // Processes still running when the test ends are killed before their
 // namespace is deleted.
 func (l *Link) Command(ctx context.Context, ns string, name string, args ...string) *exec.Cmd {
+	return command(ctx, l.check(ns), ns, name, args...)
+}
+
+// command is `ip netns exec ns name args...`, failing at Start with bad
+// when the caller refused ns.
+func command(ctx context.Context, bad error, ns string, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", ns, name}, args...)...)
-	if err := l.check(ns); err != nil {
-		cmd.Err = err
+	if bad != nil {
+		cmd.Err = bad
 	}
 	return cmd
 }

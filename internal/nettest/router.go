@@ -116,11 +116,7 @@ func (r *Router) check(ns string) error {
 // Command runs name with args in namespace ns (ip netns exec); see
 // Link.Command.
 func (r *Router) Command(ctx context.Context, ns string, name string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", ns, name}, args...)...)
-	if err := r.check(ns); err != nil {
-		cmd.Err = err
-	}
-	return cmd
+	return command(ctx, r.check(ns), ns, name, args...)
 }
 
 // Enter runs fn on a thread in namespace ns; see Link.Enter.
