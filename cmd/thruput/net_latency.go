@@ -31,7 +31,7 @@ const (
 func (l *latencyFlags) add(fl *pflag.FlagSet) {
 	fl.BoolVar(&l.off, "no-latency", false, "do not measure latency under load (the probes beside the test)")
 	fl.StringVar(&l.interval, "latency-interval", "10ms", "time between latency probes (1ms to 1s)")
-	fl.StringVar(&l.idle, "idle", "3s", "idle phase the latency probes measure before the load (0.1s to 30s)")
+	fl.StringVar(&l.idle, "idle", "3s", "longest idle phase the latency probes measure before the load; it ends once the idle median is known to ±5 % (0.1s to 30s)")
 }
 
 // prober is the probe stream the flags ask for; nil with --no-latency.

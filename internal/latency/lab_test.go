@@ -267,11 +267,15 @@ func parseIrtt(t *testing.T, file string) []stamped {
 	return s
 }
 
-// median of the samples sent within the phase, its edges trimmed by
+// median of the samples sent within the phase, a load's edges trimmed by
 // 100 ms (probes sent at the edge meet a queue filling or draining).
 func median(t *testing.T, s []stamped, base time.Time, p *result.LatencyPhase, tool string) float64 {
 	t.Helper()
-	from, to := base.Add(time.Duration(p.StartNs)+100*time.Millisecond), base.Add(time.Duration(p.EndNs)-100*time.Millisecond)
+	trim := 100 * time.Millisecond
+	if p.Phase == "idle" {
+		trim = 0
+	}
+	from, to := base.Add(time.Duration(p.StartNs)+trim), base.Add(time.Duration(p.EndNs)-trim)
 	var xs []float64
 	for _, x := range s {
 		if x.at.After(from) && x.at.Before(to) {

@@ -14,8 +14,8 @@ type LoadLatency struct {
 	// Port is the server port the probes went to: the echo's UDP port,
 	// or the test's TCP port.
 	Port int `json:"port"`
-	// IntervalNs is the time between probes; IdleNs the idle phase asked
-	// for.
+	// IntervalNs is the time between probes; IdleNs the longest idle
+	// phase asked for (it ends once its median is known).
 	IntervalNs int64 `json:"interval_ns"`
 	IdleNs     int64 `json:"idle_ns"`
 	// IdleAfter is set when the idle phase came after the load (handshake
