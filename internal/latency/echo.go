@@ -62,6 +62,7 @@ func Listen(local, peer net.IP, port int) (*Echo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("latency echo: %w", err)
 	}
+	stampReceives(e.conn)
 	go e.serve()
 	return e, nil
 }
@@ -79,13 +80,13 @@ func (e *Echo) Close() {
 
 func (e *Echo) serve() {
 	defer close(e.done)
-	buf := make([]byte, probeSize+1)
+	buf, oob := make([]byte, probeSize+1), make([]byte, oobSize)
 	var count uint64
 	for {
-		n, from, err := e.conn.ReadFromUDP(buf)
-		// The receive time is taken first: whatever follows is the
-		// server's own time, which the reply's send time leaves out.
-		recv := time.Since(e.base).Nanoseconds()
+		n, from, ago, err := readStamped(e.conn, buf, oob)
+		// The receive time is the kernel's: the wake-up that follows is
+		// the server's own time, which the reply's send time leaves out.
+		recv := (time.Since(e.base) - ago).Nanoseconds()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
 				return

@@ -133,6 +133,7 @@ func (p *Prober) Start(ctx context.Context, local, remote net.Addr, offer *Offer
 	p.kind, p.conn, p.token, p.udpPort = KindUDPEcho, conn, token, offer.Port
 	p.phase, p.idleStart = phaseIdle, p.now()
 	p.mu.Unlock()
+	stampReceives(conn)
 	p.wg.Add(1)
 	go p.readEchoes()
 	p.run()
@@ -325,10 +326,10 @@ func (p *Prober) send() {
 // readEchoes matches echoes to their probes.
 func (p *Prober) readEchoes() {
 	defer p.wg.Done()
-	buf := make([]byte, probeSize+1)
+	buf, oob := make([]byte, probeSize+1), make([]byte, oobSize)
 	for {
-		n, err := p.conn.Read(buf)
-		recv := p.now()
+		n, _, ago, err := readStamped(p.conn, buf, oob)
+		recv := p.now() - ago.Nanoseconds()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
 				return
