@@ -2,6 +2,7 @@ package latency_test
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"testing"
 	"time"
@@ -37,7 +38,7 @@ func TestLoopbackEcho(t *testing.T) {
 			defer cancel()
 			done := make(chan error, 1)
 			go func() { done <- s.Serve(ctx) }()
-			pr := latency.New(latency.Config{Idle: 300 * time.Millisecond})
+			pr := latency.New(latency.Config{Idle: time.Second})
 			n, err := iperf3.Run(ctx, iperf3.ClientConfig{Host: "127.0.0.1", Port: tcpPort(s), Params: c.p, Version: "thruput test", Latency: pr})
 			l := pr.Result()
 			if err != nil || len(n.Sums) == 0 {
@@ -47,7 +48,8 @@ func TestLoopbackEcho(t *testing.T) {
 				t.Fatalf("server: %v", err)
 			}
 			if l.Probe != latency.KindUDPEcho || l.Idle == nil || l.Idle.Received < 10 || len(l.Loaded) != 1 || l.Loaded[0].Received < 10 {
-				t.Fatalf("latency %+v", l)
+				b, _ := json.Marshal(l)
+				t.Fatalf("latency %s", b)
 			}
 			if lp := l.Loaded[0]; lp.Phase != c.dir || lp.Up == nil || lp.Down == nil || lp.RPM == nil || lp.Added == nil {
 				t.Errorf("loaded phase %+v", lp)

@@ -378,7 +378,7 @@ func (p *Prober) Result() *result.LoadLatency {
 	conn, started := p.conn, p.server != nil
 	p.mu.Unlock()
 	if conn != nil {
-		time.Sleep(min(echoWait, p.lastEchoWait()))
+		p.awaitEchoes(min(echoWait, p.lastEchoWait()))
 	}
 	close(p.stop)
 	if conn != nil {
@@ -391,6 +391,28 @@ func (p *Prober) Result() *result.LoadLatency {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.summarise()
+}
+
+// awaitEchoes waits until the echo probes of the last 2·d are answered
+// (older ones are lost), or d passed.
+func (p *Prober) awaitEchoes(d time.Duration) {
+	end := time.Now().Add(d)
+	recent := p.now() - 2*d.Nanoseconds()
+	for time.Now().Before(end) {
+		p.mu.Lock()
+		pending := false
+		for _, s := range p.samples {
+			if s.kind == KindUDPEcho && !s.answered && s.sent > recent {
+				pending = true
+				break
+			}
+		}
+		p.mu.Unlock()
+		if !pending {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // lastEchoWait is how long the last echo may still take: a few of the
