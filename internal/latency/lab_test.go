@@ -112,6 +112,11 @@ type lab struct {
 }
 
 func newLab(t *testing.T, q nettest.Queue) *lab {
+	for _, tool := range []string{"irtt", "ping", "iptables"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s, which the latency lab checks against: %v (scripts/setup installs it)", tool, err)
+		}
+	}
 	r := nettest.NewRouter(t, q)
 	l := &lab{Router: r, t: t}
 	l.start(r.Server, []string{"LATENCY_LAB=server", "LATENCY_LAB_ADDR=" + r.ServerAddr + ":" + strconv.Itoa(labPort)}, "ready")

@@ -61,11 +61,48 @@ func (p *Prober) summarise() *result.LoadLatency {
 		}
 		l.Loaded = append(l.Loaded, *lp)
 	}
+	l.BinNs = max(seriesBin, 10*p.cfg.Interval).Nanoseconds()
+	l.Series = append(series(idle, "idle", l.BinNs), series(load, p.loadDir, l.BinNs)...)
 	if l.Lost == "" && len(idle)+len(load) > 0 && !l.Measured() {
 		l.Lost = lostAll(p.kind, l.Port)
 	}
 	l.Verdict = Verdict(l)
 	return l
+}
+
+// seriesBin is the shortest bin of the series: ten points a second.
+const seriesBin = 100 * time.Millisecond
+
+// series bins a phase's probes (in send order) by their send time.
+func series(ss []*sample, phase string, bin int64) []result.LatencyPoint {
+	var out []result.LatencyPoint
+	var rtt []int64
+	flush := func() {
+		if len(out) > 0 && len(rtt) > 0 {
+			slices.Sort(rtt)
+			m := rtt[len(rtt)/2]
+			out[len(out)-1].RTTNs = &m
+		}
+		rtt = rtt[:0]
+	}
+	for _, s := range ss {
+		at := s.sent / bin * bin
+		// Handshakes stamp their send in their own goroutines, a
+		// little out of order: a late stamp joins the bin before.
+		if len(out) == 0 || at > out[len(out)-1].AtNs {
+			flush()
+			out = append(out, result.LatencyPoint{AtNs: at, Phase: phase})
+		}
+		pt := &out[len(out)-1]
+		pt.Sent++
+		if s.answered {
+			rtt = append(rtt, int64(s.rtt))
+		} else {
+			pt.Lost++
+		}
+	}
+	flush()
+	return out
 }
 
 func lostAll(kind string, port int) string {

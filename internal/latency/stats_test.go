@@ -67,6 +67,15 @@ func TestSummaryOneWay(t *testing.T) {
 	if lp.RPM.Value != 60/0.097 {
 		t.Errorf("RPM %v, want 60 s / 97 ms", lp.RPM.Value)
 	}
+	// 100 ms bins: the idle phase's 100 probes in 10, the load's 300 in
+	// 30 (its clock restarts at 0 in this made-up stream), the lost one
+	// in the load's sixth.
+	if l.BinNs != 1e8 || len(l.Series) != 40 || l.Series[0].Phase != "idle" || l.Series[10].Phase != "down" {
+		t.Fatalf("series of %d bins of %d ns", len(l.Series), l.BinNs)
+	}
+	if pt := l.Series[15]; pt.Sent != 10 || pt.Lost != 1 || *pt.RTTNs != 97e6 {
+		t.Errorf("bin %+v", pt)
+	}
 	want := "the link added 96 ms under load in the download direction: a deep queue (bufferbloat) in front of the slowest hop"
 	if l.Verdict != want {
 		t.Errorf("verdict %q, want %q", l.Verdict, want)

@@ -38,6 +38,21 @@ type LoadLatency struct {
 	Lost string `json:"lost,omitempty"`
 	// Verdict explains a large added latency in words.
 	Verdict string `json:"verdict,omitempty"`
+	// Series is the round trip over time, for charts: the probes of the
+	// idle phase and the load in bins of BinNs.
+	BinNs  int64          `json:"bin_ns,omitempty"`
+	Series []LatencyPoint `json:"series,omitempty"`
+}
+
+// LatencyPoint is one bin of probes: sent from AtNs (from the probe
+// stream's start) for BinNs, in Phase; the median round trip of those
+// answered (absent when none was), and how many were sent and lost.
+type LatencyPoint struct {
+	AtNs  int64  `json:"at_ns"`
+	Phase string `json:"phase"`
+	RTTNs *int64 `json:"rtt_ns,omitempty"`
+	Sent  int    `json:"sent"`
+	Lost  int    `json:"lost"`
 }
 
 // LatencyPhase is one phase's probes.
