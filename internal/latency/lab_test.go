@@ -112,12 +112,12 @@ type lab struct {
 }
 
 func newLab(t *testing.T, q nettest.Queue) *lab {
+	r := nettest.NewRouter(t, q)
 	for _, tool := range []string{"irtt", "ping", "iptables"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("%s, which the latency lab checks against: %v (scripts/setup installs it)", tool, err)
 		}
 	}
-	r := nettest.NewRouter(t, q)
 	l := &lab{Router: r, t: t}
 	l.start(r.Server, []string{"LATENCY_LAB=server", "LATENCY_LAB_ADDR=" + r.ServerAddr + ":" + strconv.Itoa(labPort)}, "ready")
 	l.start(r.Server, nil, "[ListenerStart]", "irtt", "server", "-b", r.ServerAddr+":2112")
