@@ -55,7 +55,10 @@ the receiver of every stream, with TCP retransmits or UDP jitter and loss, and
 the CPU load of both ends. -J prints iperf3's own JSON so tools made for iperf3
 read it; --json prints thruput's result document. Each direction's figure
 carries its 95 % interval; --until-stable ends the test before -t once
-every direction's rate is known to ±2 %.`,
+every direction's rate is known to ±2 %. Latency under load is measured
+beside it (--no-latency: off): a probe every 10 ms through an idle phase
+and the load gives the idle and loaded round trips, the latency the load
+added and RPM.`,
 		Example: `  # a long iperf3 test: 10 streams for 65 s, the first 5 s left out, each way and both
   thruput net client 192.168.1.10 -P 10 -t 65 -O 5
   thruput net client 192.168.1.10 -P 10 -t 65 -O 5 -R
