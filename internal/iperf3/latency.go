@@ -64,17 +64,18 @@ func (c *client) readOffer() (*latency.Offer, error) {
 
 // offerEcho opens the echo a client asked for and tells it where; the
 // returned func closes it. A server that cannot open one says nothing,
-// and the client probes with handshakes.
-func offerEcho(ctrl net.Conn, p *Params, timeout time.Duration) (func(), error) {
+// and the client probes with handshakes. shared is a server running tests
+// at once (--max-clients), where a UDP test may need the port any time.
+func offerEcho(ctrl net.Conn, p *Params, timeout time.Duration, shared bool) (func(), error) {
 	local, lok := ctrl.LocalAddr().(*net.TCPAddr)
 	peer, pok := ctrl.RemoteAddr().(*net.TCPAddr)
 	if !p.LatencyEcho || !lok || !pok {
 		return func() {}, nil
 	}
 	port := local.Port
-	if p.UDP {
-		// The test's streams take that UDP port (SO_REUSEADDR, which a
-		// socket without it would refuse them).
+	if p.UDP || shared {
+		// UDP streams take that UDP port (SO_REUSEADDR, which a socket
+		// without it would refuse them).
 		port = 0
 	}
 	e, err := latency.Listen(local.IP, peer.IP, port)

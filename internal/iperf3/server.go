@@ -390,7 +390,7 @@ func (s *Server) run(ctx context.Context, ctrl net.Conn, cookie []byte, p *Param
 	data.limited = p.Omit == 0 && !p.UDP && p.Bitrate == 0
 	var streams []*stream
 	defer func() { data.shutdown(streams) }()
-	closeEcho, err := offerEcho(ctrl, p, s.cfg.ControlTimeout)
+	closeEcho, err := offerEcho(ctrl, p, s.cfg.ControlTimeout, s.cfg.MaxClients > 1)
 	if err != nil {
 		return nil, err
 	}
