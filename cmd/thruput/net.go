@@ -37,6 +37,7 @@ type clientFlags struct {
 	opts                 netClientOpts
 	clients              int
 	stable               stableFlags
+	latency              latencyFlags
 }
 
 func newNetClientCmd(a *app) *cobra.Command {
@@ -54,7 +55,10 @@ the receiver of every stream, with TCP retransmits or UDP jitter and loss, and
 the CPU load of both ends. -J prints iperf3's own JSON so tools made for iperf3
 read it; --json prints thruput's result document. Each direction's figure
 carries its 95 % interval; --until-stable ends the test before -t once
-every direction's rate is known to ±2 %.`,
+every direction's rate is known to ±2 %. Latency under load is measured
+beside it (--no-latency: off): a probe every 10 ms through an idle phase
+and the load gives the idle and loaded round trips, the latency the load
+added and RPM.`,
 		Example: `  # a long iperf3 test: 10 streams for 65 s, the first 5 s left out, each way and both
   thruput net client 192.168.1.10 -P 10 -t 65 -O 5
   thruput net client 192.168.1.10 -P 10 -t 65 -O 5 -R
@@ -92,6 +96,7 @@ every direction's rate is known to ±2 %.`,
 	fl.BoolVarP(&f.zero, "zerocopy", "Z", false, "send TCP with sendfile(2) from memory: no copy into the kernel")
 	fl.BoolVarP(&f.compat, "iperf3-json", "J", false, "print iperf3's JSON (as iperf3 -J) instead of a table")
 	f.stable.add(fl)
+	f.latency.add(fl)
 	fl.StringVar(&f.secretFile, "secret-file", "", "file holding the shared secret a thruput server was started with")
 	f.opts.add(fl, &f.ClientFlags)
 	fl.IntVar(&f.clients, "clients", 1, "run this many independent tests at once (a server taking them: net server --max-clients); prints each client's figure, the sum and Jain's fairness index")
@@ -160,6 +165,9 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 	if err := f.opts.apply(&cfg, a.output); err != nil {
 		return err
 	}
+	if cfg.Latency, err = f.latency.prober(); err != nil {
+		return err
+	}
 	secret, out, closeOut, err := a.netSetup(f.secretFile)
 	if err != nil {
 		return err
@@ -222,6 +230,9 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 		return a.netClients(cmd.Context(), cfg, f.clients, format, out)
 	}
 	n, runErr := iperf3.Run(cmd.Context(), cfg)
+	if cfg.Latency != nil {
+		doc.LoadLatency = cfg.Latency.Result()
+	}
 	line.Clear()
 	n.Parameters.Interface = netInterface(n)
 	doc.Net = n

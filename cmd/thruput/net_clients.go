@@ -41,6 +41,8 @@ func checkClients(n int, format string, compat bool) error {
 // is each client's figure, their sum and Jain's fairness index.
 func (a *app) netClients(ctx context.Context, cfg iperf3.ClientConfig, n int, format string, out io.Writer) error {
 	cfg.OnInterval, cfg.OnStreams = nil, nil
+	// One probe stream is one test's: --clients runs without.
+	cfg.Latency = nil
 	// Each client's run has its own health sampler, so each document
 	// carries the machine's health over its own test.
 	begins := make([]*lifecycle.Begun, n)

@@ -413,7 +413,7 @@ func TestNetClientFailures(t *testing.T) {
 	port = freePort(t)
 	srv := startBackground(t, exec.Command(thruputBin, "net", "server", "-q", "--bind", "127.0.0.1", "-p", strconv.Itoa(port)))
 	waitListening(t, port)
-	cli := exec.Command(thruputBin, "net", "client", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "30", "-i", "0.2", "-b", "50M", "--json", "-q", "--db", db, "--label", "case=died")
+	cli := exec.Command(thruputBin, "net", "client", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "30", "-i", "0.2", "-b", "50M", "--idle", "0.1", "--json", "-q", "--db", db, "--label", "case=died")
 	var stdout, stderr bytes.Buffer
 	cli.Stdout, cli.Stderr = &stdout, &stderr
 	if err := cli.Start(); err != nil {

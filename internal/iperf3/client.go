@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/thruput/thruput/internal/latency"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/steady"
 )
@@ -53,6 +54,8 @@ type ClientConfig struct {
 	// its time once the rate of every direction is known, and each
 	// direction's sum carries its interval either way.
 	Steady steady.Options
+	// Latency probes the path beside the test when set (see latency.go).
+	Latency *latency.Prober
 }
 
 // Run runs one test. On failure it returns what was measured so far
@@ -67,6 +70,9 @@ func Run(ctx context.Context, cfg ClientConfig) (*result.Net, error) {
 	}
 	p.ClientVersion = cfg.Version
 	p.ZeroCopy = cfg.ZeroCopy && !p.UDP
+	if cfg.Latency != nil {
+		p.LatencyEcho, p.LatencyIdle = true, min(cfg.Latency.Idle(), maxLatencyIdle)
+	}
 	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
 	d := net.Dialer{Timeout: cfg.ConnectTimeout, Control: bindControl(cfg.BindDev, &p, false)}
 	if cfg.Bind != "" {
@@ -233,10 +239,13 @@ func (c *client) test(ctx context.Context) (*result.Net, error) {
 	if err := sendJSON(c.ctrl, c.p.wire(), ctrlTimeout); err != nil {
 		return nil, c.ctrlError(err)
 	}
-	if err := c.expect(stateCreateStreams, setupTimeout); err != nil {
+	offer, err := c.readOffer()
+	if err != nil {
 		return nil, err
 	}
-	var err error
+	if l := c.cfg.Latency; l != nil {
+		l.Start(ctx, c.ctrl.LocalAddr(), c.ctrl.RemoteAddr(), offer)
+	}
 	if c.data, err = newDataPath(c.p, c.cfg.ZeroCopy); err != nil {
 		return nil, err
 	}
@@ -251,6 +260,9 @@ func (c *client) test(ctx context.Context) (*result.Net, error) {
 		return nil, err
 	}
 	c.running = true
+	if l := c.cfg.Latency; l != nil {
+		l.Loaded(Describe(c.p).Direction, c.p.Omit)
+	}
 	s := newSession(c.p, c.streams, c.data, c.cfg.Interval, c.cfg.OnInterval)
 	states := make(chan stateOrErr, 1)
 	s.begin()
@@ -260,6 +272,9 @@ func (c *client) test(ctx context.Context) (*result.Net, error) {
 	}()
 	runErr := c.loop(ctx, s, states)
 	s.finish()
+	if l := c.cfg.Latency; l != nil {
+		l.Unloaded()
+	}
 	if runErr == nil {
 		runErr = c.streamError()
 	}
@@ -301,6 +316,11 @@ func (c *client) test(ctx context.Context) (*result.Net, error) {
 	c.congestion, c.peerCongestion = mine.Congestion, remote.Congestion
 	if err := c.expect(stateDisplayResults, setupTimeout); err != nil {
 		return n, err
+	}
+	if l := c.cfg.Latency; l != nil {
+		// The server holds the test until IPERF_DONE: handshake probes
+		// measure the idle path now, refused as extra connections.
+		l.After(ctx)
 	}
 	_ = writeState(c.ctrl, stateIperfDone, ctrlTimeout)
 	return n, nil

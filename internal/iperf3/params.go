@@ -42,6 +42,12 @@ type Params struct {
 	// Auth is thruput's shared-secret token (see auth.go); iperf3 clients
 	// never send it.
 	Auth string
+
+	// LatencyEcho asks a thruput server to echo latency probes, after an
+	// idle phase of LatencyIdle before the streams connect (see
+	// latency.go); iperf3 servers ignore both.
+	LatencyEcho bool
+	LatencyIdle time.Duration
 }
 
 // streams is how many data connections the test uses.
@@ -97,6 +103,10 @@ func (p *Params) wire() map[string]any {
 	if p.Auth != "" {
 		m[authKey] = p.Auth
 	}
+	if p.LatencyEcho {
+		m[latencyEchoKey] = 1
+		m[latencyIdleKey] = p.LatencyIdle.Milliseconds()
+	}
 	return m
 }
 
@@ -126,7 +136,7 @@ func ParseParams(b []byte) (*Params, error) {
 		return nil, refuse(ieRecvParams, "parameters: %v", err)
 	}
 	var tcp, udp bool
-	var omit, secs, num, blocks, parallel, blen, rate, pacing, window, mss int64
+	var omit, secs, num, blocks, parallel, blen, rate, pacing, window, mss, idle int64
 	parallel = 1
 	p := &Params{}
 	if err := firstErr(
@@ -146,6 +156,8 @@ func ParseParams(b []byte) (*Params, error) {
 		o.str("congestion", 16, &p.Congestion),
 		o.str("client_version", 64, &p.ClientVersion),
 		o.str(authKey, 256, &p.Auth),
+		o.flag(latencyEchoKey, &p.LatencyEcho),
+		o.int(latencyIdleKey, 0, maxLatencyIdle.Milliseconds(), &idle),
 	); err != nil {
 		return nil, refuse(ieRecvParams, "parameters: %v", err)
 	}
@@ -162,6 +174,7 @@ func ParseParams(b []byte) (*Params, error) {
 		return nil, refuse(ieReverseBidir, "parameters: reverse and bidirectional together")
 	}
 	p.UDP = udp
+	p.LatencyIdle = time.Duration(idle) * time.Millisecond
 	p.Omit = time.Duration(omit) * time.Second
 	p.Time = time.Duration(secs) * time.Second
 	p.Bytes, p.Blocks = num, blocks

@@ -390,6 +390,11 @@ func (s *Server) run(ctx context.Context, ctrl net.Conn, cookie []byte, p *Param
 	data.limited = p.Omit == 0 && !p.UDP && p.Bitrate == 0
 	var streams []*stream
 	defer func() { data.shutdown(streams) }()
+	closeEcho, err := offerEcho(ctrl, p, s.cfg.ControlTimeout, s.cfg.MaxClients > 1)
+	if err != nil {
+		return nil, err
+	}
+	defer closeEcho()
 	streams, err = s.acceptStreams(ctx, ctrl, cookie, p)
 	if err != nil {
 		return nil, err
@@ -447,9 +452,15 @@ func (s *Server) run(ctx context.Context, ctrl net.Conn, cookie []byte, p *Param
 	if err := writeState(ctrl, stateDisplayResults, s.cfg.ControlTimeout); err != nil {
 		return n, err
 	}
+	if !p.LatencyEcho {
+		done()
+	}
+	// IPERF_DONE, or a close: either way the test is over. A client
+	// that probes latency may time handshakes to the port until then
+	// (its echo lost): the test holds its slot, so they are refused as
+	// busy instead of read as new clients.
+	_, _ = readState(ctrl, s.cfg.ControlTimeout+p.LatencyIdle)
 	done()
-	// IPERF_DONE, or a close: either way the test is over.
-	_, _ = readState(ctrl, s.cfg.ControlTimeout)
 	return n, nil
 }
 
@@ -563,7 +574,8 @@ func (s *Server) acceptStreams(ctx context.Context, ctrl net.Conn, cookie []byte
 	if err := writeState(ctrl, stateCreateStreams, s.cfg.ControlTimeout); err != nil {
 		return nil, err
 	}
-	deadline := time.NewTimer(s.cfg.ControlTimeout)
+	// A client probing latency measures the idle path before it connects.
+	deadline := time.NewTimer(s.cfg.ControlTimeout + p.LatencyIdle)
 	defer deadline.Stop()
 	for len(streams) < n {
 		select {
@@ -665,7 +677,7 @@ func (s *Server) acceptUDP(ctx context.Context, ctrl net.Conn, p *Params, role f
 		next.Close()
 		return nil, err
 	}
-	deadline := time.Now().Add(s.cfg.ControlTimeout)
+	deadline := time.Now().Add(s.cfg.ControlTimeout + p.LatencyIdle)
 	buf := make([]byte, maxBlockSizeUDP+1)
 	for len(streams) < p.streams() {
 		uc := next.(*net.UDPConn)

@@ -241,9 +241,15 @@ func (l *Link) check(ns string) error {
 // Processes still running when the test ends are killed before their
 // namespace is deleted.
 func (l *Link) Command(ctx context.Context, ns string, name string, args ...string) *exec.Cmd {
+	return command(ctx, l.check(ns), ns, name, args...)
+}
+
+// command is `ip netns exec ns name args...`, failing at Start with bad
+// when the caller refused ns.
+func command(ctx context.Context, bad error, ns string, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", ns, name}, args...)...)
-	if err := l.check(ns); err != nil {
-		cmd.Err = err
+	if bad != nil {
+		cmd.Err = bad
 	}
 	return cmd
 }
@@ -304,10 +310,11 @@ func enter(ns string, fn func() error) error {
 	return fn()
 }
 
-// validSuffix: a and b are a Link's ends, s a LAN's switch, hN its hosts.
+// validSuffix: a and b are a Link's ends (or a Router's), r a Router's
+// middle, s a LAN's switch, hN its hosts.
 func validSuffix(s string) bool {
 	switch s {
-	case "a", "b", "s":
+	case "a", "b", "r", "s":
 		return true
 	}
 	n, ok := strings.CutPrefix(s, "h")

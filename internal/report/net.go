@@ -219,7 +219,11 @@ func netText(w io.Writer, doc *result.Document, o Options, md bool) error {
 // that follows the live interval lines.
 func NetSummary(w io.Writer, doc *result.Document, o Options, md bool) error {
 	ew := &errWriter{w: w}
-	body(ew, doc, netTables(doc, o.Units == UnitsBoth), md, o.Units)
+	ts := netTables(doc, o.Units == UnitsBoth)
+	if t := latencyTable(doc.LoadLatency); t != nil {
+		ts = append(ts, *t)
+	}
+	body(ew, doc, ts, md, o.Units)
 	return ew.err
 }
 

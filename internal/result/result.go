@@ -70,6 +70,9 @@ type Document struct {
 	Net *Net `json:"net,omitempty"`
 	// HTTP holds the download of MethodHTTP.
 	HTTP *HTTP `json:"http,omitempty"`
+	// LoadLatency is the latency under load a network test measured
+	// beside its throughput.
+	LoadLatency *LoadLatency `json:"latency_under_load,omitempty"`
 	// System is the hardware the data crossed: buses, hubs, disks,
 	// interfaces, as thruput sysinfo reads them.
 	System *System `json:"system,omitempty"`

@@ -1,0 +1,455 @@
+package latency_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/thruput/thruput/internal/iperf3"
+	"github.com/thruput/thruput/internal/latency"
+	"github.com/thruput/thruput/internal/nettest"
+	"github.com/thruput/thruput/internal/result"
+)
+
+// The lab tests run thruput's server and client as this test binary
+// started again inside a namespace (LATENCY_LAB=server or client): every
+// socket of theirs, the probes' too, is then in that namespace, which
+// goroutines of a process that only switched one thread would not be.
+func TestMain(m *testing.M) {
+	switch os.Getenv("LATENCY_LAB") {
+	case "server":
+		os.Exit(labServer())
+	case "client":
+		os.Exit(labClient())
+	}
+	nettest.Main(m)
+}
+
+const labPort = 5201
+
+func labServer() int {
+	s, err := iperf3.Listen(iperf3.ServerConfig{Addr: os.Getenv("LATENCY_LAB_ADDR")})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Println("ready")
+	if err := s.Serve(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// labArgs is one client test of the lab.
+type labArgs struct {
+	Server     string
+	Port       int
+	Seconds    int
+	Omit       int
+	Reverse    bool
+	Congestion string
+	Probes     bool
+	Idle       time.Duration
+}
+
+// labOut is what the client saw: when its probe stream started (the
+// phases' times count from there), the receiver's rate and the section.
+type labOut struct {
+	Base    time.Time
+	Mbps    float64
+	Latency *result.LoadLatency
+	Err     string
+}
+
+func labClient() int {
+	var a labArgs
+	if err := json.Unmarshal([]byte(os.Getenv("LATENCY_LAB_ARGS")), &a); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	cfg := iperf3.ClientConfig{Host: a.Server, Port: a.Port, Version: "thruput lab",
+		Params: iperf3.Params{Time: time.Duration(a.Seconds) * time.Second, Omit: time.Duration(a.Omit) * time.Second,
+			Reverse: a.Reverse, Congestion: a.Congestion}}
+	var out labOut
+	out.Base = time.Now()
+	if a.Probes {
+		cfg.Latency = latency.New(latency.Config{Idle: a.Idle})
+	}
+	n, err := iperf3.Run(context.Background(), cfg)
+	if cfg.Latency != nil {
+		out.Latency = cfg.Latency.Result()
+	}
+	if err != nil {
+		out.Err = err.Error()
+	}
+	for _, s := range n.Sums {
+		out.Mbps += s.Receiver.BitsPerSecond / 1e6
+	}
+	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// lab is a router's namespaces with a thruput server (and irtt's) in the
+// server's.
+type lab struct {
+	*nettest.Router
+	t *testing.T
+}
+
+func newLab(t *testing.T, q nettest.Queue) *lab {
+	r := nettest.NewRouter(t, q)
+	for _, tool := range []string{"irtt", "ping", "iptables"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s, which the latency lab checks against: %v (scripts/setup installs it)", tool, err)
+		}
+	}
+	l := &lab{Router: r, t: t}
+	l.start(r.Server, []string{"LATENCY_LAB=server", "LATENCY_LAB_ADDR=" + r.ServerAddr + ":" + strconv.Itoa(labPort)}, "ready")
+	l.start(r.Server, nil, "[ListenerStart]", "irtt", "server", "-b", r.ServerAddr+":2112")
+	return l
+}
+
+// start runs name (this binary when empty) in ns with env until the test
+// ends, after a line of its output began with ready.
+func (l *lab) start(ns string, env []string, ready string, name ...string) {
+	self, err := os.Executable()
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	if len(name) == 0 {
+		name = []string{self}
+	}
+	cmd := l.Command(context.Background(), ns, name[0], name[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		l.t.Fatal(err)
+	}
+	l.t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	rd := bufio.NewReader(stdout)
+	for {
+		line, err := rd.ReadString('\n')
+		if strings.HasPrefix(line, ready) {
+			break
+		}
+		if err != nil {
+			l.t.Fatalf("%s never said %q: %v", name[0], ready, err)
+		}
+	}
+	// What it says later goes nowhere, without blocking it.
+	go func() { _, _ = io.Copy(io.Discard, rd) }()
+}
+
+// measured is one test with ping and irtt probing the same queue from
+// the client's namespace at the same time, each a sample per 10 ms.
+type measured struct {
+	labOut
+	ping, irtt []stamped
+}
+
+type stamped struct {
+	at  time.Time
+	rtt float64 // ms
+}
+
+func (l *lab) run(a labArgs) measured {
+	l.t.Helper()
+	if a.Port == 0 {
+		a.Server, a.Port = l.ServerAddr, labPort
+	}
+	if a.Idle == 0 {
+		a.Idle = time.Second
+	}
+	span := a.Idle + time.Duration(a.Seconds+a.Omit+2)*time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), span+30*time.Second)
+	defer cancel()
+	dir := l.t.TempDir()
+	ping := l.Command(ctx, l.Client, "ping", "-D", "-n", "-i", "0.01", "-w", strconv.Itoa(int(span.Seconds())), l.ServerAddr)
+	var pingOut strings.Builder
+	ping.Stdout = &pingOut
+	irttFile := filepath.Join(dir, "irtt.json")
+	irtt := l.Command(ctx, l.Client, "irtt", "client", "-i", "10ms", "-d", span.String(), "-Q", "-o", irttFile, l.ServerAddr+":2112")
+	var irttOut strings.Builder
+	irtt.Stdout, irtt.Stderr = &irttOut, &irttOut
+	for _, c := range []*exec.Cmd{ping, irtt} {
+		if err := c.Start(); err != nil {
+			l.t.Fatal(err)
+		}
+	}
+	args, _ := json.Marshal(a)
+	self, _ := os.Executable()
+	client := l.Command(ctx, l.Client, self)
+	client.Env = append(os.Environ(), "LATENCY_LAB=client", "LATENCY_LAB_ARGS="+string(args))
+	client.Stderr = os.Stderr
+	b, err := client.Output()
+	if err != nil {
+		l.t.Fatalf("lab client: %v", err)
+	}
+	var m measured
+	if err := json.Unmarshal(b, &m.labOut); err != nil {
+		l.t.Fatalf("lab client said %q: %v", b, err)
+	}
+	_ = ping.Wait() // -w ends it with status 1 when a reply was missed
+	if err := irtt.Wait(); err != nil {
+		l.t.Fatalf("irtt client: %v\n%s", err, irttOut.String())
+	}
+	m.ping = parsePing(l.t, pingOut.String())
+	m.irtt = parseIrtt(l.t, irttFile)
+	return m
+}
+
+var pingLine = regexp.MustCompile(`^\[(\d+\.\d+)\] .* time=([0-9.]+) ms`)
+
+func parsePing(t *testing.T, out string) []stamped {
+	var s []stamped
+	for _, line := range strings.Split(out, "\n") {
+		m := pingLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		at, _ := strconv.ParseFloat(m[1], 64)
+		ms, _ := strconv.ParseFloat(m[2], 64)
+		// -D stamps the reply; the probe left an RTT earlier.
+		s = append(s, stamped{time.Unix(0, int64(at*1e9)).Add(-time.Duration(ms * 1e6)), ms})
+	}
+	if len(s) == 0 {
+		t.Fatalf("ping printed no replies:\n%s", out)
+	}
+	return s
+}
+
+func parseIrtt(t *testing.T, file string) []stamped {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		RoundTrips []struct {
+			Lost       string `json:"lost"`
+			Timestamps struct {
+				Client struct {
+					Send struct {
+						Wall int64 `json:"wall"`
+					} `json:"send"`
+				} `json:"client"`
+			} `json:"timestamps"`
+			Delay struct {
+				RTT int64 `json:"rtt"`
+			} `json:"delay"`
+		} `json:"round_trips"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var s []stamped
+	for _, rt := range doc.RoundTrips {
+		if rt.Lost == "false" {
+			s = append(s, stamped{time.Unix(0, rt.Timestamps.Client.Send.Wall), float64(rt.Delay.RTT) / 1e6})
+		}
+	}
+	if len(s) == 0 {
+		t.Fatal("irtt: no round trip came back")
+	}
+	return s
+}
+
+// median of the samples sent within the phase, a load's edges trimmed by
+// 100 ms (probes sent at the edge meet a queue filling or draining).
+func median(t *testing.T, s []stamped, base time.Time, p *result.LatencyPhase, tool string) float64 {
+	t.Helper()
+	trim := 100 * time.Millisecond
+	if p.Phase == "idle" {
+		trim = 0
+	}
+	from, to := base.Add(time.Duration(p.StartNs)+trim), base.Add(time.Duration(p.EndNs)-trim)
+	var xs []float64
+	for _, x := range s {
+		if x.at.After(from) && x.at.Before(to) {
+			xs = append(xs, x.rtt)
+		}
+	}
+	if len(xs) < 20 {
+		t.Fatalf("%s: %d samples within the %s phase", tool, len(xs), p.Phase)
+	}
+	slices.Sort(xs)
+	return xs[len(xs)/2]
+}
+
+// agree checks thruput's loaded median against ping's and irtt's through
+// the same queue at the same time: within 10 % or 2 ms, the larger.
+func agree(t *testing.T, m measured, p *result.LatencyPhase) {
+	t.Helper()
+	got := float64(p.RTT.P50Ns) / 1e6
+	for _, ref := range []struct {
+		name string
+		s    []stamped
+	}{{"ping", m.ping}, {"irtt", m.irtt}} {
+		want := median(t, ref.s, m.Base, p, ref.name)
+		tol := math.Max(0.1*want, 2)
+		t.Logf("%s phase: thruput %.2f ms, %s %.2f ms", p.Phase, got, ref.name, want)
+		if math.Abs(got-want) > tol {
+			t.Errorf("%s phase: thruput's loaded median %.2f ms, %s's %.2f ms: more than %.2f ms apart", p.Phase, got, ref.name, want, tol)
+		}
+	}
+}
+
+func loaded(t *testing.T, m measured) *result.LatencyPhase {
+	t.Helper()
+	if m.Err != "" {
+		t.Fatalf("test failed: %s", m.Err)
+	}
+	if m.Latency == nil || len(m.Latency.Loaded) != 1 || m.Latency.Loaded[0].RTT == nil {
+		t.Fatalf("no loaded latency: %+v", m.Latency)
+	}
+	return &m.Latency.Loaded[0]
+}
+
+// deepQueue is tbf at 100 Mbit/s with latency 100ms: a queue of
+// rate×100 ms plus the bucket, 1.25 MB + 62.5 kB.
+var deepQueue = nettest.Queue{RateMbit: 100, Latency: "100ms"}
+
+// queueDelay is what the deep queue holds, full, in time at its rate:
+// 1,312,500 bytes at 12.5 MB/s.
+const queueDelay = 105 * time.Millisecond
+
+func TestLabDeepQueue(t *testing.T) {
+	l := newLab(t, deepQueue)
+	for _, dir := range []struct {
+		name     string
+		reverse  bool
+		word     string
+		one, two func(*result.LatencyPhase) *result.Added
+	}{
+		{"up", false, "upload", func(p *result.LatencyPhase) *result.Added { return p.AddedUp }, func(p *result.LatencyPhase) *result.Added { return p.AddedDown }},
+		{"down", true, "download", func(p *result.LatencyPhase) *result.Added { return p.AddedDown }, func(p *result.LatencyPhase) *result.Added { return p.AddedUp }},
+	} {
+		t.Run(dir.name, func(t *testing.T) {
+			// CUBIC fills the queue until it drops; BBR (this
+			// machine's default) would keep it nearly empty.
+			m := l.run(labArgs{Seconds: 4, Omit: 1, Reverse: dir.reverse, Congestion: "cubic", Probes: true})
+			p := loaded(t, m)
+			lat := m.Latency
+			if lat.Probe != latency.KindUDPEcho || lat.Idle == nil || lat.IdleAfter {
+				t.Fatalf("probes %q, idle %+v after %v: want UDP echoes and an idle phase before the load", lat.Probe, lat.Idle, lat.IdleAfter)
+			}
+			agree(t, m, p)
+			idle := float64(lat.Idle.RTT.P50Ns) / 1e6
+			pingIdle := median(t, m.ping, m.Base, lat.Idle, "ping")
+			t.Logf("idle: thruput %.3f ms, ping %.3f ms", idle, pingIdle)
+			if math.Abs(idle-pingIdle) > 0.2 {
+				t.Errorf("idle median %.3f ms, ping's %.3f ms: more than 0.2 ms apart", idle, pingIdle)
+			}
+			// The arithmetic: a full queue holds queueDelay. CUBIC
+			// backs off to 0.7 of its window at each drop and the
+			// window here is nearly all queue, so the queue swings
+			// between about 70 % and 100 % full: the median added
+			// delay lies within 0.6 and 1.05 of queueDelay (0.05 for
+			// the timer slack of tbf and of the probes).
+			added := time.Duration(p.Added.Ns)
+			if added < queueDelay*6/10 || added > queueDelay*105/100 {
+				t.Errorf("added %v: the full queue holds %v, want 0.6 to 1.05 of it", added, queueDelay)
+			}
+			// The queue is on the way the data goes: that direction's
+			// one-way delay grew, the other's did not.
+			if a, b := dir.one(p), dir.two(p); a == nil || b == nil || time.Duration(a.Ns) < queueDelay/2 || time.Duration(b.Ns) > 5*time.Millisecond {
+				t.Errorf("one-way added delays %+v (%s) and %+v: want the %s one to carry the queue", a, dir.name, b, dir.name)
+			}
+			if want := "under load in the " + dir.word + " direction: a deep queue (bufferbloat)"; !strings.Contains(lat.Verdict, want) {
+				t.Errorf("verdict %q, want it to say %q", lat.Verdict, want)
+			}
+			if p.Loss > 0.01 {
+				t.Errorf("probe loss %.1f %% through a queue that drops only at its end", 100*p.Loss)
+			}
+		})
+	}
+	t.Run("bbr-throughput", func(t *testing.T) {
+		// BBR keeps the queue nearly empty: its small added delay
+		// matches ping too, and the probes cost no throughput.
+		with := l.run(labArgs{Seconds: 3, Omit: 1, Probes: true})
+		agree(t, with, loaded(t, with))
+		without := l.run(labArgs{Seconds: 3, Omit: 1})
+		t.Logf("BBR: %.2f Mbit/s with probes, %.2f without", with.Mbps, without.Mbps)
+		if with.Mbps < 0.98*without.Mbps || with.Mbps > 1.02*without.Mbps {
+			t.Errorf("throughput %.2f Mbit/s with probes, %.2f without: more than 2 %% apart", with.Mbps, without.Mbps)
+		}
+	})
+	t.Run("iperf3", func(t *testing.T) {
+		if _, err := exec.LookPath("iperf3"); err != nil {
+			t.Fatalf("iperf3 (Debian's, scripts/setup installs it): %v", err)
+		}
+		port := labPort + 1
+		var log strings.Builder
+		srv := l.Command(context.Background(), l.Server, "iperf3", "-s", "-1", "-B", l.ServerAddr, "-p", strconv.Itoa(port))
+		srv.Stdout, srv.Stderr = &log, &log
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
+		time.Sleep(200 * time.Millisecond)
+		a := labArgs{Server: l.ServerAddr, Port: port, Seconds: 3, Omit: 1, Congestion: "cubic", Probes: true, Idle: time.Second}
+		m := l.run(a)
+		p := loaded(t, m)
+		if m.Latency.Probe != latency.KindTCPConnect || !m.Latency.IdleAfter || m.Latency.Idle == nil {
+			t.Fatalf("probes %q, idle after %v: want TCP handshakes and the idle phase after the load", m.Latency.Probe, m.Latency.IdleAfter)
+		}
+		if added := time.Duration(p.Added.Ns); added < queueDelay/2 {
+			t.Errorf("handshakes through the deep queue added %v", added)
+		}
+		if err := srv.Wait(); err != nil {
+			t.Errorf("iperf3 -s -1: %v\n%s", err, log.String())
+		}
+		if strings.Contains(log.String(), "error") {
+			t.Errorf("iperf3's log has an error:\n%s", log.String())
+		}
+	})
+	t.Run("firewall", func(t *testing.T) {
+		out, err := l.Command(context.Background(), l.Server, "iptables", "-A", "INPUT", "-p", "udp", "--dport", strconv.Itoa(labPort), "-j", "DROP").CombinedOutput()
+		if err != nil {
+			t.Fatalf("iptables: %v: %s", err, out)
+		}
+		m := l.run(labArgs{Seconds: 2, Probes: true})
+		if m.Err != "" || m.Mbps < 50 {
+			t.Fatalf("the test with its probes dropped: %s, %.1f Mbit/s", m.Err, m.Mbps)
+		}
+		if want := fmt.Sprintf("latency probes lost: the path drops UDP to port %d", labPort); m.Latency == nil || m.Latency.Lost != want {
+			t.Fatalf("lost %+v, want %q", m.Latency, want)
+		}
+		// The load was probed with handshakes instead.
+		if loaded(t, m); m.Latency.Probe != latency.KindTCPConnect {
+			t.Errorf("probes %q after the echo was lost", m.Latency.Probe)
+		}
+	})
+}
+
+func TestLabShortQueue(t *testing.T) {
+	// limit 30000 bytes: 2.4 ms at 100 Mbit/s, full.
+	l := newLab(t, nettest.Queue{RateMbit: 100, Limit: 30000})
+	m := l.run(labArgs{Seconds: 3, Omit: 1, Congestion: "cubic", Probes: true})
+	p := loaded(t, m)
+	agree(t, m, p)
+	if added := time.Duration(p.Added.Ns); added > 3*time.Millisecond {
+		t.Errorf("a 30000-byte queue added %v", added)
+	}
+	if m.Latency.Verdict != "" {
+		t.Errorf("verdict %q for a short queue", m.Latency.Verdict)
+	}
+}

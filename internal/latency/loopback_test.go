@@ -1,0 +1,64 @@
+package latency_test
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/thruput/thruput/internal/iperf3"
+	"github.com/thruput/thruput/internal/latency"
+	"github.com/thruput/thruput/internal/result"
+)
+
+// TestLoopbackEcho runs a thruput client with probes against a thruput
+// server on loopback: TCP (the echo takes the test's port number), UDP
+// (the streams hold it: another port) and --bidir.
+func TestLoopbackEcho(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a second of traffic per case")
+	}
+	for _, c := range []struct {
+		name string
+		p    iperf3.Params
+		dir  string
+		same bool
+	}{
+		{"tcp", iperf3.Params{Time: time.Second}, result.DirUp, true},
+		{"udp", iperf3.Params{Time: time.Second, UDP: true, Bitrate: 10e6, Reverse: true}, result.DirDown, false},
+		{"bidir", iperf3.Params{Time: time.Second, Bidir: true}, "bidir", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := iperf3.Listen(iperf3.ServerConfig{Addr: "127.0.0.1:0", Once: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { done <- s.Serve(ctx) }()
+			pr := latency.New(latency.Config{Idle: time.Second})
+			n, err := iperf3.Run(ctx, iperf3.ClientConfig{Host: "127.0.0.1", Port: tcpPort(s), Params: c.p, Version: "thruput test", Latency: pr})
+			l := pr.Result()
+			if err != nil || len(n.Sums) == 0 {
+				t.Fatalf("test: %v", err)
+			}
+			if err := <-done; err != nil {
+				t.Fatalf("server: %v", err)
+			}
+			if l.Probe != latency.KindUDPEcho || l.Idle == nil || l.Idle.Received < 10 || len(l.Loaded) != 1 || l.Loaded[0].Received < 10 {
+				b, _ := json.Marshal(l)
+				t.Fatalf("latency %s", b)
+			}
+			if lp := l.Loaded[0]; lp.Phase != c.dir || lp.Up == nil || lp.Down == nil || lp.RPM == nil || lp.Added == nil {
+				t.Errorf("loaded phase %+v", lp)
+			}
+			if (l.Port == tcpPort(s)) != c.same {
+				t.Errorf("echo on port %d, test on %d", l.Port, tcpPort(s))
+			}
+		})
+	}
+}
+
+func tcpPort(s *iperf3.Server) int { return s.Addr().(*net.TCPAddr).Port }

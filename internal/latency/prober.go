@@ -1,0 +1,430 @@
+package latency
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/thruput/thruput/internal/result"
+)
+
+// Defaults of net client's --latency-interval and --idle.
+const (
+	DefaultInterval = 10 * time.Millisecond
+	DefaultIdle     = 3 * time.Second
+)
+
+// connectTimeout bounds a handshake probe: Linux resends a SYN after 1 s,
+// and a handshake that needed the resend measured the timer, not the
+// path, so it counts as lost.
+const connectTimeout = time.Second
+
+// echoWait is how long after the last probe its echo may still come.
+const echoWait = time.Second
+
+// Config is a probe stream's settings.
+type Config struct {
+	// Interval between probes (DefaultInterval when 0); Idle is the idle
+	// phase (DefaultIdle when 0).
+	Interval, Idle time.Duration
+}
+
+// Phases a probe is sent in. Probes of the omitted start (-O) and of the
+// time between the load's end and the idle phase after it are sent, so
+// the stream stays steady, and left out of every figure.
+const (
+	phaseNone = iota
+	phaseIdle
+	phaseRamp
+	phaseLoad
+)
+
+// sample is one probe: its send time on the client's clock (ns since the
+// prober started), its phase and, once answered, the round trip and, for
+// an echo, the server's receive and send times and the client's receive
+// time.
+type sample struct {
+	phase            int
+	kind             string
+	sent, recv       int64
+	srvRecv, srvSent int64
+	rtt              time.Duration
+	answered         bool
+}
+
+// Prober is one test's probe stream. The iperf3 client drives it through
+// the test's steps: Start after the parameter exchange, Loaded when the
+// test runs, Unloaded when its load ends, After before the client says
+// IPERF_DONE; Result ends it.
+type Prober struct {
+	cfg  Config
+	base time.Time
+
+	mu      sync.Mutex
+	phase   int
+	kind    string
+	samples []*sample
+	// loadDir is the test's direction (up, down, bidir); omitEnd ends
+	// its ramp.
+	loadDir            string
+	omitEnd            time.Time
+	idleStart, idleEnd int64
+	loadEnd            int64
+	idleAfter          bool
+	lost               string
+	udpPort, tcpPort   int
+	conn               *net.UDPConn
+	token              [TokenSize]byte
+	local              net.IP
+	server             net.IP
+	running            bool
+	stop               chan struct{}
+	wg                 sync.WaitGroup
+	stopped            bool
+}
+
+// New makes a prober; nothing is sent before Start.
+func New(cfg Config) *Prober {
+	if cfg.Interval <= 0 {
+		cfg.Interval = DefaultInterval
+	}
+	if cfg.Idle <= 0 {
+		cfg.Idle = DefaultIdle
+	}
+	return &Prober{cfg: cfg, base: time.Now(), stop: make(chan struct{})}
+}
+
+// Idle is the idle phase the server is asked to wait through.
+func (p *Prober) Idle() time.Duration { return p.cfg.Idle }
+
+func (p *Prober) now() int64 { return time.Since(p.base).Nanoseconds() }
+
+// Start begins probing once the server answered the parameters: local
+// and remote are the control connection's ends, offer the server's echo
+// (nil from a stock iperf3 server). With an offer it probes the idle path
+// for the idle phase before returning; without, handshakes wait for the
+// load, when the server refuses them as extra connections.
+func (p *Prober) Start(ctx context.Context, local, remote net.Addr, offer *Offer) {
+	la, lok := local.(*net.TCPAddr)
+	ra, rok := remote.(*net.TCPAddr)
+	if !lok || !rok {
+		return
+	}
+	p.mu.Lock()
+	p.local, p.server, p.tcpPort = la.IP, ra.IP, ra.Port
+	p.kind = KindTCPConnect
+	p.mu.Unlock()
+	if offer == nil {
+		return
+	}
+	token, err := offer.token()
+	if err != nil {
+		return
+	}
+	conn, err := net.DialUDP("udp", &net.UDPAddr{IP: la.IP}, &net.UDPAddr{IP: ra.IP, Port: offer.Port})
+	if err != nil {
+		return
+	}
+	p.mu.Lock()
+	p.kind, p.conn, p.token, p.udpPort = KindUDPEcho, conn, token, offer.Port
+	p.phase, p.idleStart = phaseIdle, p.now()
+	p.mu.Unlock()
+	stampReceives(conn)
+	p.wg.Add(1)
+	go p.readEchoes()
+	p.run()
+	p.idle(ctx)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.phase, p.idleEnd = phaseNone, p.now()
+	if p.answered(phaseIdle) == 0 {
+		// Every echo was lost: the path drops UDP to that port (a
+		// firewall). The load is probed with handshakes instead, and
+		// the idle path after it.
+		p.lost = fmt.Sprintf("latency probes lost: the path drops UDP to port %d", offer.Port)
+		p.kind, p.idleStart, p.idleEnd = KindTCPConnect, 0, 0
+	}
+}
+
+// Loaded marks the load's start: dir is the test's direction, omit its
+// omitted start.
+func (p *Prober) Loaded(dir string, omit time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.server == nil {
+		return
+	}
+	p.loadDir, p.omitEnd = dir, time.Now().Add(omit)
+	p.phase = phaseRamp
+	if omit <= 0 {
+		p.phase = phaseLoad
+	}
+	if !p.running {
+		p.mu.Unlock()
+		p.run()
+		p.mu.Lock()
+	}
+}
+
+// Unloaded marks the load's end.
+func (p *Prober) Unloaded() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.phase == phaseLoad || p.phase == phaseRamp {
+		p.loadEnd = p.now()
+	}
+	p.phase = phaseNone
+}
+
+// After probes the idle path after the load when it was not probed
+// before it (handshake probes), while the server still holds the test.
+func (p *Prober) After(ctx context.Context) {
+	p.mu.Lock()
+	if !p.running || p.kind != KindTCPConnect || p.idleEnd > 0 {
+		p.mu.Unlock()
+		return
+	}
+	p.phase, p.idleStart, p.idleAfter = phaseIdle, p.now(), true
+	p.mu.Unlock()
+	p.idle(ctx)
+	p.mu.Lock()
+	p.phase, p.idleEnd = phaseNone, p.now()
+	p.mu.Unlock()
+}
+
+// Early end of the idle phase: once this many probes were answered and
+// the median's 95 % interval is within idleKnown of it (or idleFloor on a
+// path of tens of microseconds), more idle probes would tell nothing new.
+const (
+	idleMinProbes = 50
+	idleKnown     = 0.05
+	idleFloor     = 50 * time.Microsecond
+)
+
+// idle lets the idle phase run for the configured time at most, ending
+// early once its median is known (a quiet path: half a second at 10 ms).
+func (p *Prober) idle(ctx context.Context) {
+	deadline := time.NewTimer(p.cfg.Idle)
+	defer deadline.Stop()
+	check := time.NewTicker(100 * time.Millisecond)
+	defer check.Stop()
+	for {
+		select {
+		case <-deadline.C:
+			return
+		case <-ctx.Done():
+			return
+		case <-p.stop:
+			return
+		case <-check.C:
+			if p.idleIsKnown() {
+				return
+			}
+		}
+	}
+}
+
+// idleIsKnown: enough idle probes answered, their median's interval
+// narrow.
+func (p *Prober) idleIsKnown() bool {
+	p.mu.Lock()
+	var rtt []int64
+	for _, s := range p.samples {
+		if s.phase == phaseIdle && s.answered && s.kind == p.kind {
+			rtt = append(rtt, int64(s.rtt))
+		}
+	}
+	p.mu.Unlock()
+	if len(rtt) < idleMinProbes {
+		return false
+	}
+	d := delays(rtt)
+	half := float64(d.P50HighNs-d.P50LowNs) / 2
+	return half <= max(idleKnown*float64(d.P50Ns), float64(idleFloor))
+}
+
+// run starts the sender: one probe every interval while a phase is on.
+// Called with p.mu not held.
+func (p *Prober) run() {
+	p.mu.Lock()
+	if p.running {
+		p.mu.Unlock()
+		return
+	}
+	p.running = true
+	p.mu.Unlock()
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		tick := time.NewTicker(p.cfg.Interval)
+		defer tick.Stop()
+		for {
+			p.send()
+			select {
+			case <-tick.C:
+			case <-p.stop:
+				return
+			}
+		}
+	}()
+}
+
+// send sends one probe of the current kind if a phase is on.
+func (p *Prober) send() {
+	p.mu.Lock()
+	phase := p.phase
+	if phase == phaseRamp && !time.Now().Before(p.omitEnd) {
+		p.phase, phase = phaseLoad, phaseLoad
+	}
+	if phase == phaseNone {
+		p.mu.Unlock()
+		return
+	}
+	s := &sample{phase: phase, kind: p.kind}
+	seq := uint64(len(p.samples))
+	p.samples = append(p.samples, s)
+	kind, conn, token := p.kind, p.conn, p.token
+	server := &net.TCPAddr{IP: p.server, Port: p.tcpPort}
+	local := &net.TCPAddr{IP: p.local}
+	p.mu.Unlock()
+	if kind == KindUDPEcho {
+		var buf [probeSize]byte
+		p.mu.Lock()
+		s.sent = p.now()
+		pk := packet{token: token, seq: seq, sent: s.sent}
+		p.mu.Unlock()
+		_, _ = conn.Write(pk.encode(buf[:]))
+		return
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		d := net.Dialer{Timeout: connectTimeout, LocalAddr: local}
+		t0 := time.Now()
+		c, err := d.Dial("tcp", server.String())
+		rtt := time.Since(t0)
+		// A refusal is a round trip too: the RST came back.
+		if err == nil || errors.Is(err, syscall.ECONNREFUSED) {
+			p.mu.Lock()
+			s.sent, s.rtt, s.answered = t0.Sub(p.base).Nanoseconds(), rtt, true
+			p.mu.Unlock()
+		} else {
+			p.mu.Lock()
+			s.sent = t0.Sub(p.base).Nanoseconds()
+			p.mu.Unlock()
+		}
+		if c != nil {
+			c.Close()
+		}
+	}()
+}
+
+// readEchoes matches echoes to their probes.
+func (p *Prober) readEchoes() {
+	defer p.wg.Done()
+	buf, oob := make([]byte, probeSize+1), make([]byte, oobSize)
+	for {
+		n, _, ago, err := readStamped(p.conn, buf, oob)
+		recv := p.now() - ago.Nanoseconds()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			// ICMP port unreachable comes back as ECONNREFUSED on
+			// the connected socket: the probe was lost.
+			continue
+		}
+		pk, err := decode(buf[:n])
+		if err != nil || !pk.echo || pk.token != p.token {
+			continue
+		}
+		p.mu.Lock()
+		if pk.seq < uint64(len(p.samples)) {
+			s := p.samples[pk.seq]
+			if !s.answered && s.kind == KindUDPEcho && pk.sent == s.sent {
+				s.answered, s.recv, s.srvRecv, s.srvSent = true, recv, pk.srvRecv, pk.srvSent
+				s.rtt = time.Duration(recv - s.sent - (pk.srvSent - pk.srvRecv))
+			}
+		}
+		p.mu.Unlock()
+	}
+}
+
+// answered counts the answered probes of phase; p.mu held.
+func (p *Prober) answered(phase int) int {
+	n := 0
+	for _, s := range p.samples {
+		if s.phase == phase && s.answered {
+			n++
+		}
+	}
+	return n
+}
+
+// Result ends the probe stream, waiting a moment for the last echoes, and
+// returns its figures; nil when it never started.
+func (p *Prober) Result() *result.LoadLatency {
+	p.mu.Lock()
+	if p.stopped {
+		p.mu.Unlock()
+		return nil
+	}
+	p.stopped = true
+	p.phase = phaseNone
+	conn, started := p.conn, p.server != nil
+	p.mu.Unlock()
+	if conn != nil {
+		p.awaitEchoes(min(echoWait, p.lastEchoWait()))
+	}
+	close(p.stop)
+	if conn != nil {
+		conn.Close()
+	}
+	p.wg.Wait()
+	if !started {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.summarise()
+}
+
+// awaitEchoes waits until the echo probes of the last 2·d are answered
+// (older ones are lost), or d passed.
+func (p *Prober) awaitEchoes(d time.Duration) {
+	end := time.Now().Add(d)
+	recent := p.now() - 2*d.Nanoseconds()
+	for time.Now().Before(end) {
+		p.mu.Lock()
+		pending := false
+		for _, s := range p.samples {
+			if s.kind == KindUDPEcho && !s.answered && s.sent > recent {
+				pending = true
+				break
+			}
+		}
+		p.mu.Unlock()
+		if !pending {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// lastEchoWait is how long the last echo may still take: a few of the
+// slowest round trips seen.
+func (p *Prober) lastEchoWait() time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var worst time.Duration
+	for _, s := range p.samples {
+		if s.answered && s.rtt > worst {
+			worst = s.rtt
+		}
+	}
+	return max(3*worst, 50*time.Millisecond)
+}

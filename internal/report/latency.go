@@ -1,0 +1,79 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/thruput/thruput/internal/result"
+)
+
+// latencyTable is the latency under load block under a network test's
+// throughput table: a row per phase (idle, then each loaded direction),
+// with the round trip's median and its interval, p90, p99, the one-way
+// medians when the probes measured them, the probe loss, the latency the
+// load added and RPM; its notes say which probe, the clock offset, a lost
+// probe stream and the verdict. nil without the section.
+func latencyTable(l *result.LoadLatency) *table {
+	if l == nil {
+		return nil
+	}
+	t := &table{
+		Title:  fmt.Sprintf("Latency under load (%s, every %s)", l, time.Duration(l.IntervalNs)),
+		Header: []string{"phase", "probes", "lost", "RTT p50 ms", "95 % interval", "p90 ms", "p99 ms", "up p50 ms", "down p50 ms", "added ms", "RPM"},
+	}
+	row := func(p *result.LatencyPhase) {
+		name := p.Phase
+		if name == "idle" && l.IdleAfter {
+			name = "idle (after)"
+		}
+		r := []string{name, strconv.Itoa(p.Sent), fmt.Sprintf("%.1f %%", 100*p.Loss), "-", "", "-", "-", "-", "-", "-", "-"}
+		if d := p.RTT; d != nil {
+			r[3], r[4] = msCell(d.P50Ns), "["+msCell(d.P50LowNs)+", "+msCell(d.P50HighNs)+"]"
+			r[5], r[6] = msCell(d.P90Ns), msCell(d.P99Ns)
+		}
+		if p.Up != nil && p.Down != nil {
+			r[7], r[8] = msCell(p.Up.P50Ns), msCell(p.Down.P50Ns)
+		}
+		if a := p.Added; a != nil {
+			r[9] = fmt.Sprintf("%+.1f [%+.1f, %+.1f]", float64(a.Ns)/1e6, float64(a.LowNs)/1e6, float64(a.HighNs)/1e6)
+		}
+		if m := p.RPM; m != nil {
+			r[10] = fmt.Sprintf("%.0f [%.0f, %.0f]", m.Value, m.Low, m.High)
+		}
+		t.Rows = append(t.Rows, r)
+	}
+	if l.Idle != nil {
+		row(l.Idle)
+	}
+	for i := range l.Loaded {
+		row(&l.Loaded[i])
+	}
+	if l.ClockOffsetNs != nil && l.ClockOffsetErrorNs != nil {
+		t.Notes = append(t.Notes, note{Text: fmt.Sprintf("one-way delays: the server's clock is %s ms ±%s ms off this one's (from the idle probes, taking the idle path as symmetric)",
+			strconv.FormatFloat(float64(*l.ClockOffsetNs)/1e6, 'f', 3, 64), msCell(*l.ClockOffsetErrorNs))})
+	}
+	if l.Probe == "tcp-connect" {
+		t.Notes = append(t.Notes, note{Text: "probes are TCP handshakes (the server offered no UDP echo): round trips only, each a new connection through the loaded queue"})
+	}
+	if l.Lost != "" {
+		t.Notes = append(t.Notes, note{Text: l.Lost})
+	}
+	if l.Verdict != "" {
+		t.Notes = append(t.Notes, note{Text: l.Verdict})
+	}
+	return t
+}
+
+// msCell prints nanoseconds as milliseconds with three significant
+// figures' worth of decimals: 0.084, 1.23, 96.1.
+func msCell(ns int64) string {
+	ms := float64(ns) / 1e6
+	switch {
+	case ms < 1 && ms > -1:
+		return strconv.FormatFloat(ms, 'f', 3, 64)
+	case ms < 10 && ms > -10:
+		return strconv.FormatFloat(ms, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(ms, 'f', 1, 64)
+}

@@ -1,0 +1,190 @@
+package result
+
+import "fmt"
+
+// LoadLatency is latency under load: a stream of small probes at a fixed
+// interval through an idle phase and through a network test's load (see
+// internal/latency). The name Latency is the HDR summary of per-request
+// latencies; this is the section a network test carries beside Net.
+type LoadLatency struct {
+	// Probe is the kind of probe: "udp-echo" (a thruput server echoed UDP
+	// probes, one-way delays known) or "tcp-connect" (TCP handshakes to
+	// the server's port, a stock iperf3 server; round trips only).
+	Probe string `json:"probe"`
+	// Port is the server port the probes went to: the echo's UDP port,
+	// or the test's TCP port.
+	Port int `json:"port"`
+	// IntervalNs is the time between probes; IdleNs the longest idle
+	// phase asked for (it ends once its median is known).
+	IntervalNs int64 `json:"interval_ns"`
+	IdleNs     int64 `json:"idle_ns"`
+	// IdleAfter is set when the idle phase came after the load (handshake
+	// probes: a stock iperf3 server refuses them only while it holds the
+	// test) instead of before it.
+	IdleAfter bool `json:"idle_after,omitempty"`
+	// ClockOffsetNs is the server's probe clock minus the client's, from
+	// the idle probes with the shortest round trips (NTP's estimate,
+	// which takes the idle path as symmetric); ClockOffsetErrorNs bounds
+	// its error: half the shortest idle round trip. Only with udp-echo.
+	ClockOffsetNs      *int64 `json:"clock_offset_ns,omitempty"`
+	ClockOffsetErrorNs *int64 `json:"clock_offset_error_ns,omitempty"`
+	// Idle is the idle phase; Loaded the load, one phase per direction
+	// the test ran ("up", "down" or "bidir"), the omitted start (-O)
+	// left out.
+	Idle   *LatencyPhase  `json:"idle,omitempty"`
+	Loaded []LatencyPhase `json:"loaded,omitempty"`
+	// Lost says why probes got no answer when a whole kind of probe was
+	// lost ("latency probes lost: the path drops UDP to port 5201").
+	Lost string `json:"lost,omitempty"`
+	// Verdict explains a large added latency in words.
+	Verdict string `json:"verdict,omitempty"`
+	// Series is the round trip over time, for charts: the probes of the
+	// idle phase and the load in bins of BinNs.
+	BinNs  int64          `json:"bin_ns,omitempty"`
+	Series []LatencyPoint `json:"series,omitempty"`
+}
+
+// LatencyPoint is one bin of probes: sent from AtNs (from the probe
+// stream's start) for BinNs, in Phase; the median round trip of those
+// answered (absent when none was), and how many were sent and lost.
+type LatencyPoint struct {
+	AtNs  int64  `json:"at_ns"`
+	Phase string `json:"phase"`
+	RTTNs *int64 `json:"rtt_ns,omitempty"`
+	Sent  int    `json:"sent"`
+	Lost  int    `json:"lost"`
+}
+
+// LatencyPhase is one phase's probes.
+type LatencyPhase struct {
+	// Phase is "idle", or the load's direction: "up", "down", "bidir".
+	Phase string `json:"phase"`
+	// StartNs and EndNs bound the phase, from the probe stream's start.
+	StartNs int64 `json:"start_ns"`
+	EndNs   int64 `json:"end_ns"`
+	// Sent probes, Received answers, Loss the share lost (0 to 1).
+	Sent     int     `json:"sent"`
+	Received int     `json:"received"`
+	Loss     float64 `json:"loss"`
+	// RTT is the round trip; Up and Down the one-way delays (udp-echo
+	// only), client to server and back.
+	RTT  *Delays `json:"rtt,omitempty"`
+	Up   *Delays `json:"up,omitempty"`
+	Down *Delays `json:"down,omitempty"`
+	// Added is the loaded median minus the idle median, round trip and
+	// each way; loaded phases only.
+	Added     *Added `json:"added,omitempty"`
+	AddedUp   *Added `json:"added_up,omitempty"`
+	AddedDown *Added `json:"added_down,omitempty"`
+	// RPM is round trips per minute at the phase's median round trip:
+	// 60 s over it.
+	RPM *RPM `json:"rpm,omitempty"`
+}
+
+// Delays are the quantiles of a phase's delays, nanoseconds. P50LowNs and
+// P50HighNs are the 95 % interval of the median from order statistics
+// (which take the probes as independent; probes 10 ms apart through one
+// queue are not, so it is narrower than the truth).
+type Delays struct {
+	Samples   int   `json:"samples"`
+	MinNs     int64 `json:"min_ns"`
+	P50Ns     int64 `json:"p50_ns"`
+	P90Ns     int64 `json:"p90_ns"`
+	P99Ns     int64 `json:"p99_ns"`
+	MaxNs     int64 `json:"max_ns"`
+	P50LowNs  int64 `json:"p50_low_ns"`
+	P50HighNs int64 `json:"p50_high_ns"`
+}
+
+// Added is the latency the load added, with its 95 % interval (the
+// loaded median's interval less the idle median's), nanoseconds.
+type Added struct {
+	Ns     int64 `json:"ns"`
+	LowNs  int64 `json:"low_ns"`
+	HighNs int64 `json:"high_ns"`
+}
+
+// RPM is round trips per minute with its 95 % interval.
+type RPM struct {
+	Value float64 `json:"value"`
+	Low   float64 `json:"low"`
+	High  float64 `json:"high"`
+}
+
+// Measured is whether any probe was answered.
+func (l *LoadLatency) Measured() bool {
+	if l == nil {
+		return false
+	}
+	if l.Idle != nil && l.Idle.Received > 0 {
+		return true
+	}
+	for _, p := range l.Loaded {
+		if p.Received > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Figures are the idle round trip, then for each loaded phase its round
+// trip quantiles, the added latency, the loss and RPM, in milliseconds.
+func (l *LoadLatency) Figures() []Figure {
+	if l == nil {
+		return nil
+	}
+	ms := func(ns int64) float64 { return float64(ns) / 1e6 }
+	var out []Figure
+	add := func(group, step string, rank float64, metric string, higher bool, v float64) {
+		out = append(out, Figure{Group: group, Step: step, Rank: rank, Metric: metric, HigherIsBetter: higher, Value: v})
+	}
+	if p := l.Idle; p != nil && p.RTT != nil {
+		add("latency idle", "rtt p50", 0, "ms", false, ms(p.RTT.P50Ns))
+	}
+	for _, p := range l.Loaded {
+		g := "latency " + p.Phase
+		if p.RTT != nil {
+			add(g, "rtt p50", 1, "ms", false, ms(p.RTT.P50Ns))
+			add(g, "rtt p90", 2, "ms", false, ms(p.RTT.P90Ns))
+			add(g, "rtt p99", 3, "ms", false, ms(p.RTT.P99Ns))
+		}
+		if p.Added != nil {
+			add(g, "added", 4, "ms", false, ms(p.Added.Ns))
+		}
+		if p.Sent > 0 {
+			add(g, "probe loss", 5, "%", false, 100*p.Loss)
+		}
+		if p.RPM != nil {
+			add(g, "RPM", 6, "RPM", true, p.RPM.Value)
+		}
+	}
+	return out
+}
+
+// LatencyParameters are what must match for two runs' latencies to
+// compare: the kind of probe and how often it went.
+type LatencyParameters struct {
+	Probe      string `json:"probe"`
+	IntervalNs int64  `json:"interval_ns"`
+}
+
+// Parameters are the probe kind and interval.
+func (l *LoadLatency) Parameters() any {
+	if l == nil {
+		return LatencyParameters{}
+	}
+	return LatencyParameters{Probe: l.Probe, IntervalNs: l.IntervalNs}
+}
+
+// String names the probe for a heading: "UDP echo to port 5201".
+func (l *LoadLatency) String() string {
+	switch l.Probe {
+	case "udp-echo":
+		return fmt.Sprintf("UDP echo to port %d", l.Port)
+	case "tcp-connect":
+		return fmt.Sprintf("TCP handshakes to port %d", l.Port)
+	}
+	return l.Probe
+}
+
+var _ Section = (*LoadLatency)(nil)
