@@ -54,9 +54,9 @@ func TestRenderFrozen(t *testing.T) {
 				}
 			}
 		}
-		var table bytes.Buffer
-		if err := Write(&table, d, Options{Format: "table"}); err == nil && !strings.Contains(table.String(), "/s") {
-			t.Errorf("%s: its table holds no rate:\n%s", name, table.String())
+		var Table bytes.Buffer
+		if err := Write(&Table, d, Options{Format: "table"}); err == nil && !strings.Contains(Table.String(), "/s") {
+			t.Errorf("%s: its table holds no rate:\n%s", name, Table.String())
 		}
 		var page bytes.Buffer
 		if err := WriteHTML(&page, []*result.Document{d}, nil, HTMLOptions{}); err != nil || !strings.Contains(page.String(), d.ID) {

@@ -14,11 +14,11 @@ import (
 // medians when the probes measured them, the probe loss, the latency the
 // load added and RPM; its notes say which probe, the clock offset, a lost
 // probe stream and the verdict. nil without the section.
-func latencyTable(l *result.LoadLatency) *table {
+func latencyTable(l *result.LoadLatency) *Table {
 	if l == nil {
 		return nil
 	}
-	t := &table{
+	t := &Table{
 		Title:  fmt.Sprintf("Latency under load (%s, every %s)", l, time.Duration(l.IntervalNs)),
 		Header: []string{"phase", "probes", "lost", "RTT p50 ms", "95 % interval", "p90 ms", "p99 ms", "up p50 ms", "down p50 ms", "added ms", "RPM"},
 	}

@@ -168,8 +168,8 @@ type LatencyParameters struct {
 	IntervalNs int64  `json:"interval_ns"`
 }
 
-// Parameters are the probe kind and interval.
-func (l *LoadLatency) Parameters() any {
+// Params are the probe kind and interval.
+func (l *LoadLatency) Params() any {
 	if l == nil {
 		return LatencyParameters{}
 	}

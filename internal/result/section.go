@@ -123,6 +123,7 @@ func (d *Document) Sections() []Section {
 	var out []Section
 	for _, s := range []Section{
 		d.Section(),
+		section(d.LoadLatency),
 	} {
 		if s != nil {
 			out = append(out, s)
