@@ -15,8 +15,10 @@ import (
 )
 
 // loopback runs a net client and server on loopback for 3 s, both under
-// taskset -c cpus when cpus is set, and returns the client's exit and run.
-func loopback(t *testing.T, cpus string, extra ...string) (outcome, *result.Document) {
+// taskset -c cpus when cpus is set, and returns the client's exit and run
+// and the CPU seconds the server took (which the client's health counts
+// as other processes').
+func loopback(t *testing.T, cpus string, extra ...string) (outcome, *result.Document, float64) {
 	t.Helper()
 	port := strconv.Itoa(freePort(t))
 	wrap := func(args ...string) *exec.Cmd {
@@ -34,16 +36,33 @@ func loopback(t *testing.T, cpus string, extra ...string) (outcome, *result.Docu
 	if err != nil || doc.Health == nil {
 		t.Fatalf("net client: exit %d, no health: %v\n%s%s", o.code, err, o.stdout, o.stderr)
 	}
-	return o, doc
+	ps := srv.cmd.ProcessState
+	return o, doc, (ps.UserTime() + ps.SystemTime()).Seconds()
 }
 
-func loopbackRun(t *testing.T, cpus string) *result.Document {
+func loopbackRun(t *testing.T, cpus string) (*result.Document, float64) {
 	t.Helper()
-	o, doc := loopback(t, cpus)
+	o, doc, server := loopback(t, cpus)
 	if o.code != 0 {
 		t.Fatalf("net client: exit %d\n%s", o.code, o.stderr)
 	}
-	return doc
+	return doc, server
+}
+
+// quietCPUs is the most CPU processes other than the test's own client
+// and server may take for a run to tell what thruput alone does to the
+// cores: a quarter of a core cannot fill one core to 90 %.
+const quietCPUs = 0.25
+
+// strangers is the CPU, in CPUs, that processes other than the loopback
+// test's client and server took during its run: the run's own others'
+// CPU less the server's.
+func strangers(doc *result.Document, serverSecs float64) float64 {
+	h := doc.Health
+	if h.OthersCPUs == nil || h.Seconds <= 0 {
+		return 0
+	}
+	return max(0, *h.OthersCPUs-serverSecs/h.Seconds)
 }
 
 func verdicts(doc *result.Document) string {
@@ -55,17 +74,31 @@ func verdicts(doc *result.Document) string {
 }
 
 // TestHealthPinnedCore: client and server pinned to CPU 1 make that core
-// the bottleneck, named; unpinned on two CPUs no one core is.
+// the bottleneck, named; unpinned on two CPUs no one core is. Other
+// processes on this shared machine can fill one core themselves: a run
+// where they took more than quietCPUs (by its own health, less the
+// server's CPU) cannot tell, and is tried again, up to three times.
 func TestHealthPinnedCore(t *testing.T) {
 	fstest.Long(t, "it measures loopback for seconds")
 	if _, err := exec.LookPath("taskset"); err != nil {
 		t.Skip("no taskset")
 	}
-	doc := loopbackRun(t, "")
-	if v := verdicts(doc); strings.Contains(v, " was ") && strings.Contains(v, "% busy") {
-		t.Errorf("unpinned, a core was named:\n%s\n%+v", v, doc.Health.CPUs)
+	judged := false
+	for try := 1; try <= 3 && !judged; try++ {
+		doc, server := loopbackRun(t, "")
+		if others := strangers(doc, server); others > quietCPUs {
+			t.Logf("unpinned run %d: other processes took %.2f CPUs (busy %+v): not quiet enough to judge", try, others, doc.Health.CPUs)
+			continue
+		}
+		judged = true
+		if v := verdicts(doc); strings.Contains(v, " was ") && strings.Contains(v, "% busy") {
+			t.Errorf("unpinned on a quiet machine (others %.2f CPUs), a core was named:\n%s\n%+v", strangers(doc, server), v, doc.Health.CPUs)
+		}
 	}
-	doc = loopbackRun(t, "1")
+	if !judged {
+		t.Log("the unpinned half was not judged: the machine was never quiet")
+	}
+	doc, _ := loopbackRun(t, "1")
 	var cpu0, cpu1 float64
 	for _, c := range doc.Health.CPUs {
 		switch c.CPU {
@@ -162,7 +195,7 @@ func TestHealthKernelLine(t *testing.T) {
 			time.Sleep(time.Second)
 			wrote <- os.WriteFile("/dev/kmsg", []byte(line+"\n"), 0)
 		}()
-		o, doc := loopback(t, "", extra...)
+		o, doc, _ := loopback(t, "", extra...)
 		if err := <-wrote; err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +236,7 @@ func TestHealthOthersCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = hog.Process.Kill(); _ = hog.Wait() })
-	doc := loopbackRun(t, "")
+	doc, _ := loopbackRun(t, "")
 	h := doc.Health
 	if h == nil || h.OthersCPUs == nil || *h.OthersCPUs < 0.5 {
 		t.Fatalf("others' CPU with a hog running: %+v", h)

@@ -3,7 +3,8 @@
 // steal), which interrupt lines fire on which CPU, the clock of each
 // cpufreq policy, the thermal zones, the Raspberry Pi firmware's
 // throttling bits, the CPU other processes take, thruput's own cgroup
-// CPU throttling and the kernel's complaints.
+// CPU throttling, the kernel's complaints, and the WiFi station a network
+// run crossed (its rates, MCS, signal, retries and power save).
 //
 // It exists because a throughput figure is only the machine's own when
 // nothing else held it down: a Pi that sagged under-voltage mid-run and
@@ -44,11 +45,14 @@ type Config struct {
 	// Mailbox asks the firmware for its throttling bits over /dev/vcio,
 	// on the live machine only (internal/throttle).
 	Mailbox bool
+	// WiFi reads the WiFi stations over nl80211, on the live machine
+	// only.
+	WiFi bool
 }
 
 // Default samples the running machine every second.
 func Default() Config {
-	return Config{Proc: "/proc", Sys: "/sys", Kmsg: "/dev/kmsg", Interval: time.Second, Mailbox: true}
+	return Config{Proc: "/proc", Sys: "/sys", Kmsg: "/dev/kmsg", Interval: time.Second, Mailbox: true, WiFi: true}
 }
 
 // userHZ is the unit of /proc/stat and /proc/PID/stat times: the kernel
@@ -76,6 +80,10 @@ type Sampler struct {
 
 	cg   cgroupCPU
 	cgOK bool
+
+	wifi      *wifiSource
+	wifiReads map[string][]wifiReading
+	crossed   string
 
 	km       *kmsg
 	newLines int
@@ -133,7 +141,7 @@ func newSampler(cfg Config) *Sampler {
 		cfg.Interval = time.Second
 	}
 	return &Sampler{cfg: cfg, stop: make(chan struct{}), done: make(chan struct{}),
-		thrFirst: map[int]float64{}, thrAtStart: map[int]bool{}}
+		thrFirst: map[int]float64{}, thrAtStart: map[int]bool{}, wifiReads: map[string][]wifiReading{}}
 }
 
 func (s *Sampler) loop(ctx context.Context) {
@@ -191,6 +199,9 @@ func (s *Sampler) begin(t time.Time) {
 			s.km = k
 		}
 	}
+	if s.cfg.WiFi {
+		s.wifi = openWiFi()
+	}
 	s.first = s.snap()
 	s.sample(t)
 }
@@ -202,6 +213,9 @@ func (s *Sampler) finish(t time.Time) {
 	s.last = s.snap()
 	if s.km != nil {
 		s.km.close()
+	}
+	if s.wifi != nil {
+		s.wifi.close()
 	}
 	s.outcome = s.summary()
 }
@@ -237,6 +251,9 @@ func (s *Sampler) sample(t time.Time) {
 	}
 	for _, p := range s.policies {
 		s.clock(p, at)
+	}
+	if s.wifi != nil {
+		s.wifi.read(at, s.wifiReads)
 	}
 	if s.km != nil {
 		for _, msg := range s.km.read() {

@@ -125,6 +125,10 @@ func (s *Sampler) summary() *result.Health {
 	} else {
 		unknown("kernel")
 	}
+	s.wifiSummary(h)
+	// WiFi power save is judged at the end, once the run has named the
+	// interface it crossed; every reason stays in the order it began.
+	sort.SliceStable(s.suspects, func(i, j int) bool { return s.suspects[i].AtS < s.suspects[j].AtS })
 	h.Suspect = s.suspects
 	return h
 }

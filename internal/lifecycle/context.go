@@ -35,6 +35,7 @@ func (b *Begun) Abandon() { b.health.Stop() }
 // the other disks and interfaces moved meanwhile, and explains the
 // figures against the ceilings of the links and the CPU.
 func Attach(doc *result.Document, b *Begun) {
+	b.health.Crossed(crossed(doc))
 	doc.Health = b.health.Stop()
 	paths := make([]string, len(doc.Targets))
 	for i, t := range doc.Targets {
@@ -45,4 +46,16 @@ func Attach(doc *result.Document, b *Begun) {
 	sys.Activity = sysinfo.Activity(b.counters, fs.Counters(), doc.EndedAt.Sub(doc.StartedAt).Seconds())
 	doc.System = &sys
 	ceiling.Explain(doc)
+}
+
+// crossed is the network interface a network run's data crossed, "" for
+// a run that crossed none.
+func crossed(doc *result.Document) string {
+	switch {
+	case doc.Net != nil:
+		return doc.Net.Parameters.Interface
+	case doc.HTTP != nil:
+		return doc.HTTP.Interface
+	}
+	return ""
 }

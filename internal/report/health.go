@@ -104,6 +104,9 @@ func HealthLines(h *result.Health) []string {
 		}
 		out = append(out, s)
 	}
+	if h.WiFi != nil {
+		out = append(out, wifiLine(h.WiFi))
+	}
 	if k := h.Kernel; k != nil {
 		s := fmt.Sprintf("kernel log: %d new line(s), %d matching an error pattern", k.New, len(k.Matched))
 		if k.Lost {
@@ -115,6 +118,81 @@ func HealthLines(h *result.Health) []string {
 		out = append(out, "unknown: "+strings.Join(h.Unknown, ", "))
 	}
 	return out
+}
+
+// wifiLine says what the WiFi station did over the run: the range of
+// each rate and MCS, the signal, the retries and power save, each fact
+// left out when no reading had it.
+func wifiLine(w *result.WiFiStation) string {
+	var tx, rx, sig, txMCS, rxMCS span
+	for _, x := range w.Samples {
+		tx.add(x.TxMbps, x.TxMbps > 0)
+		rx.add(x.RxMbps, x.RxMbps > 0)
+		sig.add(float64(x.SignalDBm), x.SignalDBm != 0)
+		if x.TxMCS != nil {
+			txMCS.add(float64(*x.TxMCS), true)
+		}
+		if x.RxMCS != nil {
+			rxMCS.add(float64(*x.RxMCS), true)
+		}
+	}
+	var parts []string
+	if tx.n > 0 {
+		parts = append(parts, "tx "+tx.String("%.1f")+" Mbit/s"+txMCS.label(" (MCS ", ")"))
+	}
+	if rx.n > 0 {
+		parts = append(parts, "rx "+rx.String("%.1f")+" Mbit/s"+rxMCS.label(" (MCS ", ")"))
+	}
+	if sig.n > 0 {
+		parts = append(parts, "signal "+sig.String("%.0f")+" dBm")
+	}
+	if w.TxRetries != nil && w.TxFailed != nil {
+		parts = append(parts, fmt.Sprintf("%d tx retries, %d failed", *w.TxRetries, *w.TxFailed))
+	}
+	switch {
+	case w.PowerSave == nil:
+		parts = append(parts, "power save unknown")
+	case *w.PowerSave:
+		parts = append(parts, "power save on")
+	default:
+		parts = append(parts, "power save off")
+	}
+	return "WiFi " + w.Interface + ": " + strings.Join(parts, ", ")
+}
+
+// span is the least and most of the values seen.
+type span struct {
+	lo, hi float64
+	n      int
+}
+
+func (s *span) add(v float64, ok bool) {
+	if !ok {
+		return
+	}
+	if s.n == 0 || v < s.lo {
+		s.lo = v
+	}
+	if s.n == 0 || v > s.hi {
+		s.hi = v
+	}
+	s.n++
+}
+
+// String is "lo" or "lo to hi" in format f.
+func (s span) String(f string) string {
+	if s.lo == s.hi {
+		return fmt.Sprintf(f, s.lo)
+	}
+	return fmt.Sprintf(f+" to "+f, s.lo, s.hi)
+}
+
+// label is the span between pre and post, "" when nothing was seen.
+func (s span) label(pre, post string) string {
+	if s.n == 0 {
+		return ""
+	}
+	return pre + s.String("%.0f") + post
 }
 
 // suspectCSV prints the method's CSV with a last column, suspect, that

@@ -104,3 +104,24 @@ func TestSuspectHTML(t *testing.T) {
 		}
 	}
 }
+
+// TestWiFiLine: the WiFi station's readings in one health line, the
+// ranges over the run; a reading without a fact leaves it out, and power
+// save never read is unknown, not off.
+func TestWiFiLine(t *testing.T) {
+	seven, five, retries, failed, on := 7, 5, int64(30), int64(1), true
+	w := &result.WiFiStation{Interface: "wlan0", PowerSave: &on, TxRetries: &retries, TxFailed: &failed, Samples: []result.WiFiSample{
+		{AtS: 0, TxMbps: 144.4, RxMbps: 65, TxMCS: &seven, SignalDBm: -58},
+		{AtS: 1},
+		{AtS: 2, TxMbps: 115.6, RxMbps: 65, TxMCS: &five, SignalDBm: -61},
+	}}
+	lines := HealthLines(&result.Health{WiFi: w})
+	want := "WiFi wlan0: tx 115.6 to 144.4 Mbit/s (MCS 5 to 7), rx 65.0 Mbit/s, signal -61 to -58 dBm, 30 tx retries, 1 failed, power save on"
+	if len(lines) != 1 || lines[0] != want {
+		t.Errorf("got %q\nwant %q", lines, want)
+	}
+	w = &result.WiFiStation{Interface: "wlan0", Samples: []result.WiFiSample{{AtS: 0, SignalDBm: -70}}}
+	if got := HealthLines(&result.Health{WiFi: w}); len(got) != 1 || got[0] != "WiFi wlan0: signal -70 dBm, power save unknown" {
+		t.Errorf("got %q", got)
+	}
+}

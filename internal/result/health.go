@@ -38,9 +38,12 @@ type Health struct {
 	Cgroup *CgroupCPU `json:"cgroup,omitempty"`
 	// Kernel is what the kernel logged during the run.
 	Kernel *KernelLog `json:"kernel,omitempty"`
+	// WiFi is the station of the WiFi interface a network run crossed.
+	WiFi *WiFiStation `json:"wifi,omitempty"`
 	// Unknown names the facts that could not be read: "cpus",
 	// "interrupts", "softirqs", "clocks", "temperatures", "throttled",
-	// "own_cpu", "cgroup", "kernel".
+	// "own_cpu", "cgroup", "kernel", and "wifi" for a WiFi interface
+	// crossed whose station could not be read.
 	Unknown []string `json:"unknown,omitempty"`
 	// Suspect are the reasons the run's figures may not be the
 	// machine's own, each with the time it began; empty when none.
@@ -162,10 +165,54 @@ type KernelLine struct {
 	Line    string `json:"line"`
 }
 
+// WiFiStation is the WiFi station (the link to its access point) that a
+// network run crossed, read over nl80211 at the start, every sample and
+// the end.
+type WiFiStation struct {
+	Interface string `json:"interface"`
+	// PowerSave is set when power save was on at any reading; absent
+	// when it could not be read at all.
+	PowerSave *bool `json:"power_save,omitempty"`
+	// TxRetries and TxFailed are the station's transmit retries and
+	// failures during the run (its counters at the end less the start);
+	// absent when either end could not be read.
+	TxRetries *int64 `json:"tx_retries,omitempty"`
+	TxFailed  *int64 `json:"tx_failed,omitempty"`
+	// Samples are the readings, in order.
+	Samples []WiFiSample `json:"samples"`
+}
+
+// WiFiSample is one reading of a WiFi station; a fact the driver did
+// not give, or that could not be read, is left out.
+type WiFiSample struct {
+	// AtS is when it was read, in seconds from the start.
+	AtS float64 `json:"at_s"`
+	// TxMbps and RxMbps are the PHY bitrates of the last frames sent and
+	// received.
+	TxMbps float64 `json:"tx_mbps,omitempty"`
+	RxMbps float64 `json:"rx_mbps,omitempty"`
+	// TxMCS, RxMCS are the MCS index per spatial stream (HT's 0-31
+	// index is split into MCS 0-7 and the streams), TxNSS, RxNSS the
+	// spatial streams; absent for legacy rates.
+	TxMCS *int `json:"tx_mcs,omitempty"`
+	TxNSS int  `json:"tx_nss,omitempty"`
+	RxMCS *int `json:"rx_mcs,omitempty"`
+	RxNSS int  `json:"rx_nss,omitempty"`
+	// SignalDBm is the signal of the last frame received.
+	SignalDBm int `json:"signal_dbm,omitempty"`
+	// TxRetries and TxFailed are the station's counters since it
+	// associated.
+	TxRetries *int64 `json:"tx_retries,omitempty"`
+	TxFailed  *int64 `json:"tx_failed,omitempty"`
+	// PowerSave is whether power save was on.
+	PowerSave *bool `json:"power_save,omitempty"`
+}
+
 // Suspect is one reason a run's figures may not be the machine's own.
 type Suspect struct {
 	// Reason is "under-voltage", "throttled", "frequency capped", "soft
-	// temperature limit", "clock below maximum", "kernel error".
+	// temperature limit", "clock below maximum", "kernel error", "WiFi
+	// power save".
 	Reason string `json:"reason"`
 	// AtS is when it began, in seconds from the start of sampling.
 	AtS float64 `json:"at_s"`
@@ -174,8 +221,8 @@ type Suspect struct {
 }
 
 // Suspect reports whether the run's figures are suspect: measured under
-// under-voltage, throttling, a temperature limit, a lowered clock or a
-// kernel error.
+// under-voltage, throttling, a temperature limit, a lowered clock, a
+// kernel error or WiFi power save.
 func (d *Document) Suspect() bool {
 	return d.Health != nil && len(d.Health.Suspect) > 0
 }
