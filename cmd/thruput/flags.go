@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/thruput/thruput/internal/steady"
+	"github.com/thruput/thruput/internal/units"
 )
 
 // oldNames keeps the flag names of earlier releases working, hidden from
@@ -59,3 +60,20 @@ func (p *stablePct) Set(s string) error {
 }
 
 func (p *stablePct) Type() string { return "PCT" }
+
+// blockCount is -k: a count of blocks as iperf3 reads it (1K is 1024), its
+// error naming the flag and the value given.
+type blockCount struct{ p *int64 }
+
+func (b blockCount) Set(v string) error {
+	n, err := units.ParseSize(v)
+	if err != nil {
+		return fmt.Errorf("-k %s: a count of blocks such as 1000 or 1K (1024), more than 0", v)
+	}
+	*b.p = n
+	return nil
+}
+
+func (b blockCount) String() string { return strconv.FormatInt(*b.p, 10) }
+
+func (blockCount) Type() string { return "count" }

@@ -11,7 +11,6 @@ import (
 	"github.com/thruput/thruput/internal/iperf3"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
-	"github.com/thruput/thruput/internal/sysinfo"
 	"github.com/thruput/thruput/internal/units"
 	"github.com/thruput/thruput/internal/usage"
 )
@@ -101,24 +100,6 @@ added and RPM.`,
 	f.opts.add(fl, &f.ClientFlags)
 	fl.IntVar(&f.clients, "clients", 1, "run this many independent tests at once (a server taking them: net server --max-clients); prints each client's figure, the sum and Jain's fairness index")
 	return c
-}
-
-// netInterface names the interface the test's data crossed here.
-func netInterface(n *result.Net) string {
-	if len(n.Streams) == 0 {
-		return ""
-	}
-	return sysinfo.InterfaceOf(n.Streams[0].LocalAddr)
-}
-
-// netUnits checks --units for a network page: Mbit/s, with MiB/s beside
-// it on request.
-func (a *app) netUnits() error {
-	switch a.units {
-	case "", report.UnitsMbit, report.UnitsBoth:
-		return nil
-	}
-	return usage.Errorf("--units %s: network figures are in Mbit/s; --units both adds MiB/s beside them", a.units)
 }
 
 func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) error {
@@ -252,20 +233,3 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 		return report.Write(out, doc, report.Options{Format: format, Units: a.units})
 	})
 }
-
-// blockCount is -k: a count of blocks as iperf3 reads it (1K is 1024), its
-// error naming the flag and the value given.
-type blockCount struct{ p *int64 }
-
-func (b blockCount) Set(v string) error {
-	n, err := units.ParseSize(v)
-	if err != nil {
-		return fmt.Errorf("-k %s: a count of blocks such as 1000 or 1K (1024), more than 0", v)
-	}
-	*b.p = n
-	return nil
-}
-
-func (b blockCount) String() string { return strconv.FormatInt(*b.p, 10) }
-
-func (blockCount) Type() string { return "count" }

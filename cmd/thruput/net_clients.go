@@ -12,7 +12,9 @@ import (
 	"github.com/thruput/thruput/internal/fairness"
 	"github.com/thruput/thruput/internal/iperf3"
 	"github.com/thruput/thruput/internal/lifecycle"
+	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/sysinfo"
 	"github.com/thruput/thruput/internal/usage"
 )
 
@@ -96,4 +98,22 @@ func (a *app) netClients(ctx context.Context, cfg iperf3.ClientConfig, n int, fo
 		return fmt.Errorf("%d of %d clients failed", failed, n)
 	}
 	return nil
+}
+
+// netInterface names the interface the test's data crossed here.
+func netInterface(n *result.Net) string {
+	if len(n.Streams) == 0 {
+		return ""
+	}
+	return sysinfo.InterfaceOf(n.Streams[0].LocalAddr)
+}
+
+// netUnits checks --units for a network page: Mbit/s, with MiB/s beside
+// it on request.
+func (a *app) netUnits() error {
+	switch a.units {
+	case "", report.UnitsMbit, report.UnitsBoth:
+		return nil
+	}
+	return usage.Errorf("--units %s: network figures are in Mbit/s; --units both adds MiB/s beside them", a.units)
 }
