@@ -237,7 +237,7 @@ func (s *Server) trend(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Runs = len(docs)
-	for _, c := range report.Trend(docs) {
+	for _, c := range report.Trend(docs, s.o.Units) {
 		svg, err := c.SVG()
 		if err != nil {
 			s.fail(w, http.StatusInternalServerError, err.Error())

@@ -1,0 +1,84 @@
+package report
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/thruput/thruput/internal/result"
+)
+
+// rateFigure is a figure with its rate unit, as any page prints it.
+var rateFigure = regexp.MustCompile(`\d (MiB/s|MB/s|Mbit/s)`)
+
+// TestStorageUnits: every storage page, in every text format and in
+// HTML (tables, verdicts, notes and charts), prints its rates in the unit
+// --units names: mbit converts them, as mb does; both keeps MiB/s and
+// gives each rate of a sentence its Mbit/s beside it. Links' ceilings
+// are in Mbit/s besides, the unit links are sold in.
+func TestStorageUnits(t *testing.T) {
+	for _, name := range []string{"sweep", "random", "io", "mark"} {
+		for units, want := range map[string]string{UnitsMiB: "MiB/s", UnitsMB: "MB/s", UnitsMbit: "Mbit/s", UnitsBoth: "MiB/s"} {
+			pages := map[string]string{}
+			for _, format := range []string{"table", "markdown"} {
+				var buf bytes.Buffer
+				if err := Write(&buf, readDoc(name), Options{Format: format, Units: units}); err != nil {
+					t.Fatal(err)
+				}
+				pages[format] = buf.String()
+			}
+			var buf bytes.Buffer
+			if err := WriteHTML(&buf, []*result.Document{readDoc(name)}, nil, HTMLOptions{Units: units}); err != nil {
+				t.Fatal(err)
+			}
+			pages["html"] = buf.String()
+			for format, page := range pages {
+				for _, m := range rateFigure.FindAllStringSubmatchIndex(page, -1) {
+					if unit := page[m[2]:m[3]]; unit != want && unit != "Mbit/s" {
+						t.Errorf("%s %s --units %s: a figure in %s: %q", name, format, units, unit, page[max(0, m[0]-60):m[1]])
+						break
+					}
+				}
+				if !strings.Contains(page, want) {
+					t.Errorf("%s %s --units %s: no figure in %s", name, format, units, want)
+				}
+			}
+		}
+	}
+}
+
+// TestVerdictUnits: a storage verdict, kept in the document as it was
+// written in MiB/s, is printed in Mbit/s with --units mbit and with its
+// Mbit/s beside it with both, in the text and the HTML page.
+func TestVerdictUnits(t *testing.T) {
+	doc := readDoc("random")
+	if !strings.HasPrefix(doc.Bottlenecks[0].Verdict, "2.3 MiB/s is only 6 %") {
+		t.Fatalf("the fixture's verdict changed: %q", doc.Bottlenecks[0].Verdict)
+	}
+	for units, want := range map[string][]string{
+		"":        {"2.3 MiB/s is only 6 %", "ceiling of 40.1 MiB/s at sda"},
+		UnitsMB:   {"2.4 MB/s is only 6 %", "ceiling of 42.0 MB/s at sda"},
+		UnitsMbit: {"19.3 Mbit/s is only 6 %", "ceiling of 336.4 Mbit/s at sda"},
+		UnitsBoth: {"2.3 MiB/s (19.3 Mbit/s) is only 6 %", "ceiling of 40.1 MiB/s (336.4 Mbit/s) at sda"},
+	} {
+		var text, page bytes.Buffer
+		if err := Write(&text, readDoc("random"), Options{Format: "table", Units: units}); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteHTML(&page, []*result.Document{readDoc("random")}, nil, HTMLOptions{Units: units}); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !strings.Contains(text.String(), w) || !strings.Contains(page.String(), w) {
+				t.Errorf("--units %q: no %q in the verdict:\n%s", units, w, text.String())
+			}
+		}
+	}
+	if v := storageOf(UnitsBoth).text("9.0 MiB/s (75.5 Mbit/s) then 1.0 MiB/s"); v != "9.0 MiB/s (75.5 Mbit/s) then 1.0 MiB/s (8.4 Mbit/s)" {
+		t.Errorf("both said a Mbit/s twice or not at all: %q", v)
+	}
+	if v := storageOf(UnitsMbit).text("9.0 MiB/s (75.5 Mbit/s)"); v != "75.5 Mbit/s" {
+		t.Errorf("mbit said a Mbit/s twice: %q", v)
+	}
+}
