@@ -43,7 +43,17 @@ func httpCharts(runs []run, u Unit) []*Chart {
 		return httpRepeatCharts(runs, u)
 	}
 	var ss []*series
+	var evs events
 	for _, r := range runs {
+		prefix := ""
+		if len(runs) > 1 {
+			prefix = r.name + ": "
+		}
+		// Each download's windows count from its own first byte: the
+		// run's clock lines up with them only when there is one.
+		if len(r.doc.HTTP.Runs) == 1 {
+			evs = append(evs, healthEvents(r.doc, prefix)...)
+		}
 		for i, h := range r.doc.HTTP.Runs {
 			name := fmt.Sprintf("run %d", i+1)
 			switch {
@@ -80,7 +90,9 @@ func httpCharts(runs []run, u Unit) []*Chart {
 	if len(ss) == 0 {
 		return nil
 	}
-	return []*Chart{timeChart("http", "HTTP download, "+u.Name+" per window", u.Name, ss)}
+	c := timeChart("http", "HTTP download, "+u.Name+" per window", u.Name, ss)
+	addEvents(c, evs)
+	return []*Chart{c}
 }
 
 // httpRepeatCharts draws each repeat's average rate and time to first

@@ -37,8 +37,9 @@ func intervalLabel(iv result.NetInterval) string {
 	return s
 }
 
-// netCharts: a chart per run with every stream and the sums, and with
-// several runs a chart of their sums together; rates are in u.
+// netCharts: a chart per run with every stream and the sums and the
+// run's health events, its CPUs' busy shares, and with several runs a
+// chart of their sums together; rates are in u.
 func netCharts(runs []run, u Unit) []*Chart {
 	var out []*Chart
 	if len(runs) > 1 {
@@ -122,7 +123,9 @@ func netCharts(runs []run, u Unit) []*Chart {
 		if len(runs) > 1 {
 			name, title = "net-"+slug(r.name), title+", "+r.name
 		}
-		out = append(out, timeChart(name, title, u.Name, ss))
+		c := timeChart(name, title, u.Name, ss)
+		addEvents(c, healthEvents(r.doc, ""))
+		out = append(out, nonNil(c, cpuChart(r.doc, strings.Replace(name, "net", "net-cpu", 1)))...)
 	}
 	return out
 }
