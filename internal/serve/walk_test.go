@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/thruput/thruput/internal/browsertest"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/store/sqlite"
@@ -176,5 +178,27 @@ func TestDashboardPagesRead(t *testing.T) {
 		"compare":   "/compare?run=20261101T060000Z-sweep1&run=20261102T060000Z-sweep2",
 	} {
 		browsertest.HeaderWords(t, bctx, c.url+p, "dashboard-"+name)
+	}
+	// Every chart of the dashboard is as wide as every other at a given
+	// window width: a trend's charts as a run's, not each at its own.
+	for _, w := range browsertest.Widths {
+		var widths []int
+		for _, p := range []string{"/runs/20261101T060000Z-sweep1", "/trend?host=pi4&method=disk.sweep", "/trend?host=pi4&method=net.client",
+			"/runs/20261106T060000Z-net000", "/compare?run=20261101T060000Z-sweep1&run=20261102T060000Z-sweep2"} {
+			if err := chromedp.Do(bctx, chromedp.EmulateViewport(w, 900), chromedp.Navigate(c.url+p)); err != nil {
+				t.Fatal(err)
+			}
+			ws, err := chromedp.Run(bctx, chromedp.Evaluate[[]int](`[...document.querySelectorAll('svg.chart')].map(s => Math.round(s.getBoundingClientRect().width))`))
+			if err != nil || len(ws) == 0 {
+				t.Fatalf("%s at %d px: charts %v, %v", p, w, ws, err)
+			}
+			widths = append(widths, ws...)
+		}
+		for _, x := range widths {
+			if x != widths[0] || x < 400 {
+				t.Errorf("at %d px the charts are %v px wide, want one width", w, widths)
+				break
+			}
+		}
 	}
 }
