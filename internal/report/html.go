@@ -78,7 +78,7 @@ func buildPage(docs []*result.Document, cmp *compare.Comparison, o HTMLOptions) 
 	}
 	if len(docs) > 1 {
 		page.Nav = nil // the summary links every run
-		page.Summary = summaryTable(docs, page.Docs)
+		page.Summary = summaryTable(docs, page.Docs, storageOf(o.Units))
 		page.Matrix = matrixOf(docs, page.Docs)
 		page.Machines = machinesOnce(docs, page.Docs)
 	}
@@ -92,8 +92,8 @@ func buildPage(docs []*result.Document, cmp *compare.Comparison, o HTMLOptions) 
 }
 
 // summaryTable lists the page's runs, each linked to its section, with
-// its headline figures.
-func summaryTable(docs []*result.Document, hds []htmlDoc) *htmlTable {
+// its headline figures in the page's unit u.
+func summaryTable(docs []*result.Document, hds []htmlDoc, u storageUnit) *htmlTable {
 	t := &htmlTable{Title: "Runs on this page", Header: []string{"run", "host", "target", "figures", "status"}, Text: true}
 	for i, d := range docs {
 		var ts []string
@@ -102,7 +102,7 @@ func summaryTable(docs []*result.Document, hds []htmlDoc) *htmlTable {
 		}
 		target := strings.Join(ts, "; ")
 		t.Rows = append(t.Rows, []htmlCell{{Text: hds[i].Heading, Link: hds[i].Anchor}, {Text: orUnknown(d.Host.Hostname)},
-			{Text: target}, {Text: headline.Summary(d)}, {Text: d.Status}})
+			{Text: target}, {Text: u.text(headline.Summary(d))}, {Text: d.Status}})
 	}
 	return t
 }
@@ -345,7 +345,7 @@ func htmlComparisonOf(docs []*result.Document, cmp *compare.Comparison, units st
 	hc.NoRepeats = !slices.ContainsFunc(cmp.Rows, func(r compare.Row) bool {
 		return slices.ContainsFunc(r.Cells, func(x compare.Cell) bool { return x.Spread != nil })
 	})
-	tables := comparisonTables(cmp, names)
+	tables := comparisonTables(comparisonIn(cmp, units), names)
 	i := 0
 	for rows := range sectionRows(cmp.Rows) {
 		if i >= len(tables) {

@@ -3,7 +3,12 @@ package report
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
+
+	"github.com/thruput/thruput/internal/compare"
+	"github.com/thruput/thruput/internal/result"
 )
 
 // storageUnit is the unit a page prints storage rates in: MiB/s (2^20
@@ -83,3 +88,39 @@ func (u storageUnit) ceiling(bps float64) string {
 	}
 	return fmt.Sprintf("%s, %.0f Mbit/s", u.rate(bps), bps*8/1e6)
 }
+
+// comparisonIn is c with the rows of rates in MiB/s in the page's
+// storage unit, c itself when that is MiB/s: the comparison's JSON and
+// CSV keep MiB/s, as a run's do.
+func comparisonIn(c *compare.Comparison, units string) *compare.Comparison {
+	u := storageOf(units)
+	if u.perMiB == 1 {
+		return c
+	}
+	out := *c
+	out.Rows = make([]compare.Row, len(c.Rows))
+	for i, r := range c.Rows {
+		if m, ok := strings.CutSuffix(r.Metric, "MiB/s"); ok {
+			r.Metric = m + u.name
+			r.Cells = slices.Clone(r.Cells)
+			for j := range r.Cells {
+				x := &r.Cells[j]
+				x.Value, x.HalfWidth, x.Needed = u.of(x.Value), u.of(x.HalfWidth), u.of(x.Needed)
+				x.Samples = slices.Clone(x.Samples)
+				for k := range x.Samples {
+					x.Samples[k] = u.of(x.Samples[k])
+				}
+				if s := x.Spread; s != nil {
+					x.Spread = &result.Spread{N: s.N, Mean: u.of(s.Mean), Stddev: u.of(s.Stddev), Min: u.of(s.Min), Max: u.of(s.Max)}
+				}
+			}
+		}
+		out.Rows[i] = r
+	}
+	return &out
+}
+
+// Rates is a sentence written in MiB/s (a run's headline figures, a
+// verdict) with its storage rates in the unit --units names, as every
+// page of that unit prints them.
+func Rates(s, units string) string { return storageOf(units).text(s) }

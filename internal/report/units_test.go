@@ -82,3 +82,48 @@ func TestVerdictUnits(t *testing.T) {
 		t.Errorf("mbit said a Mbit/s twice: %q", v)
 	}
 }
+
+// TestComparisonUnits: a comparison's table, markdown and HTML page give
+// its storage rates in the page's unit, converted, with the same ratios;
+// its JSON keeps MiB/s.
+func TestComparisonUnits(t *testing.T) {
+	c := comparisons(t)["sweep-runs"]
+	docs := []*result.Document{sweepRun("20261120T210000Z-d4e5f6", []result.Target{sdEXT4}, [][]float64{{0.8, 12.3, 1.1, 21.5, 1.06, -1}}),
+		sweepRun("20261121T061500Z-0a0b0c", []result.Target{usbFAT32}, [][]float64{fat32MiB})}
+	for units, want := range map[string][]string{
+		UnitsMB:   {"sweep write, MB/s", "10.3", "12.2x"},
+		UnitsMbit: {"sweep write, Mbit/s", "82.2", "12.2x"},
+	} {
+		pages := map[string]string{}
+		for _, format := range []string{"table", "markdown"} {
+			var buf bytes.Buffer
+			if err := WriteComparison(&buf, c, Options{Format: format, Units: units}); err != nil {
+				t.Fatal(err)
+			}
+			pages[format] = buf.String()
+		}
+		var buf bytes.Buffer
+		if err := WriteHTML(&buf, docs, c, HTMLOptions{Units: units}); err != nil {
+			t.Fatal(err)
+		}
+		cmp, _, _ := strings.Cut(buf.String(), `id="run-`)
+		pages["html"] = cmp
+		for format, page := range pages {
+			for _, w := range want {
+				if !strings.Contains(page, w) {
+					t.Errorf("%s --units %s: no %q:\n%s", format, units, w, page)
+				}
+			}
+			if strings.Contains(page, "MiB/s") {
+				t.Errorf("%s --units %s: a figure in MiB/s", format, units)
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := WriteComparison(&buf, c, Options{Format: "json", Units: UnitsMbit}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"metric": "MiB/s"`) {
+		t.Errorf("the JSON's metric is no longer MiB/s:\n%.600s", buf.String())
+	}
+}

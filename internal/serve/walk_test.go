@@ -3,6 +3,7 @@ package serve
 import (
 	"fmt"
 	"html"
+	"net/url"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -199,6 +200,38 @@ func TestDashboardPagesRead(t *testing.T) {
 				t.Errorf("at %d px the charts are %v px wide, want one width", w, widths)
 				break
 			}
+		}
+	}
+}
+
+// TestUnitsOnEveryPage: a dashboard served with --units mb shows no
+// storage figure in MiB/s on the list, on a disk run's page, in its
+// charts, on a comparison of two sweeps or on a disk trend.
+func TestUnitsOnEveryPage(t *testing.T) {
+	s, err := sqlite.Open(filepath.Join(t.TempDir(), "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	docs := everyMethod()
+	if _, _, err := s.SaveAll(docs); err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, Options{Store: s, Version: "test", Units: "mb"})
+	pages := []string{"/", "/compare?run=20261101T060000Z-sweep1&run=20261102T060000Z-sweep2"}
+	for _, d := range docs {
+		if strings.HasPrefix(d.Method, "disk.") {
+			pages = append(pages, "/runs/"+d.ID, "/trend?"+url.Values{"host": {d.Host.Hostname}, "method": {d.Method}}.Encode())
+		}
+	}
+	mib := regexp.MustCompile(`\d MiB/s|>MiB/s<`)
+	for _, p := range pages {
+		code, body := c.do("GET", p, nil, "")
+		if code != 200 || !strings.Contains(body, "MB/s") {
+			t.Errorf("%s: %d, no MB/s", p, code)
+		}
+		if m := mib.FindStringIndex(body); m != nil {
+			t.Errorf("%s: a figure in MiB/s: %q", p, body[max(0, m[0]-80):m[1]])
 		}
 	}
 }
