@@ -401,10 +401,12 @@ var (
 	cliffPath = regexp.MustCompile(`<path class="cliff" [^>]*data-(?:before|at)="([^"]*)"><title>([^<]*)</title>`)
 )
 
-// TestIntervalBars: every method's chart draws a figure's 95 % interval
-// as an error bar around it and a cliff as a dashed line, each with its
-// figures in data attributes and its words in a title.
-func TestIntervalBars(t *testing.T) {
+// withIntervals are a run of every method whose figures carry 95 %
+// intervals, some with a cliff: io's of a single run, http's of repeats
+// long enough for a time axis, short's too short for one.
+type withIntervals struct{ mark, io, random, net, http, short, sweep *result.Document }
+
+func intervalDocs() withIntervals {
 	mark := markDoc()
 	for i := range mark.Mark.Results {
 		r := &mark.Mark.Results[i]
@@ -440,6 +442,15 @@ func TestIntervalBars(t *testing.T) {
 		s := &sweep.Sweep.Steps[i]
 		s.Interval = withInterval(s.MiBPerSec*(1<<20), 0.02, i == 1)
 	}
+	return withIntervals{mark, io, random, net, http, short, sweep}
+}
+
+// TestIntervalBars: every method's chart draws a figure's 95 % interval
+// as an error bar around it and a cliff as a dashed line, each with its
+// figures in data attributes and its words in a title.
+func TestIntervalBars(t *testing.T) {
+	d := intervalDocs()
+	mark, io, random, net, http, short, sweep := d.mark, d.io, d.random, d.net, d.http, d.short, d.sweep
 	for _, x := range []struct {
 		doc *result.Document
 		// intervals and cliffs per chart, by name

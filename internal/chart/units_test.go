@@ -10,41 +10,8 @@ import (
 // unitDocs is a run of every method with intervals, a cliff and repeats'
 // spreads somewhere, so every kind of rate label a chart writes is drawn.
 func unitDocs() []*result.Document {
-	sweep := sweepDoc()
-	for i := range sweep.Sweep.Steps {
-		s := &sweep.Sweep.Steps[i]
-		s.Interval = withInterval(s.MiBPerSec*(1<<20), 0.02, i == 1)
-	}
-	mark := markDoc()
-	for i := range mark.Mark.Results {
-		r := &mark.Mark.Results[i]
-		r.Interval = withInterval(r.MiBPerSec*(1<<20), 0.02, i == 0)
-	}
-	io := ioDoc()
-	one := ioDoc()
-	one.IO.Runs = one.IO.Runs[:1]
-	iv := withInterval(3*(1<<20), 0.01, true)
-	one.IO.Runs[0].Read.Interval, one.IO.Runs[0].Write.Interval = iv, iv
-	random := doc("disk.random")
-	random.Random = &result.Random{Parameters: result.RandomParameters{Mode: "rndrw", BlockSize: 4096}, Reads: 1000, ReadsPerSec: 256, ReadMiBPerSec: 1,
-		Writes: 500, WritesPerSec: 128, WriteMiBPerSec: 0.5, Interval: withInterval(1.5*(1<<20), 0.03, true)}
-	net := netDoc()
-	net.Net.Sums = []result.NetSum{
-		{Direction: result.DirUp, Receiver: result.NetFigure{BitsPerSecond: 82e6}, Interval: withInterval(82e6/8, 0.02, true)},
-		{Direction: result.DirDown, Receiver: result.NetFigure{BitsPerSecond: 87e6}, Interval: withInterval(87e6/8, 0.02, false)}}
-	http := httpDoc()
-	for i := range http.HTTP.Runs {
-		h := &http.HTTP.Runs[i]
-		h.MiBPerSec, h.Bytes = 10.5, 42<<20
-		h.Interval = withInterval(10.5*(1<<20), 0.02, i == 1)
-	}
-	short := httpDoc()
-	for i := range short.HTTP.Runs {
-		h := &short.HTTP.Runs[i]
-		h.Windows, h.MiBPerSec, h.Bytes = h.Windows[:1], 10, 10<<20
-		h.Interval = withInterval(10*(1<<20), 0.05, true)
-	}
-	return []*result.Document{sweep, mark, io, one, random, net, http, short}
+	d := intervalDocs()
+	return []*result.Document{d.sweep, d.mark, ioDoc(), d.io, d.random, d.net, d.http, d.short}
 }
 
 // rateUnits are the unit names a chart may write.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/thruput/thruput/internal/browsertest"
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/store/sqlite"
 )
 
@@ -92,12 +93,9 @@ func everyMethod() []*result.Document {
 
 var hrefs = regexp.MustCompile(`href="(/[^"#]*)"`)
 
-// TestEveryLinkDraws walks every link the dashboard renders, from the
-// list through each run and trend page, over a store holding every
-// method, and compares each pair of runs of a method: every page answers
-// 200, and every run, trend and compare page draws a chart with its
-// points. A trend of a sweep once answered 500.
-func TestEveryLinkDraws(t *testing.T) {
+// everyMethodStore is a store holding everyMethod's runs, and the runs.
+func everyMethodStore(t *testing.T) (*store.DB, []*result.Document) {
+	t.Helper()
 	s, err := sqlite.Open(filepath.Join(t.TempDir(), "results.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -107,6 +105,16 @@ func TestEveryLinkDraws(t *testing.T) {
 	if _, _, err := s.SaveAll(docs); err != nil {
 		t.Fatal(err)
 	}
+	return s, docs
+}
+
+// TestEveryLinkDraws walks every link the dashboard renders, from the
+// list through each run and trend page, over a store holding every
+// method, and compares each pair of runs of a method: every page answers
+// 200, and every run, trend and compare page draws a chart with its
+// points. A trend of a sweep once answered 500.
+func TestEveryLinkDraws(t *testing.T) {
+	s, docs := everyMethodStore(t)
 	c := newClient(t, Options{Store: s, Version: "test"})
 	seen := map[string]bool{}
 	queue := []string{"/"}
@@ -162,14 +170,7 @@ func TestEveryLinkDraws(t *testing.T) {
 // at 1400 and 800 px: no header word is split across lines. With
 // THRUPUT_SCREENSHOTS=DIR it leaves a screenshot of each there.
 func TestDashboardPagesRead(t *testing.T) {
-	s, err := sqlite.Open(filepath.Join(t.TempDir(), "results.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	if _, _, err := s.SaveAll(everyMethod()); err != nil {
-		t.Fatal(err)
-	}
+	s, _ := everyMethodStore(t)
 	c := newClient(t, Options{Store: s, Version: "test"})
 	bctx := browsertest.New(t, 1400, 900)
 	for name, p := range map[string]string{
@@ -208,15 +209,7 @@ func TestDashboardPagesRead(t *testing.T) {
 // storage figure in MiB/s on the list, on a disk run's page, in its
 // charts, on a comparison of two sweeps or on a disk trend.
 func TestUnitsOnEveryPage(t *testing.T) {
-	s, err := sqlite.Open(filepath.Join(t.TempDir(), "results.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	docs := everyMethod()
-	if _, _, err := s.SaveAll(docs); err != nil {
-		t.Fatal(err)
-	}
+	s, docs := everyMethodStore(t)
 	c := newClient(t, Options{Store: s, Version: "test", Units: "mb"})
 	pages := []string{"/", "/compare?run=20261101T060000Z-sweep1&run=20261102T060000Z-sweep2"}
 	for _, d := range docs {
