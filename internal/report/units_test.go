@@ -127,3 +127,24 @@ func TestComparisonUnits(t *testing.T) {
 		t.Errorf("the JSON's metric is no longer MiB/s:\n%.600s", buf.String())
 	}
 }
+
+// TestNetworkPageUnits: a network run's page in report or serve with
+// --units mib draws its charts in MiB/s and adds MiB/s beside Mbit/s in
+// its tables, so the charts' unit is the tables' too; mbit and none
+// keep Mbit/s alone.
+func TestNetworkPageUnits(t *testing.T) {
+	for units, mib := range map[string]bool{"": false, UnitsMbit: false, UnitsMiB: true, UnitsBoth: true} {
+		var buf bytes.Buffer
+		if err := WriteHTML(&buf, []*result.Document{readDoc("net")}, nil, HTMLOptions{Units: units}); err != nil {
+			t.Fatal(err)
+		}
+		page := buf.String()
+		if got := strings.Contains(page, `<span class="w">MiB/s</span></th>`); got != mib {
+			t.Errorf("--units %q: a MiB/s column %v, want %v", units, got, mib)
+		}
+		axis := map[bool]string{true: ">MiB/s<", false: ">Mbit/s<"}[units == UnitsMiB]
+		if !strings.Contains(page, axis) {
+			t.Errorf("--units %q: no %s axis", units, axis)
+		}
+	}
+}
