@@ -122,8 +122,12 @@ func ioCSV(w io.Writer, doc *result.Document) error {
 // markTables is the familiar 4x2 grid.
 func markTables(doc *result.Document, u storageUnit) []Table {
 	m := doc.Mark
-	t := Table{Title: fmt.Sprintf("%s, %s file, %s each, %s, %s", u.name, units.IEC(m.Size), time.Duration(m.DurationNs), ioMode(m.Direct), m.Engine),
-		Header: []string{"test", "Read", "Write"}}
+	title := fmt.Sprintf("%s, %s file, %s each, %s", u.name, units.IEC(m.Size), time.Duration(m.DurationNs), ioMode(m.Direct))
+	// A run imported or stored without its engine has none to name.
+	if m.Engine != "" {
+		title += ", " + m.Engine
+	}
+	t := Table{Title: title, Header: []string{"test", "Read", "Write"}}
 	var order []string
 	cells := map[string][]string{}
 	for _, r := range m.Results {

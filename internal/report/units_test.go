@@ -148,3 +148,14 @@ func TestNetworkPageUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkTitleWithoutEngine: a stored mark run that names no engine
+// gets a table title without a dangling comma (seen on the dashboard).
+func TestMarkTitleWithoutEngine(t *testing.T) {
+	d := readDoc("mark")
+	d.Mark.Engine = ""
+	title := markTables(d, storageOf(""))[0].Title
+	if strings.HasSuffix(strings.TrimSpace(title), ",") || !strings.HasPrefix(title, "MiB/s, ") {
+		t.Errorf("title %q", title)
+	}
+}
