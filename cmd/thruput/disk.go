@@ -11,7 +11,6 @@ import (
 
 	"github.com/thruput/thruput/internal/disk"
 	"github.com/thruput/thruput/internal/progress"
-	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/units"
 	"github.com/thruput/thruput/internal/usage"
@@ -123,24 +122,12 @@ func runSweep(cmd *cobra.Command, a *app, f sweepFlags, dirs []string) error {
 var sweepNames = map[string]string{"BlockSizes": "--bs", "FileSize": "--file-size", "MaxTimeNs": "--max-time",
 	"Data": "--data", "Direct": "--direct", "DropCaches": "--drop-caches", "Read": "--write-only"}
 
-// storageUnits checks --units for a storage page: MiB/s, or MB/s.
-func (a *app) storageUnits() error {
-	switch a.units {
-	case "", report.UnitsMiB, report.UnitsMB:
-		return nil
-	}
-	return usage.Errorf("--units %s: storage figures are in MiB/s, or MB/s with --units mb", a.units)
-}
-
 // runDisk is the frame every disk method shares: describe the targets
 // (refusing bad ones before anything is written), run the engine with a
 // progress line and notes on stderr, then print what was measured, also
 // when the engine failed part-way. The engine's refusals name its config's
 // fields; names gives the flags that set them.
 func (a *app) runDisk(cmd *cobra.Command, method string, dirs []string, format string, names map[string]string, run func(*result.Document, progress.Hooks) error) error {
-	if err := a.storageUnits(); err != nil {
-		return err
-	}
 	if len(dirs) == 0 {
 		dirs = []string{"."}
 	}

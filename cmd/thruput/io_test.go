@@ -178,7 +178,7 @@ func TestIOBadInput(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	for _, args := range [][]string{{"--units", "gb"}, {"--units", "mbit"}, {"--size", "100k"}, {"--duration", "0s"}} {
+	for _, args := range [][]string{{"--units", "gb"}, {"--size", "100k"}, {"--duration", "0s"}} {
 		o := thruput(t, append([]string{"disk", "mark", dir}, args...)...)
 		if o.code != 2 {
 			t.Errorf("mark %v: exit %d, %q", args, o.code, o.stderr)

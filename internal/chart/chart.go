@@ -124,7 +124,7 @@ const margin = 2 * vg.Millimeter
 const markerAlpha = 254
 
 // ciAlpha and cliffAlpha tag the strokes of an interval's bar and of a
-// cliff's line as markerAlpha tags a marker: finishSVG names each with its
+// cliff's line (eventAlpha a health event's) as markerAlpha tags a marker: finishSVG names each with its
 // class, figures and title. An interval's bar is one path (its line and
 // both caps), so that the n-th such stroke is the n-th bar.
 const (
@@ -146,7 +146,7 @@ type tagger interface{ tags() []tag }
 
 var (
 	markerPath = regexp.MustCompile(`<path d="([^"]*)" style="fill:(#[0-9A-Fa-f]{6});fill-opacity:0\.99608"\s*/>`)
-	taggedPath = regexp.MustCompile(`<path d="([^"]*)" style="([^"]*stroke-opacity:0\.9(?:9216|8824)[^"]*)"\s*/>`)
+	taggedPath = regexp.MustCompile(`<path d="([^"]*)" style="([^"]*stroke-opacity:0\.9(?:9216|8824|8431)[^"]*)"\s*/>`)
 	svgOpen    = regexp.MustCompile(`(?s)^.*?<svg\b[^>]*>`)
 	// The family vgsvg names: Liberation Sans is metric-compatible with
 	// Arial (and Arimo, its open twin), so text laid out for one fits in

@@ -206,7 +206,7 @@ func TestFor(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			names := []string{"a", "b"}[:len(tc.docs)]
-			charts, err := For(tc.docs, names)
+			charts, err := For(tc.docs, names, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -247,14 +247,14 @@ func TestFor(t *testing.T) {
 }
 
 func TestForErrors(t *testing.T) {
-	if _, err := For([]*result.Document{sweepDoc(), markDoc()}, nil); err == nil {
+	if _, err := For([]*result.Document{sweepDoc(), markDoc()}, nil, ""); err == nil {
 		t.Error("For drew a sweep and a mark together")
 	}
-	if _, err := For([]*result.Document{sweepDoc()}, []string{"a", "b"}); err == nil {
+	if _, err := For([]*result.Document{sweepDoc()}, []string{"a", "b"}, ""); err == nil {
 		t.Error("For accepted two names for one document")
 	}
 	empty := doc("disk.sweep")
-	if cs, err := For([]*result.Document{empty}, nil); err != nil || len(cs) != 0 {
+	if cs, err := For([]*result.Document{empty}, nil, ""); err != nil || len(cs) != 0 {
 		t.Errorf("a document without figures gave %d charts, %v", len(cs), err)
 	}
 }
@@ -263,7 +263,7 @@ func TestForErrors(t *testing.T) {
 // break out of the SVG.
 func TestSVGEscapes(t *testing.T) {
 	d := markDoc()
-	cs, err := For([]*result.Document{d, markDoc()}, []string{`<b>"x"&y</b>`, "z"})
+	cs, err := For([]*result.Document{d, markDoc()}, []string{`<b>"x"&y</b>`, "z"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +295,7 @@ func TestForEdges(t *testing.T) {
 	n := netDoc()
 	n.Net.Intervals = nil
 	for _, docs := range [][]*result.Document{{d}, {n}} {
-		cs, err := For(docs, nil)
+		cs, err := For(docs, nil, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -344,7 +344,7 @@ func TestShortDownloads(t *testing.T) {
 		d.HTTP.Runs[i].Windows = d.HTTP.Runs[i].Windows[:1]
 		d.HTTP.Runs[i].MiBPerSec, d.HTTP.Runs[i].Bytes, d.HTTP.Runs[i].TTFBNs = 11.2, 100<<20, int64(3e6+i*1e6)
 	}
-	charts, err := For([]*result.Document{d}, []string{"a"})
+	charts, err := For([]*result.Document{d}, []string{"a"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +367,7 @@ func TestErrorBars(t *testing.T) {
 	if len(d.IO.Runs) < 2 {
 		t.Fatalf("ioDoc has %d runs; the test needs repeats", len(d.IO.Runs))
 	}
-	charts, err := For([]*result.Document{d}, []string{"a"})
+	charts, err := For([]*result.Document{d}, []string{"a"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,10 +401,12 @@ var (
 	cliffPath = regexp.MustCompile(`<path class="cliff" [^>]*data-(?:before|at)="([^"]*)"><title>([^<]*)</title>`)
 )
 
-// TestIntervalBars: every method's chart draws a figure's 95 % interval
-// as an error bar around it and a cliff as a dashed line, each with its
-// figures in data attributes and its words in a title.
-func TestIntervalBars(t *testing.T) {
+// withIntervals are a run of every method whose figures carry 95 %
+// intervals, some with a cliff: io's of a single run, http's of repeats
+// long enough for a time axis, short's too short for one.
+type withIntervals struct{ mark, io, random, net, http, short, sweep *result.Document }
+
+func intervalDocs() withIntervals {
 	mark := markDoc()
 	for i := range mark.Mark.Results {
 		r := &mark.Mark.Results[i]
@@ -440,6 +442,15 @@ func TestIntervalBars(t *testing.T) {
 		s := &sweep.Sweep.Steps[i]
 		s.Interval = withInterval(s.MiBPerSec*(1<<20), 0.02, i == 1)
 	}
+	return withIntervals{mark, io, random, net, http, short, sweep}
+}
+
+// TestIntervalBars: every method's chart draws a figure's 95 % interval
+// as an error bar around it and a cliff as a dashed line, each with its
+// figures in data attributes and its words in a title.
+func TestIntervalBars(t *testing.T) {
+	d := intervalDocs()
+	mark, io, random, net, http, short, sweep := d.mark, d.io, d.random, d.net, d.http, d.short, d.sweep
 	for _, x := range []struct {
 		doc *result.Document
 		// intervals and cliffs per chart, by name
@@ -457,7 +468,7 @@ func TestIntervalBars(t *testing.T) {
 		{short, map[string]int{"http-mibps": 2, "http-ttfb": 0}, map[string]int{}, "10.0 MiB/s, ±0.50 MiB/s (95 % interval)", ""},
 		{sweep, map[string]int{"sweep-write": 6, "sweep-read": 5}, map[string]int{"sweep-read": 1, "sweep-write": 0}, "±", "before the drop"},
 	} {
-		charts, err := For([]*result.Document{x.doc}, nil)
+		charts, err := For([]*result.Document{x.doc}, nil, "")
 		if err != nil {
 			t.Fatal(err)
 		}

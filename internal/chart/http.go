@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	drawers[result.MethodHTTP] = &drawer{charts: httpCharts, meanCharts: httpMeanCharts, collect: httpCollect, subject: httpSubject}
+	drawers[result.MethodHTTP] = &drawer{charts: httpCharts, meanCharts: httpMeanCharts, collect: httpCollect, subject: httpSubject, native: MiBps}
 }
 
 // httpSubject is the download's address without its scheme: an SVG names
@@ -25,8 +25,9 @@ func httpSubject(d *result.Document) string {
 	return "download of " + u
 }
 
-// httpCharts: MiB/s per window, a line per download of every run.
-func httpCharts(runs []run) []*Chart {
+// httpCharts: the rate in u per window, a line per download of every
+// run.
+func httpCharts(runs []run, u Unit) []*Chart {
 	// A transfer shorter than three windows leaves a time axis with a
 	// dot or two on it: then each repeat's rate and its time to first
 	// byte carry the information.
@@ -39,10 +40,20 @@ func httpCharts(runs []run) []*Chart {
 		}
 	}
 	if short {
-		return httpRepeatCharts(runs)
+		return httpRepeatCharts(runs, u)
 	}
 	var ss []*series
+	var evs events
 	for _, r := range runs {
+		prefix := ""
+		if len(runs) > 1 {
+			prefix = r.name + ": "
+		}
+		// Each download's windows count from its own first byte: the
+		// run's clock lines up with them only when there is one.
+		if len(r.doc.HTTP.Runs) == 1 {
+			evs = append(evs, healthEvents(r.doc, prefix)...)
+		}
 		for i, h := range r.doc.HTTP.Runs {
 			name := fmt.Sprintf("run %d", i+1)
 			switch {
@@ -53,20 +64,22 @@ func httpCharts(runs []run) []*Chart {
 			}
 			s := newSeries(name, len(ss), vg.Points(1.5))
 			for _, w := range h.Windows {
-				s.Points = append(s.Points, point{X: float64(w.EndNs) / 1e9, Y: w.MiBPerSec,
-					Label: fmt.Sprintf("%s, %s to %s s: %s MiB/s (%s Mbit/s)", name,
+				v := u.mib(w.MiBPerSec)
+				s.Points = append(s.Points, point{X: float64(w.EndNs) / 1e9, Y: v,
+					Label: fmt.Sprintf("%s, %s to %s s: %s %s", name,
 						strconv.FormatFloat(float64(w.StartNs)/1e9, 'f', -1, 64), strconv.FormatFloat(float64(w.EndNs)/1e9, 'f', -1, 64),
-						strconv.FormatFloat(w.MiBPerSec, 'f', 2, 64), strconv.FormatFloat(w.MiBPerSec*(1<<20)*8/1e6, 'f', 1, 64))})
+						strconv.FormatFloat(v, 'f', 2, 64), u.Name)})
 			}
 			if iv := h.Interval; iv != nil && len(s.Points) > 0 {
-				if e := iv.PlusMinus(h.MiBPerSec); e > 0 {
-					s.Figure = &point{X: s.Points[len(s.Points)-1].X, Y: h.MiBPerSec, Err: e,
-						Label: fmt.Sprintf("%s, the download: %s ±%s MiB/s (95 %% interval)", name, f1(h.MiBPerSec), f1(e))}
+				v := u.mib(h.MiBPerSec)
+				if e := iv.PlusMinus(v); e > 0 {
+					s.Figure = &point{X: s.Points[len(s.Points)-1].X, Y: v, Err: e,
+						Label: fmt.Sprintf("%s, the download: %s ±%s %s (95 %% interval)", name, f1(v), f1(e), u.Name)}
 				}
 				// The meter and the windows both count from the first byte.
 				if c := iv.Cliff; c != nil {
 					s.CliffAt = &point{X: float64(c.AtNs) / 1e9,
-						Label: fmt.Sprintf("%s: %s MiB/s for the first %s, then %s MiB/s", name, f1(c.Before/(1<<20)), units.IEC(c.AtBytes), f1(c.After/(1<<20)))}
+						Label: fmt.Sprintf("%s: %s for the first %s, then %s", name, figure(u.of(c.Before), u.Name), units.IEC(c.AtBytes), figure(u.of(c.After), u.Name))}
 				}
 			}
 			if len(s.Points) > 0 {
@@ -77,18 +90,21 @@ func httpCharts(runs []run) []*Chart {
 	if len(ss) == 0 {
 		return nil
 	}
-	return []*Chart{timeChart("http", "HTTP download, MiB/s per window", "MiB/s", ss)}
+	c := timeChart("http", "HTTP download, "+u.Name+" per window", u.Name, ss)
+	addEvents(c, evs)
+	return []*Chart{c}
 }
 
 // httpRepeatCharts draws each repeat's average rate and time to first
 // byte as bars, a bar per run.
-func httpRepeatCharts(runs []run) []*Chart {
+func httpRepeatCharts(runs []run, u Unit) []*Chart {
 	mib, ttfb := newGroups(len(runs)), newGroups(len(runs))
 	for ri, r := range runs {
 		for i, h := range r.doc.HTTP.Runs {
 			key := "repeat " + strconv.Itoa(i+1)
 			if h.Bytes > 0 {
-				mib.put(key, ri, steady(h.MiBPerSec, h.MiBPerSec*(1<<20), h.Interval, "MiB/s", figure(h.MiBPerSec, "MiB/s")))
+				v := u.mib(h.MiBPerSec)
+				mib.put(key, ri, steady(v, h.MiBPerSec*(1<<20), h.Interval, u.Name, figure(v, u.Name)))
 			}
 			if h.TTFBNs > 0 {
 				ms := float64(h.TTFBNs) / 1e6
@@ -101,7 +117,7 @@ func httpRepeatCharts(runs []run) []*Chart {
 		names[i] = r.name
 	}
 	return nonNil(
-		mib.chart("http-mibps", "HTTP download, MiB/s of each repeat", "MiB/s", names),
+		mib.chart("http-mibps", "HTTP download, "+u.Name+" of each repeat", u.Name, names),
 		ttfb.chart("http-ttfb", "HTTP download, time to first byte of each repeat", "ms", names))
 }
 
@@ -115,16 +131,17 @@ func httpCollect(c *collector, d *result.Document) {
 
 // httpMeanCharts: each column's mean download rate, with its repeats'
 // standard deviation.
-func httpMeanCharts(runs []run) []*Chart {
+func httpMeanCharts(runs []run, u Unit) []*Chart {
 	g := newGroups(len(runs))
 	for ri, r := range runs {
 		if s, ok := r.spread["MiB/s"]; ok {
-			e := newEntry(s.Mean, figure(s.Mean, "MiB/s")+repeatNote(s, "MiB/s"))
+			s.Mean, s.Stddev = u.mib(s.Mean), u.mib(s.Stddev)
+			e := newEntry(s.Mean, figure(s.Mean, u.Name)+repeatNote(s, u.Name))
 			if s.N > 1 {
 				e.lo, e.hi, e.kind = s.Mean-s.Stddev, s.Mean+s.Stddev, "stddev"
 			}
 			g.put("download", ri, e)
 		}
 	}
-	return nonNil(g.chart("http-mean", "HTTP download, MiB/s, mean of each column's runs", "MiB/s", runNames(runs)))
+	return nonNil(g.chart("http-mean", "HTTP download, "+u.Name+", mean of each column's runs", u.Name, runNames(runs)))
 }

@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	drawers[result.MethodIO] = &drawer{charts: ioCharts, collect: ioCollect, mean: ioMean}
+	drawers[result.MethodIO] = &drawer{charts: ioCharts, collect: ioCollect, mean: ioMean, native: MiBps}
 }
 
 // ioJob describes an I/O job in a few words: "randread 4k QD 64".
@@ -24,7 +24,7 @@ func ioJob(p result.IOParameters) string {
 
 // ioCharts: each direction's mean over the repeats, a bar per run. Runs
 // of different jobs get a group per job and direction.
-func ioCharts(runs []run) []*Chart {
+func ioCharts(runs []run, u Unit) []*Chart {
 	same := true
 	for _, r := range runs {
 		same = same && ioJob(r.doc.IO.Parameters) == ioJob(runs[0].doc.IO.Parameters)
@@ -62,12 +62,14 @@ func ioCharts(runs []run) []*Chart {
 				}
 			}
 			for _, x := range []struct {
-				g    *groups
-				unit string
-				get  func(*result.IODirection) float64
+				g     *groups
+				key   string
+				unit  string
+				scale float64
+				get   func(*result.IODirection) float64
 			}{
-				{mib, "MiB/s", func(d *result.IODirection) float64 { return d.MiBPerSec }},
-				{iops, "IOPS", func(d *result.IODirection) float64 { return d.IOPS }},
+				{mib, "MiB/s", u.Name, u.mib(1), func(d *result.IODirection) float64 { return u.mib(d.MiBPerSec) }},
+				{iops, "IOPS", "IOPS", 1, func(d *result.IODirection) float64 { return d.IOPS }},
 			} {
 				mean, lo, hi := 0.0, math.Inf(1), math.Inf(-1)
 				for _, d := range ds {
@@ -81,7 +83,7 @@ func ioCharts(runs []run) []*Chart {
 					x.g.setSpread(key, ri, mean, lo, hi, note)
 					continue
 				}
-				x.g.put(key, ri, r.meanEntry(dir+"|"+x.unit, x.unit, steady(mean, bps, ds[0].Interval, x.unit, note)))
+				x.g.put(key, ri, r.meanEntry(dir+"|"+x.key, x.unit, x.scale, steady(mean, bps, ds[0].Interval, x.unit, note)))
 			}
 		}
 	}
@@ -91,7 +93,7 @@ func ioCharts(runs []run) []*Chart {
 	}
 	names := barNames(runs)
 	return nonNil(
-		mib.chart("io-mibps", title+", MiB/s", "MiB/s", names),
+		mib.chart("io-mibps", title+", "+u.Name, u.Name, names),
 		iops.chart("io-iops", title+", IOPS", "IOPS", names))
 }
 

@@ -1,7 +1,6 @@
 package chart
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -9,12 +8,13 @@ import (
 )
 
 func init() {
-	drawers[result.MethodMark] = &drawer{charts: markCharts, collect: markCollect, mean: markMean}
+	drawers[result.MethodMark] = &drawer{charts: markCharts, collect: markCollect, mean: markMean, native: MiBps}
 }
 
-// markCharts: the presets' MiB/s and IOPS, a bar per run and phase, so
-// that read and write are told apart by colour, as in every other chart.
-func markCharts(runs []run) []*Chart {
+// markCharts: the presets' rates in u and IOPS, a bar per run and phase,
+// so that read and write are told apart by colour, as in every other
+// chart.
+func markCharts(runs []run, u Unit) []*Chart {
 	phases := []string{result.PhaseRead, result.PhaseWrite}
 	mib, iops := newGroups(len(runs)*len(phases)), newGroups(len(runs)*len(phases))
 	for ri, r := range runs {
@@ -27,8 +27,9 @@ func markCharts(runs []run) []*Chart {
 			key := strings.ReplaceAll(m.Preset, " ", "\n")
 			bps := m.MiBPerSec * (1 << 20)
 			slot := ri*len(phases) + pi
-			mib.put(key, slot, r.meanEntry(markKey(m, "MiB/s"), "MiB/s", steady(m.MiBPerSec, bps, m.Interval, "MiB/s", fmt.Sprintf("%s %s MiB/s (%s MB/s)", m.Phase, f1(m.MiBPerSec), f1(m.MBPerSec)))))
-			iops.put(key, slot, r.meanEntry(markKey(m, "IOPS"), "IOPS", steady(m.IOPS, bps, m.Interval, "IOPS", m.Phase+" "+figure(m.IOPS, "IOPS"))))
+			v := u.mib(m.MiBPerSec)
+			mib.put(key, slot, r.meanEntry(markKey(m, "MiB/s"), u.Name, u.mib(1), steady(v, bps, m.Interval, u.Name, m.Phase+" "+figure(v, u.Name))))
+			iops.put(key, slot, r.meanEntry(markKey(m, "IOPS"), "IOPS", 1, steady(m.IOPS, bps, m.Interval, "IOPS", m.Phase+" "+figure(m.IOPS, "IOPS"))))
 		}
 	}
 	var names []string
@@ -42,7 +43,7 @@ func markCharts(runs []run) []*Chart {
 		}
 	}
 	return nonNil(
-		mib.chart("mark-mibps", "Disk mark presets, MiB/s", "MiB/s", names),
+		mib.chart("mark-mibps", "Disk mark presets, "+u.Name, u.Name, names),
 		iops.chart("mark-iops", "Disk mark presets, IOPS", "IOPS", names))
 }
 

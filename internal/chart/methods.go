@@ -27,7 +27,10 @@ import (
 //     sum, a chart per document, and with several documents one more
 //     with every document's sums;
 //   - net http: MiB/s per window, a line per download.
-func For(docs []*result.Document, names []string) ([]*Chart, error) {
+//
+// units is the page's --units (UnitOf): every rate axis and tooltip is
+// in the unit it names.
+func For(docs []*result.Document, names []string, units string) ([]*Chart, error) {
 	if names == nil {
 		for _, d := range docs {
 			names = append(names, d.ID)
@@ -47,7 +50,7 @@ func For(docs []*result.Document, names []string) ([]*Chart, error) {
 		}
 		runs = append(runs, run{doc: d, name: names[i]})
 	}
-	return chartsOf(dr, runs), nil
+	return chartsOf(dr, runs, units), nil
 }
 
 // A drawer draws one method's runs. drawers holds one per method, each
@@ -58,8 +61,11 @@ type drawer struct {
 	// charts draws runs; meanCharts draws them when some stands for a
 	// column of several (ForColumns), nil to draw those as charts does.
 	// Charts over time have no mean to draw: network and HTTP columns
-	// are drawn as bars of their mean rates.
-	charts, meanCharts func(runs []run) []*Chart
+	// are drawn as bars of their mean rates. Both draw rates in u.
+	charts, meanCharts func(runs []run, u Unit) []*Chart
+	// native is the unit the method's rates are drawn in unless the page
+	// names another.
+	native Unit
 	// collect adds a run's figures to the collector of its column, by
 	// key (meanRun).
 	collect func(c *collector, d *result.Document)
@@ -90,9 +96,9 @@ func sameDrawer(dr **drawer, first, d *result.Document) error {
 	return nil
 }
 
-// chartsOf makes the charts of runs drawn by dr, each titled with what
-// they measured, and names unique.
-func chartsOf(dr *drawer, runs []run) []*Chart {
+// chartsOf makes the charts of runs drawn by dr in the unit units names,
+// each titled with what they measured, and names unique.
+func chartsOf(dr *drawer, runs []run, units string) []*Chart {
 	if dr == nil {
 		return nil
 	}
@@ -100,7 +106,7 @@ func chartsOf(dr *drawer, runs []run) []*Chart {
 	if dr.meanCharts != nil && slices.ContainsFunc(runs, func(r run) bool { return r.n > 1 }) {
 		draw = dr.meanCharts
 	}
-	charts := titled(draw(runs), runs)
+	charts := titled(draw(runs, UnitOf(units, dr.native)), runs)
 	seen := map[string]int{}
 	for _, c := range charts {
 		if seen[c.Name]++; seen[c.Name] > 1 {

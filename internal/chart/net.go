@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	dr := &drawer{charts: netCharts, meanCharts: netMeanCharts, collect: netCollect, subject: netSubject}
+	dr := &drawer{charts: netCharts, meanCharts: netMeanCharts, collect: netCollect, subject: netSubject, native: Mbitps}
 	drawers[result.MethodNetClient], drawers[result.MethodNetServer] = dr, dr
 }
 
@@ -28,9 +28,6 @@ func netSubject(d *result.Document) string {
 	return fmt.Sprintf("%s to %s", strings.ToUpper(orTCP(p.Protocol)), p.Server)
 }
 
-// mbit is bits/s in Mbit/s (10^6), the unit links are sold in.
-func mbit(bps float64) float64 { return bps / 1e6 }
-
 // intervalLabel names an interval by its span in seconds.
 func intervalLabel(iv result.NetInterval) string {
 	s := fmt.Sprintf("%s to %s s", strconv.FormatFloat(float64(iv.StartNs)/1e9, 'f', -1, 64), strconv.FormatFloat(float64(iv.EndNs)/1e9, 'f', -1, 64))
@@ -40,9 +37,10 @@ func intervalLabel(iv result.NetInterval) string {
 	return s
 }
 
-// netCharts: a chart per run with every stream and the sums, and with
-// several runs a chart of their sums together.
-func netCharts(runs []run) []*Chart {
+// netCharts: a chart per run with every stream and the sums and the
+// run's health events, its CPUs' busy shares, and with several runs a
+// chart of their sums together; rates are in u.
+func netCharts(runs []run, u Unit) []*Chart {
 	var out []*Chart
 	if len(runs) > 1 {
 		var ss []*series
@@ -52,18 +50,18 @@ func netCharts(runs []run) []*Chart {
 				for _, iv := range r.doc.Net.Intervals {
 					for _, f := range sums(iv) {
 						if f.Direction == dir {
-							s.addFlow(iv, f)
+							s.addFlow(iv, f, u)
 						}
 					}
 				}
-				s.netFigure(r.doc.Net, dir)
+				s.netFigure(r.doc.Net, dir, u)
 				if len(s.Points) > 0 {
 					ss = append(ss, s)
 				}
 			}
 		}
 		if len(ss) > 0 {
-			out = append(out, timeChart("net", "Network, Mbit/s per interval, each run's sum", "Mbit/s", ss))
+			out = append(out, timeChart("net", "Network, "+u.Name+" per interval, each run's sum", u.Name, ss))
 		}
 	}
 	for _, r := range runs {
@@ -92,7 +90,7 @@ func netCharts(runs []run) []*Chart {
 				for _, iv := range n.Intervals {
 					for _, f := range iv.Streams {
 						if f.Direction == dir && f.ID == id {
-							s.addFlow(iv, f)
+							s.addFlow(iv, f, u)
 						}
 					}
 				}
@@ -109,11 +107,11 @@ func netCharts(runs []run) []*Chart {
 			for _, iv := range n.Intervals {
 				for _, f := range sums(iv) {
 					if f.Direction == dir {
-						s.addFlow(iv, f)
+						s.addFlow(iv, f, u)
 					}
 				}
 			}
-			s.netFigure(n, dir)
+			s.netFigure(n, dir, u)
 			if len(s.Points) > 0 {
 				ss = append(ss, s)
 			}
@@ -121,11 +119,13 @@ func netCharts(runs []run) []*Chart {
 		if len(ss) == 0 {
 			continue
 		}
-		name, title := "net", "Network, Mbit/s per interval"
+		name, title := "net", "Network, "+u.Name+" per interval"
 		if len(runs) > 1 {
 			name, title = "net-"+slug(r.name), title+", "+r.name
 		}
-		out = append(out, timeChart(name, title, "Mbit/s", ss))
+		c := timeChart(name, title, u.Name, ss)
+		addEvents(c, healthEvents(r.doc, ""))
+		out = append(out, nonNil(c, cpuChart(r.doc, strings.Replace(name, "net", "net-cpu", 1)))...)
 	}
 	return out
 }
@@ -138,16 +138,16 @@ var dirColors = map[string][2]color.NRGBA{
 	result.DirDown: {palette[1], palette[3]}, // vermillion, orange
 }
 
-func (s *series) addFlow(iv result.NetInterval, f result.NetIntervalFlow) {
-	v := mbit(f.BitsPerSecond)
+func (s *series) addFlow(iv result.NetInterval, f result.NetIntervalFlow, u Unit) {
+	v := u.of(f.BitsPerSecond / 8)
 	s.Points = append(s.Points, point{X: float64(iv.EndNs) / 1e9, Y: v,
-		Label: fmt.Sprintf("%s, %s: %s Mbit/s", s.Name, intervalLabel(iv), strconv.FormatFloat(v, 'f', 2, 64))})
+		Label: fmt.Sprintf("%s, %s: %s %s", s.Name, intervalLabel(iv), strconv.FormatFloat(v, 'f', 2, 64), u.Name)})
 }
 
 // netFigure gives a direction's sum line the cliff the test's interval
 // found, at the time it came: the meter starts after the omitted start,
 // the intervals at the start of data.
-func (s *series) netFigure(n *result.Net, dir string) {
+func (s *series) netFigure(n *result.Net, dir string, u Unit) {
 	if len(s.Points) == 0 {
 		return
 	}
@@ -160,7 +160,7 @@ func (s *series) netFigure(n *result.Net, dir string) {
 		// last interval's point they read as that interval's spread.
 		if c := iv.Cliff; c != nil {
 			s.CliffAt = &point{X: float64(n.Parameters.OmitNs+c.AtNs) / 1e9,
-				Label: fmt.Sprintf("%s: %s Mbit/s for the first %s, then %s Mbit/s", s.Name, f1(c.Before*8/1e6), units.IEC(c.AtBytes), f1(c.After*8/1e6))}
+				Label: fmt.Sprintf("%s: %s for the first %s, then %s", s.Name, figure(u.of(c.Before), u.Name), units.IEC(c.AtBytes), figure(u.of(c.After), u.Name))}
 		}
 	}
 }
@@ -195,20 +195,21 @@ func netCollect(c *collector, d *result.Document) {
 
 // netMeanCharts: each column's mean receiver rate per direction, with
 // its repeats' standard deviation.
-func netMeanCharts(runs []run) []*Chart {
+func netMeanCharts(runs []run, u Unit) []*Chart {
+	rate := func(bitsPerSecond float64) float64 { return u.of(bitsPerSecond / 8) }
 	g := newGroups(len(runs))
 	for ri, r := range runs {
 		for _, dir := range netDirections(r.doc.Net) {
 			if s, ok := r.spread[dir]; ok {
-				e := newEntry(mbit(s.Mean), figure(mbit(s.Mean), "Mbit/s")+repeatNote(result.Spread{N: s.N, Stddev: mbit(s.Stddev)}, "Mbit/s"))
+				e := newEntry(rate(s.Mean), figure(rate(s.Mean), u.Name)+repeatNote(result.Spread{N: s.N, Stddev: rate(s.Stddev)}, u.Name))
 				if s.N > 1 {
-					e.lo, e.hi, e.kind = mbit(s.Mean-s.Stddev), mbit(s.Mean+s.Stddev), "stddev"
+					e.lo, e.hi, e.kind = rate(s.Mean-s.Stddev), rate(s.Mean+s.Stddev), "stddev"
 				}
 				g.put(dir, ri, e)
 			}
 		}
 	}
-	return nonNil(g.chart("net-mean", "Network, received Mbit/s, mean of each column's runs", "Mbit/s", runNames(runs)))
+	return nonNil(g.chart("net-mean", "Network, received "+u.Name+", mean of each column's runs", u.Name, runNames(runs)))
 }
 
 func orTCP(p string) string {

@@ -3,11 +3,12 @@ package chart
 import "github.com/thruput/thruput/internal/result"
 
 func init() {
-	drawers[result.MethodRandom] = &drawer{charts: randomCharts, collect: randomCollect, mean: randomMean}
+	drawers[result.MethodRandom] = &drawer{charts: randomCharts, collect: randomCollect, mean: randomMean, native: MiBps}
 }
 
-// randomCharts: reads and writes per second and MiB/s, a bar per run.
-func randomCharts(runs []run) []*Chart {
+// randomCharts: reads and writes per second and their rates in u, a bar
+// per run.
+func randomCharts(runs []run, u Unit) []*Chart {
 	mib, iops := newGroups(len(runs)), newGroups(len(runs))
 	for ri, r := range runs {
 		x := r.doc.Random
@@ -15,17 +16,19 @@ func randomCharts(runs []run) []*Chart {
 		// its relative width, as a mixed disk io job's two figures do.
 		bps := (x.ReadMiBPerSec + x.WriteMiBPerSec) * (1 << 20)
 		if x.Reads > 0 {
-			mib.put("read", ri, r.meanEntry("read|MiB/s", "MiB/s", steady(x.ReadMiBPerSec, bps, x.Interval, "MiB/s", figure(x.ReadMiBPerSec, "MiB/s"))))
-			iops.put("read", ri, r.meanEntry("read|IOPS", "IOPS", steady(x.ReadsPerSec, bps, x.Interval, "IOPS", figure(x.ReadsPerSec, "IOPS"))))
+			v := u.mib(x.ReadMiBPerSec)
+			mib.put("read", ri, r.meanEntry("read|MiB/s", u.Name, u.mib(1), steady(v, bps, x.Interval, u.Name, figure(v, u.Name))))
+			iops.put("read", ri, r.meanEntry("read|IOPS", "IOPS", 1, steady(x.ReadsPerSec, bps, x.Interval, "IOPS", figure(x.ReadsPerSec, "IOPS"))))
 		}
 		if x.Writes > 0 {
-			mib.put("write", ri, r.meanEntry("write|MiB/s", "MiB/s", steady(x.WriteMiBPerSec, bps, x.Interval, "MiB/s", figure(x.WriteMiBPerSec, "MiB/s"))))
-			iops.put("write", ri, r.meanEntry("write|IOPS", "IOPS", steady(x.WritesPerSec, bps, x.Interval, "IOPS", figure(x.WritesPerSec, "IOPS"))))
+			v := u.mib(x.WriteMiBPerSec)
+			mib.put("write", ri, r.meanEntry("write|MiB/s", u.Name, u.mib(1), steady(v, bps, x.Interval, u.Name, figure(v, u.Name))))
+			iops.put("write", ri, r.meanEntry("write|IOPS", "IOPS", 1, steady(x.WritesPerSec, bps, x.Interval, "IOPS", figure(x.WritesPerSec, "IOPS"))))
 		}
 	}
 	names := barNames(runs)
 	return nonNil(
-		mib.chart("random-mibps", "Random file I/O, MiB/s", "MiB/s", names),
+		mib.chart("random-mibps", "Random file I/O, "+u.Name, u.Name, names),
 		iops.chart("random-iops", "Random file I/O, requests per second", "IOPS", names))
 }
 

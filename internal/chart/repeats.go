@@ -13,7 +13,7 @@ import (
 // standard deviation as its error bar, the figures the comparison table
 // prints beside it. Network and HTTP runs, whose charts are over time,
 // are drawn then as bars of each column's mean rate.
-func ForColumns(cols [][]*result.Document, names []string) ([]*Chart, error) {
+func ForColumns(cols [][]*result.Document, names []string, units string) ([]*Chart, error) {
 	if len(names) != len(cols) {
 		return nil, fmt.Errorf("chart: %d names for %d columns", len(names), len(cols))
 	}
@@ -33,7 +33,7 @@ func ForColumns(cols [][]*result.Document, names []string) ([]*Chart, error) {
 			runs = append(runs, meanRun(c, names[i]))
 		}
 	}
-	return chartsOf(dr, runs), nil
+	return chartsOf(dr, runs, units), nil
 }
 
 // drawable are the documents of docs with figures.
@@ -102,12 +102,14 @@ func repeatNote(s result.Spread, unit string) string {
 }
 
 // meanEntry is a bar of a column's mean with its standard deviation, or
-// e unchanged when the run is no column of repeats.
-func (r run) meanEntry(key, unit string, e entry) entry {
+// e unchanged when the run is no column of repeats; scale converts the
+// key's figures into unit.
+func (r run) meanEntry(key, unit string, scale float64, e entry) entry {
 	s, ok := r.spread[key]
 	if !ok || s.N < 2 {
 		return e
 	}
+	s.Mean, s.Stddev = s.Mean*scale, s.Stddev*scale
 	e = newEntry(s.Mean, figure(s.Mean, unit)+repeatNote(s, unit))
 	e.lo, e.hi, e.kind = s.Mean-s.Stddev, s.Mean+s.Stddev, "stddev"
 	return e

@@ -15,11 +15,12 @@ import (
 )
 
 func init() {
-	drawers[result.MethodSweep] = &drawer{charts: sweepCharts, collect: sweepCollect, mean: sweepMean}
+	drawers[result.MethodSweep] = &drawer{charts: sweepCharts, collect: sweepCollect, mean: sweepMean, native: MiBps}
 }
 
-// sweepCharts: MiB/s against block size, a line per run and target.
-func sweepCharts(runs []run) []*Chart {
+// sweepCharts: the rate in u against block size, a line per run and
+// target.
+func sweepCharts(runs []run, u Unit) []*Chart {
 	var out []*Chart
 	for _, phase := range []string{result.PhaseWrite, result.PhaseRead} {
 		var ss []*series
@@ -42,20 +43,22 @@ func sweepCharts(runs []run) []*Chart {
 				slices.SortStableFunc(steps, func(a, b result.SweepStep) int { return int(a.BlockSize - b.BlockSize) })
 				s := newSeries(seriesName(runs, r, labels[ti]), len(ss), vg.Points(1.5))
 				for _, st := range steps {
-					err := st.Interval.PlusMinus(st.MiBPerSec)
+					v := u.mib(st.MiBPerSec)
+					err := st.Interval.PlusMinus(v)
 					pm := ""
 					if err > 0 {
 						pm = " ±" + f1(err)
 					}
-					pt := point{X: float64(st.BlockSize), Y: st.MiBPerSec, Err: err,
-						Label: fmt.Sprintf("%s, %s %s: %s%s MiB/s%s", s.Name, phase, units.SizeLabel(st.BlockSize), f1(st.MiBPerSec), pm, stepNote(st))}
+					pt := point{X: float64(st.BlockSize), Y: v, Err: err,
+						Label: fmt.Sprintf("%s, %s %s: %s%s %s%s", s.Name, phase, units.SizeLabel(st.BlockSize), f1(v), pm, u.Name, stepNote(st, u))}
 					if sp, ok := r.spread[sweepKey(st)]; ok && sp.N > 1 {
+						sp.Mean, sp.Stddev = u.mib(sp.Mean), u.mib(sp.Stddev)
 						pt.Err, pt.Kind = sp.Stddev, "stddev"
-						pt.Label = fmt.Sprintf("%s, %s %s: %s MiB/s%s", s.Name, phase, units.SizeLabel(st.BlockSize), f1(sp.Mean), repeatNote(sp, "MiB/s"))
+						pt.Label = fmt.Sprintf("%s, %s %s: %s %s%s", s.Name, phase, units.SizeLabel(st.BlockSize), f1(sp.Mean), u.Name, repeatNote(sp, u.Name))
 					}
 					if iv := st.Interval; iv != nil && iv.Cliff != nil {
-						pt.Cliff = iv.Cliff.Before / (1 << 20)
-						pt.CliffLabel = fmt.Sprintf("%s, %s %s: %s MiB/s before the drop", s.Name, phase, units.SizeLabel(st.BlockSize), f1(pt.Cliff))
+						pt.Cliff = u.of(iv.Cliff.Before)
+						pt.CliffLabel = fmt.Sprintf("%s, %s %s: %s %s before the drop", s.Name, phase, units.SizeLabel(st.BlockSize), f1(pt.Cliff), u.Name)
 					}
 					s.Points = append(s.Points, pt)
 				}
@@ -65,18 +68,18 @@ func sweepCharts(runs []run) []*Chart {
 		if len(ss) == 0 {
 			continue
 		}
-		title := "Write, MiB/s by block size (fsync included)"
+		title := "Write, " + u.Name + " by block size (fsync included)"
 		if phase == result.PhaseRead {
-			title = "Read, MiB/s by block size (page cache evicted)"
+			title = "Read, " + u.Name + " by block size (page cache evicted)"
 		}
-		out = append(out, lineChart("sweep-"+phase, title, ss))
+		out = append(out, lineChart("sweep-"+phase, title, u.Name, ss))
 	}
 	return out
 }
 
 // stepNote says what makes a step's figure something other than a plain
-// device figure, as the table's markers do.
-func stepNote(s result.SweepStep) string {
+// device figure, as the table's markers do; rates are in u.
+func stepNote(s result.SweepStep, u Unit) string {
 	var n []string
 	switch s.Cache {
 	case result.CacheCached:
@@ -91,7 +94,7 @@ func stepNote(s result.SweepStep) string {
 	}
 	if iv := s.Interval; iv != nil && iv.Cliff != nil {
 		c := iv.Cliff
-		n = append(n, fmt.Sprintf("%s MiB/s for the first %s, then %s MiB/s", f1(c.Before/(1<<20)), units.IEC(c.AtBytes), f1(c.After/(1<<20))))
+		n = append(n, fmt.Sprintf("%s for the first %s, then %s", figure(u.of(c.Before), u.Name), units.IEC(c.AtBytes), figure(u.of(c.After), u.Name)))
 	}
 	if iv := s.Interval; iv != nil && iv.Target > 0 && !iv.Converged {
 		n = append(n, "not stable")
@@ -102,11 +105,11 @@ func stepNote(s result.SweepStep) string {
 	return " (" + strings.Join(n, ", ") + ")"
 }
 
-// lineChart draws sweep series over a log2 block-size axis, and the MiB/s
-// axis in decades when the figures span more than two of them: a sweep
+// lineChart draws sweep series over a log2 block-size axis, and the rate
+// axis (in unit) in decades when the figures span more than two of them: a sweep
 // from 8 B to 1 MiB often does, and on a linear axis the small blocks
 // would lie flat on zero.
-func lineChart(name, title string, ss []*series) *Chart {
+func lineChart(name, title, unit string, ss []*series) *Chart {
 	lo, hi := math.Inf(1), 0.0
 	bmin, bmax := int64(math.MaxInt64), int64(0)
 	for _, s := range ss {
@@ -119,9 +122,9 @@ func lineChart(name, title string, ss []*series) *Chart {
 		}
 	}
 	logY := hi > 0 && hi/lo > 100
-	yLabel := "MiB/s"
+	yLabel := unit
 	if logY {
-		yLabel = "MiB/s (log scale)"
+		yLabel = unit + " (log scale)"
 		var kept []*series
 		for _, s := range ss {
 			// A log axis has no zero; a step that moved nothing is in the

@@ -38,5 +38,10 @@ func Trend(name, title, unit string, lines []TrendLine) *Chart {
 	}
 	c := build(name, title, p, &plotter.Grid{Vertical: gridLine, Horizontal: gridLine}, ms...)
 	p.Y.Min, p.Y.Max = 0, p.Y.Max*1.08
+	// Runs within minutes of each other would get ticks seconds apart,
+	// printed alike at the minute: an hour each side keeps them apart.
+	if mid := (p.X.Min + p.X.Max) / 2; p.X.Max-p.X.Min < 2*3600 {
+		p.X.Min, p.X.Max = mid-3600, mid+3600
+	}
 	return c
 }

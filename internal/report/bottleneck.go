@@ -29,7 +29,7 @@ func bottlenecks(ew *errWriter, doc *result.Document, md bool, u storageUnit) {
 		for i, h := range b.Hops {
 			ceil := "ceiling unknown"
 			if h.CeilingBytesPerSec > 0 {
-				ceil = fmt.Sprintf("%s, %.0f Mbit/s", u.rate(h.CeilingBytesPerSec), h.CeilingBytesPerSec*8/1e6)
+				ceil = u.ceiling(h.CeilingBytesPerSec)
 			}
 			mark := " "
 			if i == b.Limit {

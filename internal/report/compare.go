@@ -29,7 +29,7 @@ func WriteComparison(w io.Writer, c *compare.Comparison, o Options) error {
 	case "csv":
 		return comparisonCSV(w, c)
 	case "table", "markdown":
-		return comparisonText(w, c, o.Format == "markdown")
+		return comparisonText(w, comparisonIn(c, o.Units), o.Format == "markdown")
 	}
 	return fmt.Errorf("unknown format %q (use %s)", o.Format, strings.Join(Formats, ", "))
 }

@@ -60,7 +60,7 @@ func buildPage(docs []*result.Document, cmp *compare.Comparison, o HTMLOptions) 
 		page.Generator = strings.TrimSpace(docs[0].Tool.Name + " " + docs[0].Tool.Version)
 	}
 	if cmp != nil {
-		c, err := htmlComparisonOf(docs, cmp)
+		c, err := htmlComparisonOf(docs, cmp, o.Units)
 		if err != nil {
 			return page, err
 		}
@@ -78,7 +78,7 @@ func buildPage(docs []*result.Document, cmp *compare.Comparison, o HTMLOptions) 
 	}
 	if len(docs) > 1 {
 		page.Nav = nil // the summary links every run
-		page.Summary = summaryTable(docs, page.Docs)
+		page.Summary = summaryTable(docs, page.Docs, storageOf(o.Units))
 		page.Matrix = matrixOf(docs, page.Docs)
 		page.Machines = machinesOnce(docs, page.Docs)
 	}
@@ -92,8 +92,8 @@ func buildPage(docs []*result.Document, cmp *compare.Comparison, o HTMLOptions) 
 }
 
 // summaryTable lists the page's runs, each linked to its section, with
-// its headline figures.
-func summaryTable(docs []*result.Document, hds []htmlDoc) *htmlTable {
+// its headline figures in the page's unit u.
+func summaryTable(docs []*result.Document, hds []htmlDoc, u storageUnit) *htmlTable {
 	t := &htmlTable{Title: "Runs on this page", Header: []string{"run", "host", "target", "figures", "status"}, Text: true}
 	for i, d := range docs {
 		var ts []string
@@ -102,7 +102,7 @@ func summaryTable(docs []*result.Document, hds []htmlDoc) *htmlTable {
 		}
 		target := strings.Join(ts, "; ")
 		t.Rows = append(t.Rows, []htmlCell{{Text: hds[i].Heading, Link: hds[i].Anchor}, {Text: orUnknown(d.Host.Hostname)},
-			{Text: target}, {Text: headline.Summary(d)}, {Text: d.Status}})
+			{Text: target}, {Text: u.text(headline.Summary(d))}, {Text: d.Status}})
 	}
 	return t
 }
@@ -333,7 +333,7 @@ func svgCharts(prefix string, charts []*chart.Chart) ([]htmlChart, error) {
 	return out, nil
 }
 
-func htmlComparisonOf(docs []*result.Document, cmp *compare.Comparison) (*htmlComparison, error) {
+func htmlComparisonOf(docs []*result.Document, cmp *compare.Comparison, units string) (*htmlComparison, error) {
 	names := columnNames(cmp.Columns)
 	hc := &htmlComparison{Method: strings.ReplaceAll(cmp.Method, ".", " ")}
 	if cmp.Baseline >= 0 && cmp.Baseline < len(names) {
@@ -345,7 +345,7 @@ func htmlComparisonOf(docs []*result.Document, cmp *compare.Comparison) (*htmlCo
 	hc.NoRepeats = !slices.ContainsFunc(cmp.Rows, func(r compare.Row) bool {
 		return slices.ContainsFunc(r.Cells, func(x compare.Cell) bool { return x.Spread != nil })
 	})
-	tables := comparisonTables(cmp, names)
+	tables := comparisonTables(comparisonIn(cmp, units), names)
 	i := 0
 	for rows := range sectionRows(cmp.Rows) {
 		if i >= len(tables) {
@@ -357,7 +357,7 @@ func htmlComparisonOf(docs []*result.Document, cmp *compare.Comparison) (*htmlCo
 	for ; i < len(tables); i++ {
 		hc.Tables = append(hc.Tables, htmlTableOf(tables[i], nil))
 	}
-	charts, err := chart.ForColumns(columnDocs(docs, cmp), names)
+	charts, err := chart.ForColumns(columnDocs(docs, cmp), names, units)
 	if err != nil {
 		return nil, err
 	}
@@ -471,7 +471,7 @@ func htmlDocOf(d *result.Document, i int, anchors map[string]int, o HTMLOptions)
 	for _, k := range slices.Sorted(maps.Keys(d.Labels)) {
 		hd.Labels = append(hd.Labels, k+"="+d.Labels[k])
 	}
-	charts, err := chart.For([]*result.Document{d}, []string{d.ID})
+	charts, err := chart.For([]*result.Document{d}, []string{d.ID}, o.Units)
 	if err != nil {
 		return hd, err
 	}
@@ -481,11 +481,11 @@ func htmlDocOf(d *result.Document, i int, anchors map[string]int, o HTMLOptions)
 	for _, t := range docTables(d, o.Units) {
 		hd.Tables = append(hd.Tables, htmlTableOf(t, nil))
 	}
+	u := storageOf(o.Units)
 	for _, b := range d.Bottlenecks {
-		u := storageOf(o.Units)
 		hb := htmlBottleneck{Figure: u.text(b.Figure), Verdict: u.text(b.Verdict), SharedWith: b.SharedWith}
 		for j, h := range b.Hops {
-			hb.Hops = append(hb.Hops, htmlHop{Text: hopText(h), Limit: j == b.Limit})
+			hb.Hops = append(hb.Hops, htmlHop{Text: hopText(h, u), Limit: j == b.Limit})
 		}
 		hd.Bottlenecks = append(hd.Bottlenecks, hb)
 	}
@@ -510,10 +510,10 @@ func anchorSafe(s string) string {
 }
 
 // hopText is one link of a bottleneck chain, as the text report words it.
-func hopText(h result.Hop) string {
+func hopText(h result.Hop, u storageUnit) string {
 	ceil := "ceiling unknown"
 	if h.CeilingBytesPerSec > 0 {
-		ceil = fmt.Sprintf("%.1f MiB/s, %.0f Mbit/s", h.CeilingBytesPerSec/(1<<20), h.CeilingBytesPerSec*8/1e6)
+		ceil = u.ceiling(h.CeilingBytesPerSec)
 	}
 	s := fmt.Sprintf("%s: %s, %s", h.Name, orUnknown(h.Link), ceil)
 	if h.Basis != "" {

@@ -21,7 +21,7 @@ func ioMode(direct bool) string {
 func init() {
 	views[result.MethodIO] = &view{tables: func(d *result.Document, units string) []Table { return ioTables(d, storageOf(units)) },
 		csv: ioCSV, samples: ioSamples}
-	views[result.MethodMark] = &view{tables: func(d *result.Document, units string) []Table { return markTables(d, units == UnitsMB) },
+	views[result.MethodMark] = &view{tables: func(d *result.Document, units string) []Table { return markTables(d, storageOf(units)) },
 		csv: markCSV, samples: markSamples}
 }
 
@@ -62,11 +62,12 @@ func ioTables(doc *result.Document, u storageUnit) []Table {
 	if s := r.Summary; s != nil {
 		sp := Table{Title: fmt.Sprintf("Over %d runs", len(r.Runs)), Header: []string{"", "mean ± stddev", "min", "max"}}
 		for _, x := range []struct {
-			name string
-			s    *result.Spread
-		}{{"read IOPS", s.ReadIOPS}, {"read MiB/s", s.ReadMiBPerSec}, {"write IOPS", s.WriteIOPS}, {"write MiB/s", s.WriteMiBPerSec}} {
+			name  string
+			s     *result.Spread
+			scale float64
+		}{{"read IOPS", s.ReadIOPS, 1}, {"read " + u.name, s.ReadMiBPerSec, u.of(1)}, {"write IOPS", s.WriteIOPS, 1}, {"write " + u.name, s.WriteMiBPerSec, u.of(1)}} {
 			if x.s != nil {
-				sp.Rows = append(sp.Rows, []string{x.name, f1(x.s.Mean) + " ± " + f1(x.s.Stddev), f1(x.s.Min), f1(x.s.Max)})
+				sp.Rows = append(sp.Rows, []string{x.name, f1(x.s.Mean*x.scale) + " ± " + f1(x.s.Stddev*x.scale), f1(x.s.Min * x.scale), f1(x.s.Max * x.scale)})
 			}
 		}
 		out = append(out, sp)
@@ -119,14 +120,14 @@ func ioCSV(w io.Writer, doc *result.Document) error {
 }
 
 // markTables is the familiar 4x2 grid.
-func markTables(doc *result.Document, mb bool) []Table {
+func markTables(doc *result.Document, u storageUnit) []Table {
 	m := doc.Mark
-	unit := "MiB/s"
-	if mb {
-		unit = "MB/s"
+	title := fmt.Sprintf("%s, %s file, %s each, %s", u.name, units.IEC(m.Size), time.Duration(m.DurationNs), ioMode(m.Direct))
+	// A run imported or stored without its engine has none to name.
+	if m.Engine != "" {
+		title += ", " + m.Engine
 	}
-	t := Table{Title: fmt.Sprintf("%s, %s file, %s each, %s, %s", unit, units.IEC(m.Size), time.Duration(m.DurationNs), ioMode(m.Direct), m.Engine),
-		Header: []string{"test", "Read", "Write"}}
+	t := Table{Title: title, Header: []string{"test", "Read", "Write"}}
 	var order []string
 	cells := map[string][]string{}
 	for _, r := range m.Results {
@@ -134,8 +135,9 @@ func markTables(doc *result.Document, mb bool) []Table {
 			order = append(order, r.Preset)
 			cells[r.Preset] = []string{r.Preset, "-", "-"}
 		}
-		v := r.MiBPerSec
-		if mb {
+		// MB/s as the run measured it, not rounded through MiB/s.
+		v := u.of(r.MiBPerSec)
+		if u.name == "MB/s" {
 			v = r.MBPerSec
 		}
 		col := 1
@@ -151,7 +153,7 @@ func markTables(doc *result.Document, mb bool) []Table {
 		if r.Device != nil && r.Device.Cached {
 			t.Notes = append(t.Notes, deviceNote(r.Preset+" read", r.Device)...)
 		}
-		t.Notes = append(t.Notes, intervalNotes(figureNote{r.Preset + " " + r.Phase, r.Interval, mibRate, r.MiBPerSec * (1 << 20), time.Duration(r.ElapsedNs)})...)
+		t.Notes = append(t.Notes, intervalNotes(figureNote{r.Preset + " " + r.Phase, r.Interval, u.rate, r.MiBPerSec * (1 << 20), time.Duration(r.ElapsedNs)})...)
 	}
 	if m.EngineNote != "" {
 		t.Notes = append(t.Notes, note{Mark: "!", Text: m.EngineNote})

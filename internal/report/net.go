@@ -50,8 +50,13 @@ func netTitle(n *result.Net) string {
 	return b.String()
 }
 
+// netMiB says whether a network page adds MiB/s beside Mbit/s: with
+// --units both, and with mib, which only report and serve pass a network
+// run (its charts are then in MiB/s, the network commands refuse it).
+func netMiB(units string) bool { return units == UnitsBoth || units == UnitsMiB }
+
 func init() {
-	v := &view{tables: func(d *result.Document, units string) []Table { return netTables(d, units == UnitsBoth) },
+	v := &view{tables: func(d *result.Document, units string) []Table { return netTables(d, netMiB(units)) },
 		text: netText, csv: netCSV, samples: netSamples}
 	views[result.MethodNetClient], views[result.MethodNetServer] = v, v
 }
@@ -206,7 +211,7 @@ func netText(w io.Writer, doc *result.Document, o Options, md bool) error {
 	ew := &errWriter{w: w}
 	ew.printf("%s\n\n", heading(doc))
 	if !md && len(doc.Net.Intervals) > 0 {
-		l := &NetIntervals{W: ew, MiB: o.Units == UnitsBoth, UDP: doc.Net.Parameters.Protocol == "udp"}
+		l := &NetIntervals{W: ew, MiB: netMiB(o.Units), UDP: doc.Net.Parameters.Protocol == "udp"}
 		for _, iv := range doc.Net.Intervals {
 			l.Line(iv)
 		}
@@ -219,7 +224,7 @@ func netText(w io.Writer, doc *result.Document, o Options, md bool) error {
 // that follows the live interval lines.
 func NetSummary(w io.Writer, doc *result.Document, o Options, md bool) error {
 	ew := &errWriter{w: w}
-	ts := netTables(doc, o.Units == UnitsBoth)
+	ts := netTables(doc, netMiB(o.Units))
 	if t := latencyTable(doc.LoadLatency); t != nil {
 		ts = append(ts, *t)
 	}

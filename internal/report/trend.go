@@ -11,20 +11,33 @@ import (
 	"github.com/thruput/thruput/internal/result"
 )
 
-// trendCharts names what each figure is drawn as: its chart's title and
-// unit, and the factor from the metric's base unit.
+// trendCharts names what each figure is drawn as: its chart's title, and
+// the unit of a rate in bytes per second unless the page names another
+// (chart.UnitOf), or the unit of a count, drawn as it is.
 var trendCharts = map[string]struct {
-	title, unit string
-	scale       float64
+	title string
+	rate  chart.Unit
+	count string
 }{
-	"thruput_disk_sweep_bytes_per_second":     {"Sequential I/O (sweep)", "MiB/s", 1.0 / (1 << 20)},
-	"thruput_disk_random_bytes_per_second":    {"Random file I/O", "MiB/s", 1.0 / (1 << 20)},
-	"thruput_disk_io_bytes_per_second":        {"Queue-depth I/O", "MiB/s", 1.0 / (1 << 20)},
-	"thruput_disk_io_operations_per_second":   {"Queue-depth I/O operations", "IOPS", 1},
-	"thruput_disk_mark_bytes_per_second":      {"The four presets (disk mark)", "MiB/s", 1.0 / (1 << 20)},
-	"thruput_disk_random_requests_per_second": {"Random file I/O requests", "req/s", 1},
-	"thruput_net_bytes_per_second":            {"Network, the receiver's rate", "Mbit/s", 8 / 1e6},
-	"thruput_http_bytes_per_second":           {"HTTP download", "MiB/s", 1.0 / (1 << 20)},
+	"thruput_disk_sweep_bytes_per_second":     {title: "Sequential I/O (sweep)", rate: chart.MiBps},
+	"thruput_disk_random_bytes_per_second":    {title: "Random file I/O", rate: chart.MiBps},
+	"thruput_disk_io_bytes_per_second":        {title: "Queue-depth I/O", rate: chart.MiBps},
+	"thruput_disk_io_operations_per_second":   {title: "Queue-depth I/O operations", count: "IOPS"},
+	"thruput_disk_mark_bytes_per_second":      {title: "The four presets (disk mark)", rate: chart.MiBps},
+	"thruput_disk_random_requests_per_second": {title: "Random file I/O requests", count: "req/s"},
+	"thruput_net_bytes_per_second":            {title: "Network, the receiver's rate", rate: chart.Mbitps},
+	"thruput_http_bytes_per_second":           {title: "HTTP download", rate: chart.MiBps},
+}
+
+// trendUnit is the unit a trend chart of the metric name draws in on a
+// page with --units units, and the factor from the metric's base unit.
+func trendUnit(name, units string) (string, float64) {
+	spec := trendCharts[name]
+	if spec.count != "" {
+		return spec.count, 1
+	}
+	u := chart.UnitOf(units, spec.rate)
+	return u.Name, 1 / u.Bytes
 }
 
 // maxTrendLines keeps a chart readable: the figures with the most runs.
@@ -33,18 +46,18 @@ const maxTrendLines = 8
 // Trend charts every figure of docs (oldest first) over the runs' start
 // times, a chart per kind of figure and a line per step, target or
 // direction: the same figures /metrics and the textfile export give,
-// followed through time.
-func Trend(docs []*result.Document) []*chart.Chart {
+// followed through time; rates are in the unit --units names (units).
+func Trend(docs []*result.Document, units string) []*chart.Chart {
 	lines := map[string]map[string]*chart.TrendLine{}
 	for _, d := range docs {
 		if d.Status != result.StatusOK || d.StartedAt.IsZero() {
 			continue
 		}
 		for _, s := range samples(d) {
-			spec, ok := trendCharts[s.name]
-			if !ok {
+			if _, ok := trendCharts[s.name]; !ok {
 				continue
 			}
+			unit, scale := trendUnit(s.name, units)
 			var parts []string
 			for _, k := range slices.Sorted(maps.Keys(s.labels)) {
 				if k != "host" {
@@ -66,8 +79,8 @@ func Trend(docs []*result.Document) []*chart.Chart {
 				l = &chart.TrendLine{Name: key}
 				lines[s.name][key] = l
 			}
-			l.Points = append(l.Points, chart.TrendPoint{Time: d.StartedAt, Value: s.value * spec.scale,
-				Label: d.ID + ": " + f1(s.value*spec.scale) + " " + spec.unit})
+			l.Points = append(l.Points, chart.TrendPoint{Time: d.StartedAt, Value: s.value * scale,
+				Label: d.ID + ": " + f1(s.value*scale) + " " + unit})
 		}
 	}
 	var out []*chart.Chart
@@ -82,8 +95,8 @@ func Trend(docs []*result.Document) []*chart.Chart {
 		for i, l := range ls {
 			kept[i] = *l
 		}
-		spec := trendCharts[name]
-		out = append(out, chart.Trend("trend-"+strings.TrimPrefix(name, "thruput_"), spec.title+", "+spec.unit+" per run\n"+chart.Context(docs), spec.unit, kept))
+		unit, _ := trendUnit(name, units)
+		out = append(out, chart.Trend("trend-"+strings.TrimPrefix(name, "thruput_"), trendCharts[name].title+", "+unit+" per run\n"+chart.Context(docs), unit, kept))
 	}
 	return out
 }

@@ -3,46 +3,124 @@ package report
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
+
+	"github.com/thruput/thruput/internal/compare"
+	"github.com/thruput/thruput/internal/result"
 )
 
 // storageUnit is the unit a page prints storage rates in: MiB/s (2^20
-// bytes per second), or MB/s (10^6) with --units mb, as CrystalDiskMark
-// prints them. CSV and JSON keep their named fields (mib_per_s ...)
-// whatever the page's units: programs read them by name.
+// bytes per second), MB/s (10^6) with --units mb, as CrystalDiskMark
+// prints them, or Mbit/s (10^6 bit/s) with --units mbit, as links are
+// sold. With --units both the tables stay in MiB/s and each rate in a
+// sentence (a verdict, a note) carries its Mbit/s beside it. CSV and
+// JSON keep their named fields (mib_per_s ...) whatever the page's
+// units: programs read them by name.
 type storageUnit struct {
 	name   string
 	perMiB float64
+	// mbit adds a sentence's rates in Mbit/s after them (--units both).
+	mbit bool
 }
 
+// mbitPerMiB is one MiB/s in Mbit/s: 2^20 * 8 / 10^6.
+const mbitPerMiB = 8.388608
+
 func storageOf(units string) storageUnit {
-	if units == UnitsMB {
-		return storageUnit{"MB/s", 1.048576}
+	switch units {
+	case UnitsMB:
+		return storageUnit{name: "MB/s", perMiB: 1.048576}
+	case UnitsMbit:
+		return storageUnit{name: "Mbit/s", perMiB: mbitPerMiB}
+	case UnitsBoth:
+		return storageUnit{name: "MiB/s", perMiB: 1, mbit: true}
 	}
-	return storageUnit{"MiB/s", 1}
+	return storageUnit{name: "MiB/s", perMiB: 1}
 }
 
 // of converts a figure in MiB/s.
 func (u storageUnit) of(mib float64) float64 { return mib * u.perMiB }
 
-// rate prints a rate in bytes per second.
-func (u storageUnit) rate(bps float64) string {
-	return fmt.Sprintf("%.1f %s", u.of(bps/(1<<20)), u.name)
+// figure prints a figure in MiB/s in the unit, with its Mbit/s beside it
+// under --units both.
+func (u storageUnit) figure(mib float64) string {
+	s := strconv.FormatFloat(u.of(mib), 'f', 1, 64) + " " + u.name
+	if u.mbit {
+		s += " (" + strconv.FormatFloat(mib*mbitPerMiB, 'f', 1, 64) + " Mbit/s)"
+	}
+	return s
 }
 
-var mibFigure = regexp.MustCompile(`(\d+(?:\.\d+)?) MiB/s`)
+// rate prints a rate in bytes per second.
+func (u storageUnit) rate(bps float64) string { return u.figure(bps / (1 << 20)) }
+
+// mibFigure is a rate in MiB/s in a sentence, and the Mbit/s a sentence
+// may already give beside it.
+var mibFigure = regexp.MustCompile(`(\d+(?:\.\d+)?) MiB/s( \(\d+(?:\.\d+)? Mbit/s\))?`)
 
 // text rewrites the MiB/s figures of a sentence written elsewhere (a
-// bottleneck's verdict) into the page's unit.
+// bottleneck's verdict) into the page's unit; the document keeps the
+// sentence as it was written.
 func (u storageUnit) text(s string) string {
-	if u.perMiB == 1 {
+	if u.perMiB == 1 && !u.mbit {
 		return s
 	}
 	return mibFigure.ReplaceAllStringFunc(s, func(m string) string {
-		v, err := strconv.ParseFloat(mibFigure.FindStringSubmatch(m)[1], 64)
-		if err != nil {
+		sub := mibFigure.FindStringSubmatch(m)
+		v, err := strconv.ParseFloat(sub[1], 64)
+		switch {
+		case err != nil || (u.mbit && sub[2] != ""):
 			return m
+		case u.name == "Mbit/s":
+			return u.figure(v) // the Mbit/s beside it, said again
 		}
-		return strconv.FormatFloat(u.of(v), 'f', 1, 64) + " " + u.name
+		return u.figure(v) + sub[2]
 	})
 }
+
+// ceiling prints a hop's ceiling in bytes per second: in the page's unit
+// and in Mbit/s, the unit links are sold in, once when they are one.
+func (u storageUnit) ceiling(bps float64) string {
+	if u.name == "Mbit/s" || u.mbit {
+		return u.rate(bps)
+	}
+	return fmt.Sprintf("%s, %.0f Mbit/s", u.rate(bps), bps*8/1e6)
+}
+
+// comparisonIn is c with the rows of rates in MiB/s in the page's
+// storage unit, c itself when that is MiB/s: the comparison's JSON and
+// CSV keep MiB/s, as a run's do.
+func comparisonIn(c *compare.Comparison, units string) *compare.Comparison {
+	u := storageOf(units)
+	if u.perMiB == 1 {
+		return c
+	}
+	out := *c
+	out.Rows = make([]compare.Row, len(c.Rows))
+	for i, r := range c.Rows {
+		if m, ok := strings.CutSuffix(r.Metric, "MiB/s"); ok {
+			r.Metric = m + u.name
+			r.Cells = slices.Clone(r.Cells)
+			for j := range r.Cells {
+				x := &r.Cells[j]
+				x.Value, x.HalfWidth, x.Needed = u.of(x.Value), u.of(x.HalfWidth), u.of(x.Needed)
+				x.Samples = slices.Clone(x.Samples)
+				for k := range x.Samples {
+					x.Samples[k] = u.of(x.Samples[k])
+				}
+				if s := x.Spread; s != nil {
+					x.Spread = &result.Spread{N: s.N, Mean: u.of(s.Mean), Stddev: u.of(s.Stddev), Min: u.of(s.Min), Max: u.of(s.Max)}
+				}
+			}
+		}
+		out.Rows[i] = r
+	}
+	return &out
+}
+
+// Rates is a sentence written in MiB/s (a run's headline figures, a
+// verdict) with its storage rates in the unit --units names, as every
+// page of that unit prints them.
+func Rates(s, units string) string { return storageOf(units).text(s) }

@@ -3,14 +3,18 @@ package serve
 import (
 	"fmt"
 	"html"
+	"net/url"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/thruput/thruput/internal/browsertest"
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/store/sqlite"
 )
 
@@ -89,12 +93,9 @@ func everyMethod() []*result.Document {
 
 var hrefs = regexp.MustCompile(`href="(/[^"#]*)"`)
 
-// TestEveryLinkDraws walks every link the dashboard renders, from the
-// list through each run and trend page, over a store holding every
-// method, and compares each pair of runs of a method: every page answers
-// 200, and every run, trend and compare page draws a chart with its
-// points. A trend of a sweep once answered 500.
-func TestEveryLinkDraws(t *testing.T) {
+// everyMethodStore is a store holding everyMethod's runs, and the runs.
+func everyMethodStore(t *testing.T) (*store.DB, []*result.Document) {
+	t.Helper()
 	s, err := sqlite.Open(filepath.Join(t.TempDir(), "results.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +105,16 @@ func TestEveryLinkDraws(t *testing.T) {
 	if _, _, err := s.SaveAll(docs); err != nil {
 		t.Fatal(err)
 	}
+	return s, docs
+}
+
+// TestEveryLinkDraws walks every link the dashboard renders, from the
+// list through each run and trend page, over a store holding every
+// method, and compares each pair of runs of a method: every page answers
+// 200, and every run, trend and compare page draws a chart with its
+// points. A trend of a sweep once answered 500.
+func TestEveryLinkDraws(t *testing.T) {
+	s, docs := everyMethodStore(t)
 	c := newClient(t, Options{Store: s, Version: "test"})
 	seen := map[string]bool{}
 	queue := []string{"/"}
@@ -159,14 +170,7 @@ func TestEveryLinkDraws(t *testing.T) {
 // at 1400 and 800 px: no header word is split across lines. With
 // THRUPUT_SCREENSHOTS=DIR it leaves a screenshot of each there.
 func TestDashboardPagesRead(t *testing.T) {
-	s, err := sqlite.Open(filepath.Join(t.TempDir(), "results.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	if _, _, err := s.SaveAll(everyMethod()); err != nil {
-		t.Fatal(err)
-	}
+	s, _ := everyMethodStore(t)
 	c := newClient(t, Options{Store: s, Version: "test"})
 	bctx := browsertest.New(t, 1400, 900)
 	for name, p := range map[string]string{
@@ -176,5 +180,51 @@ func TestDashboardPagesRead(t *testing.T) {
 		"compare":   "/compare?run=20261101T060000Z-sweep1&run=20261102T060000Z-sweep2",
 	} {
 		browsertest.HeaderWords(t, bctx, c.url+p, "dashboard-"+name)
+	}
+	// Every chart of the dashboard is as wide as every other at a given
+	// window width: a trend's charts as a run's, not each at its own.
+	for _, w := range browsertest.Widths {
+		var widths []int
+		for _, p := range []string{"/runs/20261101T060000Z-sweep1", "/trend?host=pi4&method=disk.sweep", "/trend?host=pi4&method=net.client",
+			"/runs/20261106T060000Z-net000", "/compare?run=20261101T060000Z-sweep1&run=20261102T060000Z-sweep2"} {
+			if err := chromedp.Do(bctx, chromedp.EmulateViewport(w, 900), chromedp.Navigate(c.url+p)); err != nil {
+				t.Fatal(err)
+			}
+			ws, err := chromedp.Run(bctx, chromedp.Evaluate[[]int](`[...document.querySelectorAll('svg.chart')].map(s => Math.round(s.getBoundingClientRect().width))`))
+			if err != nil || len(ws) == 0 {
+				t.Fatalf("%s at %d px: charts %v, %v", p, w, ws, err)
+			}
+			widths = append(widths, ws...)
+		}
+		for _, x := range widths {
+			if x != widths[0] || x < 400 {
+				t.Errorf("at %d px the charts are %v px wide, want one width", w, widths)
+				break
+			}
+		}
+	}
+}
+
+// TestUnitsOnEveryPage: a dashboard served with --units mb shows no
+// storage figure in MiB/s on the list, on a disk run's page, in its
+// charts, on a comparison of two sweeps or on a disk trend.
+func TestUnitsOnEveryPage(t *testing.T) {
+	s, docs := everyMethodStore(t)
+	c := newClient(t, Options{Store: s, Version: "test", Units: "mb"})
+	pages := []string{"/", "/compare?run=20261101T060000Z-sweep1&run=20261102T060000Z-sweep2"}
+	for _, d := range docs {
+		if strings.HasPrefix(d.Method, "disk.") {
+			pages = append(pages, "/runs/"+d.ID, "/trend?"+url.Values{"host": {d.Host.Hostname}, "method": {d.Method}}.Encode())
+		}
+	}
+	mib := regexp.MustCompile(`\d MiB/s|>MiB/s<`)
+	for _, p := range pages {
+		code, body := c.do("GET", p, nil, "")
+		if code != 200 || !strings.Contains(body, "MB/s") {
+			t.Errorf("%s: %d, no MB/s", p, code)
+		}
+		if m := mib.FindStringIndex(body); m != nil {
+			t.Errorf("%s: a figure in MiB/s: %q", p, body[max(0, m[0]-80):m[1]])
+		}
 	}
 }
