@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/thruput/thruput/internal/steady"
+	"github.com/thruput/thruput/internal/stable"
 	"github.com/thruput/thruput/internal/units"
 )
 
@@ -36,8 +36,8 @@ func (s *stableFlags) add(fl *pflag.FlagSet) {
 	fl.BoolVar(&s.sustained, "sustained", false, "when the rate drops and stays down (an SD card's SLC cache or the page cache filling), the figure is the rate after the drop")
 }
 
-func (s stableFlags) options() steady.Options {
-	return steady.Options{Target: float64(s.pct) / 100, Sustained: s.sustained}
+func (s stableFlags) options() stable.Options {
+	return stable.Options{Target: float64(s.pct) / 100, Sustained: s.sustained}
 }
 
 // stablePct is --until-stable's percentage: "2", "2%", "0.5".

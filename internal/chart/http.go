@@ -104,7 +104,7 @@ func httpRepeatCharts(runs []run, u Unit) []*Chart {
 			key := "repeat " + strconv.Itoa(i+1)
 			if h.Bytes > 0 {
 				v := u.mib(h.MiBPerSec)
-				mib.put(key, ri, steady(v, h.MiBPerSec*(1<<20), h.Interval, u.Name, figure(v, u.Name)))
+				mib.put(key, ri, intervalEntry(v, h.MiBPerSec*(1<<20), h.Interval, u.Name, figure(v, u.Name)))
 			}
 			if h.TTFBNs > 0 {
 				ms := float64(h.TTFBNs) / 1e6

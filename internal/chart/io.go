@@ -83,7 +83,7 @@ func ioCharts(runs []run, u Unit) []*Chart {
 					x.g.setSpread(key, ri, mean, lo, hi, note)
 					continue
 				}
-				x.g.put(key, ri, r.meanEntry(dir+"|"+x.key, x.unit, x.scale, steady(mean, bps, ds[0].Interval, x.unit, note)))
+				x.g.put(key, ri, r.meanEntry(dir+"|"+x.key, x.unit, x.scale, intervalEntry(mean, bps, ds[0].Interval, x.unit, note)))
 			}
 		}
 	}

@@ -28,8 +28,8 @@ func markCharts(runs []run, u Unit) []*Chart {
 			bps := m.MiBPerSec * (1 << 20)
 			slot := ri*len(phases) + pi
 			v := u.mib(m.MiBPerSec)
-			mib.put(key, slot, r.meanEntry(markKey(m, "MiB/s"), u.Name, u.mib(1), steady(v, bps, m.Interval, u.Name, m.Phase+" "+figure(v, u.Name))))
-			iops.put(key, slot, r.meanEntry(markKey(m, "IOPS"), "IOPS", 1, steady(m.IOPS, bps, m.Interval, "IOPS", m.Phase+" "+figure(m.IOPS, "IOPS"))))
+			mib.put(key, slot, r.meanEntry(markKey(m, "MiB/s"), u.Name, u.mib(1), intervalEntry(v, bps, m.Interval, u.Name, m.Phase+" "+figure(v, u.Name))))
+			iops.put(key, slot, r.meanEntry(markKey(m, "IOPS"), "IOPS", 1, intervalEntry(m.IOPS, bps, m.Interval, "IOPS", m.Phase+" "+figure(m.IOPS, "IOPS"))))
 		}
 	}
 	var names []string

@@ -165,10 +165,10 @@ func newEntry(v float64, note string) entry {
 	return entry{value: v, lo: math.NaN(), hi: math.NaN(), cliff: math.NaN(), note: note}
 }
 
-// steady gives an entry of v its interval and its cliff, from the
+// intervalEntry gives an entry of v its interval and its cliff, from the
 // interval of the figure bps (bytes per second) that v is in the bar's
 // unit; what names the figure in the tooltip.
-func steady(v, bps float64, iv *result.Interval, unit, note string) entry {
+func intervalEntry(v, bps float64, iv *result.Interval, unit, note string) entry {
 	e := newEntry(v, note)
 	if h := iv.PlusMinus(v); h > 0 {
 		e.lo, e.hi, e.kind = v-h, v+h, "interval"

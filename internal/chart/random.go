@@ -17,13 +17,13 @@ func randomCharts(runs []run, u Unit) []*Chart {
 		bps := (x.ReadMiBPerSec + x.WriteMiBPerSec) * (1 << 20)
 		if x.Reads > 0 {
 			v := u.mib(x.ReadMiBPerSec)
-			mib.put("read", ri, r.meanEntry("read|MiB/s", u.Name, u.mib(1), steady(v, bps, x.Interval, u.Name, figure(v, u.Name))))
-			iops.put("read", ri, r.meanEntry("read|IOPS", "IOPS", 1, steady(x.ReadsPerSec, bps, x.Interval, "IOPS", figure(x.ReadsPerSec, "IOPS"))))
+			mib.put("read", ri, r.meanEntry("read|MiB/s", u.Name, u.mib(1), intervalEntry(v, bps, x.Interval, u.Name, figure(v, u.Name))))
+			iops.put("read", ri, r.meanEntry("read|IOPS", "IOPS", 1, intervalEntry(x.ReadsPerSec, bps, x.Interval, "IOPS", figure(x.ReadsPerSec, "IOPS"))))
 		}
 		if x.Writes > 0 {
 			v := u.mib(x.WriteMiBPerSec)
-			mib.put("write", ri, r.meanEntry("write|MiB/s", u.Name, u.mib(1), steady(v, bps, x.Interval, u.Name, figure(v, u.Name))))
-			iops.put("write", ri, r.meanEntry("write|IOPS", "IOPS", 1, steady(x.WritesPerSec, bps, x.Interval, "IOPS", figure(x.WritesPerSec, "IOPS"))))
+			mib.put("write", ri, r.meanEntry("write|MiB/s", u.Name, u.mib(1), intervalEntry(v, bps, x.Interval, u.Name, figure(v, u.Name))))
+			iops.put("write", ri, r.meanEntry("write|IOPS", "IOPS", 1, intervalEntry(x.WritesPerSec, bps, x.Interval, "IOPS", figure(x.WritesPerSec, "IOPS"))))
 		}
 	}
 	names := barNames(runs)

@@ -18,7 +18,7 @@ import (
 	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/stats"
-	"github.com/thruput/thruput/internal/steady"
+	"github.com/thruput/thruput/internal/stable"
 	"github.com/thruput/thruput/internal/units"
 	"github.com/thruput/thruput/internal/uring"
 	"github.com/thruput/thruput/internal/usage"
@@ -40,7 +40,7 @@ type IOConfig struct {
 	result.IOParameters
 	// Steady is --until-stable and --sustained: the run may end before
 	// its time once its rate is known, and carries its interval.
-	Steady steady.Options
+	Steady stable.Options
 	// Corrupt, when not negative, flips a byte at that offset of job 0's
 	// file between writing and verifying: the check of the checker.
 	Corrupt int64
@@ -398,8 +398,8 @@ func runIO(ctx context.Context, c IOConfig, fds []int, h progress.Hooks, label s
 	// figures share its relative width and are scaled alike, IOPS with
 	// them.
 	whole := result.MiBPerSec(rd.bytes+wr.bytes, run.ElapsedNs)
-	mib, steadyIv := m.Figure(whole, true)
-	iv := result.IntervalOf(steadyIv)
+	mib, meterIv := m.Figure(whole, true)
+	iv := result.IntervalOf(meterIv)
 	for _, d := range []*result.IODirection{run.Read, run.Write} {
 		if d != nil {
 			d.Interval = iv

@@ -6,7 +6,7 @@ import (
 
 	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
-	"github.com/thruput/thruput/internal/steady"
+	"github.com/thruput/thruput/internal/stable"
 	"github.com/thruput/thruput/internal/units"
 	"github.com/thruput/thruput/internal/usage"
 )
@@ -18,7 +18,7 @@ type MarkConfig struct {
 	// Engine is the one asked for; the result says which ran.
 	Engine string
 	// Steady is --until-stable and --sustained, for each preset.
-	Steady steady.Options
+	Steady stable.Options
 }
 
 // Validate checks the parameters that do not depend on a target.

@@ -14,7 +14,7 @@ import (
 	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/stats"
-	"github.com/thruput/thruput/internal/steady"
+	"github.com/thruput/thruput/internal/stable"
 	"github.com/thruput/thruput/internal/units"
 	"github.com/thruput/thruput/internal/usage"
 )
@@ -30,7 +30,7 @@ type RandomConfig struct {
 	result.RandomParameters
 	// Steady is --until-stable and --sustained: the run may end before
 	// its time once its rate is known, and carries its interval.
-	Steady steady.Options
+	Steady stable.Options
 }
 
 func (c RandomConfig) timeBound() time.Duration { return time.Duration(c.TimeNs) }

@@ -16,7 +16,7 @@ import (
 
 	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
-	"github.com/thruput/thruput/internal/steady"
+	"github.com/thruput/thruput/internal/stable"
 	"github.com/thruput/thruput/internal/units"
 	"github.com/thruput/thruput/internal/usage"
 )
@@ -30,7 +30,7 @@ type SweepConfig struct {
 	SkipSpaceCheck bool
 	// Steady is --until-stable and --sustained: each step may end before
 	// its bound, and carries its interval either way.
-	Steady steady.Options
+	Steady stable.Options
 }
 
 func (c SweepConfig) maxTime() time.Duration { return time.Duration(c.MaxTimeNs) }
@@ -215,7 +215,7 @@ func (r *runner) write(ti int, path string, bs int64, phase string, maxTime time
 	}
 	off := 0
 	p := progress.Report{Target: r.targets[ti].Label(), Phase: phase, BlockSize: bs, Total: blocks * bs, Bound: maxTime}
-	var m *steady.Meter
+	var m *stable.Meter
 	if phase == result.PhaseWrite {
 		m = r.c.Steady.Meter()
 	}
@@ -239,7 +239,7 @@ func (r *runner) write(ti int, path string, bs int64, phase string, maxTime time
 	if m != nil {
 		// A buffered write's figure keeps its final fsync: the windows
 		// saw the page cache take the data, the fsync the device.
-		var iv *steady.Interval
+		var iv *stable.Interval
 		st.MiBPerSec, iv = m.Figure(st.MiBPerSec, r.c.Direct)
 		st.Interval = result.IntervalOf(iv)
 	}
@@ -306,7 +306,7 @@ func (r *runner) read(ti int, path string, bs int64) error {
 	st.Bytes, st.Ops = res.bytes, res.ops
 	st.ElapsedNs = int64(time.Since(start))
 	st.MiBPerSec = result.MiBPerSec(st.Bytes, st.ElapsedNs)
-	var iv *steady.Interval
+	var iv *stable.Interval
 	st.MiBPerSec, iv = m.Figure(st.MiBPerSec, true)
 	st.Interval = result.IntervalOf(iv)
 	st.Truncated = res.bytes < sx.Size && !stopped(st.Interval) && !m.Adaptive()
@@ -319,7 +319,7 @@ func (r *runner) read(ti int, path string, bs int64) error {
 // so that the clock, the deadline and cancellation are looked at a few times
 // a second whatever the block size, and never inside the system-call loop.
 // m, when set, is fed the bytes after every chunk and may end the phase.
-func (r *runner) timed(blocks int64, maxTime time.Duration, p *progress.Report, m *steady.Meter, do func(n int) (ioResult, error)) (ioResult, time.Time, error) {
+func (r *runner) timed(blocks int64, maxTime time.Duration, p *progress.Report, m *stable.Meter, do func(n int) (ioResult, error)) (ioResult, time.Time, error) {
 	var total ioResult
 	// From one block, doubling while a chunk is quick: a slow device with
 	// large blocks gets windows of 100 ms, not one of seconds.

@@ -22,7 +22,7 @@ import (
 	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/stats"
-	"github.com/thruput/thruput/internal/steady"
+	"github.com/thruput/thruput/internal/stable"
 	"github.com/thruput/thruput/internal/usage"
 )
 
@@ -43,7 +43,7 @@ type Config struct {
 	UserAgent string
 	// Steady is --until-stable and --sustained: a download may end before
 	// its body does once its rate is known; each carries its interval.
-	Steady steady.Options
+	Steady stable.Options
 }
 
 func (c Config) window() time.Duration  { return time.Duration(c.WindowNs) }
@@ -210,7 +210,7 @@ func (c Config) once(parent context.Context, n int, buf []byte, h progress.Hooks
 	samples := m.stop(end)
 	run.Bytes = count.Load()
 	run.TransferNs, run.TotalNs = int64(end.Sub(origin)), int64(end.Sub(start))
-	var iv *steady.Interval
+	var iv *stable.Interval
 	run.MiBPerSec, iv = sm.Figure(result.MiBPerSec(run.Bytes, run.TransferNs), true)
 	run.Interval = result.IntervalOf(iv)
 	run.BitsPerSecond = mibToBits(run.MiBPerSec)
@@ -282,17 +282,17 @@ type meter struct {
 	exited  chan struct{}
 }
 
-func startMeter(origin time.Time, window, timeout time.Duration, count *atomic.Int64, progress func(int64, time.Duration), stalled func(), sm *steady.Meter, known func()) *meter {
+func startMeter(origin time.Time, window, timeout time.Duration, count *atomic.Int64, progress func(int64, time.Duration), stalled func(), sm *stable.Meter, known func()) *meter {
 	m := &meter{origin: origin, count: count, done: make(chan struct{}), exited: make(chan struct{})}
 	go m.run(window, timeout, progress, stalled, sm, known)
 	return m
 }
 
-func (m *meter) run(window, timeout time.Duration, report func(int64, time.Duration), stalled func(), sm *steady.Meter, known func()) {
+func (m *meter) run(window, timeout time.Duration, report func(int64, time.Duration), stalled func(), sm *stable.Meter, known func()) {
 	defer close(m.exited)
 	wt := time.NewTicker(window)
 	defer wt.Stop()
-	st := time.NewTicker(steady.DefaultWidth / 2)
+	st := time.NewTicker(stable.DefaultWidth / 2)
 	defer st.Stop()
 	pt := time.NewTicker(min(progress.Interval, timeout/4))
 	defer pt.Stop()

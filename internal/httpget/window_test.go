@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/thruput/thruput/internal/steady"
+	"github.com/thruput/thruput/internal/stable"
 )
 
 const mib = 1 << 20
@@ -57,7 +57,7 @@ func TestWindows(t *testing.T) {
 func TestMeter(t *testing.T) {
 	var count atomicCounter
 	origin := time.Now()
-	m := startMeter(origin, 100*time.Millisecond, time.Minute, &count.Int64, func(int64, time.Duration) {}, func() { t.Error("stalled") }, steady.Options{}.Meter(), func() {})
+	m := startMeter(origin, 100*time.Millisecond, time.Minute, &count.Int64, func(int64, time.Duration) {}, func() { t.Error("stalled") }, stable.Options{}.Meter(), func() {})
 	for i := range 40 {
 		step := int64(10 << 10)
 		if i >= 20 && i < 30 {
@@ -91,7 +91,7 @@ func TestStall(t *testing.T) {
 		default:
 			close(stalled)
 		}
-	}, steady.Options{}.Meter(), func() {})
+	}, stable.Options{}.Meter(), func() {})
 	defer m.stop(time.Now())
 	select {
 	case <-stalled:

@@ -15,7 +15,7 @@ import (
 
 	"github.com/thruput/thruput/internal/latency"
 	"github.com/thruput/thruput/internal/result"
-	"github.com/thruput/thruput/internal/steady"
+	"github.com/thruput/thruput/internal/stable"
 )
 
 // Control-connection timeouts: how long one read or write on it may take
@@ -53,7 +53,7 @@ type ClientConfig struct {
 	// Steady is --until-stable and --sustained: the test may end before
 	// its time once the rate of every direction is known, and each
 	// direction's sum carries its interval either way.
-	Steady steady.Options
+	Steady stable.Options
 	// Latency probes the path beside the test when set (see latency.go).
 	Latency *latency.Prober
 }
@@ -113,7 +113,7 @@ type client struct {
 	streams []*stream
 	data    *dataPath
 	// meters follow the directions' bytes, keyed by up.
-	meters map[bool]*steady.Meter
+	meters map[bool]*stable.Meter
 	// What the -J output tells beside the figures: the control
 	// connection's MSS, the first data socket's buffers, each end's
 	// congestion control.
@@ -196,7 +196,7 @@ func (c *client) ctrlErrorAfter(err error, waited time.Duration) error {
 }
 
 func (c *client) run(ctx context.Context) (*result.Net, error) {
-	c.meters = map[bool]*steady.Meter{}
+	c.meters = map[bool]*stable.Meter{}
 	n, err := c.test(ctx)
 	if n != nil {
 		// Each direction's sum gets the interval of what this end moved
@@ -379,7 +379,7 @@ func (c *client) loop(ctx context.Context, s *session, states <-chan stateOrErr)
 			wait = time.Until(due)
 		}
 		// The meters see the bytes every window.
-		wait = min(wait, steady.DefaultWidth/2)
+		wait = min(wait, stable.DefaultWidth/2)
 		if byLimit {
 			wait = min(wait, 5*time.Millisecond)
 		}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/result"
-	"github.com/thruput/thruput/internal/steady"
+	"github.com/thruput/thruput/internal/stable"
 	"github.com/thruput/thruput/internal/units"
 )
 
@@ -54,7 +54,7 @@ func (f figureNote) isMean() bool {
 }
 
 // shortest is the span a step needs for an interval: MinWindows windows.
-const shortest = steady.MinWindows * steady.DefaultWidth
+const shortest = stable.MinWindows * stable.DefaultWidth
 
 // intervalNotes says in words what a figure's cell cannot: a cliff, with
 // both rates and where it came; the start cut off as warm-up; a step that
@@ -107,8 +107,8 @@ func intervalNotes(f figureNote) []note {
 		}
 		out = append(out, note{Mark: "!", Text: fmt.Sprintf("%s: not stable: %s after %s (wanted ±%g%%)", f.what, width, secs(span), iv.Target*100)})
 	case !iv.Known():
-		out = append(out, note{Text: fmt.Sprintf("%s: too short for an interval (%s, %d window(s) kept; it takes %d)", f.what, secs(span), iv.Windows, steady.MinWindows),
-			kind: fmt.Sprintf("too short for an interval, which takes %d windows", steady.MinWindows), what: f.what + " " + secs(span)})
+		out = append(out, note{Text: fmt.Sprintf("%s: too short for an interval (%s, %d window(s) kept; it takes %d)", f.what, secs(span), iv.Windows, stable.MinWindows),
+			kind: fmt.Sprintf("too short for an interval, which takes %d windows", stable.MinWindows), what: f.what + " " + secs(span)})
 	}
 	return out
 }

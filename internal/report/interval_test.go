@@ -22,12 +22,12 @@ func ivOf(mib, rel float64, windows int, warm float64) *result.Interval {
 	return iv
 }
 
-// steadyDocs are runs whose figures carry intervals: a sweep with a step
+// stableDocs are runs whose figures carry intervals: a sweep with a step
 // measured past its cliff (--sustained), one whose warm-up was cut off
 // its figure, one that hit its bound before it was stable and one too
 // short for an interval; a disk io run whose figure spans its warm-up;
 // a net client test past a cliff, whose figure is the whole test's.
-func steadyDocs() map[string]*result.Document {
+func stableDocs() map[string]*result.Document {
 	sw := sweepDoc()
 	steps := sw.Sweep.Steps
 	// ext4 4k write: 80 MiB at 41.7 MiB/s, then 10.4 (--sustained).
@@ -62,11 +62,11 @@ func steadyDocs() map[string]*result.Document {
 	// down: bound reached at ±3 %, after this end's 10 s.
 	down := net.Net.Sums[1].Interval
 	down.Target, down.Relative, down.HalfWidth, down.Converged, down.Windows = 0.02, 0.03, 0.03*down.Mean, false, 70
-	return map[string]*result.Document{"steady-sweep": sw, "steady-io": io, "steady-net": net}
+	return map[string]*result.Document{"stable-sweep": sw, "stable-io": io, "stable-net": net}
 }
 
 func TestIntervalGolden(t *testing.T) {
-	for name, doc := range steadyDocs() {
+	for name, doc := range stableDocs() {
 		for _, format := range []string{"table", "csv", "markdown"} {
 			checkGolden(t, name, doc, Options{Format: format})
 		}
@@ -76,9 +76,9 @@ func TestIntervalGolden(t *testing.T) {
 // TestIntervalWords pins what each case says, in the table and in the
 // markdown alike.
 func TestIntervalWords(t *testing.T) {
-	docs := steadyDocs()
+	docs := stableDocs()
 	for name, want := range map[string][]string{
-		"steady-sweep": {
+		"stable-sweep": {
 			"10.4 ±0.2", "23.6 ±0.9", "1250.0 ±12.5",
 			"ext4 4k: 41.7 MiB/s for the first 80.0 MiB, then 10.4 MiB/s; the figure is the rate after the drop (--sustained)",
 			"ext4 4k: first 2.0 s discarded as warm-up and before the drop",
@@ -88,8 +88,8 @@ func TestIntervalWords(t *testing.T) {
 			"tmpfs 4k: first 0.50 s discarded as warm-up",
 			"tmpfs 8: too short for an interval (0.05 s; it takes 0.80 s)",
 		},
-		"steady-io": {"39.5 ±0.4", "run 1: the ± leaves out the first 0.50 s as warm-up; the figure spans the whole phase"},
-		"steady-net": {
+		"stable-io": {"39.5 ±0.4", "run 1: the ± leaves out the first 0.50 s as warm-up; the figure spans the whole phase"},
+		"stable-net": {
 			"; the ± is of the rate after the drop (--sustained), the figure is the whole test's",
 			"up: the ± leaves out the first 3.0 s as warm-up and before the drop; the figure spans the whole phase",
 			"down: not stable: ±3.0% after 10.0 s (wanted ±2%)",
@@ -105,7 +105,7 @@ func TestIntervalWords(t *testing.T) {
 					t.Errorf("%s %s lacks %q:\n%s", name, format, w, buf.String())
 				}
 			}
-			if name == "steady-net" && strings.Contains(buf.String(), "the figure is the rate after the drop") {
+			if name == "stable-net" && strings.Contains(buf.String(), "the figure is the rate after the drop") {
 				t.Errorf("net's figure is the whole test's, yet:\n%s", buf.String())
 			}
 		}
@@ -115,11 +115,11 @@ func TestIntervalWords(t *testing.T) {
 // TestIntervalCSV: every method's CSV has the interval's columns, filled
 // where the figure has one.
 func TestIntervalCSV(t *testing.T) {
-	docs := steadyDocs()
+	docs := stableDocs()
 	for name, want := range map[string]map[string]string{
-		"steady-sweep": {"ci_relative": "0.01500", "ci_windows": "40", "ci_converged": "true", "ci_warmup_s": "2.000"},
-		"steady-io":    {"ci_relative": "0.01000", "ci_windows": "45", "ci_converged": "true", "ci_warmup_s": "0.500"},
-		"steady-net":   {"ci_relative": "0.01000", "ci_windows": "60", "ci_converged": "true", "ci_warmup_s": "3.000"},
+		"stable-sweep": {"ci_relative": "0.01500", "ci_windows": "40", "ci_converged": "true", "ci_warmup_s": "2.000"},
+		"stable-io":    {"ci_relative": "0.01000", "ci_windows": "45", "ci_converged": "true", "ci_warmup_s": "0.500"},
+		"stable-net":   {"ci_relative": "0.01000", "ci_windows": "60", "ci_converged": "true", "ci_warmup_s": "3.000"},
 	} {
 		var buf bytes.Buffer
 		if err := Write(&buf, docs[name], Options{Format: "csv"}); err != nil {
@@ -153,11 +153,11 @@ func TestIntervalCSV(t *testing.T) {
 
 // TestIntervalHTML: the page shows the ± and the notes the text does.
 func TestIntervalHTML(t *testing.T) {
-	docs := steadyDocs()
+	docs := stableDocs()
 	for name, want := range map[string][]string{
-		"steady-sweep": {"10.4 ±0.2", "then 10.4 MiB/s; the figure is the rate after the drop (--sustained)", "not stable: ±4.0% after 6.0 s", "too short for an interval"},
-		"steady-io":    {"39.5 ±0.4", "the ± leaves out the first 0.50 s as warm-up"},
-		"steady-net":   {"93.60 ±0.9", "the ± is of the rate after the drop (--sustained)"},
+		"stable-sweep": {"10.4 ±0.2", "then 10.4 MiB/s; the figure is the rate after the drop (--sustained)", "not stable: ±4.0% after 6.0 s", "too short for an interval"},
+		"stable-io":    {"39.5 ±0.4", "the ± leaves out the first 0.50 s as warm-up"},
+		"stable-net":   {"93.60 ±0.9", "the ± is of the rate after the drop (--sustained)"},
 	} {
 		var buf bytes.Buffer
 		if err := WriteHTML(&buf, []*result.Document{docs[name]}, nil, HTMLOptions{}); err != nil {

@@ -2,7 +2,7 @@ package result
 
 import (
 	"github.com/thruput/thruput/internal/stats"
-	"github.com/thruput/thruput/internal/steady"
+	"github.com/thruput/thruput/internal/stable"
 )
 
 // The statistics packages return their own types, which know nothing of
@@ -24,7 +24,7 @@ func SpreadOf(s stats.Spread) Spread { return Spread(s) }
 func (s Spread) Stats() stats.Spread { return stats.Spread(s) }
 
 // IntervalOf is a phase's interval as a document holds it; nil stays nil.
-func IntervalOf(iv *steady.Interval) *Interval {
+func IntervalOf(iv *stable.Interval) *Interval {
 	if iv == nil {
 		return nil
 	}

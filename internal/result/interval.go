@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/thruput/thruput/internal/steady"
+	"github.com/thruput/thruput/internal/stable"
 )
 
 // Interval is how well a throughput figure is known: the 95 % confidence
@@ -55,7 +55,7 @@ type Cliff struct {
 
 // DefaultStable is the relative half-width a figure is called stable at
 // when no target was set.
-const DefaultStable = steady.DefaultStable
+const DefaultStable = stable.DefaultStable
 
 // Known says whether the interval tells anything: a width, or none at all
 // because every window moved the same bytes (converged, ±0).

@@ -59,7 +59,7 @@ type Options struct {
 }
 
 // minPhase is the shortest bound a budget gives a phase: time for the
-// eight windows of 100 ms an interval takes (steady.MinWindows), and a
+// eight windows of 100 ms an interval takes (stable.MinWindows), and a
 // little more.
 const minPhase = time.Second
 

@@ -1,4 +1,4 @@
-package steady
+package stable
 
 import (
 	"math"

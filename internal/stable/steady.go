@@ -7,7 +7,7 @@
 // also finds a cliff, a rate that drops and stays down (an SD card's SLC
 // cache or the page cache filling), and says when a phase may stop. It
 // does no I/O: methods feed it their byte counts.
-package steady
+package stable
 
 import (
 	"math"

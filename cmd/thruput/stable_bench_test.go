@@ -11,17 +11,17 @@ import (
 	"github.com/thruput/thruput/internal/result"
 )
 
-// TestSteadyBench is bench/steady's measurement, not a test: it runs only
-// with BENCH_STEADY=1. On a loop-backed ext4 throttled to 20 MiB/s reads
+// TestStableBench is bench/stable's measurement, not a test: it runs only
+// with BENCH_STABLE=1. On a loop-backed ext4 throttled to 20 MiB/s reads
 // and 10 MiB/s writes (O_DIRECT), a sweep of 4 KiB..4 MiB runs with fixed
 // 30 s steps and with --until-stable, and each figure and the total time
 // are set side by side, with a PASS/FAIL line per criterion of issue 17.
-func TestSteadyBench(t *testing.T) {
-	if os.Getenv("BENCH_STEADY") == "" {
-		t.Skip("bench/steady runs this measurement (BENCH_STEADY=1)")
+func TestStableBench(t *testing.T) {
+	if os.Getenv("BENCH_STABLE") == "" {
+		t.Skip("bench/stable runs this measurement (BENCH_STABLE=1)")
 	}
 	step := 30 * time.Second
-	if s := os.Getenv("BENCH_STEADY_STEP"); s != "" {
+	if s := os.Getenv("BENCH_STABLE_STEP"); s != "" {
 		step, _ = time.ParseDuration(s)
 	}
 	mnt := fstest.Mount(t, "ext4", 2<<30)
