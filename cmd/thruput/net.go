@@ -160,6 +160,7 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 	if err := f.opts.apply(&cfg, a.output); err != nil {
 		return err
 	}
+	defer f.opts.unpin()
 	secret, out, closeOut, err := a.netSetup(f.secretFile)
 	if err != nil {
 		return err

@@ -56,6 +56,9 @@ type Server struct {
 	cfg  ServerConfig
 	ln   net.Listener
 	auth *authChecker
+	// reflect: accepted streams send with the flow label of the client's
+	// SYN (see reflectFlowLabels).
+	reflect bool
 
 	mu sync.Mutex
 	// slots counts the control connections holding a place, from their
@@ -104,6 +107,7 @@ func Listen(cfg ServerConfig) (*Server, error) {
 	if len(cfg.Secret) > 0 {
 		s.auth = &authChecker{secret: cfg.Secret}
 	}
+	s.reflect = reflectFlowLabels(ln)
 	return s, nil
 }
 
@@ -355,7 +359,18 @@ func (s *Server) handle(ctx context.Context, ctrl net.Conn, cookie []byte, admit
 		err = s.cfg.Limits.check(p)
 	}
 	if err == nil {
+		err = s.labels(p)
+	}
+	if err == nil {
 		err = admit(p)
+	}
+	if err == nil && p.ServerAffinity != nil {
+		// iperf3 binds its server to the client's -A n,m for the test,
+		// then lets it go.
+		var unpin func()
+		if unpin, err = Pin(*p.ServerAffinity); err == nil {
+			defer unpin()
+		}
 	}
 	if err != nil {
 		serverError(ctrl, err)
