@@ -1,6 +1,7 @@
 package iperf3
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -136,5 +137,23 @@ func TestPin(t *testing.T) {
 	}
 	if got := threadCPUs(t); len(got) != 1 || got[was] == 0 {
 		t.Errorf("after a refused pin the threads may run on %v, want %s", got, was)
+	}
+}
+
+// TestServerAffinityRefused: a server_affinity the server may not run on
+// is refused with iperf3's error 132, and the server serves the next test.
+func TestServerAffinityRefused(t *testing.T) {
+	ts := startServer(t, ServerConfig{})
+	cfg := quickTest(ts.port)
+	cpu := maxCPU
+	cfg.Params.ServerAffinity = &cpu
+	_, err := Run(context.Background(), cfg)
+	var pe *PeerError
+	if !errors.As(err, &pe) || pe.Code != ieAffinity || !strings.Contains(err.Error(), "unable to set CPU affinity") {
+		t.Fatalf("server_affinity %d: %v, want iperf3's error %d", cpu, err, ieAffinity)
+	}
+	ts.idle(t)
+	if _, err := Run(context.Background(), quickTest(ts.port)); err != nil {
+		t.Fatalf("the next test: %v", err)
 	}
 }
