@@ -112,5 +112,20 @@ func TestAffinity(t *testing.T) {
 		if got := cpusAllowed(t, srv.cmd.Process.Pid); got != "0" {
 			t.Errorf("net server -A 0: may run on %q", got)
 		}
+		// A client moves it for its test; it goes back to its own -A.
+		cl := startBackground(t, exec.Command("iperf3", "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "3", "-A", "0,1"))
+		if got := during(func() string { return cpusAllowed(t, srv.cmd.Process.Pid) }); got != "1" {
+			t.Errorf("net server -A 0, client -A 0,1: the server may run on %q during the test, want 1", got)
+		}
+		if code := cl.wait(t); code != 0 {
+			t.Fatalf("iperf3: exit %d\n%s", code, cl.stderr.String())
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for cpusAllowed(t, srv.cmd.Process.Pid) != "0" && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if got := cpusAllowed(t, srv.cmd.Process.Pid); got != "0" {
+			t.Errorf("net server -A 0: may run on %q after a test on CPU 1, want 0 again", got)
+		}
 	})
 }

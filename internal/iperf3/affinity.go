@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,13 +22,15 @@ import (
 const maxCPU = 1024
 
 // pinning is the process's binding shared by everything that asked for
-// one: the first to pin keeps the mask to go back to, the last to unpin
-// restores it. Tests served at once (--max-clients) that name different
-// CPUs leave the process on the last one named, as iperf3's one process
-// would be.
+// one (a server's own -A, the tests it serves, a client's -A): the process
+// runs on the CPU of the latest holder still holding, and on the CPUs it
+// had before the first when none is left. So a server started with -A n
+// goes back to CPU n after a test a client moved to another, and tests
+// served at once (--max-clients) that name different CPUs leave the
+// process on the last one named, as iperf3's one process would be.
 var pinning struct {
 	sync.Mutex
-	holders int
+	holders []*int
 	before  unix.CPUSet
 }
 
@@ -40,7 +43,7 @@ func Pin(cpu int) (unpin func(), err error) {
 	}
 	pinning.Lock()
 	defer pinning.Unlock()
-	if pinning.holders == 0 {
+	if len(pinning.holders) == 0 {
 		if err := unix.SchedGetaffinity(0, &pinning.before); err != nil {
 			return nil, refuse(ieAffinity, "sched_getaffinity: %v", err)
 		}
@@ -51,22 +54,31 @@ func Pin(cpu int) (unpin func(), err error) {
 	var set unix.CPUSet
 	set.Set(cpu)
 	if err := bindThreads(&set); err != nil {
-		if pinning.holders == 0 {
-			_ = bindThreads(&pinning.before)
-		}
+		_ = bindLatest()
 		return nil, refuse(ieAffinity, "CPU %d: %v", cpu, err)
 	}
-	pinning.holders++
+	holder := &cpu
+	pinning.holders = append(pinning.holders, holder)
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			pinning.Lock()
 			defer pinning.Unlock()
-			if pinning.holders--; pinning.holders == 0 {
-				_ = bindThreads(&pinning.before)
-			}
+			pinning.holders = slices.DeleteFunc(pinning.holders, func(h *int) bool { return h == holder })
+			_ = bindLatest()
 		})
 	}, nil
+}
+
+// bindLatest binds the process to the latest holder's CPU, or to the CPUs
+// it had before any when none is left.
+func bindLatest() error {
+	if n := len(pinning.holders); n > 0 {
+		var set unix.CPUSet
+		set.Set(*pinning.holders[n-1])
+		return bindThreads(&set)
+	}
+	return bindThreads(&pinning.before)
 }
 
 // bindThreads sets the affinity of every thread in /proc/self/task,

@@ -89,19 +89,21 @@ func threadCPUs(t *testing.T) map[string]int {
 }
 
 // TestPin binds every thread of this test process, threads the runtime
-// starts afterwards too, and gives back the CPUs it had when the last
-// holder lets go.
+// starts afterwards too; the process runs on the CPU of the latest holder
+// still holding, and gets back the CPUs it had when the last lets go.
 func TestPin(t *testing.T) {
 	var before unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &before); err != nil {
 		t.Fatal(err)
 	}
 	was := cpuList(&before)
-	unpin, err := Pin(0)
-	if err != nil {
-		t.Fatal(err)
+	on := func(what, want string) {
+		t.Helper()
+		if got := threadCPUs(t); len(got) != 1 || got[want] == 0 {
+			t.Errorf("%s: the threads may run on %v, want %s", what, got, want)
+		}
 	}
-	second, err := Pin(0)
+	unpin0, err := Pin(0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,25 +121,31 @@ func TestPin(t *testing.T) {
 	for range 8 {
 		<-done
 	}
-	if got := threadCPUs(t); len(got) != 1 || got["0"] == 0 {
-		t.Errorf("pinned to CPU 0, the threads may run on %v", got)
+	on("pinned to CPU 0", "0")
+	if before.IsSet(1) {
+		unpin1, err := Pin(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		on("pinned to 0, then 1", "1")
+		unpin1()
+		on("1 let go, 0 still held", "0")
+		if unpin1, err = Pin(1); err != nil {
+			t.Fatal(err)
+		}
+		unpin0()
+		unpin0() // twice is once
+		on("0 let go, 1 still held", "1")
+		unpin1()
+	} else {
+		unpin0()
 	}
-	unpin()
-	unpin() // twice is once
-	if got := threadCPUs(t); len(got) != 1 || got["0"] == 0 {
-		t.Errorf("one holder still pins CPU 0, the threads may run on %v", got)
-	}
-	second()
-	if got := threadCPUs(t); len(got) != 1 || got[was] == 0 {
-		t.Errorf("unpinned, the threads may run on %v, want %s", got, was)
-	}
+	on("all let go", was)
 	var pe *paramError
 	if _, err := Pin(maxCPU); !errors.As(err, &pe) || pe.code != ieAffinity {
 		t.Errorf("CPU %d: %v", maxCPU, err)
 	}
-	if got := threadCPUs(t); len(got) != 1 || got[was] == 0 {
-		t.Errorf("after a refused pin the threads may run on %v, want %s", got, was)
-	}
+	on("after a refused pin", was)
 }
 
 // TestServerAffinityRefused: a server_affinity the server may not run on
