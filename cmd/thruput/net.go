@@ -146,6 +146,7 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 	if err := f.opts.apply(&cfg, a.output); err != nil {
 		return err
 	}
+	defer f.opts.unpin()
 	if cfg.Latency, err = f.latency.prober(); err != nil {
 		return err
 	}

@@ -155,9 +155,12 @@ func consistent(t *testing.T, what string, paced, counted bool, got, ref *iperf3
 		// receiver ends later. Less is fine: iperf3 3.12's client
 		// counts its reads as blocks in -R -k and ends after that many.
 		// A paced UDP server sends on until the client's TEST_END,
-		// measured here up to 18 % past -n at -b1G (iperf3 3.12's -s
-		// stops at the count): 25 % holds it.
-		if slack := max(4*131072, ref.End.SumSent.Bytes*25/100); got.End.SumSent.Bytes > ref.End.SumSent.Bytes+slack {
+		// iperf3's -s (3.12 and 3.21: iperf_send checks the count only
+		// within multi-block writes) as thruput's: at -b1G -R, 3 runs
+		// each of -n 5M and -k 1K past the count by 0-37 % from iperf3
+		// -s and 0-24 % from thruput's server. A single run of iperf3
+		// -s may stop at the count, so the slack is its own spread.
+		if slack := max(4*131072, ref.End.SumSent.Bytes*40/100); got.End.SumSent.Bytes > ref.End.SumSent.Bytes+slack {
 			t.Errorf("%s: sent %d bytes, against iperf3 -s %d", what, got.End.SumSent.Bytes, ref.End.SumSent.Bytes)
 		}
 	case paced:

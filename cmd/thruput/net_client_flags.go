@@ -28,6 +28,9 @@ type netClientOpts struct {
 	jsonStream     bool
 	logfile        string
 	connectTimeout millis
+	affinity       string
+	// unpin lets the process go of -A's CPU.
+	unpin func()
 }
 
 func (o *netClientOpts) add(fl *pflag.FlagSet, f *iperf3.ClientFlags) {
@@ -53,6 +56,7 @@ func (o *netClientOpts) add(fl *pflag.FlagSet, f *iperf3.ClientFlags) {
 	fl.BoolVar(&o.jsonStream, "json-stream", false, "print iperf3's JSON as it goes, one event a line (start, interval, end)")
 	fl.StringVar(&o.logfile, "logfile", "", "append the output to `FILE` instead of standard output")
 	o.connectTimeout = millis(10 * time.Second)
+	fl.StringVarP(&o.affinity, "affinity", "A", "", "run on CPU `n`; n,m also runs the server on its CPU m for this test")
 	fl.Var(&o.connectTimeout, "connect-timeout", "give up connecting after this long: milliseconds as iperf3 (5000), or with a unit (5s)")
 }
 
@@ -96,6 +100,21 @@ func (o *netClientOpts) apply(cfg *iperf3.ClientConfig, output string) error {
 		return usage.Errorf("--cport %d: a port from 1 to 65535", o.cport)
 	}
 	cfg.CPort = o.cport
+	o.unpin = func() {}
+	if o.affinity == "" {
+		return nil
+	}
+	// Pinned last, once nothing else can fail here.
+	local, server, err := iperf3.ParseAffinity(o.affinity)
+	if err != nil {
+		return usage.Wrap(err)
+	}
+	if server >= 0 {
+		cfg.Params.ServerAffinity = &server
+	}
+	if o.unpin, err = iperf3.Pin(local); err != nil {
+		return usage.Errorf("-A %s: %w", o.affinity, err)
+	}
 	return nil
 }
 

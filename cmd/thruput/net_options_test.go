@@ -453,6 +453,9 @@ func TestNetClientOptionsBadInput(t *testing.T) {
 		{[]string{"--fq-rate", "x"}, "--fq-rate"},
 		{[]string{"--dont-fragment"}, "--dont-fragment: UDP only"},
 		{[]string{"-L", "0"}, "-L 0"},
+		{[]string{"-A", "2000"}, "-A 2000"},
+		{[]string{"-A", "0,x"}, "-A 0,x"},
+		{[]string{"-A", "1024"}, "-A 1024: CPU 1024 is not one this process may use"},
 		{[]string{"-4", "-6"}, "-4 and -6"},
 		{[]string{"-B", "eth0"}, "-B eth0"},
 		{[]string{"-B", "::1", "-4"}, "-B ::1"},
@@ -466,5 +469,57 @@ func TestNetClientOptionsBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat(log); err == nil {
 		t.Errorf("--logfile with -o created %s", log)
+	}
+}
+
+// TestFlowLabelReverse: with -R an iperf3 client's -L labels the server's
+// packets too: thruput's server takes the label of the client's SYN for
+// its streams. Run in a namespace of the test's own (its ::1, and
+// net.ipv6.flowlabel_consistency=0, which lets a listener reflect labels);
+// with the kernel's default the server refuses with iperf3's error rather
+// than send unlabelled.
+func TestFlowLabelReverse(t *testing.T) {
+	fstest.Long(t, "runs tests in a namespace")
+	needPeer(t, "iperf3")
+	needPeer(t, "tcpdump")
+	l := nettest.NewLink(t, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sysctl := func(kv string) {
+		t.Helper()
+		if out, err := l.Command(ctx, l.A, "sysctl", "-qw", kv).CombinedOutput(); err != nil {
+			t.Fatalf("sysctl %s: %v %s", kv, err, out)
+		}
+	}
+	sysctl("net.ipv6.conf.lo.disable_ipv6=0")
+	const port = "5201"
+	serve := func() *background {
+		srv := startBackground(t, l.Command(ctx, l.A, thruputBin, "net", "server", "--once", "-q", "--no-save", "-i", "0", "-p", port))
+		time.Sleep(300 * time.Millisecond)
+		return srv
+	}
+	client := func() ([]byte, error) {
+		return l.Command(ctx, l.A, "iperf3", "-6", "-c", "::1", "-p", port, "-t", "1", "-R", "-L", "0x2a5f1").CombinedOutput()
+	}
+
+	srv := serve()
+	if out, err := client(); err == nil || !strings.Contains(string(out), "unable to set IPv6 flow label") {
+		t.Errorf("-R -L with flowlabel_consistency=1: %v, want iperf3's flow label error\n%s", err, out)
+	}
+	// A refused test does not end --once.
+	_ = srv.cmd.Process.Kill()
+	srv.wait(t)
+
+	sysctl("net.ipv6.flowlabel_consistency=0")
+	srv = serve()
+	dump := l.Command(ctx, l.A, "tcpdump", "-i", "lo", "-n", "-v", "-l", "-c", "10", "ip6 and tcp and src port "+port+" and greater 1000")
+	out := startTcpdump(t, dump)
+	if b, err := client(); err != nil {
+		t.Fatalf("-R -L: %v\n%s\nserver: %s", err, b, srv.stderr.String())
+	}
+	srv.wait(t)
+	_ = dump.Wait()
+	if n := strings.Count(out.String(), "flowlabel 0x2a5f1"); n < 10 {
+		t.Errorf("-R -L 0x2a5f1: %d of 10 of the server's data packets carry the label:\n%s", n, out.String())
 	}
 }

@@ -58,6 +58,7 @@ type serverFlags struct {
 	maxClients  int
 	idle        time.Duration
 	secretFile  string
+	affinity    string
 }
 
 func newNetServerCmd(a *app) *cobra.Command {
@@ -99,6 +100,7 @@ same secret are served.`,
 	fl.IntVar(&f.maxClients, "max-clients", 1, "tests served at once; one more client is told the server is busy")
 	fl.Var(units.NewDuration(&f.idle, 60*time.Second), "idle-timeout", "end a test in which no data moved for this long")
 	fl.StringVar(&f.secretFile, "secret-file", "", "serve only thruput clients that know the secret in this file")
+	fl.StringVarP(&f.affinity, "affinity", "A", "", "run on CPU `n` (a client's -A n,m moves a test to its CPU m)")
 	fl.BoolVarP(&f.zero, "zerocopy", "Z", false, "send TCP with sendfile(2) from memory (reverse tests)")
 	return c
 }
@@ -135,6 +137,20 @@ func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 	}
 	if f.bind != "" && net.ParseIP(f.bind) == nil {
 		return usage.Errorf("--bind %q: an IP address of this host", f.bind)
+	}
+	if f.affinity != "" {
+		cpu, server, err := iperf3.ParseAffinity(f.affinity)
+		if err == nil && server >= 0 {
+			err = fmt.Errorf("-A %s: a server takes one CPU (n,m is a client's)", f.affinity)
+		}
+		if err != nil {
+			return usage.Wrap(err)
+		}
+		unpin, err := iperf3.Pin(cpu)
+		if err != nil {
+			return usage.Errorf("-A %s: %w", f.affinity, err)
+		}
+		defer unpin()
 	}
 	secret, out, closeOut, err := a.netSetup(f.secretFile)
 	if err != nil {

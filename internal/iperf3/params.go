@@ -320,6 +320,9 @@ type Options struct {
 	Title, ExtraData string
 	// MPTCP asks for multipath TCP streams (--mptcp).
 	MPTCP bool
+	// ServerAffinity is the CPU the server is to run this test on (-A
+	// n,m's m; nil: wherever it runs).
+	ServerAffinity *int
 	// sctp is a client asking for SCTP, which the server refuses.
 	sctp bool
 }
@@ -345,6 +348,9 @@ func (o *Options) wire(m map[string]any, udp bool) {
 	set("title", o.Title != "", o.Title)
 	set("extra_data", o.ExtraData != "", o.ExtraData)
 	set("mptcp", o.MPTCP, true)
+	if o.ServerAffinity != nil {
+		m["server_affinity"] = *o.ServerAffinity
+	}
 	if udp {
 		// iperf3 3.21 always sends these for UDP so a server may batch
 		// even when the client cannot.
@@ -364,11 +370,19 @@ func b2i(b bool) int {
 // strictness as the rest: wrong types and values out of range are refused.
 func (o *Options) parse(obj object) error {
 	var tos, label, fq, burst, gso, gro, gsoDg, gsoBuf, groBuf int64
+	cpu := int64(-1)
 	if err := obj.int("TOS", 0, 255, &tos); err != nil {
 		return refuse(ieBadTOS, "parameters: %v", err)
 	}
 	if err := obj.int("burst", 0, maxBurst, &burst); err != nil {
 		return refuse(ieBurst, "parameters: %v", err)
+	}
+	if err := obj.int("server_affinity", 0, maxCPU, &cpu); err != nil {
+		return refuse(ieAffinity, "parameters: %v", err)
+	}
+	if cpu >= 0 {
+		c := int(cpu)
+		o.ServerAffinity = &c
 	}
 	if err := firstErr(
 		obj.int("flowlabel", 0, 0xfffff, &label),

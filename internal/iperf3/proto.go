@@ -104,6 +104,7 @@ const (
 	ieSetPacing     = 140
 	ieBindDev       = 143
 	ieSetDontFrag   = 145
+	ieAffinity      = 132
 )
 
 var errnoText = map[int32]string{
@@ -139,6 +140,7 @@ var errnoText = map[int32]string{
 	ieSetPacing:     "unable to set socket pacing",
 	ieBindDev:       "Unable to bind-to-device (check perror, maybe permissions?)",
 	ieSetDontFrag:   "unable to set IP Do-Not-Fragment flag",
+	ieAffinity:      "unable to set CPU affinity",
 }
 
 // PeerError is an error the other end reported with SERVER_ERROR.

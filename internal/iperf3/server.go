@@ -56,6 +56,9 @@ type Server struct {
 	cfg  ServerConfig
 	ln   net.Listener
 	auth *authChecker
+	// reflect: accepted streams send with the flow label of the client's
+	// SYN (see reflectFlowLabels).
+	reflect bool
 
 	mu sync.Mutex
 	// slots counts the control connections holding a place, from their
@@ -104,6 +107,7 @@ func Listen(cfg ServerConfig) (*Server, error) {
 	if len(cfg.Secret) > 0 {
 		s.auth = &authChecker{secret: cfg.Secret}
 	}
+	s.reflect = reflectFlowLabels(ln)
 	return s, nil
 }
 
@@ -355,7 +359,18 @@ func (s *Server) handle(ctx context.Context, ctrl net.Conn, cookie []byte, admit
 		err = s.cfg.Limits.check(p)
 	}
 	if err == nil {
+		err = s.labels(p)
+	}
+	if err == nil {
 		err = admit(p)
+	}
+	if err == nil && p.ServerAffinity != nil {
+		// iperf3 binds its server to the client's -A n,m for the test,
+		// then lets it go.
+		var unpin func()
+		if unpin, err = Pin(*p.ServerAffinity); err == nil {
+			defer unpin()
+		}
 	}
 	if err != nil {
 		serverError(ctrl, err)
@@ -380,14 +395,17 @@ func (s *Server) run(ctx context.Context, ctrl net.Conn, cookie []byte, p *Param
 	if err != nil {
 		return nil, err
 	}
-	// iperf3's server stops unpaced TCP senders at -n or -k (a reverse
-	// test moves what was asked for, not what flowed until the client's
-	// TEST_END); paced ones, and UDP, whose losses the receiving client
-	// would wait for in vain, send on until the client ends the test. So
-	// they do here with an omitted start too: the two ends count from
-	// different instants, and the client might wait for bytes a stopped
-	// server never sends.
-	data.limited = p.Omit == 0 && !p.UDP && p.Bitrate == 0
+	// iperf3's server (3.12 and 3.21, iperf_send) checks -n and -k only
+	// between the blocks of a multi-block write, which it does when the
+	// sender is unpaced or sends -b R/N bursts: those stop at the count
+	// (a reverse test moves what was asked for, not what flowed until the
+	// client's TEST_END); a sender paced block by block sends on until the
+	// client ends the test. UDP sends on here in every case: iperf3's
+	// client waits in vain for the lost datagrams of a server that
+	// stopped at the count. So do senders with an omitted start: the two
+	// ends count from different instants, and the client might wait for
+	// bytes a stopped server never sends.
+	data.limited = p.Omit == 0 && !p.UDP && (p.Bitrate == 0 || p.Burst > 0)
 	var streams []*stream
 	defer func() { data.shutdown(streams) }()
 	closeEcho, err := offerEcho(ctrl, p, s.cfg.ControlTimeout, s.cfg.MaxClients > 1)

@@ -322,6 +322,9 @@ func TestClientServer(t *testing.T) {
 	}{
 		{"tcp bytes", Params{Bytes: 32 << 20, Parallel: 2}},
 		{"tcp reverse", Params{Bytes: 16 << 20, Reverse: true}},
+		// Bursts stop at the count in iperf3's server too, within a
+		// burst of 8 blocks.
+		{"tcp reverse bursts", Params{Bytes: 16<<20 + 3<<17, Reverse: true, Bitrate: 400e6, Options: Options{Burst: 8}}},
 		// What is sent during -O does not count towards -n, and the test
 		// still ends (it once ran for ever).
 		{"tcp bytes after omit", Params{Bytes: 8 << 20, Omit: time.Second, Bitrate: 100e6}},
@@ -370,6 +373,12 @@ func TestClientServer(t *testing.T) {
 				for _, s := range n.Sums {
 					if s.Sender.Bytes < c.p.Bytes {
 						t.Errorf("%s: -n %d but %d sent after the omitted start", s.Direction, c.p.Bytes, s.Sender.Bytes)
+					}
+					// The server's unpaced or bursting TCP senders
+					// stop at the count, a block past it at most.
+					stops := c.p.Reverse && c.p.Omit == 0 && (c.p.Bitrate == 0 || c.p.Burst > 0)
+					if over := s.Sender.Bytes - c.p.Bytes; stops && over > defaultTCPBlockSize {
+						t.Errorf("%s: -n %d, the server sent %d past it", s.Direction, c.p.Bytes, over)
 					}
 				}
 			}

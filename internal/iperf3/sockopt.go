@@ -420,3 +420,51 @@ type rawFD int
 func (r rawFD) Control(f func(fd uintptr)) error { f(uintptr(r)); return nil }
 func (rawFD) Read(func(fd uintptr) bool) error   { return errors.ErrUnsupported }
 func (rawFD) Write(func(fd uintptr) bool) error  { return errors.ErrUnsupported }
+
+// ipv6FlFReflect is IPV6_FL_F_REFLECT of linux/in6.h.
+const ipv6FlFReflect = 4
+
+// reflectFlowLabels makes the TCP connections a listener accepts send
+// with the flow label of the client's SYN: Linux sets a TCP socket's label
+// only at connect, so the label a client asked for with -L reaches the
+// server's own streams (-R, --bidir) only this way. The kernel allows it
+// when net.ipv6.flowlabel_consistency is 0, or does it for every socket
+// with net.ipv6.flowlabel_reflect's bit 1; it reports whether either holds.
+func reflectFlowLabels(ln net.Listener) bool {
+	tl, ok := ln.(*net.TCPListener)
+	if !ok {
+		return false
+	}
+	raw, err := tl.SyscallConn()
+	if err != nil {
+		return false
+	}
+	on := false
+	_ = raw.Control(func(fd uintptr) {
+		if sa, err := unix.Getsockname(int(fd)); err != nil {
+			return
+		} else if _, v6 := sa.(*unix.SockaddrInet6); !v6 {
+			return
+		}
+		var req [32]byte // struct in6_flowlabel_req, action IPV6_FL_A_GET (0)
+		binary.NativeEndian.PutUint16(req[22:], ipv6FlFReflect)
+		_, _, e := unix.Syscall6(unix.SYS_SETSOCKOPT, fd, unix.IPPROTO_IPV6, ipv6FlowlabelMgr,
+			uintptr(unsafe.Pointer(&req[0])), uintptr(len(req)), 0)
+		on = e == 0
+	})
+	if !on {
+		b, err := os.ReadFile("/proc/sys/net/ipv6/flowlabel_reflect")
+		on = err == nil && len(b) > 0 && (b[0]-'0')&1 == 1
+	}
+	return on
+}
+
+// labels refuses a test whose client asked for a flow label on the
+// server's streams (TCP, -R or --bidir) when this server cannot give it,
+// with iperf3's "unable to set IPv6 flow label" and what to change.
+func (s *Server) labels(p *Params) error {
+	if p.FlowLabel == 0 || p.UDP || !(p.Reverse || p.Bidir) || s.reflect {
+		return nil
+	}
+	return refuse(ieSetFlow, "flow label %#x on the server's streams: this server listens on IPv4 only, or its kernel lets accepted streams take the client's label only with net.ipv6.flowlabel_consistency=0 or net.ipv6.flowlabel_reflect=1", p.FlowLabel)
+}
