@@ -186,6 +186,9 @@ func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 			defer mu.Unlock()
 			tests[client] = r
 			logf("test from %s (%s)", client, orVersion(p.ClientVersion))
+			if p.Unmet != "" {
+				fmt.Fprintf(stderr, "thruput: %s: %s\n", client, p.Unmet)
+			}
 		},
 		OnInterval: func(client string, iv result.NetInterval) {
 			mu.Lock()

@@ -17,8 +17,8 @@ import (
 
 	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
-	"github.com/thruput/thruput/internal/stats"
 	"github.com/thruput/thruput/internal/stable"
+	"github.com/thruput/thruput/internal/stats"
 	"github.com/thruput/thruput/internal/units"
 	"github.com/thruput/thruput/internal/uring"
 	"github.com/thruput/thruput/internal/usage"

@@ -37,6 +37,10 @@ type Params struct {
 	Congestion string
 	// ClientVersion is the peer's version string ("3.12", "thruput dev").
 	ClientVersion string
+	// Unmet says what the server could not do of what the client asked,
+	// "" when nothing (never on the wire): the command prints it in the
+	// server's log.
+	Unmet string
 	Options
 
 	// Auth is thruput's shared-secret token (see auth.go); iperf3 clients

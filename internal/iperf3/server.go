@@ -359,7 +359,7 @@ func (s *Server) handle(ctx context.Context, ctrl net.Conn, cookie []byte, admit
 		err = s.cfg.Limits.check(p)
 	}
 	if err == nil {
-		err = s.labels(p)
+		s.labels(p)
 	}
 	if err == nil {
 		err = admit(p)

@@ -1,8 +1,8 @@
 package result
 
 import (
-	"github.com/thruput/thruput/internal/stats"
 	"github.com/thruput/thruput/internal/stable"
+	"github.com/thruput/thruput/internal/stats"
 )
 
 // The statistics packages return their own types, which know nothing of
