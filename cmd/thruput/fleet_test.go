@@ -427,6 +427,11 @@ func TestFleetNet(t *testing.T) {
 		if p.MbitPerSecond == nil || *p.MbitPerSecond < 85 || *p.MbitPerSecond > 100 {
 			t.Errorf("%s -> %s: %v Mbit/s (%s), want about 94", p.From, p.To, p.MbitPerSecond, p.Error)
 		}
+		// Latency under load is on by default; the probes' answers come
+		// through the loaded link's queue, so more than nothing.
+		if p.LoadedRTTMs == nil || *p.LoadedRTTMs <= 0 {
+			t.Errorf("%s -> %s: loaded RTT %v, want a median", p.From, p.To, p.LoadedRTTMs)
+		}
 	}
 	list := l.thruput(t, "results", "list", "--json", "--label", "from=h1", "--label", "to=h2")
 	var runs []report.Entry
@@ -441,7 +446,7 @@ func TestFleetNet(t *testing.T) {
 		t.Errorf("report fleet=: no heat map of 12 pairs in %s", page)
 	}
 	tbl := l.thruput(t, "fleet", "net", "--hosts", "h1,h2,h3", "--no-save", "-q", "--", "-t", "1")
-	if tbl.code != 0 || !strings.Contains(tbl.stdout, "Mbit/s from \\ to") {
+	if tbl.code != 0 || !strings.Contains(tbl.stdout, "Mbit/s from \\ to") || !strings.Contains(tbl.stdout, "loaded RTT ms from \\ to") {
 		t.Errorf("table: exit %d\n%s%s", tbl.code, tbl.stdout, tbl.stderr)
 	}
 	t.Logf("fleet net on 100 Mbit/s links:\n%s", tbl.stdout)
