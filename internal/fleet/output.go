@@ -122,7 +122,7 @@ type MatrixPair struct {
 	// more than one; absent when no probe was answered under load.
 	LoadedRTTMs *float64 `json:"loaded_rtt_ms,omitempty"`
 	Run         string   `json:"run,omitempty"`
-	Error         string   `json:"error,omitempty"`
+	Error       string   `json:"error,omitempty"`
 }
 
 // NewMatrix arranges pair results by host; hostErrs are the hosts'
