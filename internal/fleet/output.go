@@ -152,22 +152,15 @@ func NewMatrix(hosts []Host, res []PairResult, hostErrs []error) Matrix {
 	return m
 }
 
-// loadedRTT is the largest loaded median round trip of l, in ms; nil
-// without one.
+// loadedRTT is the slowest direction's loaded median round trip of l,
+// in ms; nil without one.
 func loadedRTT(l *result.LoadLatency) *float64 {
-	var out *float64
-	if l == nil {
+	p := l.Slowest()
+	if p == nil {
 		return nil
 	}
-	for _, p := range l.Loaded {
-		if p.RTT == nil {
-			continue
-		}
-		if v := float64(p.RTT.P50Ns) / 1e6; out == nil || v > *out {
-			out = &v
-		}
-	}
-	return out
+	v := float64(p.RTT.P50Ns) / 1e6
+	return &v
 }
 
 // Write prints the matrix (rows: client, columns: server), then when any

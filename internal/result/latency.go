@@ -168,6 +168,22 @@ func (l *LoadLatency) Figures() []Figure {
 	return out
 }
 
+// Slowest is the loaded phase with the longest median round trip (the
+// direction whose queue filled most), nil when no loaded probe was
+// answered.
+func (l *LoadLatency) Slowest() *LatencyPhase {
+	if l == nil {
+		return nil
+	}
+	var out *LatencyPhase
+	for i, p := range l.Loaded {
+		if p.RTT != nil && (out == nil || p.RTT.P50Ns > out.RTT.P50Ns) {
+			out = &l.Loaded[i]
+		}
+	}
+	return out
+}
+
 // LatencyParameters are what must match for two runs' latencies to
 // compare: the kind of probe and how often it went.
 type LatencyParameters struct {
