@@ -106,3 +106,30 @@ func TestLatencyCSVMarkdown(t *testing.T) {
 		t.Errorf("markdown lacks the latency block:\n%s", md)
 	}
 }
+
+// TestLatencyHTML: a network run's page draws its latency under load,
+// over time and idle against loaded, beside its throughput chart.
+func TestLatencyHTML(t *testing.T) {
+	d := netDoc()
+	d.LoadLatency = loadLatency()
+	d.LoadLatency.BinNs = 100e6
+	for i := range 4 {
+		ns := int64(i+1) * 20e6
+		d.LoadLatency.Series = append(d.LoadLatency.Series, result.LatencyPoint{AtNs: int64(i) * 100e6, Phase: "down", RTTNs: &ns, Sent: 10})
+	}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, []*result.Document{d}, nil, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	ss := svgs(page)
+	if len(ss) != 3 {
+		t.Errorf("%d charts, want the throughput's and two of latency", len(ss))
+	}
+	for _, want := range []string{"Latency under load, median round trip per 100 ms, ms", "Round trips idle and under load, share at or below", "down, 0.3 to 0.4 s: median round trip 80 ms"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	checkLoadsNothing(t, page)
+}
