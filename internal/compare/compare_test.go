@@ -202,13 +202,18 @@ func TestNoiseRule(t *testing.T) {
 		one(netRun("outside", "net.client", nil, 103)),
 	)
 	r := find(t, c, "net up", "sum", "receiver Mbit/s")
+	if s := noiseMarks(c, r); s != "base:false same:true worse:false inside:true outside:false" {
+		t.Errorf("noise %s", s)
+	}
+}
+
+// noiseMarks lists a row's cells as "column:noise".
+func noiseMarks(c *Comparison, r Row) string {
 	var got []string
 	for i, cell := range r.Cells {
 		got = append(got, fmt.Sprintf("%s:%v", c.Columns[i].Name, cell.Noise))
 	}
-	if s := strings.Join(got, " "); s != "base:false same:true worse:false inside:true outside:false" {
-		t.Errorf("noise %s", s)
-	}
+	return strings.Join(got, " ")
 }
 
 func TestNoise(t *testing.T) {
@@ -357,11 +362,7 @@ func TestLoadedLatencyNoise(t *testing.T) {
 		one(latencyRun("above", 95.5, 94.0, 97.1)),
 	)
 	r := find(t, c, "latency down", "rtt p50", "ms")
-	var got []string
-	for i, cell := range r.Cells {
-		got = append(got, fmt.Sprintf("%s:%v", c.Columns[i].Name, cell.Noise))
-	}
-	if s := strings.Join(got, " "); s != "base:false overlap:true shorter:false above:false" {
+	if s := noiseMarks(c, r); s != "base:false overlap:true shorter:false above:false" {
 		t.Errorf("noise %s", s)
 	}
 	if hw := r.Cells[0].HalfWidth; math.Abs(hw-1.7) > 1e-9 {
