@@ -425,7 +425,12 @@ func TestFleetNet(t *testing.T) {
 	for _, p := range m.Pairs {
 		// 100 Mbit/s of Ethernet frames carry about 95 of TCP payload.
 		if p.MbitPerSecond == nil || *p.MbitPerSecond < 85 || *p.MbitPerSecond > 100 {
-			t.Errorf("%s -> %s: %v Mbit/s (%s), want about 94", p.From, p.To, p.MbitPerSecond, p.Error)
+			t.Errorf("%s -> %s: %s Mbit/s (%s), want about 94", p.From, p.To, fmtOpt(p.MbitPerSecond), p.Error)
+		}
+		// Latency under load is on by default; the probes' answers come
+		// through the loaded link's queue, so more than nothing.
+		if p.LoadedRTTMs == nil || *p.LoadedRTTMs <= 0 {
+			t.Errorf("%s -> %s: loaded RTT %s ms, want a median", p.From, p.To, fmtOpt(p.LoadedRTTMs))
 		}
 	}
 	list := l.thruput(t, "results", "list", "--json", "--label", "from=h1", "--label", "to=h2")
@@ -441,7 +446,7 @@ func TestFleetNet(t *testing.T) {
 		t.Errorf("report fleet=: no heat map of 12 pairs in %s", page)
 	}
 	tbl := l.thruput(t, "fleet", "net", "--hosts", "h1,h2,h3", "--no-save", "-q", "--", "-t", "1")
-	if tbl.code != 0 || !strings.Contains(tbl.stdout, "Mbit/s from \\ to") {
+	if tbl.code != 0 || !strings.Contains(tbl.stdout, "Mbit/s from \\ to") || !strings.Contains(tbl.stdout, "loaded RTT ms from \\ to") {
 		t.Errorf("table: exit %d\n%s%s", tbl.code, tbl.stdout, tbl.stderr)
 	}
 	t.Logf("fleet net on 100 Mbit/s links:\n%s", tbl.stdout)
@@ -718,4 +723,12 @@ hosts:
 		!strings.Contains(doc.Bottlenecks[0].Hops[0].Basis, "copied in memory") {
 		t.Errorf("the pair's chain does not end at its veth: %+v", doc.Bottlenecks)
 	}
+}
+
+// fmtOpt prints an optional figure: its value, or "none".
+func fmtOpt(v *float64) string {
+	if v == nil {
+		return "none"
+	}
+	return strconv.FormatFloat(*v, 'f', 1, 64)
 }

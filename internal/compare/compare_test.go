@@ -202,13 +202,18 @@ func TestNoiseRule(t *testing.T) {
 		one(netRun("outside", "net.client", nil, 103)),
 	)
 	r := find(t, c, "net up", "sum", "receiver Mbit/s")
+	if s := noiseMarks(c, r); s != "base:false same:true worse:false inside:true outside:false" {
+		t.Errorf("noise %s", s)
+	}
+}
+
+// noiseMarks lists a row's cells as "column:noise".
+func noiseMarks(c *Comparison, r Row) string {
 	var got []string
 	for i, cell := range r.Cells {
 		got = append(got, fmt.Sprintf("%s:%v", c.Columns[i].Name, cell.Noise))
 	}
-	if s := strings.Join(got, " "); s != "base:false same:true worse:false inside:true outside:false" {
-		t.Errorf("noise %s", s)
-	}
+	return strings.Join(got, " ")
 }
 
 func TestNoise(t *testing.T) {
@@ -333,5 +338,37 @@ func TestWelchFractionalDF(t *testing.T) {
 	r = find(t, c, "io read", "randread 4k Q32T1", "IOPS")
 	if !r.Cells[1].Noise || r.Cells[1].Needed <= 1400-1200 {
 		t.Errorf("overlapping repeats: %+v", r.Cells[1])
+	}
+}
+
+// latencyRun is a download whose latency probes met a loaded median round
+// trip of p50 ms, its 95 % interval [low, high].
+func latencyRun(id string, p50, low, high float64) *result.Document {
+	d := netRun(id, "net.client", nil, 90)
+	ns := func(ms float64) int64 { return int64(ms * 1e6) }
+	d.LoadLatency = &result.LoadLatency{Probe: "udp-echo", IntervalNs: 10e6, Loaded: []result.LatencyPhase{{Phase: "down", Sent: 500, Received: 500,
+		RTT: &result.Delays{Samples: 500, P50Ns: ns(p50), P50LowNs: ns(low), P50HighNs: ns(high), P90Ns: ns(high + 10), P99Ns: ns(high + 12)}}}}
+	return d
+}
+
+// TestLoadedLatencyNoise: single runs' loaded round trips are judged by
+// their medians' intervals: overlapping ones are inside the noise,
+// disjoint ones are not, and p90, which has no interval, is not judged.
+func TestLoadedLatencyNoise(t *testing.T) {
+	c := mustNew(t, 0,
+		one(latencyRun("base", 90.5, 88.8, 92.0)),
+		one(latencyRun("overlap", 92.4, 91.1, 93.9)),
+		one(latencyRun("shorter", 1.2, 1.1, 1.3)),
+		one(latencyRun("above", 95.5, 94.0, 97.1)),
+	)
+	r := find(t, c, "latency down", "rtt p50", "ms")
+	if s := noiseMarks(c, r); s != "base:false overlap:true shorter:false above:false" {
+		t.Errorf("noise %s", s)
+	}
+	if hw := r.Cells[0].HalfWidth; math.Abs(hw-1.7) > 1e-9 {
+		t.Errorf("base half-width %v, want 1.7 ms (the wider side of [88.8, 92.0] around 90.5)", hw)
+	}
+	if r := find(t, c, "latency down", "rtt p90", "ms"); r.Cells[1].HalfWidth != 0 || r.Cells[1].Noise {
+		t.Errorf("p90 judged without an interval: %+v", r.Cells[1])
 	}
 }

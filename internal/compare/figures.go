@@ -66,8 +66,13 @@ func figures(doc *result.Document, ti int) []figure {
 			// The 95 % interval of a single run's figure lets a
 			// comparison of single runs tell a real difference from
 			// noise; a figure with repeats is judged by them instead.
-			if f.Interval.Known() {
+			// A figure that is not a rate (a latency median) carries its
+			// interval's half-width in its own unit instead.
+			switch {
+			case f.Interval.Known():
 				x.rel = f.Interval.Relative
+			case f.HalfWidth > 0 && f.Value > 0:
+				x.rel = f.HalfWidth / f.Value
 			}
 			fs = append(fs, x)
 		}

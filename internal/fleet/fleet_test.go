@@ -401,3 +401,44 @@ func TestSysinfoRow(t *testing.T) {
 		}
 	}
 }
+
+// TestLatencyMatrix: a pair whose test measured latency under load gets
+// its loaded median round trip (the slowest direction's) in the JSON and
+// in a second matrix under the throughput's; a pair without has "-", and
+// a fleet without any latency prints the throughput matrix alone.
+func TestLatencyMatrix(t *testing.T) {
+	hosts := []Host{{Name: "a"}, {Name: "b"}}
+	doc := func(id string, rttMs ...int64) *result.Document {
+		fig := result.NetFigure{BitsPerSecond: 94e6, Bytes: 1, Seconds: 1}
+		d := &result.Document{ID: id, Method: "net.client", Net: &result.Net{Sums: []result.NetSum{{Direction: result.DirUp, Sender: fig, Receiver: fig}}}}
+		if len(rttMs) > 0 {
+			d.LoadLatency = &result.LoadLatency{Probe: "udp-echo"}
+			for _, ms := range rttMs {
+				d.LoadLatency.Loaded = append(d.LoadLatency.Loaded, result.LatencyPhase{Phase: "up", Received: 1, RTT: &result.Delays{P50Ns: ms * 1e6}})
+			}
+		}
+		return d
+	}
+	m := NewMatrix(hosts, []PairResult{{From: hosts[0], To: hosts[1], Doc: doc("ab", 12, 91)}, {From: hosts[1], To: hosts[0], Doc: doc("ba")}}, nil)
+	if p := m.Pairs[0]; p.LoadedRTTMs == nil || *p.LoadedRTTMs != 91 {
+		t.Errorf("a -> b loaded RTT %v, want 91 ms", p.LoadedRTTMs)
+	}
+	if m.Pairs[1].LoadedRTTMs != nil {
+		t.Errorf("b -> a loaded RTT %v without latency", *m.Pairs[1].LoadedRTTMs)
+	}
+	var b strings.Builder
+	if err := m.Write(&b, "table"); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"Mbit/s from \\ to", "Latency under load: the median round trip while the pair's test ran\nloaded RTT ms from \\ to", "a                        -  91.0\nb                        -  -\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	b.Reset()
+	m.Pairs[0].LoadedRTTMs = nil
+	if err := m.Write(&b, "table"); err != nil || strings.Contains(b.String(), "RTT") {
+		t.Errorf("a latency matrix without latency (%v):\n%s", err, b.String())
+	}
+}

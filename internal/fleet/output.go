@@ -117,8 +117,12 @@ type MatrixPair struct {
 	To   string `json:"to"`
 	// MbitPerSecond is the receiver's rate, all directions added.
 	MbitPerSecond *float64 `json:"mbit_per_second,omitempty"`
-	Run           string   `json:"run,omitempty"`
-	Error         string   `json:"error,omitempty"`
+	// LoadedRTTMs is the median round trip of the latency probes under
+	// the load, milliseconds: the slowest direction's when the test ran
+	// more than one; absent when no probe was answered under load.
+	LoadedRTTMs *float64 `json:"loaded_rtt_ms,omitempty"`
+	Run         string   `json:"run,omitempty"`
+	Error       string   `json:"error,omitempty"`
 }
 
 // NewMatrix arranges pair results by host; hostErrs are the hosts'
@@ -137,6 +141,9 @@ func NewMatrix(hosts []Host, res []PairResult, hostErrs []error) Matrix {
 			p.MbitPerSecond = &v
 			p.Run = r.Doc.ID
 		}
+		if r.Doc != nil {
+			p.LoadedRTTMs = loadedRTT(r.Doc.LoadLatency)
+		}
 		if r.Err != nil {
 			p.Error = r.Err.Error()
 		}
@@ -145,15 +152,31 @@ func NewMatrix(hosts []Host, res []PairResult, hostErrs []error) Matrix {
 	return m
 }
 
-// Write prints the matrix (rows: client, columns: server) and, below it,
-// the pairs that failed with their reasons.
+// loadedRTT is the slowest direction's loaded median round trip of l,
+// in ms; nil without one.
+func loadedRTT(l *result.LoadLatency) *float64 {
+	p := l.Slowest()
+	if p == nil {
+		return nil
+	}
+	v := float64(p.RTT.P50Ns) / 1e6
+	return &v
+}
+
+// Write prints the matrix (rows: client, columns: server), then when any
+// pair measured latency under load a second matrix of its loaded median
+// round trip, and below them the pairs that failed with their reasons.
 func (m Matrix) Write(w io.Writer, format string) error {
 	if format == "json" {
 		return writeJSON(w, m)
 	}
 	cell := map[[2]string]string{}
+	rtt := map[[2]string]string{}
 	var failed []MatrixPair
 	for _, p := range m.Pairs {
+		if p.LoadedRTTMs != nil {
+			rtt[[2]string{p.From, p.To}] = fmt.Sprintf("%.1f", *p.LoadedRTTMs)
+		}
 		switch {
 		case p.MbitPerSecond != nil && p.Error != "":
 			cell[[2]string{p.From, p.To}] = fmt.Sprintf("%.1f (partial)", *p.MbitPerSecond)
@@ -165,20 +188,18 @@ func (m Matrix) Write(w io.Writer, format string) error {
 			failed = append(failed, p)
 		}
 	}
-	t := report.Table{Header: append([]string{"Mbit/s from \\ to"}, m.Hosts...), Left: true}
-	for _, from := range m.Hosts {
-		r := []string{from}
-		for _, to := range m.Hosts {
-			c, ok := cell[[2]string{from, to}]
-			if !ok {
-				c = "-"
-			}
-			r = append(r, c)
-		}
-		t.Rows = append(t.Rows, r)
-	}
-	if err := t.Print(w, format == "markdown"); err != nil {
+	if err := m.grid("Mbit/s from \\ to", cell).Print(w, format == "markdown"); err != nil {
 		return err
+	}
+	if len(rtt) > 0 {
+		if _, err := fmt.Fprintln(w); err != nil {
+			return err
+		}
+		t := m.grid("loaded RTT ms from \\ to", rtt)
+		t.Title = "Latency under load: the median round trip while the pair's test ran"
+		if err := t.Print(w, format == "markdown"); err != nil {
+			return err
+		}
 	}
 	hostFailed := map[string]bool{}
 	for _, h := range m.FailedHosts {
@@ -205,6 +226,24 @@ func (m Matrix) Write(w io.Writer, format string) error {
 		return err
 	}
 	return nil
+}
+
+// grid is a table of cells by client (rows) and server (columns), "-"
+// where a pair has no cell.
+func (m Matrix) grid(corner string, cells map[[2]string]string) report.Table {
+	t := report.Table{Header: append([]string{corner}, m.Hosts...), Left: true}
+	for _, from := range m.Hosts {
+		r := []string{from}
+		for _, to := range m.Hosts {
+			c, ok := cells[[2]string{from, to}]
+			if !ok {
+				c = "-"
+			}
+			r = append(r, c)
+		}
+		t.Rows = append(t.Rows, r)
+	}
+	return t
 }
 
 // pairDocs lists the runs of pair results, for saving.

@@ -196,8 +196,20 @@ func markSummary(doc *result.Document) string {
 }
 
 // netSummary is the receiver's rate per direction: what arrived, not what
-// was pushed into the socket.
+// was pushed into the socket; then, with latency under load, the slowest
+// direction's loaded median round trip and what the load added to it.
 func netSummary(doc *result.Document) string {
+	s := netRates(doc)
+	if p := doc.LoadLatency.Slowest(); s != "" && p != nil {
+		s += fmt.Sprintf(", loaded RTT %.1f ms", float64(p.RTT.P50Ns)/1e6)
+		if p.Added != nil {
+			s += fmt.Sprintf(" (%+.1f ms over idle)", float64(p.Added.Ns)/1e6)
+		}
+	}
+	return s
+}
+
+func netRates(doc *result.Document) string {
 	var parts []string
 	for _, dir := range []string{result.DirUp, result.DirDown} {
 		for _, s := range doc.Net.Sums {

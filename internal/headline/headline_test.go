@@ -59,6 +59,14 @@ func TestSummary(t *testing.T) {
 		{"net up", &result.Document{Method: "net.client", Net: &result.Net{Sums: []result.NetSum{sum("up", 941.2e6)}}}, "up 941.2 Mbit/s"},
 		{"net bidir", &result.Document{Method: "net.server", Net: &result.Net{Sums: []result.NetSum{sum("down", 410e6), sum("up", 520.55e6)}}},
 			"up 520.5 Mbit/s, down 410.0 Mbit/s"},
+		{"net down with latency under load", &result.Document{Method: "net.client", Net: &result.Net{Sums: []result.NetSum{sum("down", 94.1e6)}},
+			LoadLatency: &result.LoadLatency{Loaded: []result.LatencyPhase{
+				{Phase: "up", RTT: &result.Delays{P50Ns: 4e6}},
+				{Phase: "down", RTT: &result.Delays{P50Ns: 90.5e6}, Added: &result.Added{Ns: 90.47e6}}}}},
+			"down 94.1 Mbit/s, loaded RTT 90.5 ms (+90.5 ms over idle)"},
+		{"net latency without answers under load", &result.Document{Method: "net.client", Net: &result.Net{Sums: []result.NetSum{sum("down", 94.1e6)}},
+			LoadLatency: &result.LoadLatency{Idle: &result.LatencyPhase{Phase: "idle", RTT: &result.Delays{P50Ns: 1e5}}, Loaded: []result.LatencyPhase{{Phase: "down", Sent: 10}}}},
+			"down 94.1 Mbit/s"},
 		{"net receiver reported nothing", &result.Document{Method: "net.client", Net: &result.Net{Sums: []result.NetSum{
 			{Direction: "up", Sender: result.NetFigure{Bytes: 100, BitsPerSecond: 8e6}}}}}, ""},
 		{"http", &result.Document{Method: "net.http", HTTP: &result.HTTP{Runs: []result.HTTPRun{

@@ -475,6 +475,7 @@ func htmlDocOf(d *result.Document, i int, anchors map[string]int, o HTMLOptions)
 	if err != nil {
 		return hd, err
 	}
+	charts = append(charts, chart.Latency(d)...)
 	if hd.Charts, err = svgCharts(anchor, charts); err != nil {
 		return hd, err
 	}

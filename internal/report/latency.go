@@ -77,3 +77,50 @@ func msCell(ns int64) string {
 	}
 	return strconv.FormatFloat(ms, 'f', 1, 64)
 }
+
+// loadLatencyHeader are the CSV columns of latency under load, after the
+// throughput's: a probe phase's counts, its round trip (nanoseconds, the
+// median with its 95 % interval), the one-way medians, the added latency
+// with its interval and RPM with its interval. Throughput rows leave
+// them empty; latency rows name the phase in the direction column and
+// the probe in the side column.
+var loadLatencyHeader = []string{"probes_sent", "probes_received", "probe_loss",
+	"rtt_min_ns", "rtt_p50_ns", "rtt_p50_low_ns", "rtt_p50_high_ns", "rtt_p90_ns", "rtt_p99_ns", "rtt_max_ns",
+	"up_p50_ns", "down_p50_ns", "added_ns", "added_low_ns", "added_high_ns", "rpm", "rpm_low", "rpm_high"}
+
+// latencyCSV is a row per phase, idle first: the phase's name, then the
+// cells of loadLatencyHeader, empty where the phase has no such figure.
+func latencyCSV(l *result.LoadLatency) [][]string {
+	var rows [][]string
+	row := func(p *result.LatencyPhase) {
+		r := []string{p.Phase, strconv.Itoa(p.Sent), strconv.Itoa(p.Received), strconv.FormatFloat(p.Loss, 'f', -1, 64)}
+		if d := p.RTT; d != nil {
+			r = append(r, nsStr(d.MinNs), nsStr(d.P50Ns), nsStr(d.P50LowNs), nsStr(d.P50HighNs), nsStr(d.P90Ns), nsStr(d.P99Ns), nsStr(d.MaxNs))
+		} else {
+			r = append(r, make([]string, 7)...)
+		}
+		if p.Up != nil && p.Down != nil {
+			r = append(r, nsStr(p.Up.P50Ns), nsStr(p.Down.P50Ns))
+		} else {
+			r = append(r, "", "")
+		}
+		if a := p.Added; a != nil {
+			r = append(r, nsStr(a.Ns), nsStr(a.LowNs), nsStr(a.HighNs))
+		} else {
+			r = append(r, "", "", "")
+		}
+		if m := p.RPM; m != nil {
+			r = append(r, f1(m.Value), f1(m.Low), f1(m.High))
+		} else {
+			r = append(r, "", "", "")
+		}
+		rows = append(rows, r)
+	}
+	if l.Idle != nil {
+		row(l.Idle)
+	}
+	for i := range l.Loaded {
+		row(&l.Loaded[i])
+	}
+	return rows
+}

@@ -23,6 +23,10 @@ var metricHelp = map[string]string{
 	"thruput_disk_io_operations_per_second":   "Queue-depth I/O operations per second, the mean of the latest run's repeats.",
 	"thruput_disk_mark_bytes_per_second":      "CrystalDiskMark's presets, the latest run's.",
 	"thruput_net_bytes_per_second":            "Network throughput the receiver counted (iperf3's method), the latest run's.",
+	"thruput_net_latency_rtt_seconds":         "Round trip of the latency probes (UDP echo or TCP handshake) at a percentile, idle or under a network test's load in a direction, the latest run's.",
+	"thruput_net_latency_added_seconds":       "Latency a network test's load added in a direction: the loaded median round trip less the idle one, the latest run's.",
+	"thruput_net_latency_probe_loss_ratio":    "Share of latency probes without an answer (0 to 1), idle or under load, the latest run's.",
+	"thruput_net_latency_rpm":                 "Round trips per minute under a network test's load in a direction: 60 s over the loaded median round trip, the latest run's.",
 	"thruput_http_bytes_per_second":           "HTTP download rate (wget's method), the mean of the latest run's repeats.",
 	"thruput_last_run_timestamp_seconds":      "When the latest run of a method on a host ended, in seconds since 1970.",
 }
@@ -157,6 +161,43 @@ func markSamples(s *sampler) {
 func netSamples(s *sampler) {
 	for _, sum := range s.d.Net.Sums {
 		s.add("thruput_net_bytes_per_second", sum.Receiver.BitsPerSecond/8, "role", s.d.Net.Parameters.Role, "peer", peerOf(s.d), "direction", sum.Direction)
+	}
+	if l := s.d.LoadLatency; l != nil {
+		latencySamples(s, l)
+	}
+}
+
+// latencySamples are latency under load per phase (idle, then each
+// loaded direction): the round trip's p50, p90 and p99 (label percentile), the probe loss,
+// and for the load the added latency and RPM. A phase without answers
+// has its loss alone.
+func latencySamples(s *sampler, l *result.LoadLatency) {
+	phase := func(p *result.LatencyPhase) {
+		kv := []string{"role", s.d.Net.Parameters.Role, "peer", peerOf(s.d), "phase", p.Phase}
+		if p.Sent > 0 {
+			s.add("thruput_net_latency_probe_loss_ratio", p.Loss, kv...)
+		}
+		if d := p.RTT; d != nil {
+			for _, q := range []struct {
+				label string
+				ns    int64
+			}{{"50", d.P50Ns}, {"90", d.P90Ns}, {"99", d.P99Ns}} {
+				// "quantile" is a summary's label; promtool refuses it on a gauge.
+				s.add("thruput_net_latency_rtt_seconds", float64(q.ns)/1e9, append(kv, "percentile", q.label)...)
+			}
+		}
+		if p.Added != nil {
+			s.add("thruput_net_latency_added_seconds", float64(p.Added.Ns)/1e9, kv...)
+		}
+		if p.RPM != nil {
+			s.add("thruput_net_latency_rpm", p.RPM.Value, kv...)
+		}
+	}
+	if l.Idle != nil {
+		phase(l.Idle)
+	}
+	for i := range l.Loaded {
+		phase(&l.Loaded[i])
 	}
 }
 

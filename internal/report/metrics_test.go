@@ -52,3 +52,33 @@ func TestMetrics(t *testing.T) {
 	}
 	promtest.Check(t, []byte(page))
 }
+
+// TestLatencyMetrics: a network run's latency under load gives its round
+// trip per phase and quantile in seconds, the added latency, the probe
+// loss and RPM, each with a help line, and promtool accepts the page.
+func TestLatencyMetrics(t *testing.T) {
+	d := netDoc()
+	d.Status = result.StatusOK
+	d.LoadLatency = loadLatency()
+	var buf bytes.Buffer
+	if err := WriteMetrics(&buf, []*result.Document{d}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{
+		`thruput_net_latency_rtt_seconds{host="pi4",peer="192.168.1.10:5201",percentile="50",phase="idle",role="client"} 8.4e-05`,
+		`thruput_net_latency_rtt_seconds{host="pi4",peer="192.168.1.10:5201",percentile="99",phase="down",role="client"} 0.0981`,
+		`thruput_net_latency_added_seconds{host="pi4",peer="192.168.1.10:5201",phase="down",role="client"} 0.096`,
+		`thruput_net_latency_probe_loss_ratio{host="pi4",peer="192.168.1.10:5201",phase="down",role="client"} 0.005`,
+		`thruput_net_latency_rpm{host="pi4",peer="192.168.1.10:5201",phase="down",role="client"} 624`,
+		"# HELP thruput_net_latency_added_seconds Latency a network test's load added",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("metrics lack %q:\n%s", want, page)
+		}
+	}
+	if strings.Contains(page, `thruput_net_latency_added_seconds{host="pi4",peer="192.168.1.10:5201",phase="idle"`) {
+		t.Errorf("an added latency for the idle phase:\n%s", page)
+	}
+	promtest.Check(t, []byte(page))
+}

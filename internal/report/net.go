@@ -232,11 +232,17 @@ func NetSummary(w io.Writer, doc *result.Document, o Options, md bool) error {
 	return ew.err
 }
 
-// netCSV is one row per stream side and per direction sum.
+// netCSV is one row per stream side and per direction sum, then with
+// latency under load a row per probe phase (latencyCSV).
 func netCSV(w io.Writer, doc *result.Document) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"run_id", "role", "protocol", "stream", "direction", "side", "local", "bytes", "seconds", "bits_per_second", "retransmits", "jitter_ms", "lost", "packets",
-		ciHeader[0], ciHeader[1], ciHeader[2], ciHeader[3]})
+	header := []string{"run_id", "role", "protocol", "stream", "direction", "side", "local", "bytes", "seconds", "bits_per_second", "retransmits", "jitter_ms", "lost", "packets",
+		ciHeader[0], ciHeader[1], ciHeader[2], ciHeader[3]}
+	lat := doc.LoadLatency
+	if lat != nil {
+		header = append(header, loadLatencyHeader...)
+	}
+	_ = cw.Write(header)
 	n := doc.Net
 	opt := func(v *int64) string {
 		if v == nil {
@@ -249,9 +255,13 @@ func netCSV(w io.Writer, doc *result.Document) error {
 		if f.JitterMs != nil {
 			j = strconv.FormatFloat(*f.JitterMs, 'f', -1, 64)
 		}
-		_ = cw.Write(append([]string{doc.ID, n.Parameters.Role, n.Parameters.Protocol, id, dir, side, strconv.FormatBool(local),
+		r := append([]string{doc.ID, n.Parameters.Role, n.Parameters.Protocol, id, dir, side, strconv.FormatBool(local),
 			itoa(f.Bytes), strconv.FormatFloat(f.Seconds, 'f', -1, 64), strconv.FormatFloat(f.BitsPerSecond, 'f', 0, 64),
-			opt(f.Retransmits), j, opt(f.Lost), opt(f.Packets)}, ciCells(iv)...))
+			opt(f.Retransmits), j, opt(f.Lost), opt(f.Packets)}, ciCells(iv)...)
+		if lat != nil {
+			r = append(r, make([]string, len(loadLatencyHeader))...)
+		}
+		_ = cw.Write(r)
 	}
 	for _, s := range n.Streams {
 		id := strconv.FormatInt(s.ID, 10)
@@ -263,6 +273,11 @@ func netCSV(w io.Writer, doc *result.Document) error {
 		senderHere := (s.Direction == result.DirUp) == client
 		row("sum", s.Direction, "sender", senderHere, s.Sender, s.Interval)
 		row("sum", s.Direction, "receiver", !senderHere, s.Receiver, s.Interval)
+	}
+	if lat != nil {
+		for _, r := range latencyCSV(lat) {
+			_ = cw.Write(append([]string{doc.ID, n.Parameters.Role, n.Parameters.Protocol, "latency", r[0], lat.Probe, "", "", "", "", "", "", "", "", "", "", "", ""}, r[1:]...))
+		}
 	}
 	cw.Flush()
 	return cw.Error()

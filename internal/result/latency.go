@@ -135,27 +135,50 @@ func (l *LoadLatency) Figures() []Figure {
 	}
 	ms := func(ns int64) float64 { return float64(ns) / 1e6 }
 	var out []Figure
-	add := func(group, step string, rank float64, metric string, higher bool, v float64) {
-		out = append(out, Figure{Group: group, Step: step, Rank: rank, Metric: metric, HigherIsBetter: higher, Value: v})
+	// hw is the wider side of an interval [lo, hi] around v: compare
+	// takes a figure's interval as symmetric, and the wider side keeps
+	// two runs whose intervals overlap inside the noise.
+	hw := func(v, lo, hi float64) float64 { return max(v-lo, hi-v, 0) }
+	add := func(group, step string, rank float64, metric string, higher bool, v, half float64) {
+		out = append(out, Figure{Group: group, Step: step, Rank: rank, Metric: metric, HigherIsBetter: higher, Value: v, HalfWidth: half})
+	}
+	median := func(group string, rank float64, d *Delays) {
+		add(group, "rtt p50", rank, "ms", false, ms(d.P50Ns), hw(ms(d.P50Ns), ms(d.P50LowNs), ms(d.P50HighNs)))
 	}
 	if p := l.Idle; p != nil && p.RTT != nil {
-		add("latency idle", "rtt p50", 0, "ms", false, ms(p.RTT.P50Ns))
+		median("latency idle", 0, p.RTT)
 	}
 	for _, p := range l.Loaded {
 		g := "latency " + p.Phase
 		if p.RTT != nil {
-			add(g, "rtt p50", 1, "ms", false, ms(p.RTT.P50Ns))
-			add(g, "rtt p90", 2, "ms", false, ms(p.RTT.P90Ns))
-			add(g, "rtt p99", 3, "ms", false, ms(p.RTT.P99Ns))
+			median(g, 1, p.RTT)
+			add(g, "rtt p90", 2, "ms", false, ms(p.RTT.P90Ns), 0)
+			add(g, "rtt p99", 3, "ms", false, ms(p.RTT.P99Ns), 0)
 		}
-		if p.Added != nil {
-			add(g, "added", 4, "ms", false, ms(p.Added.Ns))
+		if a := p.Added; a != nil {
+			add(g, "added", 4, "ms", false, ms(a.Ns), hw(ms(a.Ns), ms(a.LowNs), ms(a.HighNs)))
 		}
 		if p.Sent > 0 {
-			add(g, "probe loss", 5, "%", false, 100*p.Loss)
+			add(g, "probe loss", 5, "%", false, 100*p.Loss, 0)
 		}
-		if p.RPM != nil {
-			add(g, "RPM", 6, "RPM", true, p.RPM.Value)
+		if m := p.RPM; m != nil {
+			add(g, "RPM", 6, "RPM", true, m.Value, hw(m.Value, m.Low, m.High))
+		}
+	}
+	return out
+}
+
+// Slowest is the loaded phase with the longest median round trip (the
+// direction whose queue filled most), nil when no loaded probe was
+// answered.
+func (l *LoadLatency) Slowest() *LatencyPhase {
+	if l == nil {
+		return nil
+	}
+	var out *LatencyPhase
+	for i, p := range l.Loaded {
+		if p.RTT != nil && (out == nil || p.RTT.P50Ns > out.RTT.P50Ns) {
+			out = &l.Loaded[i]
 		}
 	}
 	return out

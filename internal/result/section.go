@@ -54,6 +54,11 @@ type Figure struct {
 	Value  float64
 	// Interval is how well Value is known, when the run measured it.
 	Interval *Interval
+	// HalfWidth is how well Value is known when the figure is not a rate
+	// (Interval's figures are bytes per second): the half-width of its
+	// 95 % interval in Value's own unit, the wider side of an asymmetric
+	// one (a latency median's order-statistic interval); 0 when unknown.
+	HalfWidth float64
 	// Device is what the storage device served of a read figure; nil
 	// where the page cache cannot be involved. Reads names those reads
 	// in a comparison's words where Group and Step do not ("io read",
