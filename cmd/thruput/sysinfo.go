@@ -9,20 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/sysinfo"
 	"github.com/thruput/thruput/internal/usage"
 )
-
-// sysinfoDoc is what `thruput sysinfo --json` prints. Its four keys are
-// always present, so scripts can index them without checking.
-type sysinfoDoc struct {
-	Host    result.Host     `json:"host"`
-	System  result.System   `json:"system"`
-	Targets []result.Target `json:"targets"`
-	// Chains are the links behind each PATH, DEVICE or INTERFACE given.
-	Chains []sysinfoChain `json:"chains"`
-}
 
 func newSysinfoCmd(a *app) *cobra.Command {
 	var capture, root string
@@ -83,7 +73,7 @@ cannot be read prints as "unknown" (and is absent from --json).`,
 				if format == "json" {
 					return writeJSON(w, doc)
 				}
-				return writeSysinfoTable(w, doc)
+				return report.WriteSysinfo(w, doc)
 			})
 		},
 	}

@@ -16,19 +16,6 @@ import (
 	"github.com/thruput/thruput/internal/usage"
 )
 
-// sysinfoChain is the chain of links behind one argument.
-type sysinfoChain struct {
-	// Of is the argument as given; Kind says what it named: path,
-	// device or interface.
-	Of   string `json:"of"`
-	Kind string `json:"kind"`
-	// Hops go from the device up to the root of its bus.
-	Hops []result.Hop `json:"hops"`
-	// Limit is the index of the lowest known ceiling, -1 when none is.
-	Limit      int      `json:"limit"`
-	SharedWith []string `json:"shared_with,omitempty"`
-}
-
 // sysinfoArg is an argument sorted out: a network interface, a block
 // device (a whole disk), or else a path.
 type sysinfoArg struct {
@@ -38,8 +25,8 @@ type sysinfoArg struct {
 // readSysinfo gathers the document. An argument that names nothing on the
 // machine is the user's mistake; a path whose mount cannot be found is the
 // machine's.
-func readSysinfo(sfs sysinfo.FS, args []string) (sysinfoDoc, error) {
-	doc := sysinfoDoc{Host: sfs.Host(), Targets: []result.Target{}, Chains: []sysinfoChain{}}
+func readSysinfo(sfs sysinfo.FS, args []string) (result.Sysinfo, error) {
+	doc := result.Sysinfo{Host: sfs.Host(), Targets: []result.Target{}, Chains: []result.Chain{}}
 	ifaces := sfs.InterfaceNames()
 	var sorted []sysinfoArg
 	var paths, disks []string
@@ -71,7 +58,7 @@ func readSysinfo(sfs sysinfo.FS, args []string) (sysinfoDoc, error) {
 	doc.System = sfs.SystemWith(disks, paths...)
 	ti := 0
 	for _, a := range sorted {
-		c := sysinfoChain{Of: a.given}
+		c := result.Chain{Of: a.given}
 		switch {
 		case a.iface != "":
 			c.Kind = "interface"

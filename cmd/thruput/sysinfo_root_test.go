@@ -16,13 +16,13 @@ import (
 )
 
 // sysinfoJSON runs thruput sysinfo --json with args and decodes it.
-func sysinfoJSON(t *testing.T, args ...string) sysinfoDoc {
+func sysinfoJSON(t *testing.T, args ...string) result.Sysinfo {
 	t.Helper()
 	o := thruput(t, append([]string{"sysinfo", "--json"}, args...)...)
 	if o.code != 0 {
 		t.Fatalf("sysinfo --json %v: exit %d\n%s", args, o.code, o.stderr)
 	}
-	var doc sysinfoDoc
+	var doc result.Sysinfo
 	if err := json.Unmarshal([]byte(o.stdout), &doc); err != nil {
 		t.Fatalf("sysinfo --json %v: %v\n%s", args, err, o.stdout)
 	}
@@ -31,7 +31,7 @@ func sysinfoJSON(t *testing.T, args ...string) sysinfoDoc {
 
 // withoutMoments drops what changes from one read to the next (interrupt
 // counts, the clock) and what only the live machine can say (free space).
-func withoutMoments(doc sysinfoDoc) sysinfoDoc {
+func withoutMoments(doc result.Sysinfo) result.Sysinfo {
 	doc.System.Interrupts = nil
 	doc.System.CPU.CurKHz = 0
 	for i := range doc.Targets {
@@ -156,11 +156,11 @@ func TestSysinfoChainsInNamespace(t *testing.T) {
 	if err != nil {
 		t.Fatalf("sysinfo in %s: %v", l.A, err)
 	}
-	var doc sysinfoDoc
+	var doc result.Sysinfo
 	if err := json.Unmarshal(out, &doc); err != nil {
 		t.Fatal(err)
 	}
-	links := func(c sysinfoChain) []string {
+	links := func(c result.Chain) []string {
 		var s []string
 		for _, h := range c.Hops {
 			s = append(s, h.Name+" "+h.Link)

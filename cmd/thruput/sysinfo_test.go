@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -55,7 +56,7 @@ func TestSysinfoCommand(t *testing.T) {
 // hub) as lsusb -t does.
 func TestSysinfoTable(t *testing.T) {
 	yes, no := true, false
-	doc := sysinfoDoc{
+	doc := result.Sysinfo{
 		Host: result.Host{Hostname: "raspberrypi", Board: "Raspberry Pi Model B Rev 2"},
 		System: result.System{
 			CPU: result.CPU{CurKHz: 700000, Governor: "ondemand", Throttled: "0x50005", ThrottledNow: &yes},
@@ -74,7 +75,7 @@ func TestSysinfoTable(t *testing.T) {
 		},
 	}
 	var b strings.Builder
-	if err := writeSysinfoTable(&b, doc); err != nil {
+	if err := report.WriteSysinfo(&b, doc); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

@@ -1,14 +1,13 @@
-package main
+package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
-	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
-	"github.com/thruput/thruput/internal/units"
 )
 
 const unknown = "unknown"
@@ -29,19 +28,12 @@ func num[T int | int64 | float64](v T, suffix string) string {
 	return strconv.FormatFloat(float64(v), 'f', -1, 64) + suffix
 }
 
-func yesNo(b *bool) string {
-	switch {
-	case b == nil:
-		return unknown
-	case *b:
-		return "yes"
-	}
-	return "no"
-}
+// yesNoUnknown is yesNo with the unknown named.
+func yesNoUnknown(b *bool) string { return cmp.Or(yesNo(b), unknown) }
 
-// writeSysinfoTable prints the machine, then a section for each part of
+// WriteSysinfo prints `thruput sysinfo`'s table: the machine, then a section for each part of
 // it, each a table of its own below a blank line.
-func writeSysinfoTable(w io.Writer, doc sysinfoDoc) error {
+func WriteSysinfo(w io.Writer, doc result.Sysinfo) error {
 	for i, t := range sysinfoTables(doc) {
 		if i > 0 {
 			if _, err := fmt.Fprintln(w); err != nil {
@@ -55,7 +47,7 @@ func writeSysinfoTable(w io.Writer, doc sysinfoDoc) error {
 	return nil
 }
 
-func sysinfoTables(doc sysinfoDoc) []report.Table {
+func sysinfoTables(doc result.Sysinfo) []Table {
 	h := doc.Host
 	board := or(h.Board)
 	if h.SoC != "" {
@@ -69,13 +61,13 @@ func sysinfoTables(doc sysinfoDoc) []report.Table {
 	if h.UserlandBits > 0 {
 		userland += fmt.Sprintf(" (%d-bit)", h.UserlandBits)
 	}
-	host := report.Table{Left: true, Rows: [][]string{
+	host := Table{Left: true, Rows: [][]string{
 		{"Host", fmt.Sprintf("%s: %s, %s, %s cores, %s RAM", or(h.Hostname), board, cpu, num(h.CPUCores, ""), sizeOr(h.MemoryBytes))},
 		{"OS", fmt.Sprintf("%s, kernel %s %s, userland %s", or(h.OS), or(h.Kernel), or(h.Arch), userland)},
-		{"CPU", report.CPULine(doc.System.CPU)},
+		{"CPU", CPULine(doc.System.CPU)},
 	}}
 
-	usb := report.Table{Title: "USB", Left: true}
+	usb := Table{Title: "USB", Left: true}
 	if len(doc.System.USB) == 0 {
 		usb.Rows = append(usb.Rows, []string{"no USB devices found"})
 	}
@@ -89,12 +81,12 @@ func sysinfoTables(doc sysinfoDoc) []report.Table {
 		speeds[d.Path] = d.SpeedMbps
 	}
 
-	disks := report.Table{Title: "Block devices", Left: true,
+	disks := Table{Title: "Block devices", Left: true,
 		Header: []string{"NAME", "MODEL", "SIZE", "BUS", "DRIVER", "LINK", "ROTATIONAL", "SCHEDULER", "BLOCK (LOGICAL/PHYSICAL)"}}
 	for _, d := range doc.System.BlockDevices {
 		model := strings.TrimSpace(d.Vendor + " " + d.Model)
 		disks.Rows = append(disks.Rows, []string{d.Name, or(model), sizeOr(d.SizeBytes), or(d.Bus), or(d.Driver),
-			d.LinkText(speeds), yesNo(d.Rotational), or(d.Scheduler), num(d.LogicalBlockSize, "") + "/" + num(d.PhysicalBlockSize, "")})
+			d.LinkText(speeds), yesNoUnknown(d.Rotational), or(d.Scheduler), num(d.LogicalBlockSize, "") + "/" + num(d.PhysicalBlockSize, "")})
 		if c := d.Card; c != nil {
 			disks.Rows = append(disks.Rows, []string{"  card", c.Text()})
 		}
@@ -105,7 +97,7 @@ func sysinfoTables(doc sysinfoDoc) []report.Table {
 		}
 	}
 
-	nics := report.Table{Title: "Network interfaces", Left: true, Header: []string{"NAME", "DRIVER", "BUS", "AT", "CARRIER", "LINK", "MTU", "WIFI"}}
+	nics := Table{Title: "Network interfaces", Left: true, Header: []string{"NAME", "DRIVER", "BUS", "AT", "CARRIER", "LINK", "MTU", "WIFI"}}
 	for _, n := range doc.System.NetInterfaces {
 		at := n.USBPath + n.PCISlot
 		if n.USBPath != "" {
@@ -115,12 +107,12 @@ func sysinfoTables(doc sysinfoDoc) []report.Table {
 		if n.SpeedMbps > 0 {
 			link = strings.TrimSpace(fmt.Sprintf("%d Mbit/s %s", n.SpeedMbps, n.Duplex))
 		}
-		nics.Rows = append(nics.Rows, []string{n.Name, or(n.Driver), or(n.Bus), or(at), yesNo(n.Carrier), link, num(n.MTU, ""), n.WiFi.Text()})
+		nics.Rows = append(nics.Rows, []string{n.Name, or(n.Driver), or(n.Bus), or(at), yesNoUnknown(n.Carrier), link, num(n.MTU, ""), n.WiFi.Text()})
 	}
 
-	tables := []report.Table{host, usb, disks, nics, interruptsTable(doc.System.Interrupts)}
+	tables := []Table{host, usb, disks, nics, interruptsTable(doc.System.Interrupts)}
 	for _, c := range doc.Chains {
-		t := report.Table{Title: fmt.Sprintf("Chain of %s (%s)", c.Of, c.Kind), Left: true, Header: []string{"HOP", "LINK", "CEILING", "BASIS"}}
+		t := Table{Title: fmt.Sprintf("Chain of %s (%s)", c.Of, c.Kind), Left: true, Header: []string{"HOP", "LINK", "CEILING", "BASIS"}}
 		for i, h := range c.Hops {
 			mark := ""
 			if i == c.Limit {
@@ -135,7 +127,7 @@ func sysinfoTables(doc sysinfoDoc) []report.Table {
 	}
 
 	if len(doc.Targets) > 0 {
-		t := report.Table{Title: "Targets", Left: true, Header: []string{"PATH", "FILESYSTEM", "MOUNT", "SOURCE", "DEVICE", "MODEL", "FREE"}}
+		t := Table{Title: "Targets", Left: true, Header: []string{"PATH", "FILESYSTEM", "MOUNT", "SOURCE", "DEVICE", "MODEL", "FREE"}}
 		for _, tg := range doc.Targets {
 			dev := tg.Device
 			if tg.Partition != "" {
@@ -149,8 +141,8 @@ func sysinfoTables(doc sysinfoDoc) []report.Table {
 }
 
 // interruptsTable counts each device's interrupts on each CPU.
-func interruptsTable(irqs []result.Interrupt) report.Table {
-	t := report.Table{Title: "Interrupts", Left: true}
+func interruptsTable(irqs []result.Interrupt) Table {
+	t := Table{Title: "Interrupts", Left: true}
 	if len(irqs) == 0 {
 		t.Rows = [][]string{{"none found for these devices"}}
 		return t
@@ -170,12 +162,7 @@ func interruptsTable(irqs []result.Interrupt) report.Table {
 	return t
 }
 
-func sizeOr(n int64) string {
-	if n <= 0 {
-		return unknown
-	}
-	return units.IEC(n)
-}
+func sizeOr(n int64) string { return cmp.Or(sizeOrEmpty(n), unknown) }
 
 // usbLine draws one node as lsusb -t does, a device per line rather than
 // an interface per line: the drivers of all its interfaces are listed.
