@@ -208,7 +208,16 @@ func TestDeb(t *testing.T) {
 	verify := exec.CommandContext(ctx, "systemd-analyze", append([]string{"verify", "--man=no"}, units...)...)
 	var stderr bytes.Buffer
 	verify.Stderr = &stderr
-	if err := verify.Run(); err != nil || stderr.Len() > 0 {
+	err := verify.Run()
+	// verify loads every unit on the machine: a warning about another
+	// package's unit (Debian's irtt.service runs as nobody) is not ours.
+	var ours []string
+	for _, l := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+		if strings.Contains(l, "thruput") {
+			ours = append(ours, l)
+		}
+	}
+	if err != nil || len(ours) > 0 {
 		t.Errorf("systemd-analyze verify: %v\n%s", err, stderr.String())
 	}
 

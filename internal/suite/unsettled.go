@@ -19,6 +19,10 @@ func Unsettled(docs []*result.Document) []string {
 			switch iv := f.Interval; {
 			case iv == nil:
 				why = "too short for an interval"
+			case iv.Target > 0 && iv.Known() && iv.Relative <= iv.Target:
+				// Its bound ended the phase first, but the interval is
+				// as narrow as asked: stable all the same.
+				continue
 			case iv.Target > 0 && !iv.Converged:
 				width := "too few windows"
 				if iv.Known() {

@@ -9,8 +9,8 @@ import (
 
 // TestUnsettled: a figure without an interval, one still too wide at its
 // bound and one with too few windows to tell are named with where their
-// run measured; one that got there, or that ran for a fixed bound, is
-// not.
+// run measured; one that got there (converged, or as narrow as asked at
+// its bound), or that ran for a fixed bound, is not.
 func TestUnsettled(t *testing.T) {
 	sweep := &result.Document{Method: result.MethodSweep, Targets: []result.Target{{Path: "/mnt/sweep", FSType: "ext4"}},
 		Sweep: &result.Sweep{Steps: []result.SweepStep{
@@ -19,6 +19,8 @@ func TestUnsettled(t *testing.T) {
 			{Phase: "write", BlockSize: 4096, Interval: &result.Interval{Target: 0.02}},
 			{Phase: "read", BlockSize: 4096, Interval: &result.Interval{Mean: 1e6, HalfWidth: 1e4, Relative: 0.01, Target: 0.02, Converged: true}},
 			{Phase: "write", BlockSize: 1 << 20, Interval: &result.Interval{Mean: 1e6, HalfWidth: 5e4, Relative: 0.05}},
+			// Its bound came first, but the interval is as narrow as asked.
+			{Phase: "write", BlockSize: 8192, Interval: &result.Interval{Mean: 1e6, HalfWidth: 1e4, Relative: 0.01, Target: 0.02}},
 		}}}
 	net := &result.Document{Method: result.MethodNetClient, Net: &result.Net{Parameters: result.NetParameters{Server: "pi4:5201"},
 		Sums: []result.NetSum{{Direction: "up"}}}}
