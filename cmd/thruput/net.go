@@ -178,6 +178,9 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 		// Said once connected, so that a refused connection prints
 		// its error alone.
 		connecting.Do(func() {
+			// The idle latency probes ran before: the health's CPU
+			// figures start from the load.
+			counters.LoadBegins()
 			if live {
 				fmt.Fprintf(out, "Connecting to %s, port %d\n", host, f.port)
 			}

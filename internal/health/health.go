@@ -92,7 +92,12 @@ type Sampler struct {
 	suspects []result.Suspect
 	samples  int
 
-	mu      sync.Mutex
+	mu sync.Mutex
+	// load is the counters when the load began (LoadBegins), at loadAt:
+	// what precedes it (latency's idle phase) is left out of the
+	// counters' figures.
+	load    *snapshot
+	loadAt  time.Time
 	stop    chan struct{}
 	done    chan struct{}
 	once    sync.Once
@@ -422,4 +427,25 @@ func sortedKeys[V any](m map[int]V) []int {
 	}
 	sort.Ints(keys)
 	return keys
+}
+
+// LoadBegins marks when the run's load began, after a phase before it
+// that moves no data (the idle round trips of latency under load): the
+// per-CPU times, interrupts, softirqs and thruput's own CPU are then
+// counted from here, so an idle second does not dilute a busy core.
+// Clocks, temperatures, throttling and the kernel's lines still cover
+// the whole run. Only the first call counts.
+func (s *Sampler) LoadBegins() {
+	if s != nil {
+		s.loadBegins(time.Now())
+	}
+}
+
+func (s *Sampler) loadBegins(at time.Time) {
+	n := s.snap()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.load == nil {
+		s.load, s.loadAt = &n, at
+	}
 }

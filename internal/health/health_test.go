@@ -278,6 +278,31 @@ func TestRpiVoltHwmon(t *testing.T) {
 	}
 }
 
+// TestLoadBegins: a run whose load began a second after it (a network
+// test's idle latency probes) has its CPU times counted from the load: an
+// idle first second does not dilute the busy core below the verdict's
+// 90 %.
+func TestLoadBegins(t *testing.T) {
+	tr := newTree(t)
+	tr.write("proc/stat", "cpu  0 0 0 0\ncpu0 0 0 0 1000 0 0 0 0\ncpu1 0 0 0 1000 0 0 0 0\n")
+	s := newSampler(tr.config())
+	t0 := time.Date(2026, 11, 25, 14, 0, 0, 0, time.UTC)
+	s.begin(t0)
+	// The idle second: both CPUs idle.
+	tr.write("proc/stat", "cpu  0 0 0 0\ncpu0 0 0 0 1100 0 0 0 0\ncpu1 0 0 0 1100 0 0 0 0\n")
+	s.loadBegins(t0.Add(time.Second))
+	// Three loaded seconds: CPU 0 busy 285 of 300 ticks.
+	tr.write("proc/stat", "cpu  0 0 0 0\ncpu0 100 0 185 1115 0 0 0 0\ncpu1 10 0 10 1380 0 0 0 0\n")
+	s.finish(t0.Add(4 * time.Second))
+	h := s.outcome
+	if h.Seconds != 4 || h.LoadS != 3 {
+		t.Errorf("seconds %v, load %v: want 4 and 3", h.Seconds, h.LoadS)
+	}
+	if len(h.CPUs) != 2 || h.CPUs[0].Busy != 95 {
+		t.Errorf("CPUs %+v: want CPU 0 95 %% busy over the load", h.CPUs)
+	}
+}
+
 // TestStickyBeforeRun: bits that were set before the run began are not
 // the run's: the run is not suspect for them.
 func TestStickyBeforeRun(t *testing.T) {

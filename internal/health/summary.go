@@ -14,10 +14,16 @@ const topInterrupts = 8
 
 // summary turns the samples into the result's section.
 func (s *Sampler) summary() *result.Health {
-	secs := s.tEnd.Sub(s.t0).Seconds()
-	h := &result.Health{Seconds: math.Round(secs*1000) / 1000, Samples: s.samples}
+	h := &result.Health{Seconds: math.Round(s.tEnd.Sub(s.t0).Seconds()*1000) / 1000, Samples: s.samples}
 	unknown := func(name string) { h.Unknown = append(h.Unknown, name) }
-	a, b := s.first, s.last
+	// The counters' figures cover the load when it began after the
+	// run did (LoadBegins).
+	a, b, from := s.first, s.last, s.t0
+	if s.load != nil {
+		a, from = *s.load, s.loadAt
+		h.LoadS = math.Round(s.tEnd.Sub(from).Seconds()*1000) / 1000
+	}
+	secs := s.tEnd.Sub(from).Seconds()
 
 	var busy uint64
 	if a.statOK && b.statOK {

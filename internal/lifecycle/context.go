@@ -27,6 +27,10 @@ func Begin(ctx context.Context, sample bool) *Begun {
 	return b
 }
 
+// LoadBegins tells the health sampler the load began (after a network
+// test's idle latency probes), so its CPU figures cover the load.
+func (b *Begun) LoadBegins() { b.health.LoadBegins() }
+
 // Abandon stops the sampler of a run that ends without concluding (it
 // failed before it measured anything).
 func (b *Begun) Abandon() { b.health.Stop() }

@@ -17,7 +17,11 @@ type Health struct {
 	// (the start, one a second, the end).
 	Seconds float64 `json:"seconds"`
 	Samples int     `json:"samples"`
-	// CPUs is each CPU's time over the run, in percent of that CPU.
+	// LoadS is the span the CPU times, interrupts, softirqs and own CPU
+	// cover when the load began after the run (a network test's idle
+	// latency probes come first); absent when they cover Seconds.
+	LoadS float64 `json:"load_s,omitempty"`
+	// CPUs is each CPU's time over the load, in percent of that CPU.
 	CPUs []CPUTime `json:"cpus,omitempty"`
 	// Interrupts are the lines that fired most during the run, most
 	// first, with their count on each CPU.
