@@ -214,13 +214,14 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 	if f.clients > 1 {
 		return a.netClients(cmd.Context(), cfg, f.clients, format, out)
 	}
-	n, runErr := iperf3.Run(cmd.Context(), cfg)
+	n := &result.Net{}
+	doc.Net = n
+	runErr := iperf3.Run(cmd.Context(), cfg, n)
 	if cfg.Latency != nil {
 		doc.LoadLatency = cfg.Latency.Result()
 	}
 	line.Clear()
 	n.Parameters.Interface = netInterface(n)
-	doc.Net = n
 	return a.deliver(doc, runErr, counters, func() error {
 		switch {
 		case stream != nil:

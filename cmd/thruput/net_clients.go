@@ -54,13 +54,13 @@ func (a *app) netClients(ctx context.Context, cfg iperf3.ClientConfig, n int, fo
 	for i := range n {
 		docs[i] = a.newDocument(result.MethodNetClient)
 		docs[i].Targets = []result.Target{}
+		docs[i].Net = &result.Net{}
 		begins[i] = a.begin(ctx)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			net, err := iperf3.Run(ctx, cfg)
-			net.Parameters.Interface = netInterface(net)
-			docs[i].Net, errs[i] = net, err
+			errs[i] = iperf3.Run(ctx, cfg, docs[i].Net)
+			docs[i].Net.Parameters.Interface = netInterface(docs[i].Net)
 		}()
 	}
 	wg.Wait()

@@ -155,13 +155,13 @@ func TestServerAffinityRefused(t *testing.T) {
 	cfg := quickTest(ts.port)
 	cpu := maxCPU
 	cfg.Params.ServerAffinity = &cpu
-	_, err := Run(context.Background(), cfg)
+	_, err := runTest(context.Background(), cfg)
 	var pe *PeerError
 	if !errors.As(err, &pe) || pe.Code != ieAffinity || !strings.Contains(err.Error(), "unable to set CPU affinity") {
 		t.Fatalf("server_affinity %d: %v, want iperf3's error %d", cpu, err, ieAffinity)
 	}
 	ts.idle(t)
-	if _, err := Run(context.Background(), quickTest(ts.port)); err != nil {
+	if _, err := runTest(context.Background(), quickTest(ts.port)); err != nil {
 		t.Fatalf("the next test: %v", err)
 	}
 }

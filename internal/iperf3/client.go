@@ -58,9 +58,11 @@ type ClientConfig struct {
 	Latency *latency.Prober
 }
 
-// Run runs one test. On failure it returns what was measured so far
-// (possibly nil) together with the error.
-func Run(ctx context.Context, cfg ClientConfig) (*result.Net, error) {
+// Run runs one test and fills n, the run's section, as the other engines
+// fill theirs: on failure n holds what was measured so far, with the
+// error. Progress goes through cfg's OnStreams and OnInterval, iperf3's
+// own live lines.
+func Run(ctx context.Context, cfg ClientConfig, n *result.Net) error {
 	p := cfg.Params
 	if p.Parallel == 0 {
 		p.Parallel = 1
@@ -80,17 +82,17 @@ func Run(ctx context.Context, cfg ClientConfig) (*result.Net, error) {
 	}
 	ctrl, err := d.DialContext(ctx, "tcp"+cfg.Family, addr)
 	if err != nil {
-		n := &result.Net{Parameters: Describe(&p)}
+		*n = result.Net{Parameters: Describe(&p)}
 		n.Parameters.Role, n.Parameters.Server = "client", addr
-		return n, dialError(addr, err)
+		return dialError(addr, err)
 	}
 	c := &client{cfg: cfg, p: &p, addr: addr, ctrl: ctrl, cookie: newCookie()}
 	defer c.close()
 	stop := context.AfterFunc(ctx, func() { _ = ctrl.SetDeadline(time.Now()) })
 	defer stop()
-	n, err := c.run(ctx)
-	if n == nil {
-		n = &result.Net{}
+	got, err := c.run(ctx)
+	if got != nil {
+		*n = *got
 	}
 	n.Parameters = Describe(c.p)
 	n.Parameters.Role, n.Parameters.Server = "client", addr
@@ -101,7 +103,7 @@ func Run(ctx context.Context, cfg ClientConfig) (*result.Net, error) {
 		_ = writeState(ctrl, stateClientTerminate, time.Second)
 		err = ctx.Err()
 	}
-	return n, err
+	return err
 }
 
 type client struct {

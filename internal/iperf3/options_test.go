@@ -224,7 +224,7 @@ func TestCompatKeys(t *testing.T) {
 	cfg := quickTest(ts.port)
 	cfg.Params = Params{Time: time.Second, Omit: time.Second, Options: Options{Title: "lab", ExtraData: "e", GetServerOutput: true}}
 	cfg.Interval = 500 * time.Millisecond
-	n, err := Run(context.Background(), cfg)
+	n, err := runTest(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func TestServerHonoursOptions(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := quickTest(ts.port)
 			cfg.Params = c.p
-			n, err := Run(context.Background(), cfg)
+			n, err := runTest(context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -435,7 +435,7 @@ func TestJSONKeysLikeIperf3(t *testing.T) {
 		port, wait = serve()
 		cfg := ClientConfig{Host: "127.0.0.1", Port: port, Params: mode.p, Interval: time.Second, Version: "test"}
 		cfg.Params.Time = time.Second
-		n, err := Run(ctx, cfg)
+		n, err := runTest(ctx, cfg)
 		wait()
 		if err != nil {
 			t.Fatalf("%v: %v", mode.args, err)

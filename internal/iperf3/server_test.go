@@ -115,7 +115,7 @@ func TestServerSurvivesHostileClients(t *testing.T) {
 	ctx := context.Background()
 	// Warm up: the first test starts goroutines and fds that stay (the
 	// netpoller), which are not leaks.
-	if _, err := Run(ctx, quickTest(ts.port)); err != nil {
+	if _, err := runTest(ctx, quickTest(ts.port)); err != nil {
 		t.Fatal(err)
 	}
 	ts.idle(t)
@@ -185,7 +185,7 @@ func TestServerSurvivesHostileClients(t *testing.T) {
 			c := ts.dial(t)
 			defer c.Close()
 			time.Sleep(50 * time.Millisecond)
-			_, err := Run(ctx, quickTest(ts.port))
+			_, err := runTest(ctx, quickTest(ts.port))
 			if !errors.Is(err, ErrBusy) {
 				t.Errorf("second client: %v, want busy", err)
 			}
@@ -253,7 +253,7 @@ func TestServerSurvivesHostileClients(t *testing.T) {
 		t.Run(a.name, func(t *testing.T) {
 			a.run(t)
 			ts.idle(t)
-			if _, err := Run(ctx, quickTest(ts.port)); err != nil {
+			if _, err := runTest(ctx, quickTest(ts.port)); err != nil {
 				t.Fatalf("good client after %s: %v", a.name, err)
 			}
 			ts.idle(t)
@@ -285,7 +285,7 @@ func TestServerLimitsAndAuth(t *testing.T) {
 	} {
 		cfg := quickTest(ts.port)
 		cfg.Params, cfg.Secret = c.p, secret
-		_, err := Run(ctx, cfg)
+		_, err := runTest(ctx, cfg)
 		var pe *PeerError
 		if !errors.As(err, &pe) || pe.Code != c.code {
 			t.Errorf("%s: %v, want server error %d", c.name, err, c.code)
@@ -294,14 +294,14 @@ func TestServerLimitsAndAuth(t *testing.T) {
 	}
 	cfg := quickTest(ts.port)
 	cfg.Params = Params{Bytes: 1 << 20, Bitrate: 500e6}
-	_, err := Run(ctx, cfg)
+	_, err := runTest(ctx, cfg)
 	var pe *PeerError
 	if !errors.As(err, &pe) || pe.Code != ieAuthTest {
 		t.Errorf("no secret: %v, want authorization failed", err)
 	}
 	ts.idle(t)
 	cfg.Secret = secret
-	n, err := Run(ctx, cfg)
+	n, err := runTest(ctx, cfg)
 	if err != nil {
 		t.Fatalf("with the secret: %v", err)
 	}
@@ -337,7 +337,7 @@ func TestClientServer(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := quickTest(ts.port)
 			cfg.Params, cfg.Interval = c.p, 250*time.Millisecond
-			n, err := Run(ctx, cfg)
+			n, err := runTest(ctx, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -396,7 +396,7 @@ func TestClientErrors(t *testing.T) {
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	if _, err := Run(ctx, quickTest(port)); err == nil || !strings.Contains(err.Error(), "connection refused") {
+	if _, err := runTest(ctx, quickTest(port)); err == nil || !strings.Contains(err.Error(), "connection refused") {
 		t.Errorf("closed port: %v", err)
 	}
 	// A server that speaks something else.
@@ -412,7 +412,7 @@ func TestClientErrors(t *testing.T) {
 			c.Close()
 		}
 	}()
-	_, err := Run(ctx, quickTest(ln.Addr().(*net.TCPAddr).Port))
+	_, err := runTest(ctx, quickTest(ln.Addr().(*net.TCPAddr).Port))
 	if err == nil || !strings.Contains(err.Error(), "does not speak the iperf3 protocol") {
 		t.Errorf("SSH server: %v", err)
 	}
@@ -433,7 +433,7 @@ func TestServerMaxClients(t *testing.T) {
 	}
 	first := make(chan error, 1)
 	go func() {
-		_, err := Run(ctx, long(2))
+		_, err := runTest(ctx, long(2))
 		first <- err
 	}()
 	// streams waits until the tests running hold n streams together.
@@ -454,7 +454,7 @@ func TestServerMaxClients(t *testing.T) {
 	streams(2)
 	// Two streams run: two more exceed --max-streams 3 in total, though
 	// each test alone is within it.
-	_, err := Run(ctx, long(2))
+	_, err := runTest(ctx, long(2))
 	var pe *PeerError
 	if !errors.As(err, &pe) || pe.Code != ieNumStreams {
 		t.Errorf("2 more streams: %v, want server error %d", err, ieNumStreams)
@@ -463,11 +463,11 @@ func TestServerMaxClients(t *testing.T) {
 	var n2 *result.Net
 	go func() {
 		var err error
-		n2, err = Run(ctx, long(1))
+		n2, err = runTest(ctx, long(1))
 		second <- err
 	}()
 	streams(3)
-	if _, err := Run(ctx, long(1)); !errors.Is(err, ErrBusy) {
+	if _, err := runTest(ctx, long(1)); !errors.Is(err, ErrBusy) {
 		t.Errorf("third client: %v, want busy", err)
 	}
 	if err := <-first; err != nil {
@@ -485,4 +485,12 @@ func TestServerMaxClients(t *testing.T) {
 	if ts.streams != 0 || ts.bitrate != 0 {
 		t.Errorf("after the tests %d streams and %d bit/s are still counted", ts.streams, ts.bitrate)
 	}
+}
+
+// runTest runs a client test and returns its section, for tests that
+// look at the figures.
+func runTest(ctx context.Context, cfg ClientConfig) (*result.Net, error) {
+	n := &result.Net{}
+	err := Run(ctx, cfg, n)
+	return n, err
 }

@@ -28,7 +28,7 @@ func TestSenderWholeBlocks(t *testing.T) {
 			ts.idle(t)
 			cfg := quickTest(ts.port)
 			cfg.Params = c.p
-			n, err := Run(context.Background(), cfg)
+			n, err := runTest(context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -88,7 +88,8 @@ func labClient() int {
 	if a.Probes {
 		cfg.Latency = latency.New(latency.Config{Idle: a.Idle})
 	}
-	n, err := iperf3.Run(context.Background(), cfg)
+	n := &result.Net{}
+	err := iperf3.Run(context.Background(), cfg, n)
 	if cfg.Latency != nil {
 		out.Latency = cfg.Latency.Result()
 	}

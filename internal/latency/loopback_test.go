@@ -39,7 +39,8 @@ func TestLoopbackEcho(t *testing.T) {
 			done := make(chan error, 1)
 			go func() { done <- s.Serve(ctx) }()
 			pr := latency.New(latency.Config{Idle: time.Second})
-			n, err := iperf3.Run(ctx, iperf3.ClientConfig{Host: "127.0.0.1", Port: tcpPort(s), Params: c.p, Version: "thruput test", Latency: pr})
+			n := &result.Net{}
+			err = iperf3.Run(ctx, iperf3.ClientConfig{Host: "127.0.0.1", Port: tcpPort(s), Params: c.p, Version: "thruput test", Latency: pr}, n)
 			l := pr.Result()
 			if err != nil || len(n.Sums) == 0 {
 				t.Fatalf("test: %v", err)
