@@ -99,3 +99,67 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestMailboxLayout checks the messages against the layout the
+// raspberrypi/firmware wiki "Mailbox property interface" publishes
+// (mirrored in raspberrypi/utils vcmailbox/vcmailbox.7 at 2b9cb66f):
+// size, request code, tag, value buffer size, request size, value, end
+// tag; "Get clock rate" answers u32 clock id, u32 rate in Hz. The tag
+// values are the kernel's (torvalds/linux
+// include/soc/bcm2835/raspberrypi-firmware.h at 0410c612:
+// RPI_FIRMWARE_GET_THROTTLED 0x00030046, RPI_FIRMWARE_GET_CLOCK_MEASURED
+// 0x00030047, RPI_FIRMWARE_ARM_CLK_ID 3). No /dev/vcio answers on this
+// machine, so the answers are written as the firmware writes them.
+func TestMailboxLayout(t *testing.T) {
+	words := func(b []byte) []uint32 {
+		out := make([]uint32, len(b)/4)
+		for i := range out {
+			out[i] = uint32(b[4*i]) | uint32(b[4*i+1])<<8 | uint32(b[4*i+2])<<16 | uint32(b[4*i+3])<<24
+		}
+		return out
+	}
+	bytesOf := func(w ...uint32) []byte {
+		b := make([]byte, 4*len(w))
+		for i, x := range w {
+			b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
+		}
+		return b
+	}
+	if got := words(Request(tagThrottled, 0)); !reflect.DeepEqual(got, []uint32{28, 0, 0x00030046, 4, 4, 0, 0}) {
+		t.Errorf("GET_THROTTLED request %#x", got)
+	}
+	if got := words(Request(tagClockMeasured, clockARM, 0)); !reflect.DeepEqual(got, []uint32{32, 0, 0x00030047, 8, 8, 3, 0, 0}) {
+		t.Errorf("GET_CLOCK_RATE_MEASURED request %#x", got)
+	}
+	// Answered: request code 0x80000000, the size word with bit 31 set
+	// and the response's length, clock id 3 and 600 MHz, a Pi 4's idle
+	// clock.
+	ans := bytesOf(32, 0x80000000, 0x00030047, 8, 0x80000008, 3, 600000000, 0)
+	if v, ok := Response(ans, tagClockMeasured, 2); !ok || v[0] != 3 || v[1] != 600000000 {
+		t.Errorf("answered measured clock read as %v %v", v, ok)
+	}
+	for name, bad := range map[string][]byte{
+		"not answered":       bytesOf(32, 0x80000000, 0x00030047, 8, 8, 3, 0, 0),
+		"parse error":        bytesOf(32, 0x80000001, 0x00030047, 8, 0x80000008, 3, 600000000, 0),
+		"another tag":        bytesOf(32, 0x80000000, 0x00030046, 8, 0x80000008, 3, 600000000, 0),
+		"short":              bytesOf(32, 0x80000000, 0x00030047, 8, 0x80000008, 3),
+		"request unanswered": Request(tagClockMeasured, clockARM, 0),
+	} {
+		if v, ok := Response(bad, tagClockMeasured, 2); ok {
+			t.Errorf("%s read as %v", name, v)
+		}
+	}
+	// No /dev/vcio here: unknown, not zero read as a clock.
+	if _, err := os.Stat("/dev/vcio"); err != nil {
+		if hz, ok := MeasuredClock(); ok {
+			t.Errorf("measured clock %d Hz without /dev/vcio", hz)
+		}
+	}
+}
+
+func FuzzResponse(f *testing.F) {
+	f.Add(Request(tagClockMeasured, clockARM, 0))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, _ = Response(b, tagClockMeasured, 2)
+	})
+}
