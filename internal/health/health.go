@@ -48,11 +48,15 @@ type Config struct {
 	// WiFi reads the WiFi stations over nl80211, on the live machine
 	// only.
 	WiFi bool
+	// MeasuredClock reads the ARM clock the firmware measures, in Hz
+	// (throttle.MeasuredClock on the live machine); nil for none.
+	MeasuredClock func() (uint32, bool)
 }
 
 // Default samples the running machine every second.
 func Default() Config {
-	return Config{Proc: "/proc", Sys: "/sys", Kmsg: "/dev/kmsg", Interval: time.Second, Mailbox: true, WiFi: true}
+	return Config{Proc: "/proc", Sys: "/sys", Kmsg: "/dev/kmsg", Interval: time.Second, Mailbox: true, WiFi: true,
+		MeasuredClock: throttle.MeasuredClock}
 }
 
 // userHZ is the unit of /proc/stat and /proc/PID/stat times: the kernel
@@ -78,6 +82,23 @@ type Sampler struct {
 	zones    []zone
 	policies []*policy
 
+	// fw reads the firmware's measured ARM clock; fwMin, fwMax and
+	// fwSum (MHz) over fwN readings.
+	fw                  func() (uint32, bool)
+	fwMin, fwMax, fwSum float64
+	fwN                 int
+
+	// busy is each CPU's busy share between two readings of /proc/stat
+	// (at busyAt), read into statBuf and parsed into statNow, which
+	// swaps with statPrev: the per-second reading allocates nothing
+	// once the buffers have grown.
+	statBuf           []byte
+	statPrev, statNow map[int]cpuTicks
+	busy              map[int][]float64
+	busyAt            []float64
+	// loadIdx is the reading at which the load began (LoadBegins).
+	loadIdx int
+
 	cg   cgroupCPU
 	cgOK bool
 
@@ -88,6 +109,9 @@ type Sampler struct {
 	km       *kmsg
 	newLines int
 	matched  []result.KernelLine
+	// underTest are the names of the devices the run's data crossed, as
+	// the kernel's lines name them (UnderTest).
+	underTest map[string]bool
 
 	suspects []result.Suspect
 	samples  int
@@ -130,7 +154,9 @@ type policy struct {
 	maxKHz                    float64
 	tisStart, tisLast         map[float64]uint64
 	minSeen, maxSeen          float64
-	clockFlagged              bool
+	// cur is scaling_cur_freq at the last reading, 0 when unread.
+	cur          float64
+	clockFlagged bool
 }
 
 // Start reads the start and samples every Interval until Stop or ctx ends.
@@ -146,7 +172,8 @@ func newSampler(cfg Config) *Sampler {
 		cfg.Interval = time.Second
 	}
 	return &Sampler{cfg: cfg, stop: make(chan struct{}), done: make(chan struct{}),
-		thrFirst: map[int]float64{}, thrAtStart: map[int]bool{}, wifiReads: map[string][]wifiReading{}}
+		thrFirst: map[int]float64{}, thrAtStart: map[int]bool{}, wifiReads: map[string][]wifiReading{},
+		statPrev: map[int]cpuTicks{}, statNow: map[int]cpuTicks{}, busy: map[int][]float64{}}
 }
 
 func (s *Sampler) loop(ctx context.Context) {
@@ -207,6 +234,11 @@ func (s *Sampler) begin(t time.Time) {
 	if s.cfg.WiFi {
 		s.wifi = openWiFi()
 	}
+	if s.cfg.MeasuredClock != nil {
+		if _, ok := s.cfg.MeasuredClock(); ok {
+			s.fw = s.cfg.MeasuredClock
+		}
+	}
 	s.first = s.snap()
 	s.sample(t)
 }
@@ -231,10 +263,12 @@ func (s *Sampler) at(t time.Time) float64 {
 }
 
 // sample reads what changes within a run and must be caught when it
-// happens: the throttling bits, temperatures, clocks and kernel log.
+// happens: the throttling bits, temperatures, clocks, each CPU's busy
+// share and the kernel log.
 func (s *Sampler) sample(t time.Time) {
 	s.samples++
 	at := s.at(t)
+	s.cpuBusy(at)
 	if s.throttle != nil {
 		if v, ok := s.throttle.Read(); ok {
 			s.throttled(v, at, !s.thrOK)
@@ -257,15 +291,19 @@ func (s *Sampler) sample(t time.Time) {
 	for _, p := range s.policies {
 		s.clock(p, at)
 	}
+	if s.fw != nil {
+		s.firmwareClock(at)
+	}
 	if s.wifi != nil {
 		s.wifi.read(at, s.wifiReads)
 	}
 	if s.km != nil {
 		for _, msg := range s.km.read() {
 			s.newLines++
+			// Whether a line makes the run suspect waits for the end,
+			// when the run has named the devices it crossed.
 			if pat, ok := Match(msg); ok {
 				s.matched = append(s.matched, result.KernelLine{AtS: at, Pattern: pat.Name, Kind: pat.Kind, Line: msg})
-				s.suspect("kernel error", at, pat.Name+": "+msg)
 			}
 		}
 	}
@@ -305,7 +343,9 @@ func (s *Sampler) clock(p *policy, at float64) {
 		p.maxKHz = v
 	}
 	cur, err := strconv.ParseFloat(readValue(filepath.Join(p.dir, "scaling_cur_freq")), 64)
+	p.cur = 0
 	if err == nil && cur > 0 {
+		p.cur = cur
 		if p.minSeen == 0 || cur < p.minSeen {
 			p.minSeen = cur
 		}
@@ -447,5 +487,9 @@ func (s *Sampler) loadBegins(at time.Time) {
 	defer s.mu.Unlock()
 	if s.load == nil {
 		s.load, s.loadAt = &n, at
+		// The busy series starts with a reading as the load begins (or
+		// the one just before it).
+		s.cpuBusy(s.at(at))
+		s.loadIdx = max(0, len(s.busyAt)-1)
 	}
 }

@@ -242,7 +242,7 @@ func TestAbsentIsUnknown(t *testing.T) {
 	if h != s.Stop() {
 		t.Error("a second Stop gave another outcome")
 	}
-	want := []string{"cpus", "interrupts", "softirqs", "clocks", "temperatures", "throttled", "own_cpu", "cgroup", "kernel"}
+	want := []string{"cpus", "interrupts", "softirqs", "clocks", "firmware_clock", "temperatures", "throttled", "own_cpu", "cgroup", "kernel"}
 	if !slices.Equal(h.Unknown, want) {
 		t.Errorf("unknown %v, want %v", h.Unknown, want)
 	}
@@ -364,11 +364,15 @@ func FuzzParsers(f *testing.F) {
 // its ns/op as the sampler's share of a core at 1 s sampling.
 func BenchmarkSample(b *testing.B) {
 	s := newSampler(Default())
-	s.begin(time.Now())
-	defer s.finish(time.Now())
+	at := time.Now()
+	s.begin(at)
+	defer s.finish(at)
 	b.ResetTimer()
+	// A second apart, as the sampler reads: a reading closer to the
+	// last one than a quarter interval skips /proc/stat.
 	for b.Loop() {
-		s.sample(time.Now())
+		at = at.Add(time.Second)
+		s.sample(at)
 	}
 }
 
@@ -380,11 +384,13 @@ func BenchmarkSamplePi(b *testing.B) {
 	cfg := tr.config()
 	cfg.Kmsg = Default().Kmsg
 	s := newSampler(cfg)
-	s.begin(time.Now())
-	defer s.finish(time.Now())
+	at := time.Now()
+	s.begin(at)
+	defer s.finish(at)
 	b.ResetTimer()
 	for b.Loop() {
-		s.sample(time.Now())
+		at = at.Add(time.Second)
+		s.sample(at)
 	}
 }
 
@@ -395,5 +401,162 @@ func BenchmarkStartStop(b *testing.B) {
 		s := newSampler(Default())
 		s.begin(time.Now())
 		s.finish(time.Now())
+	}
+}
+
+// TestFirmwareClock reads the firmware's measured ARM clock through a
+// stand-in reader: a Pi whose cpufreq says 1500 MHz throughout while the
+// firmware ran the cores at 600 MHz at 2 s is suspect from then; the
+// clock's range and mean cover every reading.
+func TestFirmwareClock(t *testing.T) {
+	tr := newTree(t)
+	tr.pi("ondemand", "600000 100\n1500000 1000\n")
+	hz := uint32(1500e6)
+	cfg := tr.config()
+	cfg.MeasuredClock = func() (uint32, bool) { return hz, true }
+	s := newSampler(cfg)
+	t0 := time.Date(2026, 11, 25, 14, 0, 0, 0, time.UTC)
+	s.begin(t0)
+	// Within 10 % of cpufreq's: the measurement's own spread.
+	hz = 1400e6
+	s.sample(t0.Add(time.Second))
+	hz = 600e6
+	s.sample(t0.Add(2 * time.Second))
+	hz = 1500e6
+	s.sample(t0.Add(3 * time.Second))
+	s.finish(t0.Add(4 * time.Second))
+	h := s.outcome
+	fc := h.FirmwareClock
+	// Readings 1500, 1400, 600, 1500, 1500: mean 6500 / 5.
+	if fc == nil || *fc != (result.FirmwareClock{MinMHz: 600, MeanMHz: 1300, MaxMHz: 1500, Samples: 5}) {
+		t.Errorf("firmware clock %+v", fc)
+	}
+	var got []result.Suspect
+	for _, x := range h.Suspect {
+		if x.Reason == "firmware clock below cpufreq" {
+			got = append(got, x)
+		}
+	}
+	if len(got) != 1 || got[0].AtS != 2 || !strings.Contains(got[0].Detail, "600 MHz while scaling_cur_freq said 1500 MHz") {
+		t.Errorf("suspect %+v, want the firmware clock below cpufreq's from 2 s", h.Suspect)
+	}
+
+	// cpufreq itself asking for 600 MHz: the firmware follows, nothing
+	// is behind its back.
+	tr.write("sys/devices/system/cpu/cpufreq/policy0/scaling_cur_freq", "600000\n")
+	hz = 600e6
+	s = newSampler(cfg)
+	s.begin(t0)
+	s.finish(t0.Add(time.Second))
+	if len(s.outcome.Suspect) != 0 || s.outcome.FirmwareClock.MeanMHz != 600 {
+		t.Errorf("firmware at cpufreq's 600 MHz: suspect %+v, clock %+v", s.outcome.Suspect, s.outcome.FirmwareClock)
+	}
+
+	// A mailbox that does not answer: unknown, not zero.
+	cfg.MeasuredClock = func() (uint32, bool) { return 0, false }
+	s = newSampler(cfg)
+	s.begin(t0)
+	s.finish(t0.Add(time.Second))
+	if s.outcome.FirmwareClock != nil || !slices.Contains(s.outcome.Unknown, "firmware_clock") {
+		t.Errorf("unanswered mailbox: clock %+v, unknown %v", s.outcome.FirmwareClock, s.outcome.Unknown)
+	}
+}
+
+// TestBusySeries: /proc/stat read every second gives each CPU's busy
+// share per second, so a core busy for half the run shows as such, not
+// only as its mean; the series covers the load once it began.
+func TestBusySeries(t *testing.T) {
+	tr := newTree(t)
+	stat := func(cpu0, cpu1 string) {
+		tr.write("proc/stat", "cpu  0 0 0 0\ncpu0 "+cpu0+"\ncpu1 "+cpu1+"\n")
+	}
+	stat("0 0 0 1000 0 0 0 0", "0 0 0 1000 0 0 0 0")
+	s := newSampler(tr.config())
+	t0 := time.Date(2026, 11, 25, 14, 0, 0, 0, time.UTC)
+	s.begin(t0)
+	// CPU 0: 100 %, 100 % (softirq), 50 %, 10 %; CPU 1: 0, 10, 0, 0.
+	stat("100 0 0 1000 0 0 0 0", "0 0 0 1100 0 0 0 0")
+	s.sample(t0.Add(time.Second))
+	stat("100 0 0 1000 0 0 100 0", "10 0 0 1190 0 0 0 0")
+	s.sample(t0.Add(2 * time.Second))
+	stat("150 0 0 1050 0 0 100 0", "10 0 0 1290 0 0 0 0")
+	s.sample(t0.Add(3 * time.Second))
+	stat("160 0 0 1140 0 0 100 0", "10 0 0 1390 0 0 0 0")
+	s.finish(t0.Add(4 * time.Second))
+	h := s.outcome
+	if !slices.Equal(h.BusyAtS, []float64{0, 1, 2, 3, 4}) {
+		t.Errorf("busy at %v", h.BusyAtS)
+	}
+	if len(h.CPUs) != 2 || !slices.Equal(h.CPUs[0].BusySeries, []float64{100, 100, 50, 10}) || !slices.Equal(h.CPUs[1].BusySeries, []float64{0, 10, 0, 0}) {
+		t.Errorf("series %+v", h.CPUs)
+	}
+	if h.CPUs[0].Busy != 65 {
+		t.Errorf("CPU 0 busy %v over the run, want 260 of 400 ticks", h.CPUs[0].Busy)
+	}
+
+	// The load beginning at 2 s: the series starts there.
+	stat("0 0 0 1000 0 0 0 0", "0 0 0 1000 0 0 0 0")
+	s = newSampler(tr.config())
+	s.begin(t0)
+	stat("0 0 0 1100 0 0 0 0", "0 0 0 1100 0 0 0 0")
+	s.sample(t0.Add(time.Second))
+	stat("0 0 0 1200 0 0 0 0", "0 0 0 1200 0 0 0 0")
+	s.loadBegins(t0.Add(2 * time.Second))
+	stat("95 0 0 1205 0 0 0 0", "0 0 0 1300 0 0 0 0")
+	s.finish(t0.Add(3 * time.Second))
+	h = s.outcome
+	if !slices.Equal(h.BusyAtS, []float64{2, 3}) || !slices.Equal(h.CPUs[0].BusySeries, []float64{95}) || h.CPUs[0].Busy != 95 {
+		t.Errorf("from the load: at %v, CPUs %+v", h.BusyAtS, h.CPUs)
+	}
+}
+
+// TestParseStatBytes: the per-second parser reads what parseStat's
+// callers rely on, from the Pi 4's /proc/stat layout, and skips lines
+// that are not a CPU's.
+func TestParseStatBytes(t *testing.T) {
+	m := map[int]cpuTicks{}
+	parseStatBytes([]byte("cpu  1 2 3 4 5 6 7 8 9 10\ncpu0 4705 356 584 3699176 23060 0 277 0 0 0\ncpu12 1 2 3 4\ncpux 1 2 3 4 5\ncpu1 1 2 x 4 5\nintr 1 2 3\ncpu3 1 2 3\n"), m)
+	if len(m) != 2 || m[0] != (cpuTicks{4705, 356, 584, 3699176, 23060, 0, 277, 0}) || m[12] != (cpuTicks{1, 2, 3, 4, 0, 0, 0, 0}) {
+		t.Errorf("parsed %+v", m)
+	}
+}
+
+// TestKernelScope: a kernel line makes the run suspect when it names a
+// device the run crossed, or the USB device, SCSI host or PCI function
+// it hangs off, or concerns the whole machine; another device's line is
+// a note.
+func TestKernelScope(t *testing.T) {
+	tr := newTree(t)
+	// A USB disk on a Pi 4's VL805 controller, as sysfs links it.
+	dev := "sys/devices/platform/scb/fd500000.pcie/pci0000:00/0000:00:00.0/0000:01:00.0/usb2/2-1/2-1:1.0/host0/target0:0:0/0:0:0:0/block/sda"
+	tr.write(dev+"/dev", "8:0\n")
+	if err := os.MkdirAll(filepath.Join(tr.sys, "class/block"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(tr.dir, dev), filepath.Join(tr.sys, "class/block/sda")); err != nil {
+		t.Fatal(err)
+	}
+	s := newSampler(tr.config())
+	s.UnderTest("sda", "sda1", "")
+	for line, want := range map[string]string{
+		"blk_update_request: I/O error, dev sda, sector 2048 op 0x0:(READ)":                                scopeUnderTest,
+		"EXT4-fs error (device sda1): ext4_find_entry:1455: inode #2: comm ls: reading directory lblock 0": scopeUnderTest,
+		"usb 2-1: reset SuperSpeed Gen 1 USB device number 2 using xhci_hcd":                               scopeUnderTest,
+		"sd 0:0:0:0: [sda] tag#3 uas_eh_abort_handler 0 uas-tag 4 inflight: CMD IN ":                       scopeUnderTest,
+		"scsi host0: uas_eh_device_reset_handler start":                                                    scopeUnderTest,
+		"pcieport 0000:01:00.0: AER: Corrected error received":                                             scopeUnderTest,
+		"blk_update_request: I/O error, dev sdb, sector 0":                                                 scopeOther,
+		"usb 1-1.3: reset high-speed USB device number 4 using dwc_otg":                                    scopeOther,
+		"mmc0: Timeout waiting for hardware interrupt.":                                                    scopeOther,
+		"Under-voltage detected! (0x00050005)":                                                             scopeMachine,
+		"xhci_hcd 0000:02:00.0: xHCI host controller not responding, assume dead":                          scopeMachine,
+	} {
+		pat, ok := Match(line)
+		if !ok {
+			t.Fatalf("%q matches no pattern", line)
+		}
+		if got := s.scope(result.KernelLine{Pattern: pat.Name, Kind: pat.Kind, Line: line}); got != want {
+			t.Errorf("%q: %s, want %s", line, got, want)
+		}
 	}
 }

@@ -3,9 +3,12 @@ package health
 import (
 	"errors"
 	"io"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
+
+	"github.com/thruput/thruput/internal/result"
 )
 
 // Pattern is a kernel log message that says a figure measured while it
@@ -111,3 +114,67 @@ func (k *kmsg) read() []string {
 }
 
 func (k *kmsg) close() { syscall.Close(k.fd) }
+
+// Scopes of a kernel line (result.KernelLine's Scope).
+const (
+	scopeUnderTest = "device under test"
+	scopeMachine   = "machine"
+	scopeOther     = "other device"
+)
+
+// sysName is a sysfs path element the kernel's lines name a device by: a
+// USB device (2-1, 1-1.2), a SCSI host (host0) or target (0:0:0:0), a
+// PCI function (0000:01:00.0), an MMC host (mmc0).
+var sysName = regexp.MustCompile(`^(\d+-\d+(\.\d+)*|host\d+|\d+:\d+:\d+:\d+|[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]|mmc\d+)$`)
+
+// UnderTest names the devices the run's data crossed (block devices and
+// partitions, network interfaces), before Stop: a kernel line makes the
+// run suspect only when it names one of them, or the devices they hang
+// off (their USB device, SCSI host, PCI function, MMC host), or when it
+// concerns the whole machine (power, the USB host controller dying).
+// Another device's line is kept as a note.
+func (s *Sampler) UnderTest(names ...string) {
+	if s == nil {
+		return
+	}
+	words := map[string]bool{}
+	for _, n := range names {
+		if n == "" || strings.ContainsAny(n, "/ ") {
+			continue
+		}
+		words[n] = true
+		for _, class := range []string{"block", "net"} {
+			p, err := filepath.EvalSymlinks(filepath.Join(s.cfg.Sys, "class", class, n))
+			if err != nil {
+				continue
+			}
+			for _, e := range strings.Split(p, string(filepath.Separator)) {
+				if sysName.MatchString(e) {
+					words[e] = true
+				}
+			}
+		}
+	}
+	s.mu.Lock()
+	s.underTest = words
+	s.mu.Unlock()
+}
+
+// scope says whom a matched line concerns.
+func (s *Sampler) scope(m result.KernelLine) string {
+	if m.Kind == "power" || m.Pattern == "xhci died" {
+		return scopeMachine
+	}
+	for _, tok := range strings.FieldsFunc(m.Line, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == ',' || r == '[' || r == ']' || r == '(' || r == ')' || r == ';' || r == '='
+	}) {
+		tok = strings.TrimRight(tok, ":.")
+		// "2-1:1.0" is an interface of USB device 2-1, "mmc0:0001" a
+		// card on host mmc0.
+		head, _, _ := strings.Cut(tok, ":")
+		if s.underTest[tok] || s.underTest[head] {
+			return scopeUnderTest
+		}
+	}
+	return scopeOther
+}

@@ -33,7 +33,10 @@ func TestKmsgLive(t *testing.T) {
 	write(tag + ": an unremarkable line\n")
 	time.Sleep(120 * time.Millisecond)
 	write(tag + ": blk_update_request: I/O error, dev loop99, sector 8\n")
+	// Another device's error: a note, not a reason.
+	write(tag + ": blk_update_request: I/O error, dev loop98, sector 8\n")
 	time.Sleep(120 * time.Millisecond)
+	s.UnderTest("loop99")
 	h := s.Stop()
 	if h.Kernel == nil {
 		t.Fatalf("kernel log unknown as root: %v", h.Unknown)
@@ -41,24 +44,26 @@ func TestKmsgLive(t *testing.T) {
 	if h.Kernel.New < 2 {
 		t.Errorf("%d new lines, want at least the 2 written", h.Kernel.New)
 	}
-	var mine []string
+	scopes := map[string]string{}
 	for _, m := range h.Kernel.Matched {
 		if strings.Contains(m.Line, tag) {
-			mine = append(mine, m.Line)
+			scopes[m.Line[strings.Index(m.Line, "dev ")+4:][:6]] = m.Scope
 			if m.Pattern != "i/o error" || m.Kind != "storage" || m.AtS < 0.1 {
 				t.Errorf("matched %+v", m)
 			}
 		}
 	}
-	if len(mine) != 1 || !strings.Contains(mine[0], "I/O error") {
-		t.Errorf("matched lines of this test %q, want the I/O error one only", mine)
+	if len(scopes) != 2 || scopes["loop99"] != "device under test" || scopes["loop98"] != "other device" {
+		t.Errorf("matched lines of this test by device %v, want loop99 under test and loop98 another device", scopes)
 	}
-	found := false
+	var reasons []string
 	for _, x := range h.Suspect {
-		found = found || x.Reason == "kernel error" && strings.Contains(x.Detail, tag)
+		if x.Reason == "kernel error" && strings.Contains(x.Detail, tag) {
+			reasons = append(reasons, x.Detail)
+		}
 	}
-	if !found {
-		t.Errorf("not suspect for the I/O error line: %+v", h.Suspect)
+	if len(reasons) != 1 || !strings.Contains(reasons[0], "loop99") {
+		t.Errorf("suspect for %q, want the loop99 line alone", reasons)
 	}
 }
 

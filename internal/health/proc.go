@@ -79,26 +79,9 @@ func (c cpuTicks) sub(o cpuTicks) cpuTicks {
 // "cpu" line of all CPUs is left out. Kernels before 2.6.11 wrote fewer
 // columns: the missing ones stay zero.
 func parseStat(r io.Reader) (map[int]cpuTicks, error) {
+	b, err := io.ReadAll(io.LimitReader(r, maxStatFile))
 	out := map[int]cpuTicks{}
-	err := scanLines(r, func(line string) {
-		f := strings.Fields(line)
-		if len(f) < 5 || !strings.HasPrefix(f[0], "cpu") || f[0] == "cpu" {
-			return
-		}
-		n, err := strconv.Atoi(f[0][3:])
-		if err != nil || n < 0 {
-			return
-		}
-		var v [8]uint64
-		for i := 0; i < len(v) && i+1 < len(f); i++ {
-			x, err := strconv.ParseUint(f[i+1], 10, 64)
-			if err != nil {
-				return
-			}
-			v[i] = x
-		}
-		out[n] = cpuTicks{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]}
-	})
+	parseStatBytes(b, out)
 	return out, err
 }
 

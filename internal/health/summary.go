@@ -40,8 +40,12 @@ func (s *Sampler) summary() *result.Health {
 			}
 			pct := func(v uint64) float64 { return round1(float64(v) * 100 / t) }
 			h.CPUs = append(h.CPUs, result.CPUTime{CPU: c, User: pct(d.user + d.nice), System: pct(d.system),
-				IRQ: pct(d.irq), Softirq: pct(d.softirq), IOWait: pct(d.iowait), Steal: pct(d.steal), Busy: pct(d.busy())})
+				IRQ: pct(d.irq), Softirq: pct(d.softirq), IOWait: pct(d.iowait), Steal: pct(d.steal), Busy: pct(d.busy()),
+				BusySeries: s.busySeries(c)})
 		}
+	}
+	if len(h.CPUs) > 0 && len(h.CPUs[0].BusySeries) > 0 {
+		h.BusyAtS = s.busyAt[s.loadIdx:]
 	}
 	if len(h.CPUs) == 0 {
 		unknown("cpus")
@@ -83,6 +87,11 @@ func (s *Sampler) summary() *result.Health {
 	}
 	if len(h.Clocks) == 0 {
 		unknown("clocks")
+	}
+	if s.fwN > 0 {
+		h.FirmwareClock = &result.FirmwareClock{MinMHz: round1(s.fwMin), MeanMHz: round1(s.fwSum / float64(s.fwN)), MaxMHz: round1(s.fwMax), Samples: s.fwN}
+	} else {
+		unknown("firmware_clock")
 	}
 
 	for _, z := range s.zones {
@@ -127,6 +136,12 @@ func (s *Sampler) summary() *result.Health {
 	}
 
 	if s.km != nil {
+		for i := range s.matched {
+			m := &s.matched[i]
+			if m.Scope = s.scope(*m); m.Scope != scopeOther {
+				s.suspect("kernel error", m.AtS, m.Pattern+": "+m.Line)
+			}
+		}
 		h.Kernel = &result.KernelLog{New: s.newLines, Matched: s.matched, Lost: s.km.lost}
 	} else {
 		unknown("kernel")

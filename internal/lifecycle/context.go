@@ -40,6 +40,7 @@ func (b *Begun) Abandon() { b.health.Stop() }
 // figures against the ceilings of the links and the CPU.
 func Attach(doc *result.Document, b *Begun) {
 	b.health.Crossed(crossed(doc))
+	b.health.UnderTest(underTest(doc)...)
 	doc.Health = b.health.Stop()
 	paths := make([]string, len(doc.Targets))
 	for i, t := range doc.Targets {
@@ -62,4 +63,15 @@ func crossed(doc *result.Document) string {
 		return doc.HTTP.Interface
 	}
 	return ""
+}
+
+// underTest are the devices a run's data crossed, as the kernel's lines
+// name them: the targets' block devices and partitions, the interface a
+// network run crossed.
+func underTest(doc *result.Document) []string {
+	out := []string{crossed(doc)}
+	for _, t := range doc.Targets {
+		out = append(out, t.Device, t.Partition)
+	}
+	return out
 }

@@ -23,6 +23,10 @@ type Health struct {
 	LoadS float64 `json:"load_s,omitempty"`
 	// CPUs is each CPU's time over the load, in percent of that CPU.
 	CPUs []CPUTime `json:"cpus,omitempty"`
+	// BusyAtS are the times of the per-second readings of /proc/stat
+	// over the load, in seconds from the start: each CPU's BusySeries[i]
+	// covers BusyAtS[i] to BusyAtS[i+1].
+	BusyAtS []float64 `json:"busy_at_s,omitempty"`
 	// Interrupts are the lines that fired most during the run, most
 	// first, with their count on each CPU.
 	Interrupts []IRQCount `json:"interrupts,omitempty"`
@@ -30,6 +34,10 @@ type Health struct {
 	Softirqs []SoftirqCount `json:"softirqs,omitempty"`
 	// Clocks are the cpufreq policies' clocks over the run.
 	Clocks []Clock `json:"clocks,omitempty"`
+	// FirmwareClock is the ARM clock the Raspberry Pi firmware measured
+	// (the mailbox's GET_CLOCK_RATE_MEASURED), sampled with the rest;
+	// absent where /dev/vcio cannot be read.
+	FirmwareClock *FirmwareClock `json:"firmware_clock,omitempty"`
 	// Temperatures are the thermal zones, in degrees Celsius.
 	Temperatures []Temperature `json:"temperatures,omitempty"`
 	// Throttled is the Raspberry Pi firmware's get_throttled over the run.
@@ -45,7 +53,8 @@ type Health struct {
 	// WiFi is the station of the WiFi interface a network run crossed.
 	WiFi *WiFiStation `json:"wifi,omitempty"`
 	// Unknown names the facts that could not be read: "cpus",
-	// "interrupts", "softirqs", "clocks", "temperatures", "throttled",
+	// "interrupts", "softirqs", "clocks", "firmware_clock",
+	// "temperatures", "throttled",
 	// "own_cpu", "cgroup", "kernel", and "wifi" for a WiFi interface
 	// crossed whose station could not be read.
 	Unknown []string `json:"unknown,omitempty"`
@@ -65,6 +74,9 @@ type CPUTime struct {
 	Steal   float64 `json:"steal"`
 	// Busy is everything but idle and iowait.
 	Busy float64 `json:"busy"`
+	// BusySeries is Busy for each interval between two readings
+	// (Health's BusyAtS), so a core busy for part of the run shows.
+	BusySeries []float64 `json:"busy_series,omitempty"`
 }
 
 // IRQCount is one interrupt line's count during the run.
@@ -100,6 +112,16 @@ type Clock struct {
 	MeanMHz    float64 `json:"mean_mhz,omitempty"`
 	MinSeenMHz float64 `json:"min_seen_mhz,omitempty"`
 	MaxSeenMHz float64 `json:"max_seen_mhz,omitempty"`
+}
+
+// FirmwareClock is the ARM clock the firmware measured over the run, in
+// MHz: what the cores ran at, where cpufreq says what was asked for.
+type FirmwareClock struct {
+	MinMHz  float64 `json:"min_mhz"`
+	MeanMHz float64 `json:"mean_mhz"`
+	MaxMHz  float64 `json:"max_mhz"`
+	// Samples is how many readings the figures come from.
+	Samples int `json:"samples"`
 }
 
 // Temperature is one thermal zone over the run.
@@ -167,6 +189,11 @@ type KernelLine struct {
 	Pattern string `json:"pattern"`
 	Kind    string `json:"kind"`
 	Line    string `json:"line"`
+	// Scope is "device under test" (the line names a device the run's
+	// data crossed), "machine" (power, or the USB host controller dying)
+	// or "other device"; only the first two make the run suspect, the
+	// last is a note.
+	Scope string `json:"scope,omitempty"`
 }
 
 // WiFiStation is the WiFi station (the link to its access point) that a
@@ -215,8 +242,8 @@ type WiFiSample struct {
 // Suspect is one reason a run's figures may not be the machine's own.
 type Suspect struct {
 	// Reason is "under-voltage", "throttled", "frequency capped", "soft
-	// temperature limit", "clock below maximum", "kernel error", "WiFi
-	// power save".
+	// temperature limit", "clock below maximum", "firmware clock below
+	// cpufreq", "kernel error", "WiFi power save".
 	Reason string `json:"reason"`
 	// AtS is when it began, in seconds from the start of sampling.
 	AtS float64 `json:"at_s"`
