@@ -28,6 +28,14 @@ const (
 	// linkBound is the share of a link's ceiling from which the link,
 	// not the CPU, is the likely bottleneck (as Judge says).
 	linkBound = 0.75
+	// wholeTest is the share of the test's per-second readings a core
+	// must be coreBusy in to be busy "for the whole test"; partTest the
+	// share (and partMinS the seconds) a core that was not busy on
+	// average must be coreBusy and coreLead ahead of the others in to be
+	// named as busy for part of it.
+	wholeTest = 0.9
+	partTest  = 0.25
+	partMinS  = 3
 )
 
 // CPU names the CPU as the bottleneck of the figures that sit below their
@@ -74,13 +82,16 @@ func cpuHop(doc *result.Document, h *result.Health) (result.Hop, bool) {
 	bound := false
 	if c, ok := busyCore(h.CPUs); ok {
 		name, link, bound = "CPU "+strconv.Itoa(c.CPU), "one core", true
-		s := fmt.Sprintf("CPU %d was %.0f %% busy (irq+softirq %.0f %%) for the whole test", c.CPU, c.Busy, c.IRQ+c.Softirq)
+		s := fmt.Sprintf("CPU %d was %.0f %% busy (irq+softirq %.0f %%) %s", c.CPU, c.Busy, c.IRQ+c.Softirq, busyFor(h, c))
 		words, known := pathWords(doc)
 		if irq, ok := boundLine(h.Interrupts, c.CPU, words, known); ok {
 			s += fmt.Sprintf("; interrupt %s (%s) fired %.0f %% on CPU %d", irq.IRQ, irq.Name, irq.TopShare*100, c.CPU)
 		}
 		s += ": " + boundPath(doc, c)
 		parts = append(parts, s)
+	}
+	if p, ok := partBusy(h); ok {
+		parts = append(parts, p)
 	}
 	if q := h.Cgroup; q != nil && q.QuotaCPUs > 0 && h.OwnCPUs != nil && *h.OwnCPUs >= quotaUse*q.QuotaCPUs {
 		bound = true
@@ -121,6 +132,72 @@ func busyCore(cpus []result.CPUTime) (result.CPUTime, bool) {
 		return top, false
 	}
 	return top, true
+}
+
+// busyFor says for how much of the test the busy core c was busy, from
+// its per-second readings: "for the whole test", or "at least 90 % for
+// 6 of 10 s of the test" when its mean hides a less busy stretch. A run
+// without the readings (before they were kept) says the whole test: a
+// mean of 90 % leaves no room for a long idle stretch.
+func busyFor(h *result.Health, c result.CPUTime) string {
+	sat, total := saturated(h, c, nil)
+	if total == 0 || sat >= wholeTest*total {
+		return "for the whole test"
+	}
+	return fmt.Sprintf("at least %d %% for %.0f of %.0f s of the test", coreBusy, sat, total)
+}
+
+// saturated is how long c was coreBusy or more over the test, and how
+// long the readings span; with lead, only the readings in which c was
+// also coreLead ahead of the mean of the others.
+func saturated(h *result.Health, c result.CPUTime, others []result.CPUTime) (sat, total float64) {
+	at := h.BusyAtS
+	if len(at) < 2 || len(c.BusySeries) != len(at)-1 {
+		return 0, 0
+	}
+	for i, v := range c.BusySeries {
+		d := at[i+1] - at[i]
+		total += d
+		if v < coreBusy {
+			continue
+		}
+		if len(others) > 0 {
+			rest, n := 0.0, 0
+			for _, o := range others {
+				if len(o.BusySeries) == len(c.BusySeries) {
+					rest, n = rest+o.BusySeries[i], n+1
+				}
+			}
+			if n > 0 && v-rest/float64(n) < coreLead {
+				continue
+			}
+		}
+		sat += d
+	}
+	return sat, total
+}
+
+// partBusy names a core that was not busy on average but was busy, and
+// ahead of the others, for a stretch of the test: a receive path bound
+// to one core during part of it, which the run's mean dilutes.
+func partBusy(h *result.Health) (string, bool) {
+	if _, ok := busyCore(h.CPUs); ok || len(h.CPUs) < 2 {
+		return "", false
+	}
+	best, bestS, total := -1, 0.0, 0.0
+	for i, c := range h.CPUs {
+		others := append(append([]result.CPUTime{}, h.CPUs[:i]...), h.CPUs[i+1:]...)
+		sat, tot := saturated(h, c, others)
+		if sat > bestS {
+			best, bestS, total = i, sat, tot
+		}
+	}
+	if best < 0 || bestS < partMinS || bestS < partTest*total {
+		return "", false
+	}
+	c := h.CPUs[best]
+	return fmt.Sprintf("CPU %d was at least %d %% busy, ahead of the others, for %.0f of %.0f s of the test (%.0f %% on average)",
+		c.CPU, coreBusy, bestS, total, c.Busy), true
 }
 
 // boundLine is the busiest interrupt line of a device on the data's path

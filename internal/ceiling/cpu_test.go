@@ -132,3 +132,47 @@ func TestCPUVerdictQuotaAndOthers(t *testing.T) {
 		t.Errorf("others alone: %q", v)
 	}
 }
+
+// TestCPUVerdictSeries: the per-second readings say whether the busy core
+// was busy for the whole test or part of it, and name a core busy for a
+// stretch that its mean over the test hides; a stretch in which every
+// core was busy names none.
+func TestCPUVerdictSeries(t *testing.T) {
+	loopDoc := func(h *result.Health) *result.Document {
+		return &result.Document{Net: &result.Net{Parameters: result.NetParameters{Interface: "lo"},
+			Sums: []result.NetSum{{Direction: "up", Receiver: result.NetFigure{BitsPerSecond: 8e9}}}}, Health: h}
+	}
+	at := []float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	// Busy 92 % on average, but at 90 % or more for 7 of the 10 s.
+	h := &result.Health{BusyAtS: at, CPUs: []result.CPUTime{
+		{CPU: 0, Busy: 92, System: 80, BusySeries: []float64{100, 100, 100, 100, 100, 100, 100, 75, 70, 75}},
+		{CPU: 1, Busy: 10, BusySeries: []float64{10, 10, 10, 10, 10, 10, 10, 10, 10, 10}}}}
+	doc := loopDoc(h)
+	CPU(doc)
+	if v := doc.Bottlenecks[0].Verdict; !strings.Contains(v, "CPU 0 was 92 % busy (irq+softirq 0 %) at least 90 % for 7 of 10 s of the test: the work is bound to one core") {
+		t.Errorf("part of the test: %s", v)
+	}
+	// Every reading at 90 % or more: the whole test.
+	h.CPUs[0].BusySeries = []float64{95, 90, 92, 91, 93, 90, 90, 95, 90, 94}
+	doc = loopDoc(h)
+	CPU(doc)
+	if v := doc.Bottlenecks[0].Verdict; !strings.Contains(v, "for the whole test") {
+		t.Errorf("whole test: %s", v)
+	}
+	// 55 % on average, at 100 % and far ahead of CPU 1 for 5 s: named
+	// for that stretch, not as the bottleneck.
+	h.CPUs[0].Busy, h.CPUs[0].BusySeries = 55, []float64{100, 100, 100, 100, 100, 10, 10, 10, 10, 10}
+	doc = loopDoc(h)
+	CPU(doc)
+	if len(doc.Bottlenecks) != 1 || !strings.Contains(doc.Bottlenecks[0].Verdict, "CPU 0 was at least 90 % busy, ahead of the others, for 5 of 10 s of the test (55 % on average)") ||
+		strings.Contains(doc.Bottlenecks[0].Verdict, "bound to one core") {
+		t.Errorf("a stretch: %+v", doc.Bottlenecks)
+	}
+	// Both cores at 100 % for those 5 s: no one core stands out.
+	h.CPUs[1].Busy, h.CPUs[1].BusySeries = 55, []float64{100, 100, 100, 100, 100, 10, 10, 10, 10, 10}
+	doc = loopDoc(h)
+	CPU(doc)
+	if len(doc.Bottlenecks) != 0 {
+		t.Errorf("every core busy named one: %+v", doc.Bottlenecks)
+	}
+}
