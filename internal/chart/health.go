@@ -105,20 +105,42 @@ func (e events) tags() []tag {
 	return out
 }
 
-// cpuChart draws each CPU's busy share over a network test and the part
-// of it spent in interrupts, where a receive path bound to one core
-// shows: a bar per CPU, nil when the run sampled none.
+// cpuChart draws each CPU's busy share over a network test, where a
+// receive path bound to one core shows: a line per CPU over the test's
+// seconds from the per-second readings, or, for a run without them, a
+// bar per CPU of its busy share and the part spent in interrupts; nil
+// when the run sampled none.
 func cpuChart(d *result.Document, name string) *Chart {
 	if d.Health == nil || len(d.Health.CPUs) == 0 {
 		return nil
 	}
+	h := d.Health
+	const title = "CPU busy during the test, % of each CPU"
+	if at := h.BusyAtS; len(at) >= 2 {
+		var ss []*series
+		for i, c := range h.CPUs {
+			if len(c.BusySeries) != len(at)-1 {
+				continue
+			}
+			s := newSeries("CPU "+strconv.Itoa(c.CPU), i, vg.Points(1))
+			for j, v := range c.BusySeries {
+				// Each reading covers at[j] to at[j+1]: drawn at its end.
+				s.Points = append(s.Points, point{X: at[j+1], Y: v,
+					Label: fmt.Sprintf("CPU %d %s-%s s: %s %% busy", c.CPU, num(at[j]), num(at[j+1]), f1(v))})
+			}
+			ss = append(ss, s)
+		}
+		if len(ss) > 0 {
+			return timeChart(name, title, "% busy", ss)
+		}
+	}
 	g := newGroups(2)
-	for _, c := range d.Health.CPUs {
+	for _, c := range h.CPUs {
 		key := "CPU " + strconv.Itoa(c.CPU)
 		g.set(key, 0, c.Busy, fmt.Sprintf("%s %% busy: user %s %%, system %s %%, irq %s %%, softirq %s %%, steal %s %%",
 			f1(c.Busy), f1(c.User), f1(c.System), f1(c.IRQ), f1(c.Softirq), f1(c.Steal)))
 		irq := c.IRQ + c.Softirq
 		g.set(key, 1, irq, f1(irq)+" % in irq and softirq")
 	}
-	return g.chart(name, "CPU busy during the test, % of each CPU", "% busy", []string{"busy", "irq+softirq"})
+	return g.chart(name, title, "% busy", []string{"busy", "irq+softirq"})
 }

@@ -81,3 +81,33 @@ func TestHealthEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestCPUChartOverTime: a network test whose health kept per-second
+// readings draws each CPU's busy share over the test's seconds, a point
+// per reading titled with its span, instead of a bar of the mean.
+func TestCPUChartOverTime(t *testing.T) {
+	d := netDoc()
+	d.Health = &result.Health{Seconds: 3, Samples: 4, BusyAtS: []float64{0, 1, 2, 3},
+		CPUs: []result.CPUTime{{CPU: 0, Busy: 70, BusySeries: []float64{100, 100, 10}}, {CPU: 1, Busy: 10, BusySeries: []float64{10, 10, 10}}}}
+	charts, err := For([]*result.Document{d}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range charts {
+		if c.Name != "net-cpu" {
+			continue
+		}
+		b, err := c.SVG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		titles := svgCheck(t, c.Name, b)
+		want := []string{"CPU 0 0-1 s: 100.0 % busy", "CPU 0 1-2 s: 100.0 % busy", "CPU 0 2-3 s: 10.0 % busy",
+			"CPU 1 0-1 s: 10.0 % busy", "CPU 1 1-2 s: 10.0 % busy", "CPU 1 2-3 s: 10.0 % busy"}
+		if strings.Join(titles, "\n") != strings.Join(want, "\n") || !strings.Contains(string(b), ">seconds<") {
+			t.Errorf("points %q, want %q over seconds", titles, want)
+		}
+		return
+	}
+	t.Error("no net-cpu chart")
+}
