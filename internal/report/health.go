@@ -88,6 +88,9 @@ func HealthLines(h *result.Health) []string {
 		}
 		out = append(out, s+fmt.Sprintf(" of %.0f MHz", c.MaxMHz))
 	}
+	if f := h.FirmwareClock; f != nil {
+		out = append(out, fmt.Sprintf("ARM clock the firmware measured: %.0f-%.0f MHz, mean %.0f MHz", f.MinMHz, f.MaxMHz, f.MeanMHz))
+	}
 	if len(h.Temperatures) > 0 {
 		var parts []string
 		for _, t := range h.Temperatures {
@@ -109,6 +112,15 @@ func HealthLines(h *result.Health) []string {
 	}
 	if k := h.Kernel; k != nil {
 		s := fmt.Sprintf("kernel log: %d new line(s), %d matching an error pattern", k.New, len(k.Matched))
+		var notes []string
+		for _, m := range k.Matched {
+			if m.Scope == "other device" {
+				notes = append(notes, m.Line)
+			}
+		}
+		if len(notes) > 0 {
+			s += fmt.Sprintf(" (%d of another device, not the one tested: %s)", len(notes), strings.Join(notes, "; "))
+		}
 		if k.Lost {
 			s += " (some lost before they were read)"
 		}

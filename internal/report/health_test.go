@@ -125,3 +125,20 @@ func TestWiFiLine(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// TestHealthLinesClockAndNotes: the firmware's measured clock has its
+// line, and a kernel error of a device the run did not use is told as a
+// note beside the count.
+func TestHealthLinesClockAndNotes(t *testing.T) {
+	h := &result.Health{FirmwareClock: &result.FirmwareClock{MinMHz: 600, MeanMHz: 1320, MaxMHz: 1500, Samples: 5},
+		Kernel: &result.KernelLog{New: 3, Matched: []result.KernelLine{
+			{Pattern: "i/o error", Kind: "storage", Line: "I/O error, dev sda, sector 0", Scope: "device under test"},
+			{Pattern: "i/o error", Kind: "storage", Line: "I/O error, dev sdb, sector 0", Scope: "other device"}}}}
+	got := strings.Join(HealthLines(h), "\n")
+	for _, want := range []string{"ARM clock the firmware measured: 600-1500 MHz, mean 1320 MHz",
+		"kernel log: 3 new line(s), 2 matching an error pattern (1 of another device, not the one tested: I/O error, dev sdb, sector 0)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in\n%s", want, got)
+		}
+	}
+}
