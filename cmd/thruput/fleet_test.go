@@ -195,6 +195,14 @@ func TestFleetRun(t *testing.T) {
 		emptyDir(t, filepath.Join(l.sshd[i].Dir, "tmp"))
 	}
 	emptyDir(t, target)
+	// The hosts' runs carry their health into the controller's store.
+	if h := lines["h1"]; len(h.Runs) == 1 {
+		show := l.thruput(t, "results", "show", h.Runs[0], "--json")
+		doc, err := result.Read(strings.NewReader(show.stdout))
+		if err != nil || doc.Health == nil || doc.Health.Samples < 2 {
+			t.Errorf("h1's run %s without its health: %v\n%s", h.Runs[0], err, show.stdout)
+		}
+	}
 	// ProxyJump: h1's own loopback is reachable only through h1.
 	cfg, _ := os.ReadFile(filepath.Join(l.home, ".ssh", "config"))
 	cfg = fmt.Appendf(cfg, "Host inside\n  HostName 127.0.0.1\n  User %s\n  ProxyJump h1\n", l.user.Username)

@@ -73,52 +73,91 @@ func verdicts(doc *result.Document) string {
 	return strings.Join(vs, "\n")
 }
 
+// quietTries is how many runs a test of what one core does may take to
+// find the shared machine quiet enough to tell.
+const quietTries = 3
+
+// unquiet ends a test whose machine was never quiet enough to judge:
+// under CI (CI=true) a failure, since a skip there would pass having
+// asserted nothing; elsewhere a skip that says why.
+func unquiet(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("never quiet enough to judge in %d tries (CI=true: not a skip): "+format, append([]any{quietTries}, args...)...)
+	}
+	t.Skipf("never quiet enough to judge in %d tries: "+format, append([]any{quietTries}, args...)...)
+}
+
 // TestHealthPinnedCore: client and server pinned to CPU 1 make that core
 // the bottleneck, named; unpinned on two CPUs no one core is. Other
-// processes on this shared machine can fill one core themselves: a run
-// where they took more than quietCPUs (by its own health, less the
-// server's CPU) cannot tell, and is tried again, up to three times.
+// processes on this shared machine can fill a core themselves, so a run
+// that contradicts the claim while they were busy cannot tell: an
+// unpinned run naming a core while they took more than quietCPUs (by
+// its own health, less the server's CPU), or a pinned run not naming
+// CPU 1 while they kept CPU 0 busy. Such a run is tried again, up to
+// quietTries times; never decided, the test fails under CI and skips
+// elsewhere. Neither half passes unjudged.
 func TestHealthPinnedCore(t *testing.T) {
 	fstest.Long(t, "it measures loopback for seconds")
 	if _, err := exec.LookPath("taskset"); err != nil {
 		t.Skip("no taskset")
 	}
 	judged := false
-	for try := 1; try <= 3 && !judged; try++ {
+	var last string
+	for try := 1; try <= quietTries && !judged; try++ {
 		doc, server := loopbackRun(t, "")
+		v := verdicts(doc)
+		if !strings.Contains(v, "bound to one core") {
+			judged = true
+			break
+		}
+		// A core named while other processes were busy may be theirs.
 		if others := strangers(doc, server); others > quietCPUs {
-			t.Logf("unpinned run %d: other processes took %.2f CPUs (busy %+v): not quiet enough to judge", try, others, doc.Health.CPUs)
+			last = fmt.Sprintf("unpinned run %d named a core while other processes took %.2f CPUs (busy %+v)", try, others, doc.Health.CPUs)
+			t.Log(last)
 			continue
 		}
 		judged = true
-		if v := verdicts(doc); strings.Contains(v, " was ") && strings.Contains(v, "% busy") {
-			t.Errorf("unpinned on a quiet machine (others %.2f CPUs), a core was named:\n%s\n%+v", strangers(doc, server), v, doc.Health.CPUs)
-		}
+		t.Errorf("unpinned on a quiet machine (others %.2f CPUs), a core was named the bottleneck:\n%s\n%+v", strangers(doc, server), v, doc.Health.CPUs)
 	}
 	if !judged {
-		t.Log("the unpinned half was not judged: the machine was never quiet")
+		unquiet(t, "the unpinned half: %s", last)
 	}
-	doc, _ := loopbackRun(t, "1")
-	var cpu0, cpu1 float64
-	for _, c := range doc.Health.CPUs {
-		switch c.CPU {
-		case 0:
-			cpu0 = c.Busy
-		case 1:
-			cpu1 = c.Busy
+	for try := 1; try <= quietTries; try++ {
+		doc, _ := loopbackRun(t, "1")
+		var cpu0, cpu1 float64
+		for _, c := range doc.Health.CPUs {
+			switch c.CPU {
+			case 0:
+				cpu0 = c.Busy
+			case 1:
+				cpu1 = c.Busy
+			}
 		}
+		if cpu1 < 90 {
+			t.Fatalf("CPU 1 only %.0f %% busy with the test pinned to it: %+v", cpu1, doc.Health.CPUs)
+		}
+		v := verdicts(doc)
+		named := strings.Contains(v, "CPU 1 was ") && strings.Contains(v, "bound to one core")
+		// Other processes on this shared machine may fill CPU 0 too:
+		// then no one core stands out, rightly, and the run cannot tell.
+		if !named && cpu0 > 60 {
+			last = fmt.Sprintf("pinned run %d: CPU 0 was %.0f %% busy with other processes (%v CPUs)", try, cpu0, *doc.Health.OthersCPUs)
+			t.Log(last)
+			continue
+		}
+		if !named {
+			t.Errorf("pinned to CPU 1, the verdict does not name it:\n%s", v)
+		}
+		// The per-second readings back the mean: CPU 1 busy at every one.
+		for _, c := range doc.Health.CPUs {
+			if c.CPU == 1 && (len(c.BusySeries) < 2 || len(c.BusySeries) != len(doc.Health.BusyAtS)-1) {
+				t.Errorf("CPU 1's per-second readings %v at %v", c.BusySeries, doc.Health.BusyAtS)
+			}
+		}
+		return
 	}
-	if cpu1 < 90 {
-		t.Fatalf("CPU 1 only %.0f %% busy with the test pinned to it: %+v", cpu1, doc.Health.CPUs)
-	}
-	// Other processes on this shared machine may fill CPU 0 too: then
-	// no one core stands out, rightly, and there is nothing to test.
-	if cpu0 > 60 {
-		t.Skipf("CPU 0 was %.0f %% busy with other processes (%v CPUs): the machine is too busy to tell one core from all", cpu0, *doc.Health.OthersCPUs)
-	}
-	if v := verdicts(doc); !strings.Contains(v, "CPU 1 was ") || !strings.Contains(v, "bound to one core") {
-		t.Errorf("pinned to CPU 1, the verdict does not name it:\n%s", v)
-	}
+	unquiet(t, "the pinned half: %s", last)
 }
 
 // cgroupDir makes a cgroup with a CPU quota of 20 % on cgroup v2 or v1,
@@ -205,16 +244,28 @@ func TestHealthKernelLine(t *testing.T) {
 		return o, doc
 	}
 	tag := fmt.Sprintf("thruput-test-%d", time.Now().UnixNano())
-	o, doc := run(tag+": blk_update_request: I/O error, dev loop99, sector 0", "--strict")
+	// The loopback test crosses lo: a watchdog line naming it is the
+	// run's.
+	o, doc := run(tag+": NETDEV WATCHDOG: lo (thruput-test): transmit queue 0 timed out", "--strict")
 	found := false
 	for _, m := range doc.Health.Kernel.Matched {
-		found = found || strings.Contains(m.Line, tag) && m.AtS >= 0.5
+		found = found || strings.Contains(m.Line, tag) && m.AtS >= 0.5 && m.Scope == "device under test"
 	}
 	if !found || !doc.Suspect() || !strings.Contains(doc.SuspectNote(), tag) {
-		t.Errorf("the I/O error line did not make the run suspect: %+v", doc.Health.Suspect)
+		t.Errorf("the watchdog line on lo did not make the run suspect: %+v %+v", doc.Health.Kernel.Matched, doc.Health.Suspect)
 	}
 	if o.code != 1 || !strings.Contains(o.stderr, "--strict: the run is suspect") {
 		t.Errorf("--strict on a suspect run: exit %d\n%s", o.code, o.stderr)
+	}
+	// A disk's I/O error during a network test is another device's: a
+	// note, not a reason.
+	o, doc = run(tag+": blk_update_request: I/O error, dev loop99, sector 0", "--strict")
+	found = false
+	for _, m := range doc.Health.Kernel.Matched {
+		found = found || strings.Contains(m.Line, tag) && m.Scope == "other device"
+	}
+	if !found || strings.Contains(doc.SuspectNote(), tag) || o.code != 0 {
+		t.Errorf("another device's I/O error: matched %+v, suspect %+v, --strict exit %d", doc.Health.Kernel.Matched, doc.Health.Suspect, o.code)
 	}
 	_, doc = run(tag + ": all is well")
 	for _, m := range doc.Health.Kernel.Matched {
@@ -227,8 +278,8 @@ func TestHealthKernelLine(t *testing.T) {
 	}
 }
 
-// TestHealthOthersCPU: a process spinning beside a run is reported as
-// other processes' CPU.
+// TestHealthOthersCPU: a process spinning beside a disk sweep is
+// reported as other processes' CPU, and named in the verdict.
 func TestHealthOthersCPU(t *testing.T) {
 	fstest.Long(t, "it measures for seconds")
 	hog := exec.Command("sh", "-c", "while :; do :; done")
@@ -236,10 +287,12 @@ func TestHealthOthersCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = hog.Process.Kill(); _ = hog.Wait() })
-	doc, _ := loopbackRun(t, "")
+	// Four phases of up to a second: long enough for the counters'
+	// ticks to say a core was taken.
+	doc := sweepJSON(t, t.TempDir(), "--sizes", "64k,1M", "--file-size", "256M", "--max-time", "1s", "--no-save")
 	h := doc.Health
 	if h == nil || h.OthersCPUs == nil || *h.OthersCPUs < 0.5 {
-		t.Fatalf("others' CPU with a hog running: %+v", h)
+		t.Fatalf("others' CPU with a hog running beside the sweep: %+v", h)
 	}
 	if v := verdicts(doc); !strings.Contains(v, "other processes used") {
 		t.Errorf("the verdict does not name the other processes:\n%s", v)

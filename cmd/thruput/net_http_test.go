@@ -46,6 +46,10 @@ func TestHTTPAgainstServe(t *testing.T) {
 	if o.code != 0 || doc.Status != result.StatusOK {
 		t.Fatalf("exit %d, status %s: %s", o.code, doc.Status, o.stderr)
 	}
+	// Health is sampled during a download as during every method.
+	if doc.Health == nil || doc.Health.Samples < 2 || len(doc.Health.CPUs) == 0 {
+		t.Errorf("net http document without its health: %+v", doc.Health)
+	}
 	h := doc.HTTP
 	if len(h.Runs) != 3 || h.Summary == nil || h.Summary.MiBPerSec.N != 3 {
 		t.Fatalf("--repeat 3: %d runs, summary %+v", len(h.Runs), h.Summary)

@@ -151,9 +151,16 @@ func TestSuiteDiskNamedSweep(t *testing.T) {
 		if code := run(t.Context(), []string{"thruput", "results", "show", r.ID, "--db", db, "--json"}, &out); code != exitOK {
 			t.Fatalf("results show %s: exit %d", r.ID, code)
 		}
-		var doc struct{ Argv []string }
+		var doc struct {
+			Argv   []string
+			Health *result.Health
+		}
 		if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
 			t.Fatal(err)
+		}
+		// Each of the suite's steps samples its health.
+		if doc.Health == nil || doc.Health.Samples < 2 {
+			t.Errorf("suite step %s without its health: %+v", r.Method, doc.Health)
 		}
 		argv, f := strings.Join(doc.Argv, " "), flags[r.Method]
 		if !strings.Contains(argv, f[0]) || strings.Contains(argv, f[1]) {
