@@ -365,12 +365,12 @@ func fairness(r *result.Random, n int, evAvg, evDev, tAvg, tDev float64, printed
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
-func spread(n int, mean, popDev float64) result.Spread {
-	s := result.Spread{N: n, Mean: mean}
+func spread(n int, mean, popDev float64) result.ThreadSpread {
+	s := result.ThreadSpread{N: n, Mean: mean}
 	if n > 1 {
 		s.Stddev = popDev * math.Sqrt(float64(n)/float64(n-1))
 	} else {
-		s.Min, s.Max = mean, mean
+		s.Min, s.Max = &mean, &mean
 	}
 	return s
 }

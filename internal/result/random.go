@@ -85,8 +85,19 @@ type ThreadStats struct {
 
 // Fairness is the spread of requests and busy time over threads.
 type Fairness struct {
-	Requests  Spread `json:"requests"`
-	ElapsedNs Spread `json:"elapsed_ns"`
+	Requests  ThreadSpread `json:"requests"`
+	ElapsedNs ThreadSpread `json:"elapsed_ns"`
+}
+
+// ThreadSpread is a Spread over the threads whose minimum and maximum may
+// be unknown: sysbench prints only the mean and deviation of several
+// threads, and a run imported from it has no extremes to show.
+type ThreadSpread struct {
+	N      int      `json:"n"`
+	Mean   float64  `json:"mean"`
+	Stddev float64  `json:"stddev"`
+	Min    *float64 `json:"min,omitempty"`
+	Max    *float64 `json:"max,omitempty"`
 }
 
 // Measured is whether any request completed: sysbench 1.1 prints rates,
