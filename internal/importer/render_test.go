@@ -93,7 +93,7 @@ func noFalseZero(t *testing.T, d *result.Document, out string) {
 	}
 	// sysbench 0.4 prints the mean and deviation of several threads, not
 	// their extremes.
-	if f := r.Fairness; f.Requests.Min != nil || f.Requests.Max != nil || f.ElapsedNs.Min != nil || f.ElapsedNs.Max != nil {
+	if f := r.Fairness; f == nil || f.Requests.Min != nil || f.Requests.Max != nil || f.ElapsedNs.Min != nil || f.ElapsedNs.Max != nil {
 		t.Errorf("%s (%s): fairness min/max %+v, which sysbench 0.4 does not print", d.ID, d.Imported.File, f)
 	}
 	if !regexp.MustCompile(`(?m)^\s*requests\s+\S+\s+\S+\s+-\s+-\s*$`).MatchString(out) {

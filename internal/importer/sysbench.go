@@ -352,13 +352,17 @@ func sysbenchRun(s *sbRun, file string) (*result.Document, error) {
 
 // fairness records sysbench's Threads fairness section.
 func fairness(r *result.Random, n int, evAvg, evDev, tAvg, tDev float64, printed bool) {
+	if !printed {
+		// sysbench 1.1 prints none unless asked: none is stored.
+		return
+	}
 	// sysbench's deviation is the population one; thruput's spreads are
 	// sample deviations. Minimum and maximum are known for one thread only.
-	r.Fairness = result.Fairness{
+	r.Fairness = &result.Fairness{
 		Requests:  spread(n, evAvg, evDev),
 		ElapsedNs: spread(n, tAvg*1e9, tDev*1e9),
 	}
-	if printed && n == 1 {
+	if n == 1 {
 		r.Threads = []result.ThreadStats{{Requests: int64(math.Round(evAvg)), ElapsedNs: int64(math.Round(tAvg * 1e9))}}
 	}
 }

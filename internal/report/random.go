@@ -57,9 +57,13 @@ func randomTables(doc *result.Document, u storageUnit) []Table {
 			lat.Rows = append(lat.Rows, latencyRow(l.name, l.l))
 		}
 	}
+	f := r.Fairness
+	if f == nil {
+		return []Table{rates, lat}
+	}
 	fair := Table{Title: "Threads fairness", Header: []string{"", "avg", "stddev", "min", "max"}, Rows: [][]string{
-		{"requests", f1(r.Fairness.Requests.Mean), f1(r.Fairness.Requests.Stddev), extreme(r.Fairness.Requests.Min, 1, f1), extreme(r.Fairness.Requests.Max, 1, f1)},
-		{"time, s", f3(r.Fairness.ElapsedNs.Mean / 1e9), f3(r.Fairness.ElapsedNs.Stddev / 1e9), extreme(r.Fairness.ElapsedNs.Min, 1e-9, f3), extreme(r.Fairness.ElapsedNs.Max, 1e-9, f3)},
+		{"requests", f1(f.Requests.Mean), f1(f.Requests.Stddev), extreme(f.Requests.Min, 1, f1), extreme(f.Requests.Max, 1, f1)},
+		{"time, s", f3(f.ElapsedNs.Mean / 1e9), f3(f.ElapsedNs.Stddev / 1e9), extreme(f.ElapsedNs.Min, 1e-9, f3), extreme(f.ElapsedNs.Max, 1e-9, f3)},
 	}}
 	return []Table{rates, lat, fair}
 }

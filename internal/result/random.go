@@ -40,9 +40,11 @@ type Random struct {
 	WriteLatency *Latency `json:"write_latency,omitempty"`
 	FsyncLatency *Latency `json:"fsync_latency,omitempty"`
 	// Threads holds each thread's requests and busy time; Fairness their
-	// spread (a thread starved by the others shows as a large stddev).
+	// spread (a thread starved by the others shows as a large stddev),
+	// absent on a run imported from sysbench output that printed none
+	// (1.1 unless asked).
 	Threads  []ThreadStats `json:"threads"`
-	Fairness Fairness      `json:"fairness"`
+	Fairness *Fairness     `json:"fairness,omitempty"`
 	// ReadDevice is what the storage device served of the reads.
 	ReadDevice *DeviceShare `json:"read_device,omitempty"`
 	// Interval is how well the bytes moved per second (reads and writes
