@@ -15,7 +15,8 @@ func init() {
 
 // ioJob describes an I/O job in a few words: "randread 4k QD 64".
 func ioJob(p result.IOParameters) string {
-	s := fmt.Sprintf("%s %s QD %d", p.RW, units.SizeLabel(p.BlockSize), p.IODepth)
+	bs, depth := p.Shape(units.SizeLabel, "?")
+	s := fmt.Sprintf("%s %s QD %s", p.RW, bs, depth)
 	if p.Jobs > 1 {
 		s += fmt.Sprintf(" × %d jobs", p.Jobs)
 	}

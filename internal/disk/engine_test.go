@@ -306,7 +306,7 @@ func TestRandomFillsInPlace(t *testing.T) {
 		requests += th.Requests
 	}
 	f := out.Fairness.Requests
-	if len(out.Threads) != 2 || requests != out.Reads+out.Writes+out.Fsyncs || f.N != 2 || f.Mean != float64(requests)/2 || f.Min > f.Max {
+	if len(out.Threads) != 2 || requests != out.Reads+out.Writes+out.Fsyncs || f.N != 2 || f.Mean != float64(requests)/2 || f.Min == nil || f.Max == nil || *f.Min > *f.Max {
 		t.Errorf("threads %+v, fairness %+v: want two threads sharing %d requests", out.Threads, f, out.Reads+out.Writes+out.Fsyncs)
 	}
 	if l := out.Latency; l == nil || l.Count != out.Reads+out.Writes+out.Fsyncs || l.MinNs > l.P50Ns || l.P50Ns > l.P999Ns || l.P999Ns > l.MaxNs {

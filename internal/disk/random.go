@@ -271,7 +271,7 @@ func runRandom(ctx context.Context, c RandomConfig, fds []int, res *result.Rando
 	res.WriteMiBPerSec = result.MiBPerSec(res.WrittenBytes, res.ElapsedNs)
 	res.Latency, res.ReadLatency = result.LatencyOf(all.Latency()), result.LatencyOf(rd.Latency())
 	res.WriteLatency, res.FsyncLatency = result.LatencyOf(wr.Latency()), result.LatencyOf(fs.Latency())
-	res.Fairness = result.Fairness{Requests: result.SpreadOf(stats.Summarize(perReq)), ElapsedNs: result.SpreadOf(stats.Summarize(perTime))}
+	res.Fairness = &result.Fairness{Requests: result.ThreadSpreadOf(stats.Summarize(perReq)), ElapsedNs: result.ThreadSpreadOf(stats.Summarize(perTime))}
 	// The figures become what the meter gives (Figure): the windows' mean
 	// once warm-up is cut, or the rate after a cliff with --sustained. The
 	// windows count bytes; the requests of each kind keep their share of

@@ -153,7 +153,8 @@ func ioSummary(doc *result.Document) string {
 		}
 	}
 	p := io.Parameters
-	s := fmt.Sprintf("%s %s Q%dT%d ", units.SizeLabel(p.BlockSize), p.RW, p.IODepth, p.Jobs)
+	bs, depth := p.Shape(units.SizeLabel, "?")
+	s := fmt.Sprintf("%s %s Q%sT%d ", bs, p.RW, depth, p.Jobs)
 	switch len(figs) {
 	case 0:
 		return ""

@@ -27,6 +27,7 @@ import (
 //	runs N                       the documents the import gives
 //	note TEXT                    a note on what was skipped says TEXT
 //	run I key=value ...          figures of document I (from 1)
+//	error I TEXT                 document I's failure reason says TEXT
 //
 // A figure is compared within 0.1 %; "absent" means the document must not
 // hold it at all. A figure is named by its path in the result document
@@ -37,6 +38,7 @@ type expectation struct {
 	runs                           int
 	notes                          []string
 	figures                        map[int][][2]string
+	errors                         map[int]string
 }
 
 func readExpect(t *testing.T, path string) expectation {
@@ -46,7 +48,7 @@ func readExpect(t *testing.T, path string) expectation {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	e := expectation{runs: -1, figures: map[int][][2]string{}}
+	e := expectation{runs: -1, figures: map[int][][2]string{}, errors: map[int]string{}}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
@@ -84,6 +86,13 @@ func readExpect(t *testing.T, path string) expectation {
 				}
 				e.figures[n] = append(e.figures[n], [2]string{k, v})
 			}
+		case "error":
+			i, text, _ := strings.Cut(rest, " ")
+			n, err := strconv.Atoi(i)
+			if err != nil || text == "" {
+				t.Fatalf("%s: %q", path, line)
+			}
+			e.errors[n] = text
 		default:
 			t.Fatalf("%s: unknown line %q", path, line)
 		}
@@ -141,6 +150,14 @@ func TestRealCorpus(t *testing.T) {
 				}
 				if _, err := result.Read(&buf); err != nil {
 					t.Fatalf("%s does not read back: %v", d.ID, err)
+				}
+			}
+			for n, text := range e.errors {
+				if n < 1 || n > len(docs) {
+					t.Fatalf("run %d of %d", n, len(docs))
+				}
+				if d := docs[n-1]; !strings.Contains(d.Error, text) {
+					t.Errorf("run %d: reason %q, want one saying %q", n, d.Error, text)
 				}
 			}
 			for n, figs := range e.figures {

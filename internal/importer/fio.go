@@ -321,6 +321,11 @@ func fioJob(j, global val, pre map[string]fioPre, entries int, ended time.Time, 
 			break
 		}
 	}
+	if f.noOptions {
+		// The document cannot leave these out: rw holds the directions
+		// that moved data, direct its zero.
+		d.Imported.Unstated = []string{"rw", "direct"}
+	}
 	d.Host.Hostname = j.key("hostname").str()
 	setLabel(d, "fio.job", name)
 	if f.client {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -86,12 +87,12 @@ func checkOutcome(t *testing.T, docs []*result.Document, err error) {
 	}
 }
 
-// corpusSeeds adds the real outputs of tool (all with "") under
+// corpusSeeds adds the real outputs of tools (all with none) under
 // testdata/real to a fuzzer's seeds: mutations of what the tools really
 // wrote reach far more of each parser than hand-written seeds.
-func corpusSeeds(f *testing.F, tool string) {
+func corpusSeeds(f *testing.F, tools ...string) {
 	eachCorpusFile(f, func(_ string, data []byte) {
-		if tool == "" || Detect(data) == tool {
+		if len(tools) == 0 || slices.Contains(tools, Detect(data)) {
 			f.Add(data)
 		}
 	})
@@ -116,11 +117,11 @@ func eachCorpusFile(tb testing.TB, fn func(name string, data []byte)) {
 	}
 }
 
-func fuzzWith(f *testing.F, tool string, seeds []string, parse func([]byte, string) ([]*result.Document, error)) {
+func fuzzWith(f *testing.F, tools []string, seeds []string, parse func([]byte, string) ([]*result.Document, error)) {
 	for _, s := range seeds {
 		f.Add([]byte(s))
 	}
-	corpusSeeds(f, tool)
+	corpusSeeds(f, tools...)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		docs, err := parse(data, "fuzz")
 		checkOutcome(t, docs, err)
@@ -138,12 +139,15 @@ var downloadSeeds = []string{
 	"$ curl -o /dev/null http://pi.lan/100M\n  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current\n                                 Dload  Upload   Total   Spent    Left  Speed\n\r100  100M  100  100M    0     0  11.2M      0  0:00:08  0:00:08 --:--:-- 11.5M\n",
 }
 
-func FuzzFio(f *testing.F)      { fuzzWith(f, FIO, fioSeeds, importFio) }
-func FuzzIPerf3(f *testing.F)   { fuzzWith(f, IPerf3, iperf3Seeds, importIPerf3) }
-func FuzzSysbench(f *testing.F) { fuzzWith(f, Sysbench, sysbenchSeeds, importSysbench) }
-func FuzzDD(f *testing.F)       { fuzzWith(f, DD, ddSeeds, importDD) }
+func FuzzFio(f *testing.F)      { fuzzWith(f, []string{FIO}, fioSeeds, importFio) }
+func FuzzIPerf3(f *testing.F)   { fuzzWith(f, []string{IPerf3}, iperf3Seeds, importIPerf3) }
+func FuzzSysbench(f *testing.F) { fuzzWith(f, []string{Sysbench}, sysbenchSeeds, importSysbench) }
+func FuzzDD(f *testing.F)       { fuzzWith(f, []string{DD}, ddSeeds, importDD) }
+
+// FuzzDownload reads wget's and curl's transcripts, and is seeded with the
+// corpus's of both.
 func FuzzDownload(f *testing.F) {
-	fuzzWith(f, Wget, downloadSeeds, func(b []byte, file string) ([]*result.Document, error) {
+	fuzzWith(f, []string{Wget, Curl}, downloadSeeds, func(b []byte, file string) ([]*result.Document, error) {
 		tool := Wget
 		if curlMeter.Match(b) {
 			tool = Curl
@@ -152,7 +156,7 @@ func FuzzDownload(f *testing.F) {
 	})
 }
 func FuzzThruput(f *testing.F) {
-	fuzzWith(f, Thruput, thruputSeeds, func(b []byte, _ string) ([]*result.Document, error) { return importThruput(b) })
+	fuzzWith(f, []string{Thruput}, thruputSeeds, func(b []byte, _ string) ([]*result.Document, error) { return importThruput(b) })
 }
 
 // FuzzImport goes through Detect, as the command does.
@@ -162,7 +166,7 @@ func FuzzImport(f *testing.F) {
 			f.Add([]byte(s))
 		}
 	}
-	corpusSeeds(f, "")
+	corpusSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tool := Detect(data)
 		docs, err := Import(data, "fuzz")

@@ -18,13 +18,17 @@ import (
 func importIPerf3(data []byte, file string) ([]*result.Document, error) {
 	// What a terminal left before the JSON ("^C", an escape sequence) is
 	// not iperf3's; its output starts at its first key.
+	// Lines are counted from the file's first, which the skipped text is
+	// part of, so that a message points where an editor does.
+	line := 1
 	if at, ok := outputStart(data, IPerf3); ok {
+		line += bytes.Count(data[:at], []byte{'\n'})
 		data = data[at:]
 	}
 	var v any
 	var err error
 	if firstKey(data) == "event" {
-		v, err = iperf3Stream(data)
+		v, err = iperf3Stream(data, line)
 	} else {
 		v, err = decodeJSONDup(data, "iperf3 JSON")
 	}
@@ -42,11 +46,11 @@ func importIPerf3(data []byte, file string) ([]*result.Document, error) {
 }
 
 // iperf3Stream assembles --json-stream's events (iperf3 3.17 and later)
-// into the shape -J prints.
-func iperf3Stream(data []byte) (any, error) {
+// into the shape -J prints; its first line is the file's line first.
+func iperf3Stream(data []byte, first int) (any, error) {
 	out := map[string]any{}
 	var intervals []any
-	for n, rest := 1, data; len(rest) > 0; n++ {
+	for n, rest := first, data; len(rest) > 0; n++ {
 		line, next := rest, []byte(nil)
 		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
 			line, next = rest[:i], rest[i+1:]

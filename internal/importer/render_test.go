@@ -1,10 +1,14 @@
 package importer
 
 import (
+	"bytes"
 	"io"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/thruput/thruput/internal/compare"
+	"github.com/thruput/thruput/internal/headline"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 )
@@ -30,14 +34,17 @@ func TestRenderImported(t *testing.T) {
 		t.Fatalf("%d runs imported from the corpus, want over 100", len(all))
 	}
 	for _, d := range all {
+		var out bytes.Buffer
 		for _, format := range report.Formats {
-			if err := report.Write(io.Discard, d, report.Options{Format: format}); err != nil {
+			if err := report.Write(&out, d, report.Options{Format: format}); err != nil {
 				t.Errorf("%s (%s) as %s: %v", d.ID, d.Imported.File, format, err)
 			}
 		}
-		if err := report.WriteHTML(io.Discard, []*result.Document{d}, nil, report.HTMLOptions{}); err != nil {
+		if err := report.WriteHTML(&out, []*result.Document{d}, nil, report.HTMLOptions{}); err != nil {
 			t.Errorf("%s (%s) as HTML: %v", d.ID, d.Imported.File, err)
 		}
+		out.WriteString("\n" + headline.Summary(d))
+		noFalseZero(t, d, out.String())
 	}
 	// Each run against the first of its kind, as compare and a report of
 	// two ids line them up.
@@ -63,5 +70,33 @@ func TestRenderImported(t *testing.T) {
 	}
 	if err := report.WriteMetrics(io.Discard, all); err != nil {
 		t.Errorf("metrics: %v", err)
+	}
+}
+
+// unsaid are what renderers once printed for a parameter an imported
+// output did not state (fio 2.1 prints no job options): a zero, or the
+// page-cache eviction only thruput's own runs do.
+var unsaid = regexp.MustCompile(`iodepth 0\b|\b0 B per job|\bQ0T|\bQD 0\b|^0 B |evicted`)
+
+// noFalseZero checks that what the file did not say reads as unknown in
+// every rendering of d, never as zero.
+func noFalseZero(t *testing.T, d *result.Document, out string) {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		if m := unsaid.FindString(line); m != "" {
+			t.Errorf("%s (%s) prints %q, which its output did not say: %q", d.ID, d.Imported.File, m, line)
+		}
+	}
+	r := d.Random
+	if d.Imported.Tool != Sysbench || r == nil || r.Parameters.Threads < 2 || !strings.HasPrefix(d.Imported.Version, "0.4") {
+		return
+	}
+	// sysbench 0.4 prints the mean and deviation of several threads, not
+	// their extremes.
+	if f := r.Fairness; f == nil || f.Requests.Min != nil || f.Requests.Max != nil || f.ElapsedNs.Min != nil || f.ElapsedNs.Max != nil {
+		t.Errorf("%s (%s): fairness min/max %+v, which sysbench 0.4 does not print", d.ID, d.Imported.File, f)
+	}
+	if !regexp.MustCompile(`(?m)^\s*requests\s+\S+\s+\S+\s+-\s+-\s*$`).MatchString(out) {
+		t.Errorf("%s (%s): the fairness table does not show min and max as unknown:\n%s", d.ID, d.Imported.File, out)
 	}
 }

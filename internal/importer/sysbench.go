@@ -352,25 +352,29 @@ func sysbenchRun(s *sbRun, file string) (*result.Document, error) {
 
 // fairness records sysbench's Threads fairness section.
 func fairness(r *result.Random, n int, evAvg, evDev, tAvg, tDev float64, printed bool) {
+	if !printed {
+		// sysbench 1.1 prints none unless asked: none is stored.
+		return
+	}
 	// sysbench's deviation is the population one; thruput's spreads are
 	// sample deviations. Minimum and maximum are known for one thread only.
-	r.Fairness = result.Fairness{
+	r.Fairness = &result.Fairness{
 		Requests:  spread(n, evAvg, evDev),
 		ElapsedNs: spread(n, tAvg*1e9, tDev*1e9),
 	}
-	if printed && n == 1 {
+	if n == 1 {
 		r.Threads = []result.ThreadStats{{Requests: int64(math.Round(evAvg)), ElapsedNs: int64(math.Round(tAvg * 1e9))}}
 	}
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
-func spread(n int, mean, popDev float64) result.Spread {
-	s := result.Spread{N: n, Mean: mean}
+func spread(n int, mean, popDev float64) result.ThreadSpread {
+	s := result.ThreadSpread{N: n, Mean: mean}
 	if n > 1 {
 		s.Stddev = popDev * math.Sqrt(float64(n)/float64(n-1))
 	} else {
-		s.Min, s.Max = mean, mean
+		s.Min, s.Max = &mean, &mean
 	}
 	return s
 }

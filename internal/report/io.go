@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/thruput/thruput/internal/result"
@@ -28,13 +29,7 @@ func init() {
 // ioTables is fio's summary: one row per run and direction, then the spread.
 func ioTables(doc *result.Document, u storageUnit) []Table {
 	r := doc.IO
-	p := r.Parameters
-	title := fmt.Sprintf("%s %s, iodepth %d, %d job(s), %s per job, %s, %s", p.RW, units.BlockLabel(p.BlockSize), p.IODepth,
-		p.Jobs, units.IEC(p.Size), ioMode(p.Direct), r.Engine)
-	if p.RampNs > 0 {
-		title += fmt.Sprintf(", first %s left out", time.Duration(p.RampNs))
-	}
-	t := Table{Title: title, Header: []string{"run", "dir", "IOPS", u.name, "clat ms: p50", "p95", "p99", "p99.9", "max"}}
+	t := Table{Title: ioTitle(doc), Header: []string{"run", "dir", "IOPS", u.name, "clat ms: p50", "p95", "p99", "p99.9", "max"}}
 	for i, run := range r.Runs {
 		for _, d := range directions(run) {
 			row := []string{strconv.Itoa(i + 1), d.name, f1(d.d.IOPS) + pm(d.d.IOPS, d.d.Interval), f1(u.of(d.d.MiBPerSec)) + pm(u.of(d.d.MiBPerSec), d.d.Interval)}
@@ -84,6 +79,43 @@ func ioTables(doc *result.Document, u storageUnit) []Table {
 	return out
 }
 
+// ioTitle describes the job; what an imported output did not state is
+// called unknown, and only thruput's own buffered runs evicted the page
+// cache before each run.
+func ioTitle(doc *result.Document) string {
+	p := doc.IO.Parameters
+	rw := p.RW
+	if !doc.Imported.States("rw") {
+		rw += " (sequential or random unknown)"
+	}
+	bs, depth := p.Shape(units.BlockLabel, "unknown")
+	if p.BlockSize == 0 {
+		bs = "block size unknown"
+	}
+	size := "size unknown"
+	if p.Size > 0 {
+		size = units.IEC(p.Size) + " per job"
+	}
+	parts := []string{rw + " " + bs, "iodepth " + depth, fmt.Sprintf("%d job(s)", p.Jobs), size}
+	switch {
+	case doc.Imported == nil:
+		parts = append(parts, ioMode(p.Direct))
+	case p.Direct:
+		parts = append(parts, "O_DIRECT")
+	case doc.Imported.States("direct"):
+		parts = append(parts, "buffered")
+	default:
+		parts = append(parts, "O_DIRECT or buffered unknown")
+	}
+	if doc.IO.Engine != "" {
+		parts = append(parts, doc.IO.Engine)
+	}
+	if p.RampNs > 0 {
+		parts = append(parts, fmt.Sprintf("first %s left out", time.Duration(p.RampNs)))
+	}
+	return strings.Join(parts, ", ")
+}
+
 type direction struct {
 	name string
 	d    *result.IODirection
@@ -105,13 +137,15 @@ func directions(run result.IORun) []direction {
 func ioCSV(w io.Writer, doc *result.Document) error {
 	r := doc.IO
 	cw := csv.NewWriter(w)
+	// A block size or depth an imported output did not state is an
+	// empty cell, as a latency it did not give is.
+	bs, depth := r.Parameters.Shape(func(n int64) string { return itoa(n) }, "")
 	_ = cw.Write([]string{"run", "direction", "rw", "block_size", "iodepth", "jobs", "engine", "elapsed_ns", "ios", "bytes", "iops", "mib_per_s",
 		"clat_min_ns", "clat_mean_ns", "clat_p50_ns", "clat_p95_ns", "clat_p99_ns", "clat_p99_9_ns", "clat_max_ns",
 		ciHeader[0], ciHeader[1], ciHeader[2], ciHeader[3]})
 	for i, run := range r.Runs {
 		for _, d := range directions(run) {
-			_ = cw.Write(append([]string{strconv.Itoa(i + 1), d.name, r.Parameters.RW, itoa(r.Parameters.BlockSize),
-				strconv.Itoa(r.Parameters.IODepth), strconv.Itoa(r.Parameters.Jobs), r.Engine, itoa(run.ElapsedNs),
+			_ = cw.Write(append([]string{strconv.Itoa(i + 1), d.name, r.Parameters.RW, bs, depth, strconv.Itoa(r.Parameters.Jobs), r.Engine, itoa(run.ElapsedNs),
 				itoa(d.d.IOs), itoa(d.d.Bytes), f3(d.d.IOPS), f3(d.d.MiBPerSec)}, append(latNs(d.d.Latency), ciCells(d.d.Interval)...)...))
 		}
 	}

@@ -146,7 +146,8 @@ func ioSamples(s *sampler) {
 		if n == 0 {
 			continue
 		}
-		kv := []string{"target", s.target(0), "rw", p.RW, "block_size", units.BlockLabel(p.BlockSize), "iodepth", strconv.Itoa(p.IODepth), "direction", dir}
+		bs, depth := p.Shape(units.BlockLabel, "unknown")
+		kv := []string{"target", s.target(0), "rw", p.RW, "block_size", bs, "iodepth", depth, "direction", dir}
 		s.add("thruput_disk_io_bytes_per_second", bps/float64(n), kv...)
 		s.add("thruput_disk_io_operations_per_second", iops/float64(n), kv...)
 	}

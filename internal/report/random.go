@@ -20,9 +20,14 @@ func init() {
 func randomTables(doc *result.Document, u storageUnit) []Table {
 	r := doc.Random
 	p := r.Parameters
-	io := "buffered, file set evicted after preparing"
-	if p.Direct {
+	// Only thruput's own runs evict the file set; a run imported from
+	// sysbench says nothing of the page cache.
+	io := "buffered"
+	switch {
+	case p.Direct:
 		io = "O_DIRECT"
+	case p.CacheDropped:
+		io += ", file set evicted after preparing"
 	}
 	fsync := "no periodic fsync"
 	if p.FsyncEvery > 0 {
@@ -52,9 +57,13 @@ func randomTables(doc *result.Document, u storageUnit) []Table {
 			lat.Rows = append(lat.Rows, latencyRow(l.name, l.l))
 		}
 	}
+	f := r.Fairness
+	if f == nil {
+		return []Table{rates, lat}
+	}
 	fair := Table{Title: "Threads fairness", Header: []string{"", "avg", "stddev", "min", "max"}, Rows: [][]string{
-		{"requests", f1(r.Fairness.Requests.Mean), f1(r.Fairness.Requests.Stddev), f1(r.Fairness.Requests.Min), f1(r.Fairness.Requests.Max)},
-		{"time, s", f3(r.Fairness.ElapsedNs.Mean / 1e9), f3(r.Fairness.ElapsedNs.Stddev / 1e9), f3(r.Fairness.ElapsedNs.Min / 1e9), f3(r.Fairness.ElapsedNs.Max / 1e9)},
+		{"requests", f1(f.Requests.Mean), f1(f.Requests.Stddev), extreme(f.Requests.Min, 1, f1), extreme(f.Requests.Max, 1, f1)},
+		{"time, s", f3(f.ElapsedNs.Mean / 1e9), f3(f.ElapsedNs.Stddev / 1e9), extreme(f.ElapsedNs.Min, 1e-9, f3), extreme(f.ElapsedNs.Max, 1e-9, f3)},
 	}}
 	return []Table{rates, lat, fair}
 }
@@ -77,6 +86,16 @@ func latencyRow(name string, l *result.Latency) []string {
 	}
 	return []string{name, itoa(l.Count), ms(float64(l.MinNs)), ms(l.MeanNs), ms(float64(l.P50Ns)), ms(float64(l.P95Ns)),
 		ms(float64(l.P99Ns)), ms(float64(l.P999Ns)), ms(float64(l.MaxNs))}
+}
+
+// extreme prints a thread spread's minimum or maximum, scaled, or
+// markMissing when the source did not give it (sysbench prints only the
+// mean and deviation of several threads).
+func extreme(v *float64, scale float64, format func(float64) string) string {
+	if v == nil {
+		return markMissing
+	}
+	return format(*v * scale)
 }
 
 func itoa(n int64) string  { return strconv.FormatInt(n, 10) }

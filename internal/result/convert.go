@@ -20,6 +20,16 @@ func LatencyOf(l *stats.Latency) *Latency {
 // SpreadOf is a summary of repeats as a document holds it.
 func SpreadOf(s stats.Spread) Spread { return Spread(s) }
 
+// ThreadSpreadOf is a spread over threads that were all counted, so that
+// its extremes are known; none without threads.
+func ThreadSpreadOf(s stats.Spread) ThreadSpread {
+	out := ThreadSpread{N: s.N, Mean: s.Mean, Stddev: s.Stddev}
+	if s.N > 0 {
+		out.Min, out.Max = &s.Min, &s.Max
+	}
+	return out
+}
+
 // Stats is the spread as internal/stats takes it, for Welch's test.
 func (s Spread) Stats() stats.Spread { return stats.Spread(s) }
 

@@ -2,6 +2,7 @@ package result
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/thruput/thruput/internal/units"
 )
@@ -27,13 +28,17 @@ type IOParameters struct {
 	// RW is read, write, randread, randwrite or randrw.
 	RW string `json:"rw"`
 	// MixRead is the read percentage of randrw.
-	MixRead   int   `json:"mix_read"`
-	BlockSize int64 `json:"block_size"`
-	IODepth   int   `json:"iodepth"`
+	MixRead int `json:"mix_read"`
+	// BlockSize and IODepth are 0, and absent from the document, when the
+	// output a run was imported from did not state them (fio 2.1 prints no
+	// job options); thruput's own runs always have both.
+	BlockSize int64 `json:"block_size,omitempty"`
+	IODepth   int   `json:"iodepth,omitempty"`
 	Jobs      int   `json:"jobs"`
 	// Size is the file of each job; a run ends after Size bytes per job
-	// unless RuntimeNs ends it first (or TimeBased loops it).
-	Size      int64 `json:"size"`
+	// unless RuntimeNs ends it first (or TimeBased loops it). It is 0 and
+	// absent when an imported output did not state it.
+	Size      int64 `json:"size,omitempty"`
 	RuntimeNs int64 `json:"runtime_ns"`
 	TimeBased bool  `json:"time_based"`
 	// RampNs is left out of the figures at the start of each run.
@@ -42,6 +47,20 @@ type IOParameters struct {
 	Engine string `json:"engine"`
 	Repeat int    `json:"repeat"`
 	Verify bool   `json:"verify"`
+}
+
+// Shape gives the block size, through label, and the queue depth as
+// labels print them, or unknown for one an imported output did not state,
+// so that no label shows a zero the run never had.
+func (p IOParameters) Shape(label func(int64) string, unknown string) (bs, depth string) {
+	bs, depth = unknown, unknown
+	if p.BlockSize > 0 {
+		bs = label(p.BlockSize)
+	}
+	if p.IODepth > 0 {
+		depth = strconv.Itoa(p.IODepth)
+	}
+	return bs, depth
 }
 
 // IORun is one run of the job, all jobs together.
@@ -124,7 +143,8 @@ func (o *IO) Measured() bool {
 // rows of their own.
 func (o *IO) Figures() []Figure {
 	p := o.Parameters
-	step := fmt.Sprintf("%s %s Q%dT%d", p.RW, units.BlockLabel(p.BlockSize), p.IODepth, p.Jobs)
+	bs, depth := p.Shape(units.BlockLabel, "?")
+	step := fmt.Sprintf("%s %s Q%sT%d", p.RW, bs, depth, p.Jobs)
 	var out []Figure
 	for i, run := range o.Runs {
 		for _, dir := range []string{PhaseRead, PhaseWrite} {

@@ -40,9 +40,11 @@ type Random struct {
 	WriteLatency *Latency `json:"write_latency,omitempty"`
 	FsyncLatency *Latency `json:"fsync_latency,omitempty"`
 	// Threads holds each thread's requests and busy time; Fairness their
-	// spread (a thread starved by the others shows as a large stddev).
+	// spread (a thread starved by the others shows as a large stddev),
+	// absent on a run imported from sysbench output that printed none
+	// (1.1 unless asked).
 	Threads  []ThreadStats `json:"threads"`
-	Fairness Fairness      `json:"fairness"`
+	Fairness *Fairness     `json:"fairness,omitempty"`
 	// ReadDevice is what the storage device served of the reads.
 	ReadDevice *DeviceShare `json:"read_device,omitempty"`
 	// Interval is how well the bytes moved per second (reads and writes
@@ -85,8 +87,19 @@ type ThreadStats struct {
 
 // Fairness is the spread of requests and busy time over threads.
 type Fairness struct {
-	Requests  Spread `json:"requests"`
-	ElapsedNs Spread `json:"elapsed_ns"`
+	Requests  ThreadSpread `json:"requests"`
+	ElapsedNs ThreadSpread `json:"elapsed_ns"`
+}
+
+// ThreadSpread is a Spread over the threads whose minimum and maximum may
+// be unknown: sysbench prints only the mean and deviation of several
+// threads, and a run imported from it has no extremes to show.
+type ThreadSpread struct {
+	N      int      `json:"n"`
+	Mean   float64  `json:"mean"`
+	Stddev float64  `json:"stddev"`
+	Min    *float64 `json:"min,omitempty"`
+	Max    *float64 `json:"max,omitempty"`
 }
 
 // Measured is whether any request completed: sysbench 1.1 prints rates,

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -131,6 +132,18 @@ type Imported struct {
 	// Note says how a run read from a transcript (dd, wget, curl) differs
 	// from one measured: what the text gave and what it could not.
 	Note string `json:"note,omitempty"`
+	// Unstated names the parameters the output did not state whose type
+	// has no absent value: `direct` (a bool, left false) and `rw` (which
+	// then holds only the directions that moved data, read, write or rw).
+	// Renderers print them as unknown; no reader should take them for facts.
+	Unstated []string `json:"unstated,omitempty"`
+}
+
+// States is false when an imported run's output did not state the
+// parameter named as its JSON field (Unstated); thruput's own runs state
+// all of theirs.
+func (i *Imported) States(field string) bool {
+	return i == nil || !slices.Contains(i.Unstated, field)
 }
 
 // Tool names the program and build that produced a document.
