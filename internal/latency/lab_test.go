@@ -457,6 +457,7 @@ func TestLabShortQueue(t *testing.T) {
 		t.Run(dir.name, func(t *testing.T) {
 			m := l.run(labArgs{Seconds: 3, Omit: 1, Reverse: dir.reverse, Congestion: "cubic", Probes: true})
 			p := loaded(t, m)
+			t.Logf("%s: %.2f Mbit/s through the short queue", dir.name, m.Mbps)
 			agree(t, m, p)
 			if added := time.Duration(p.Added.Ns); added > 3*time.Millisecond {
 				t.Errorf("a 30000-byte queue added %v", added)
