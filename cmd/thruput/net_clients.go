@@ -40,14 +40,29 @@ func checkClients(n int, format string, compat bool) error {
 // each with its own control connection, as n iperf3 clients would; a
 // server must take that many (thruput net server --max-clients). Each
 // test is saved as a run labelled clients=ID and client=1..n; the output
-// is each client's figure, their sum and Jain's fairness index.
+// is each client's figure, their sum and Jain's fairness index, and the
+// latency under their load.
 func (a *app) netClients(ctx context.Context, cfg iperf3.ClientConfig, n int, format string, out io.Writer) error {
 	cfg.OnInterval, cfg.OnStreams = nil, nil
-	// One probe stream is one test's: --clients runs without.
+	// One probe stream for the lot, beside the first client's test: the
+	// others start once its idle phase is over (its streams connect), so
+	// the idle path is quiet and the load is all n clients'.
+	lat := cfg.Latency
 	cfg.Latency = nil
+	idleDone := make(chan struct{})
+	var release sync.Once
 	// Each client's run has its own health sampler, so each document
-	// carries the machine's health over its own test.
+	// carries the machine's health over its own test; their CPU figures
+	// start from the load, as a single client's do.
 	begins := make([]*lifecycle.Begun, n)
+	loadBegins := func() {
+		release.Do(func() {
+			for _, b := range begins {
+				b.LoadBegins()
+			}
+			close(idleDone)
+		})
+	}
 	docs := make([]*result.Document, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -56,14 +71,35 @@ func (a *app) netClients(ctx context.Context, cfg iperf3.ClientConfig, n int, fo
 		docs[i].Targets = []result.Target{}
 		docs[i].Net = &result.Net{}
 		begins[i] = a.begin(ctx)
+	}
+	for i := range n {
+		c := cfg
+		if i == 0 {
+			c.Latency = lat
+			c.OnStreams = func(int64, string, string) { loadBegins() }
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = iperf3.Run(ctx, cfg, docs[i].Net)
+			if i == 0 {
+				// A first client that fails early lets the others go.
+				defer loadBegins()
+			} else if lat != nil {
+				select {
+				case <-idleDone:
+				case <-ctx.Done():
+				}
+			}
+			errs[i] = iperf3.Run(ctx, c, docs[i].Net)
 			docs[i].Net.Parameters.Interface = netInterface(docs[i].Net)
 		}()
 	}
 	wg.Wait()
+	var group *result.LoadLatency
+	if lat != nil {
+		group = lat.Result()
+		docs[0].LoadLatency = group
+	}
 	id := lifecycle.NewID()
 	clients := make([]fairness.Client, n)
 	failed := 0
@@ -91,7 +127,9 @@ func (a *app) netClients(ctx context.Context, cfg iperf3.ClientConfig, n int, fo
 		}
 	}
 	server := cfg.Host + ":" + strconv.Itoa(cfg.Port)
-	if err := fairness.Write(out, []fairness.Group{fairness.NewGroup(server, clients)}, format); err != nil {
+	g := fairness.NewGroup(server, clients)
+	g.LoadLatency = group
+	if err := fairness.Write(out, []fairness.Group{g}, format); err != nil {
 		return err
 	}
 	if failed > 0 {

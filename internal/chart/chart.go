@@ -58,6 +58,16 @@ type Chart struct {
 	// and the cliffs' lines likewise.
 	marks []string
 	tags  []tag
+	// right is an axis of its own on the right (a network run's round
+	// trip over its throughput), nil without one.
+	right rightAxis
+}
+
+// rightAxis is a plotter that draws an axis right of the plot, width(p)
+// wide, whose top stretch raises by a factor.
+type rightAxis interface {
+	width(p *plot.Plot) vg.Length
+	stretch(f float64)
 }
 
 // PNG renders the chart as a PNG image.
@@ -101,15 +111,19 @@ func (c *Chart) draw(cv vg.CanvasSizer) (err error) {
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
 	dc = draw.Crop(dc, margin, -margin, margin, -margin)
+	var right vg.Length
+	if c.right != nil {
+		right = c.right.width(c.plot)
+	}
 	if c.legend == nil {
-		c.plot.Draw(dc)
+		c.plot.Draw(draw.Crop(dc, 0, -right, 0, 0))
 		return nil
 	}
 	// Room for a wider font than Liberation Sans: a browser without it
 	// or its metric twins falls back to one like DejaVu Sans, a fifth
 	// wider, and text past the edge of an SVG is cut.
 	w := c.legend.Rectangle(dc).Size().X*6/5 + 2*margin
-	c.plot.Draw(draw.Crop(dc, 0, -w, 0, 0))
+	c.plot.Draw(draw.Crop(dc, 0, -w-right, 0, 0))
 	top := c.plot.Title.TextStyle.Rectangle(c.plot.Title.Text).Size().Y + c.plot.Title.Padding + margin
 	c.legend.Draw(draw.Crop(dc, dc.Size().X-w+2*margin, 0, 0, -top))
 	return nil
@@ -124,7 +138,7 @@ const margin = 2 * vg.Millimeter
 const markerAlpha = 254
 
 // ciAlpha and cliffAlpha tag the strokes of an interval's bar and of a
-// cliff's line (eventAlpha a health event's) as markerAlpha tags a marker: finishSVG names each with its
+// cliff's line (eventAlpha a health event's, idleAlpha an idle round trip's) as markerAlpha tags a marker: finishSVG names each with its
 // class, figures and title. An interval's bar is one path (its line and
 // both caps), so that the n-th such stroke is the n-th bar.
 const (
@@ -146,7 +160,7 @@ type tagger interface{ tags() []tag }
 
 var (
 	markerPath = regexp.MustCompile(`<path d="([^"]*)" style="fill:(#[0-9A-Fa-f]{6});fill-opacity:0\.99608"\s*/>`)
-	taggedPath = regexp.MustCompile(`<path d="([^"]*)" style="([^"]*stroke-opacity:0\.9(?:9216|8824|8431)[^"]*)"\s*/>`)
+	taggedPath = regexp.MustCompile(`<path d="([^"]*)" style="([^"]*stroke-opacity:0\.9(?:9216|8824|8431|8039)[^"]*)"\s*/>`)
 	svgOpen    = regexp.MustCompile(`(?s)^.*?<svg\b[^>]*>`)
 	// The family vgsvg names: Liberation Sans is metric-compatible with
 	// Arial (and Arimo, its open twin), so text laid out for one fits in
@@ -327,6 +341,9 @@ func build(name, title string, p *plot.Plot, grid *plotter.Grid, items ...marked
 		c.marks = append(c.marks, it.labels()...)
 		if tg, ok := it.(tagger); ok {
 			c.tags = append(c.tags, tg.tags()...)
+		}
+		if r, ok := it.(rightAxis); ok {
+			c.right = r
 		}
 		if c.legend != nil {
 			c.legend.Add(legendName(it.name()), it)

@@ -59,7 +59,11 @@ func addEvents(c *Chart, evs events) {
 	c.plot.Add(evs)
 	c.tags = append(c.tags, evs.tags()...)
 	// Room above the data for the labels, which step down a line each.
-	c.plot.Y.Max *= 1 + 0.06*float64(len(evs))
+	f := 1 + 0.06*float64(len(evs))
+	c.plot.Y.Max *= f
+	if c.right != nil {
+		c.right.stretch(f)
+	}
 }
 
 // DataRange keeps each event on the time axis and leaves the values'.

@@ -273,13 +273,14 @@ func nonNil(cs ...*Chart) []*Chart {
 }
 
 // timeChart draws series over seconds since the start, from zero on both
-// axes.
-func timeChart(name, title, unit string, ss []*series) *Chart {
+// axes, and more over them (a round trip on an axis of its own).
+func timeChart(name, title, unit string, ss []*series, more ...marked) *Chart {
 	p := newPlot(title, "seconds", unit)
-	ms := make([]marked, len(ss))
+	ms := make([]marked, len(ss), len(ss)+len(more))
 	for i, s := range ss {
 		ms[i] = s
 	}
+	ms = append(ms, more...)
 	c := build(name, title, p, &plotter.Grid{Vertical: gridLine, Horizontal: gridLine}, ms...)
 	// Headroom keeps the top markers off the frame.
 	p.X.Min, p.Y.Min, p.Y.Max = 0, 0, p.Y.Max*1.08

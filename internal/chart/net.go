@@ -37,8 +37,8 @@ func intervalLabel(iv result.NetInterval) string {
 	return s
 }
 
-// netCharts: a chart per run with every stream and the sums and the
-// run's health events, its CPUs' busy shares, and with several runs a
+// netCharts: a chart per run with every stream and the sums, the run's
+// loaded round trip on an axis of its own and its health events, its CPUs' busy shares, and with several runs a
 // chart of their sums together; rates are in u.
 func netCharts(runs []run, u Unit) []*Chart {
 	var out []*Chart
@@ -123,7 +123,11 @@ func netCharts(runs []run, u Unit) []*Chart {
 		if len(runs) > 1 {
 			name, title = "net-"+slug(r.name), title+", "+r.name
 		}
-		c := timeChart(name, title, u.Name, ss)
+		var more []marked
+		if o := latencyOverlay(r.doc); o != nil {
+			more = append(more, o)
+		}
+		c := timeChart(name, title, u.Name, ss, more...)
 		addEvents(c, healthEvents(r.doc, ""))
 		out = append(out, nonNil(c, cpuChart(r.doc, strings.Replace(name, "net", "net-cpu", 1)))...)
 	}

@@ -68,6 +68,9 @@ type Group struct {
 	// Jain is Jain's fairness index of the figures: 1 when all clients got
 	// the same, 1/n when one got everything; absent with no figure.
 	Jain *float64 `json:"jain_fairness_index,omitempty"`
+	// LoadLatency is the latency under the clients' load together (net
+	// client --clients: one probe stream beside the first client's test).
+	LoadLatency *result.LoadLatency `json:"latency_under_load,omitempty"`
 }
 
 // NewGroup sums the clients' figures and rates their fairness. Clients
@@ -113,7 +116,8 @@ func (g Group) Failed() int {
 }
 
 // Write prints groups: a table (or markdown) per group with a line per
-// client, then the aggregate and the fairness index; or JSON.
+// client, then the aggregate and the fairness index, and the latency
+// block under their load; or JSON.
 func Write(w io.Writer, groups []Group, format string) error {
 	if format == "json" {
 		enc := json.NewEncoder(w)
@@ -145,6 +149,12 @@ func Write(w io.Writer, groups []Group, format string) error {
 		t.Rows = append(t.Rows, []string{"aggregate", g.Server, fmt.Sprintf("%.2f", g.AggregateMbitPerSecond), "Jain's fairness index " + jain})
 		if err := t.Print(w, format == "markdown"); err != nil {
 			return err
+		}
+		if g.LoadLatency != nil {
+			fmt.Fprintln(w)
+			if err := report.LatencyBlock(w, g.LoadLatency, format == "markdown"); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

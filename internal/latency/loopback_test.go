@@ -55,6 +55,26 @@ func TestLoopbackEcho(t *testing.T) {
 			if lp := l.Loaded[0]; lp.Phase != c.dir || lp.Up == nil || lp.Down == nil || lp.RPM == nil || lp.Added == nil {
 				t.Errorf("loaded phase %+v", lp)
 			}
+			// The load's bins are the test's own tenths of a second,
+			// counted from the load's start, after the idle phase.
+			if l.LoadStartNs < l.Idle.EndNs {
+				t.Errorf("load started at %d ns, before the idle phase ended at %d", l.LoadStartNs, l.Idle.EndNs)
+			}
+			for _, b := range l.Series {
+				if b.Phase != "idle" && (b.AtNs-l.LoadStartNs)%l.BinNs != 0 {
+					t.Errorf("a loaded bin from %d ns, not a whole bin from the load's start at %d", b.AtNs, l.LoadStartNs)
+				}
+			}
+			// Every answered probe is in its phase's histogram.
+			for _, p := range append([]result.LatencyPhase{*l.Idle}, l.Loaded...) {
+				total := 0
+				for _, n := range p.RTTHistogram.Counts {
+					total += n
+				}
+				if total != p.Received {
+					t.Errorf("%s: %d round trips in the histogram, %d answered", p.Phase, total, p.Received)
+				}
+			}
 			if (l.Port == tcpPort(s)) != c.same {
 				t.Errorf("echo on port %d, test on %d", l.Port, tcpPort(s))
 			}

@@ -73,7 +73,7 @@ type Prober struct {
 	loadDir            string
 	omitEnd            time.Time
 	idleStart, idleEnd int64
-	loadEnd            int64
+	loadStart, loadEnd int64
 	idleAfter          bool
 	lost               string
 	udpPort, tcpPort   int
@@ -158,7 +158,7 @@ func (p *Prober) Loaded(dir string, omit time.Duration) {
 	if p.server == nil {
 		return
 	}
-	p.loadDir, p.omitEnd = dir, time.Now().Add(omit)
+	p.loadDir, p.omitEnd, p.loadStart = dir, time.Now().Add(omit), p.now()
 	p.phase = phaseRamp
 	if omit <= 0 {
 		p.phase = phaseLoad

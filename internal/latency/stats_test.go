@@ -76,9 +76,47 @@ func TestSummaryOneWay(t *testing.T) {
 	if pt := l.Series[15]; pt.Sent != 10 || pt.Lost != 1 || *pt.RTTNs != 97e6 {
 		t.Errorf("bin %+v", pt)
 	}
+	// Every round trip is 1 ms idle (10^6 ns: bin 240 of 40 a decade)
+	// and 97 ms loaded (log10(9.7e7)·40 = 319.47: bin 319).
+	if h := l.Idle.RTTHistogram; h == nil || h.First != 240 || len(h.Counts) != 1 || h.Counts[0] != 100 {
+		t.Errorf("idle histogram %+v", h)
+	}
+	if h := lp.RTTHistogram; h == nil || h.First != 319 || len(h.Counts) != 1 || h.Counts[0] != 299 {
+		t.Errorf("loaded histogram %+v", h)
+	}
 	want := "the link added 96 ms under load in the download direction: a deep queue (bufferbloat) in front of the slowest hop"
 	if l.Verdict != want {
 		t.Errorf("verdict %q, want %q", l.Verdict, want)
+	}
+}
+
+// TestHistogram: each round trip counts in the bin whose edges bound it,
+// the span kept from the first non-empty bin to the last.
+func TestHistogram(t *testing.T) {
+	rtt := []int64{50e3, 50e3, 52e3, 1e8 - 1, 1e8}
+	h := histogram(rtt)
+	// log10(50e3)·40 = 187.96, log10(52e3)·40 = 188.64, just under
+	// 10^8 is 319.99..., 10^8 is 320.
+	if h.PerDecade != 40 || h.First != 187 || len(h.Counts) != 134 || h.Counts[0] != 2 || h.Counts[1] != 1 || h.Counts[132] != 1 || h.Counts[133] != 1 {
+		t.Fatalf("histogram first %d, %d counts: %v", h.First, len(h.Counts), h.Counts)
+	}
+	total := 0
+	for _, c := range h.Counts {
+		total += c
+	}
+	if total != len(rtt) {
+		t.Errorf("%d counted of %d", total, len(rtt))
+	}
+	for _, c := range []struct {
+		ns  int64
+		bin int
+	}{{50e3, 0}, {52e3, 1}, {1e8, 133}} {
+		if lo, hi := h.Edge(c.bin), h.Edge(c.bin+1); float64(c.ns) < lo*(1-1e-9) || float64(c.ns) >= hi {
+			t.Errorf("%d ns in bin %d, from %v to %v", c.ns, c.bin, lo, hi)
+		}
+	}
+	if histogram(nil) != nil {
+		t.Error("a histogram of nothing")
 	}
 }
 

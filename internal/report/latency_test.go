@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -107,16 +108,22 @@ func TestLatencyCSVMarkdown(t *testing.T) {
 	}
 }
 
-// TestLatencyHTML: a network run's page draws its latency under load,
-// over time and idle against loaded, beside its throughput chart.
+// TestLatencyHTML: a network run's page draws its loaded round trip on
+// its throughput chart, on an axis of its own at the test's time, and
+// under it the round trip over the probe stream and the distribution of
+// idle against loaded, a point per non-empty bin of each phase's
+// histogram and one where it starts.
 func TestLatencyHTML(t *testing.T) {
 	d := netDoc()
 	d.LoadLatency = loadLatency()
-	d.LoadLatency.BinNs = 100e6
+	l := d.LoadLatency
+	l.BinNs, l.LoadStartNs = 100e6, 20e6
 	for i := range 4 {
 		ns := int64(i+1) * 20e6
-		d.LoadLatency.Series = append(d.LoadLatency.Series, result.LatencyPoint{AtNs: int64(i) * 100e6, Phase: "down", RTTNs: &ns, Sent: 10})
+		l.Series = append(l.Series, result.LatencyPoint{AtNs: 20e6 + int64(i)*100e6, Phase: "down", RTTNs: &ns, Sent: 10})
 	}
+	l.Idle.RTTHistogram = &result.LatencyHistogram{PerDecade: 40, First: 196, Counts: []int{20, 70, 10}}
+	l.Loaded[0].RTTHistogram = &result.LatencyHistogram{PerDecade: 40, First: 317, Counts: []int{30, 0, 300, 68}}
 	var b bytes.Buffer
 	if err := WriteHTML(&b, []*result.Document{d}, nil, HTMLOptions{}); err != nil {
 		t.Fatal(err)
@@ -124,12 +131,32 @@ func TestLatencyHTML(t *testing.T) {
 	page := b.String()
 	ss := svgs(page)
 	if len(ss) != 3 {
-		t.Errorf("%d charts, want the throughput's and two of latency", len(ss))
+		t.Fatalf("%d charts, want the throughput's and two of latency", len(ss))
 	}
-	for _, want := range []string{"Latency under load, median round trip per 100 ms, ms", "Round trips idle and under load, share at or below", "down, 0.3 to 0.4 s: median round trip 80 ms"} {
+	points := func(svg, suffix string) int {
+		n := 0
+		for _, m := range pointTitle.FindAllStringSubmatch(svg, -1) {
+			if strings.HasSuffix(m[1], suffix) {
+				n++
+			}
+		}
+		return n
+	}
+	if !strings.Contains(ss[0], `data-chart="net"`) || points(ss[0], "(right axis)") != 4 ||
+		!strings.Contains(ss[0], "down, 0.3 to 0.4 s: median round trip 80 ms of 10 probe(s) (right axis)") ||
+		!strings.Contains(ss[0], `<path class="idle"`) || !strings.Contains(ss[0], ">round trip under load, ms<") {
+		t.Errorf("the throughput chart does not carry the round trip: %d points of it", points(ss[0], "(right axis)"))
+	}
+	if !strings.Contains(ss[2], `data-chart="latency-cdf"`) || points(ss[2], "") != 3+1+3+1 ||
+		!strings.Contains(ss[2], "down: 100 % of 398 round trips at or below 105.925 ms") {
+		t.Errorf("the distribution has %d points, want 8:\n%s", points(ss[2], ""), ss[2])
+	}
+	for _, want := range []string{"Latency under load, median round trip per 100 ms, ms", "Round trips idle and under load, share at or below", "down, 0.32 to 0.42 s: median round trip 80 ms"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
 	checkLoadsNothing(t, page)
 }
+
+var pointTitle = regexp.MustCompile(`<path class="point" [^>]*><title>([^<]*)</title>`)

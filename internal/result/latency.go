@@ -1,6 +1,9 @@
 package result
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // LoadLatency is latency under load: a stream of small probes at a fixed
 // interval through an idle phase and through a network test's load (see
@@ -42,6 +45,11 @@ type LoadLatency struct {
 	// idle phase and the load in bins of BinNs.
 	BinNs  int64          `json:"bin_ns,omitempty"`
 	Series []LatencyPoint `json:"series,omitempty"`
+	// LoadStartNs is when the load started on the probe stream's clock:
+	// the test's time zero, from which its intervals count, so Series
+	// can be drawn on the throughput's time axis. Absent in documents
+	// from before it was kept.
+	LoadStartNs int64 `json:"load_start_ns,omitempty"`
 }
 
 // LatencyPoint is one bin of probes: sent from AtNs (from the probe
@@ -79,6 +87,24 @@ type LatencyPhase struct {
 	// RPM is round trips per minute at the phase's median round trip:
 	// 60 s over it.
 	RPM *RPM `json:"rpm,omitempty"`
+	// RTTHistogram counts the round trips in log-spaced bins: the
+	// whole distribution, which five quantiles do not draw.
+	RTTHistogram *LatencyHistogram `json:"rtt_histogram,omitempty"`
+}
+
+// LatencyHistogram counts delays in log-spaced bins, PerDecade of them to
+// a power of ten: Counts[i] holds those from Edge(i) up to Edge(i+1)
+// nanoseconds. Only the span from the first to the last non-empty bin is
+// kept, First naming where it starts.
+type LatencyHistogram struct {
+	PerDecade int   `json:"per_decade"`
+	First     int   `json:"first"`
+	Counts    []int `json:"counts"`
+}
+
+// Edge is the lower edge of Counts[i], nanoseconds: 10^((First+i)/PerDecade).
+func (h *LatencyHistogram) Edge(i int) float64 {
+	return math.Pow(10, float64(h.First+i)/float64(h.PerDecade))
 }
 
 // Delays are the quantiles of a phase's delays, nanoseconds. P50LowNs and
