@@ -456,7 +456,7 @@ func htmlDocOf(d *result.Document, i int, anchors map[string]int, o HTMLOptions)
 		ID:      d.ID,
 		Started: d.StartedAt.UTC().Format(time.DateTime) + " UTC",
 		Status:  d.Status,
-		Error:   d.Error,
+		Error:   endedBy(d),
 		Command: strings.Join(d.Argv, " "),
 	}
 	if !d.EndedAt.IsZero() && d.EndedAt.After(d.StartedAt) {
