@@ -177,7 +177,7 @@ func body(ew *errWriter, doc *result.Document, ts []Table, md bool, units string
 			ew.err = t.text(ew)
 		}
 	}
-	bottlenecks(ew, doc, md, storageOf(units))
+	bottlenecks(ew, doc, md, pageUnit(doc, units))
 	health(ew, doc, md)
 	status(ew, doc)
 }
