@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -76,9 +77,10 @@ func TestImportHost(t *testing.T) {
 }
 
 // TestNetInterruptReads: a network test interrupted mid-run says
-// "interrupted", not Go's "context canceled", and mentions no test files,
-// which only the disk methods make. The test is paced (-b), so that it
-// can run beside tests that measure.
+// "interrupted", not Go's "context canceled" (on stderr nor in the page),
+// mentions no test files, which only the disk methods make, and still
+// lists the figures measured before the interrupt. The test is paced
+// (-b), so that it can run beside tests that measure.
 func TestNetInterruptReads(t *testing.T) {
 	fstest.Long(t, "starts a server and measures for a second")
 	t.Parallel()
@@ -86,8 +88,8 @@ func TestNetInterruptReads(t *testing.T) {
 	startBackground(t, exec.Command(thruputBin, "net", "server", "-q", "--no-save", "-p", strconv.Itoa(port)))
 	waitListening(t, port)
 	cmd := exec.Command(thruputBin, "net", "client", "127.0.0.1:"+strconv.Itoa(port), "-t", "30", "-b", "50M", "--no-save", "-q")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -97,5 +99,11 @@ func TestNetInterruptReads(t *testing.T) {
 	out := stderr.String()
 	if !strings.Contains(out, "interrupted") || strings.Contains(out, "context canceled") || strings.Contains(out, "test files") {
 		t.Errorf("stderr %q: want interrupted, without context canceled or test files", out)
+	}
+	page := stdout.String()
+	// The sender's sum, here, at about the 50 Mbit/s asked.
+	if !regexp.MustCompile(`(?m)^sum\s+up\s+sender \(here\)\s+[\d.]+\s+[1-9][\d.]*`).MatchString(page) ||
+		!strings.Contains(page, "Run interrupted.") || strings.Contains(page, "context canceled") {
+		t.Errorf("stdout: want the measured sum and \"Run interrupted.\", without context canceled:\n%s", page)
 	}
 }

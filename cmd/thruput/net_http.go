@@ -64,11 +64,6 @@ func runNetHTTP(cmd *cobra.Command, a *app, c httpget.Config, rawURL string) err
 	if err != nil {
 		return err
 	}
-	// A download's table prints MiB/s beside Mbit/s, what --units both
-	// asks for; any one unit alone it cannot honour.
-	if a.units != "" && a.units != report.UnitsBoth {
-		return usage.Errorf("--units %s: net http prints MiB/s beside Mbit/s; --units both or none", a.units)
-	}
 	c.URL, c.UserAgent = rawURL, "thruput/"+toolVersion()
 	if err := c.Validate(); err != nil {
 		return usage.Named(err, httpNames)
@@ -88,7 +83,7 @@ func runNetHTTP(cmd *cobra.Command, a *app, c httpget.Config, rawURL string) err
 		if p.Total >= 0 {
 			s += " of " + units.IEC(p.Total)
 		}
-		line.Set(fmt.Sprintf("%s  %.1f s  %s MiB/s", s, p.Elapsed.Seconds(), strconv.FormatFloat(result.MiBPerSec(p.Bytes, int64(p.Elapsed)), 'f', 1, 64)))
+		line.Set(report.Rates(fmt.Sprintf("%s  %.1f s  %s MiB/s", s, p.Elapsed.Seconds(), strconv.FormatFloat(result.MiBPerSec(p.Bytes, int64(p.Elapsed)), 'f', 1, 64)), a.units))
 	}}
 	runErr := httpget.Get(cmd.Context(), c, doc.HTTP, h)
 	line.Clear()
@@ -98,7 +93,7 @@ func runNetHTTP(cmd *cobra.Command, a *app, c httpget.Config, rawURL string) err
 	if runs := doc.HTTP.Runs; len(runs) > 0 {
 		doc.HTTP.Interface = sysinfo.InterfaceOf(runs[0].LocalAddr)
 	}
-	return a.deliver(doc, runErr, counters, func() error { return report.Write(out, doc, report.Options{Format: format}) })
+	return a.deliver(doc, runErr, counters, func() error { return report.Write(out, doc, report.Options{Format: format, Units: a.units}) })
 }
 
 // httpNames are the flags that set the fields httpget.Config's messages

@@ -112,7 +112,7 @@ func randomSummary(doc *result.Document) string {
 	}
 	parts := []string{fmt.Sprintf("%s %s %s req/s", units.SizeLabel(r.Parameters.BlockSize), r.Parameters.Mode, count(r.RequestsPerSec))}
 	if r.Reads > 0 {
-		parts = append(parts, fmt.Sprintf("read %.1f MiB/s", r.ReadMiBPerSec)+cachedMark(r.ReadDevice))
+		parts = append(parts, fmt.Sprintf("read %.1f MiB/s", r.ReadMiBPerSec)+cachedMark(doc, r.ReadDevice))
 	}
 	if r.Writes > 0 {
 		parts = append(parts, fmt.Sprintf("write %.1f MiB/s", r.WriteMiBPerSec))
@@ -146,7 +146,7 @@ func ioSummary(doc *result.Document) string {
 		if n[k] > 0 {
 			fig := fmt.Sprintf("%s IOPS, %.1f MiB/s", count(iops[k]/float64(n[k])), mibs[k]/float64(n[k]))
 			if k == 0 {
-				fig += cachedMark(cached)
+				fig += cachedMark(doc, cached)
 			}
 			figs = append(figs, fig)
 			names = append(names, name)
@@ -169,10 +169,16 @@ func ioSummary(doc *result.Document) string {
 	return s
 }
 
-// cachedMark says a read figure is the page cache's, as the sweep's
-// steps do.
-func cachedMark(d *result.DeviceShare) string {
-	if d != nil && d.Cached {
+// cachedMark says a read figure of doc is the page cache's, as the
+// sweep's steps do: the device d served little of it, or doc measured a
+// tmpfs or ramfs, whose files are memory and which has no device to count
+// (the suite's quick random step there once headlined memory as a disk).
+func cachedMark(doc *result.Document, d *result.DeviceShare) string {
+	memory := len(doc.Targets) > 0
+	for _, t := range doc.Targets {
+		memory = memory && (t.FSType == "tmpfs" || t.FSType == "ramfs")
+	}
+	if memory || d != nil && d.Cached {
 		return " cached"
 	}
 	return ""
@@ -185,7 +191,7 @@ func markSummary(doc *result.Document) string {
 	for _, phase := range []string{result.PhaseRead, result.PhaseWrite} {
 		for _, r := range doc.Mark.Results {
 			if r.Preset == preset && r.Phase == phase {
-				parts = append(parts, fmt.Sprintf("%s %.1f MiB/s", phase, r.MiBPerSec)+cachedMark(r.Device))
+				parts = append(parts, fmt.Sprintf("%s %.1f MiB/s", phase, r.MiBPerSec)+cachedMark(doc, r.Device))
 				break
 			}
 		}

@@ -50,6 +50,11 @@ func TestSummary(t *testing.T) {
 		{"io no runs", io("randread"), ""},
 		{"io cached", io("read", result.IORun{Read: &result.IODirection{IOPS: 900, MiBPerSec: 900, Device: &result.DeviceShare{Share: 0.02, Cached: true}}}),
 			"4 KiB read Q32T1 900 IOPS, 900.0 MiB/s cached"},
+		// A tmpfs has no device to count what it served: its files are
+		// memory, and the read is marked so.
+		{"random on tmpfs", &result.Document{Method: "disk.random", Targets: []result.Target{{Path: "/tmp", FSType: "tmpfs"}},
+			Random: &result.Random{Parameters: result.RandomParameters{BlockSize: 16 << 10, Mode: "rndrd"}, Reads: 100, ReadMiBPerSec: 1200, RequestsPerSec: 76800}},
+			"16 KiB rndrd 76800 req/s, read 1200.0 MiB/s cached"},
 		{"mark", &result.Document{Method: "disk.mark", Mark: &result.Mark{Results: []result.MarkResult{
 			{Preset: "SEQ1M Q8T1", Phase: "read", MiBPerSec: 429.38, Device: &result.DeviceShare{Share: 0.01, Cached: true}},
 			{Preset: "SEQ1M Q1T1", Phase: "read", MiBPerSec: 300},

@@ -22,9 +22,9 @@ func bottlenecks(ew *errWriter, doc *result.Document, md bool, u storageUnit) {
 			b.Figure += " " + result.SuspectMark
 		}
 		if md {
-			ew.printf("- **%s**: %s\n", u.text(b.Figure), u.text(b.Verdict))
+			ew.printf("- **%s**: %s\n", u.verdict(b.Figure, b), u.verdict(b.Verdict, b))
 		} else {
-			ew.printf("  %s: %s\n", u.text(b.Figure), u.text(b.Verdict))
+			ew.printf("  %s: %s\n", u.verdict(b.Figure, b), u.verdict(b.Verdict, b))
 		}
 		for i, h := range b.Hops {
 			ceil := "ceiling unknown"

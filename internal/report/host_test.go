@@ -51,7 +51,7 @@ func TestSystemIdentity(t *testing.T) {
 		},
 		USB: []result.USBDevice{{Path: "2-1", Parent: "usb2", SpeedMbps: 480, USBVersion: "3.20", VendorID: "152d", ProductID: "0578", Bridge: "JMicron JMS578", UASIgnored: true}},
 	}
-	hs := systemOf(sys)
+	hs := systemOf(sys, storageOf(""))
 	var all strings.Builder
 	for _, tb := range hs.Tables {
 		for _, r := range tb.Rows {

@@ -456,7 +456,7 @@ func htmlDocOf(d *result.Document, i int, anchors map[string]int, o HTMLOptions)
 		ID:      d.ID,
 		Started: d.StartedAt.UTC().Format(time.DateTime) + " UTC",
 		Status:  d.Status,
-		Error:   d.Error,
+		Error:   endedBy(d),
 		Command: strings.Join(d.Argv, " "),
 	}
 	if !d.EndedAt.IsZero() && d.EndedAt.After(d.StartedAt) {
@@ -482,9 +482,9 @@ func htmlDocOf(d *result.Document, i int, anchors map[string]int, o HTMLOptions)
 	for _, t := range docTables(d, o.Units) {
 		hd.Tables = append(hd.Tables, htmlTableOf(t, nil))
 	}
-	u := storageOf(o.Units)
+	u := pageUnit(d, o.Units)
 	for _, b := range d.Bottlenecks {
-		hb := htmlBottleneck{Figure: u.text(b.Figure), Verdict: u.text(b.Verdict), SharedWith: b.SharedWith}
+		hb := htmlBottleneck{Figure: u.verdict(b.Figure, b), Verdict: u.verdict(b.Verdict, b), SharedWith: b.SharedWith}
 		for j, h := range b.Hops {
 			hb.Hops = append(hb.Hops, htmlHop{Text: hopText(h, u), Limit: j == b.Limit})
 		}
@@ -496,7 +496,7 @@ func htmlDocOf(d *result.Document, i int, anchors map[string]int, o HTMLOptions)
 		t := targetsTable(d.Targets)
 		hd.Targets = &t
 	}
-	hd.System = systemOf(d.System)
+	hd.System = systemOf(d.System, u)
 	return hd, nil
 }
 
@@ -609,8 +609,8 @@ func targetsTable(targets []result.Target) htmlTable {
 
 // systemOf summarises the hardware the data crossed, as thruput sysinfo
 // prints it: disks and their links, the USB tree, network interfaces and
-// what each moved during the run.
-func systemOf(s *result.System) *htmlSystem {
+// what each moved during the run, in the page's unit u.
+func systemOf(s *result.System, u storageUnit) *htmlSystem {
 	if s == nil {
 		return nil
 	}
@@ -724,9 +724,9 @@ func systemOf(s *result.System) *htmlSystem {
 		hs.Tables = append(hs.Tables, text(t))
 	}
 	if len(s.Activity) > 0 {
-		t := Table{Title: "Traffic during the run", Header: []string{"device", "MiB/s"}}
+		t := Table{Title: "Traffic during the run", Header: []string{"device", u.name}}
 		for _, a := range s.Activity {
-			t.Rows = append(t.Rows, []string{a.Device, strconv.FormatFloat(a.BytesPerSec/(1<<20), 'f', 2, 64)})
+			t.Rows = append(t.Rows, []string{a.Device, strconv.FormatFloat(u.of(a.BytesPerSec/(1<<20)), 'f', 2, 64)})
 		}
 		tt := htmlTableOf(t, nil)
 		hs.Traffic = &tt

@@ -10,28 +10,42 @@ import (
 	"github.com/thruput/thruput/internal/result"
 )
 
-// httpMbit converts MiB/s to Mbit/s (10^6 bit/s), the unit links are
-// sold in.
-func httpMbit(mib float64) float64 { return mib * (1 << 20) * 8 / 1e6 }
-
 func httpF2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
 
 func httpMs(ns float64) string { return strconv.FormatFloat(ns/1e6, 'f', 1, 64) }
 
 func init() {
-	views[result.MethodHTTP] = &view{tables: func(d *result.Document, _ string) []Table { return httpTables(d) },
-		text: httpText, csv: httpCSV, samples: httpSamples}
+	views[result.MethodHTTP] = &view{tables: httpTables, text: httpText, csv: httpCSV, samples: httpSamples}
 }
 
-// httpTables: one row per download, then the spread over them.
-func httpTables(doc *result.Document) []Table {
+// httpUnits are the units a download's rates are printed in: MiB/s, as
+// wget prints them, beside Mbit/s, as links are sold, unless --units
+// names one (mib, mb or mbit).
+func httpUnits(units string) []storageUnit {
+	switch units {
+	case UnitsMiB, UnitsMB, UnitsMbit:
+		return []storageUnit{storageOf(units)}
+	}
+	return []storageUnit{storageOf(UnitsMiB), storageOf(UnitsMbit)}
+}
+
+// httpTables: one row per download, then the spread over them, in the
+// page's units.
+func httpTables(doc *result.Document, units string) []Table {
+	us := httpUnits(units)
 	h := doc.HTTP
 	p := h.Parameters
 	title := fmt.Sprintf("GET %s, peak over %s windows", p.URL, time.Duration(p.WindowNs))
 	if p.Insecure {
 		title += ", certificate not checked"
 	}
-	t := Table{Title: title, Header: []string{"run", "status", "MiB", "TTFB ms", "total s", "avg MiB/s", "avg Mbit/s", "peak MiB/s", "peak Mbit/s"}}
+	header := []string{"run", "status", "MiB", "TTFB ms", "total s"}
+	for _, what := range []string{"avg ", "peak "} {
+		for _, u := range us {
+			header = append(header, what+u.name)
+		}
+	}
+	t := Table{Title: title, Header: header}
 	lengths, finals := map[string]bool{}, map[string]bool{}
 	for i, r := range h.Runs {
 		status := "-"
@@ -41,9 +55,18 @@ func httpTables(doc *result.Document) []Table {
 		if r.Error != "" {
 			status += " failed"
 		}
-		t.Rows = append(t.Rows, []string{strconv.Itoa(i + 1), status, mibs(r.Bytes), httpMs(float64(r.TTFBNs)),
-			httpF2(time.Duration(r.TotalNs).Seconds()), httpF2(r.MiBPerSec) + pm(r.MiBPerSec, r.Interval), httpF2(httpMbit(r.MiBPerSec)),
-			httpF2(r.PeakMiBPerSec), httpF2(httpMbit(r.PeakMiBPerSec))})
+		row := []string{strconv.Itoa(i + 1), status, mibs(r.Bytes), httpMs(float64(r.TTFBNs)), httpF2(time.Duration(r.TotalNs).Seconds())}
+		for j, u := range us {
+			avg := httpF2(u.of(r.MiBPerSec))
+			if j == 0 {
+				avg += pm(u.of(r.MiBPerSec), r.Interval)
+			}
+			row = append(row, avg)
+		}
+		for _, u := range us {
+			row = append(row, httpF2(u.of(r.PeakMiBPerSec)))
+		}
+		t.Rows = append(t.Rows, row)
 		if r.StatusCode == 0 {
 			continue
 		}
@@ -61,7 +84,7 @@ func httpTables(doc *result.Document) []Table {
 		}
 	}
 	for i, r := range h.Runs {
-		t.Notes = append(t.Notes, intervalNotes(figureNote{fmt.Sprintf("run %d", i+1), r.Interval, mibRate, r.MiBPerSec * (1 << 20), time.Duration(r.TransferNs)})...)
+		t.Notes = append(t.Notes, intervalNotes(figureNote{fmt.Sprintf("run %d", i+1), r.Interval, us[0].rate, r.MiBPerSec * (1 << 20), time.Duration(r.TransferNs)})...)
 	}
 	t.Notes = append(t.Notes, note{Mark: "", Text: "avg: the body's bytes over the time from the first byte of the response to the last"})
 	out := []Table{t}
@@ -70,11 +93,14 @@ func httpTables(doc *result.Document) []Table {
 		row := func(name string, x result.Spread, conv func(float64) string) {
 			sp.Rows = append(sp.Rows, []string{name, conv(x.Mean), conv(x.Stddev), conv(x.Min), conv(x.Max)})
 		}
-		mbit := func(x float64) string { return httpF2(httpMbit(x)) }
-		row("avg MiB/s", s.MiBPerSec, httpF2)
-		row("avg Mbit/s", s.MiBPerSec, mbit)
-		row("peak MiB/s", s.PeakMiBPerSec, httpF2)
-		row("peak Mbit/s", s.PeakMiBPerSec, mbit)
+		for _, what := range []struct {
+			name string
+			x    result.Spread
+		}{{"avg ", s.MiBPerSec}, {"peak ", s.PeakMiBPerSec}} {
+			for _, u := range us {
+				row(what.name+u.name, what.x, func(x float64) string { return httpF2(u.of(x)) })
+			}
+		}
 		row("TTFB ms", s.TTFBNs, httpMs)
 		row("total s", s.TotalNs, func(ns float64) string { return httpF2(ns / 1e9) })
 		out = append(out, sp)
@@ -83,10 +109,10 @@ func httpTables(doc *result.Document) []Table {
 }
 
 // httpText prints the heading, the tables and the run's status.
-func httpText(w io.Writer, doc *result.Document, _ Options, md bool) error {
+func httpText(w io.Writer, doc *result.Document, o Options, md bool) error {
 	ew := &errWriter{w: w}
 	ew.printf("%s\n\n", heading(doc))
-	body(ew, doc, httpTables(doc), md, "")
+	body(ew, doc, httpTables(doc, o.Units), md, o.Units)
 	return ew.err
 }
 

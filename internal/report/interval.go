@@ -25,12 +25,6 @@ func pm(value float64, iv *result.Interval) string {
 	return " ±" + strconv.FormatFloat(h, 'f', prec, 64)
 }
 
-// mibRate prints a rate in bytes per second as MiB/s.
-func mibRate(bps float64) string { return fmt.Sprintf("%.1f MiB/s", bps/(1<<20)) }
-
-// mbitRate prints a rate in bytes per second as Mbit/s.
-func mbitRate(bps float64) string { return fmt.Sprintf("%.1f Mbit/s", bps*8/1e6) }
-
 // figureNote is what intervalNotes needs of one figure.
 type figureNote struct {
 	// what names the figure as its table does.

@@ -11,8 +11,10 @@ import (
 	"github.com/thruput/thruput/internal/result"
 )
 
-// mbit formats bits/s as Mbit/s (10^6), the unit network links are sold in.
-func mbit(bps float64) string { return strconv.FormatFloat(bps/1e6, 'f', 2, 64) }
+// netRate prints bits/s in the unit u, as mbit prints Mbit/s.
+func netRate(u storageUnit, bps float64) string {
+	return strconv.FormatFloat(u.of(bps/8/(1<<20)), 'f', 2, 64)
+}
 
 func mibs(bytes int64) string { return strconv.FormatFloat(float64(bytes)/(1<<20), 'f', 2, 64) }
 
@@ -20,8 +22,8 @@ func secondsLabel(ns int64) string {
 	return strconv.FormatFloat(time.Duration(ns).Seconds(), 'f', -1, 64) + " s"
 }
 
-// netTitle says what the test was in one line.
-func netTitle(n *result.Net) string {
+// netTitle says what the test was in one line, its cap in the unit u.
+func netTitle(n *result.Net, u storageUnit) string {
 	p := n.Parameters
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s, %d stream(s) %s", strings.ToUpper(p.Protocol), p.Streams, p.Direction)
@@ -38,7 +40,7 @@ func netTitle(n *result.Net) string {
 	}
 	fmt.Fprintf(&b, ", %d-byte blocks", p.BlockSize)
 	if p.BitrateBps > 0 {
-		fmt.Fprintf(&b, ", capped at %s Mbit/s per stream", mbit(float64(p.BitrateBps)))
+		fmt.Fprintf(&b, ", capped at %s %s per stream", netRate(u, float64(p.BitrateBps)), u.name)
 	}
 	if p.ZeroCopy {
 		b.WriteString(", zero-copy")
@@ -50,23 +52,19 @@ func netTitle(n *result.Net) string {
 	return b.String()
 }
 
-// netMiB says whether a network page adds MiB/s beside Mbit/s: with
-// --units both, and with mib, which only report and serve pass a network
-// run (its charts are then in MiB/s, the network commands refuse it).
-func netMiB(units string) bool { return units == UnitsBoth || units == UnitsMiB }
-
 func init() {
-	v := &view{tables: func(d *result.Document, units string) []Table { return netTables(d, netMiB(units)) },
+	v := &view{tables: netTables,
 		text: netText, csv: netCSV, samples: netSamples}
 	views[result.MethodNetClient], views[result.MethodNetServer] = v, v
 }
 
 // netTables: per stream and per direction, the sender's and the
-// receiver's figures, iperf3's final report in thruput's units.
-func netTables(doc *result.Document, mib bool) []Table {
+// receiver's figures, iperf3's final report in the page's unit (units).
+func netTables(doc *result.Document, units string) []Table {
 	n := doc.Net
+	u, mib := netUnitOf(units), netMiB(units)
 	udp := n.Parameters.Protocol == "udp"
-	header := []string{"stream", "direction", "side", "MiB", "Mbit/s"}
+	header := []string{"stream", "direction", "side", "MiB", u.name}
 	if mib {
 		header = append(header, "MiB/s")
 	}
@@ -75,12 +73,12 @@ func netTables(doc *result.Document, mib bool) []Table {
 	} else {
 		header = append(header, "retransmits")
 	}
-	t := Table{Title: netTitle(n), Header: header}
+	t := Table{Title: netTitle(n, u), Header: header}
 	row := func(id, dir, side string, f result.NetFigure, local bool, iv *result.Interval) {
 		if local {
 			side += " (here)"
 		}
-		r := []string{id, dir, side, mibs(f.Bytes), mbit(f.BitsPerSecond) + pm(f.BitsPerSecond/1e6, iv)}
+		r := []string{id, dir, side, mibs(f.Bytes), netRate(u, f.BitsPerSecond) + pm(u.of(f.BitsPerSecond/8/(1<<20)), iv)}
 		if mib {
 			r = append(r, strconv.FormatFloat(f.BitsPerSecond/8/(1<<20), 'f', 2, 64))
 		}
@@ -132,7 +130,7 @@ func netTables(doc *result.Document, mib bool) []Table {
 		if here(true, s.Direction) {
 			f = s.Sender
 		}
-		t.Notes = append(t.Notes, intervalNotes(figureNote{s.Direction, s.Interval, mbitRate, f.BitsPerSecond / 8, time.Duration(f.Seconds * float64(time.Second))})...)
+		t.Notes = append(t.Notes, intervalNotes(figureNote{s.Direction, s.Interval, u.rate, f.BitsPerSecond / 8, time.Duration(f.Seconds * float64(time.Second))})...)
 	}
 	c := n.CPU
 	cpu := fmt.Sprintf("CPU here %s %% (user %s, system %s)", f1(c.LocalTotal), f1(c.LocalUser), f1(c.LocalSystem))
@@ -152,10 +150,13 @@ func netTables(doc *result.Document, mib bool) []Table {
 // NetIntervals prints intervals the way iperf3 does while a test runs: a
 // header, then a line per stream and a sum line per direction.
 type NetIntervals struct {
-	W   io.Writer
-	MiB bool
-	UDP bool
-	n   int
+	W io.Writer
+	// Units is the page's --units: the bitrates are in its unit
+	// (netUnitOf); MiB adds a column of MiB/s beside them (both).
+	Units string
+	MiB   bool
+	UDP   bool
+	n     int
 }
 
 // Line prints one interval.
@@ -175,7 +176,8 @@ func (l *NetIntervals) Line(iv result.NetInterval) {
 	l.n++
 	interval := fmt.Sprintf("%.2f-%.2f s", float64(iv.StartNs)/1e9, float64(iv.EndNs)/1e9)
 	line := func(id string, f result.NetIntervalFlow) {
-		rate := fmt.Sprintf("%10s Mbit/s", mbit(f.BitsPerSecond))
+		u := netUnitOf(l.Units)
+		rate := fmt.Sprintf("%10s %-6s", netRate(u, f.BitsPerSecond), u.name)
 		if l.MiB {
 			rate += fmt.Sprintf(" %10.2f", f.BitsPerSecond/8/(1<<20))
 		}
@@ -193,7 +195,7 @@ func (l *NetIntervals) Line(iv result.NetInterval) {
 		if iv.Omitted {
 			extra += "  (omitted)"
 		}
-		ew.printf("[%3s] %-4s %-16s %10s MiB %s%s\n", id, f.Direction, interval, mibs(f.Bytes), rate, extra)
+		ew.printf("%s\n", strings.TrimRight(fmt.Sprintf("[%3s] %-4s %-16s %10s MiB %s%s", id, f.Direction, interval, mibs(f.Bytes), rate, extra), " "))
 	}
 	for _, f := range iv.Streams {
 		line(strconv.FormatInt(f.ID, 10), f)
@@ -211,7 +213,7 @@ func netText(w io.Writer, doc *result.Document, o Options, md bool) error {
 	ew := &errWriter{w: w}
 	ew.printf("%s\n\n", heading(doc))
 	if !md && len(doc.Net.Intervals) > 0 {
-		l := &NetIntervals{W: ew, MiB: netMiB(o.Units), UDP: doc.Net.Parameters.Protocol == "udp"}
+		l := &NetIntervals{W: ew, Units: o.Units, MiB: netMiB(o.Units), UDP: doc.Net.Parameters.Protocol == "udp"}
 		for _, iv := range doc.Net.Intervals {
 			l.Line(iv)
 		}
@@ -224,7 +226,7 @@ func netText(w io.Writer, doc *result.Document, o Options, md bool) error {
 // that follows the live interval lines.
 func NetSummary(w io.Writer, doc *result.Document, o Options, md bool) error {
 	ew := &errWriter{w: w}
-	ts := netTables(doc, netMiB(o.Units))
+	ts := netTables(doc, o.Units)
 	if t := latencyTable(doc.LoadLatency); t != nil {
 		ts = append(ts, *t)
 	}

@@ -5,6 +5,7 @@
 package report
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -176,7 +177,7 @@ func body(ew *errWriter, doc *result.Document, ts []Table, md bool, units string
 			ew.err = t.text(ew)
 		}
 	}
-	bottlenecks(ew, doc, md, storageOf(units))
+	bottlenecks(ew, doc, md, pageUnit(doc, units))
 	health(ew, doc, md)
 	status(ew, doc)
 }
@@ -221,8 +222,23 @@ func preamble(ew *errWriter, doc *result.Document, md bool) {
 // status closes a run that did not end well.
 func status(ew *errWriter, doc *result.Document) {
 	if doc.Status != result.StatusOK {
-		ew.printf("\nRun %s: %s. The figures above were measured before that.\n", doc.Status, doc.Error)
+		what := string(doc.Status)
+		if e := endedBy(doc); e != "" {
+			what += ": " + e
+		}
+		ew.printf("\nRun %s. The figures above were measured before that.\n", what)
 	}
+}
+
+// endedBy is the error that ended doc in a reader's words: an interrupt
+// is recorded as Go's "context canceled", which the status "interrupted"
+// already says, and says in words a user knows.
+func endedBy(doc *result.Document) string {
+	e := strings.ReplaceAll(doc.Error, context.Canceled.Error(), "interrupted")
+	if e == "interrupted" && doc.Status == result.StatusInterrupted {
+		return ""
+	}
+	return e
 }
 
 // Write lets an errWriter be the destination of a nested renderer.

@@ -66,9 +66,10 @@ func Trend(docs []*result.Document, units string) []*chart.Chart {
 			}
 			// A capped UDP test and an uncapped TCP one to the same peer
 			// are different figures: on one line the cap reads as a
-			// collapse.
+			// collapse. The kind comes first, where the legend, which
+			// shortens long names, still shows it.
 			if n := d.Net; n != nil {
-				parts = append(parts, netKind(n.Parameters))
+				parts = append([]string{netKind(n.Parameters)}, parts...)
 			}
 			key := strings.Join(parts, " ")
 			if lines[s.name] == nil {

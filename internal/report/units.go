@@ -23,6 +23,9 @@ type storageUnit struct {
 	perMiB float64
 	// mbit adds a sentence's rates in Mbit/s after them (--units both).
 	mbit bool
+	// network: the page's sentences (verdicts) were written in Mbit/s,
+	// as a network test's and a download's are, not in MiB/s.
+	network bool
 }
 
 // mbitPerMiB is one MiB/s in Mbit/s: 2^20 * 8 / 10^6.
@@ -38,6 +41,31 @@ func storageOf(units string) storageUnit {
 		return storageUnit{name: "MiB/s", perMiB: 1, mbit: true}
 	}
 	return storageUnit{name: "MiB/s", perMiB: 1}
+}
+
+// netUnitOf is the unit a network page (a network test, a download)
+// prints its rates in: Mbit/s, the unit links are sold in, unless
+// --units names mib or mb. With both, its tables add a column of MiB/s
+// beside the Mbit/s (netMiB) and its sentences stay in Mbit/s.
+func netUnitOf(units string) storageUnit {
+	u := storageOf(UnitsMbit)
+	if units == UnitsMiB || units == UnitsMB {
+		u = storageOf(units)
+	}
+	u.network = true
+	return u
+}
+
+// netMiB says whether a network page adds a column of MiB/s beside its
+// Mbit/s: with --units both.
+func netMiB(units string) bool { return units == UnitsBoth }
+
+// pageUnit is the unit doc's page prints rates, verdicts and ceilings in.
+func pageUnit(doc *result.Document, units string) storageUnit {
+	if doc.Net != nil || doc.HTTP != nil {
+		return netUnitOf(units)
+	}
+	return storageOf(units)
 }
 
 // of converts a figure in MiB/s.
@@ -78,6 +106,55 @@ func (u storageUnit) text(s string) string {
 		}
 		return u.figure(v) + sub[2]
 	})
+}
+
+// mbitFigure is a rate in Mbit/s in a sentence.
+var mbitFigure = regexp.MustCompile(`(\d+(?:\.\d+)?) Mbit/s`)
+
+// verdict is a sentence written for bottleneck b (its figure or verdict)
+// in the page's unit: storage's are written in MiB/s (text), a network
+// page's in Mbit/s. The names of b's links ("Ethernet 1000 Mbit/s") are
+// what the link is called, and keep their Mbit/s.
+func (u storageUnit) verdict(s string, b result.Bottleneck) string {
+	if !u.network {
+		return u.text(s)
+	}
+	if u.name == "Mbit/s" {
+		return s
+	}
+	var links []string
+	for _, h := range b.Hops {
+		if strings.Contains(h.Link, "Mbit/s") && !slices.Contains(links, h.Link) {
+			links = append(links, h.Link)
+		}
+	}
+	parts := []string{s}
+	for _, l := range links {
+		var next []string
+		for i, p := range parts {
+			if i%2 == 1 {
+				next = append(next, p)
+				continue
+			}
+			for j, q := range strings.Split(p, l) {
+				if j > 0 {
+					next = append(next, l)
+				}
+				next = append(next, q)
+			}
+		}
+		parts = next
+	}
+	for i := 0; i < len(parts); i += 2 {
+		parts[i] = mbitFigure.ReplaceAllStringFunc(parts[i], func(m string) string {
+			v, err := strconv.ParseFloat(mbitFigure.FindStringSubmatch(m)[1], 64)
+			if err != nil {
+				return m
+			}
+			return u.figure(v / mbitPerMiB)
+		})
+	}
+	return strings.Join(parts, "")
 }
 
 // ceiling prints a hop's ceiling in bytes per second: in the page's unit

@@ -6,11 +6,60 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thruput/thruput/internal/ceiling"
 	"github.com/thruput/thruput/internal/result"
 )
 
 // rateFigure is a figure with its rate unit, as any page prints it.
-var rateFigure = regexp.MustCompile(`\d (MiB/s|MB/s|Mbit/s)`)
+// A unit alone heads a column of figures.
+var rateFigure = regexp.MustCompile(`(?:\d+(?:\.\d+)? )?\b(MiB/s|MB/s|Mbit/s)`)
+
+// strayFigure is the first figure of page, or column headed by a unit,
+// in a unit other than want (or also, a second unit the page prints
+// beside it), with the text before it, "" when there is none. Mbit/s is the unit links are sold in, so a
+// Mbit/s figure is let through where a link's ceiling is given: after
+// the ceiling in the page's unit ("429.2 MiB/s, 3600 Mbit/s"), beside a
+// figure under --units both ("2.3 MiB/s (19.3 Mbit/s)"), and in a link's
+// name ("Ethernet 1000 Mbit/s") among docs' bottlenecks.
+func strayFigure(page, want, also string, docs ...*result.Document) string {
+	var links []string
+	for _, d := range docs {
+		for _, b := range d.Bottlenecks {
+			for _, h := range b.Hops {
+				if strings.Contains(h.Link, "Mbit/s") {
+					links = append(links, h.Link)
+				}
+			}
+		}
+	}
+	inLink := func(at int) bool {
+		for _, l := range links {
+			for i := 0; ; {
+				j := strings.Index(page[i:], l)
+				if j < 0 {
+					break
+				}
+				if i+j <= at && at < i+j+len(l) {
+					return true
+				}
+				i += j + 1
+			}
+		}
+		return false
+	}
+	for _, m := range rateFigure.FindAllStringSubmatchIndex(page, -1) {
+		unit := page[m[2]:m[3]]
+		if unit == want || unit == also {
+			continue
+		}
+		before := page[max(0, m[0]-20):m[0]]
+		if unit == "Mbit/s" && (strings.HasSuffix(before, want+", ") || strings.HasSuffix(before, want+" (") || inLink(m[0])) {
+			continue
+		}
+		return page[max(0, m[0]-80):m[1]]
+	}
+	return ""
+}
 
 // TestStorageUnits: every storage page, in every text format and in
 // HTML (tables, verdicts, notes and charts), prints its rates in the unit
@@ -34,11 +83,8 @@ func TestStorageUnits(t *testing.T) {
 			}
 			pages["html"] = buf.String()
 			for format, page := range pages {
-				for _, m := range rateFigure.FindAllStringSubmatchIndex(page, -1) {
-					if unit := page[m[2]:m[3]]; unit != want && unit != "Mbit/s" {
-						t.Errorf("%s %s --units %s: a figure in %s: %q", name, format, units, unit, page[max(0, m[0]-60):m[1]])
-						break
-					}
+				if stray := strayFigure(page, want, "", readDoc(name)); stray != "" {
+					t.Errorf("%s %s --units %s: a figure in another unit than %s: %q", name, format, units, want, stray)
 				}
 				if !strings.Contains(page, want) {
 					t.Errorf("%s %s --units %s: no figure in %s", name, format, units, want)
@@ -129,9 +175,9 @@ func TestComparisonUnits(t *testing.T) {
 }
 
 // TestNetworkPageUnits: a network run's page in report or serve with
-// --units mib draws its charts in MiB/s and adds MiB/s beside Mbit/s in
-// its tables, so the charts' unit is the tables' too; mbit and none
-// keep Mbit/s alone.
+// --units mib draws its charts and its tables in MiB/s, so the charts'
+// unit is the tables' too; both adds MiB/s beside Mbit/s in its tables;
+// mbit and none keep Mbit/s alone.
 func TestNetworkPageUnits(t *testing.T) {
 	for units, mib := range map[string]bool{"": false, UnitsMbit: false, UnitsMiB: true, UnitsBoth: true} {
 		var buf bytes.Buffer
@@ -157,5 +203,87 @@ func TestMarkTitleWithoutEngine(t *testing.T) {
 	title := markTables(d, storageOf(""))[0].Title
 	if strings.HasSuffix(strings.TrimSpace(title), ",") || !strings.HasPrefix(title, "MiB/s, ") {
 		t.Errorf("title %q", title)
+	}
+}
+
+// netWithVerdict is readDoc("net") with the verdict internal/ceiling
+// writes for its upload over a gigabit Ethernet link, whose name holds a
+// Mbit/s that no unit changes.
+func netWithVerdict() *result.Document {
+	d := readDoc("net")
+	hops := []result.Hop{{Name: "eth0", Link: "Ethernet 1000 Mbit/s", CeilingBytesPerSec: ceiling.EthernetGoodput(1000, 1500), Basis: "negotiated link speed"}}
+	d.Bottlenecks = []result.Bottleneck{ceiling.Judge("net up via eth0", d.Net.Sums[0].Receiver.BitsPerSecond/8, hops, nil, true)}
+	return d
+}
+
+// TestNetworkUnits: a network test's page (client and server, TCP and
+// UDP) and a download's, in every text format and in HTML, print every
+// rate in the unit --units names: its tables, live interval lines, cap,
+// notes, verdicts and charts. A network page is in Mbit/s by default and
+// with mbit, in MiB/s or MB/s with mib or mb; with both its tables add
+// MiB/s beside the Mbit/s. A download prints MiB/s beside Mbit/s unless
+// one unit is named. Links keep their names ("Ethernet 1000 Mbit/s") and
+// ceilings their Mbit/s. net client, net server and net http once
+// refused every unit but Mbit/s or both.
+func TestNetworkUnits(t *testing.T) {
+	frozen := frozenDocs(t)
+	docs := map[string]func() *result.Document{
+		"net":        netWithVerdict,
+		"net-udp":    func() *result.Document { return readDoc("net-udp") },
+		"net.client": func() *result.Document { return frozen["net.client.json"] },
+		"net.server": func() *result.Document { return frozen["net.server.json"] },
+		"net.http":   func() *result.Document { return frozen["net.http.json"] },
+	}
+	for name, doc := range docs {
+		download := doc().HTTP != nil
+		for _, units := range []string{"", UnitsMiB, UnitsMB, UnitsMbit, UnitsBoth} {
+			want, also := map[string]string{UnitsMiB: "MiB/s", UnitsMB: "MB/s"}[units], ""
+			switch {
+			case want != "":
+			case download && units != UnitsMbit:
+				want, also = "MiB/s", "Mbit/s"
+			case units == UnitsBoth:
+				want, also = "Mbit/s", "MiB/s"
+			default:
+				want = "Mbit/s"
+			}
+			pages := map[string]string{}
+			for _, format := range []string{"table", "markdown"} {
+				var buf bytes.Buffer
+				if err := Write(&buf, doc(), Options{Format: format, Units: units}); err != nil {
+					t.Fatal(err)
+				}
+				pages[format] = buf.String()
+			}
+			var buf bytes.Buffer
+			if err := WriteHTML(&buf, []*result.Document{doc()}, nil, HTMLOptions{Units: units}); err != nil {
+				t.Fatal(err)
+			}
+			pages["html"] = buf.String()
+			for format, page := range pages {
+				if stray := strayFigure(page, want, also, doc()); stray != "" {
+					t.Errorf("%s %s --units %q: a figure in another unit than %s: %q", name, format, units, want, stray)
+				}
+				if !strings.Contains(page, want) {
+					t.Errorf("%s %s --units %q: no figure in %s", name, format, units, want)
+				}
+			}
+		}
+	}
+	// The verdict's figures are converted, the link's name is not.
+	var buf bytes.Buffer
+	if err := Write(&buf, netWithVerdict(), Options{Format: "table", Units: UnitsMiB}); err != nil {
+		t.Fatal(err)
+	}
+	if w := "net up via eth0: 11.1 MiB/s is only 10 % of the Ethernet 1000 Mbit/s ceiling of 112.2 MiB/s at eth0"; !strings.Contains(buf.String(), w) {
+		t.Errorf("--units mib: no %q in\n%s", w, buf.String())
+	}
+	// A UDP test's cap is a rate like any other.
+	buf.Reset()
+	if err := Write(&buf, readDoc("net-udp"), Options{Format: "table", Units: UnitsMB}); err != nil {
+		t.Fatal(err)
+	}
+	if w := "capped at 11.88 MB/s per stream"; !strings.Contains(buf.String(), w) {
+		t.Errorf("--units mb: no %q in\n%s", w, buf.String())
 	}
 }

@@ -20,8 +20,9 @@ import (
 
 // everyMethod is a run of each method and kind: a sweep over two targets
 // and eight block sizes, disk mark, disk io with repeats, disk random,
-// TCP and capped UDP network tests and an HTTP download, on pi4, a day
-// apart, and a second sweep so each trend has two points.
+// TCP and capped UDP network tests, the server's side of a TCP test and
+// an HTTP download, on pi4, a day apart, and a second sweep so each trend
+// has two points.
 func everyMethod() []*result.Document {
 	at := func(day int) time.Time { return t0.AddDate(0, 0, day) }
 	doc := func(id, method string, day int) *result.Document {
@@ -78,6 +79,15 @@ func everyMethod() []*result.Document {
 		}
 		nets = append(nets, n)
 	}
+	srv := doc("20261106T070000Z-netsrv", "net.server", 5)
+	srv.Targets = nil
+	srv.Net = &result.Net{Parameters: result.NetParameters{Role: "server", Protocol: "tcp", Server: ":5201", Client: "192.168.1.20:40112"},
+		Sums: []result.NetSum{{Direction: result.DirUp, Receiver: result.NetFigure{Bytes: 1175e6, Seconds: 10, BitsPerSecond: 940e6}}}}
+	for k := range 10 {
+		srv.Net.Intervals = append(srv.Net.Intervals, result.NetInterval{StartNs: int64(k) * 1e9, EndNs: int64(k+1) * 1e9,
+			Sums: []result.NetIntervalFlow{{Direction: result.DirUp, BitsPerSecond: 940e6}}})
+	}
+	nets = append(nets, srv)
 	h := doc("20261107T060000Z-http01", "net.http", 6)
 	h.Targets = nil
 	h.HTTP = &result.HTTP{Parameters: result.HTTPParameters{URL: "http://nas:8080/big", WindowNs: 1e9}}
@@ -180,6 +190,22 @@ func TestDashboardPagesRead(t *testing.T) {
 		"compare":   "/compare?run=20261101T060000Z-sweep1&run=20261102T060000Z-sweep2",
 	} {
 		browsertest.HeaderWords(t, bctx, c.url+p, "dashboard-"+name)
+	}
+	// Every page fills a wide window: its main column, table or charts
+	// span it but for the margins. The report's column was once 770 px
+	// wide whatever the window.
+	for _, p := range []string{"/", "/runs/20261101T060000Z-sweep1", "/runs/20261106T070000Z-netsrv", "/trend?host=pi4&method=disk.sweep",
+		"/compare?run=20261101T060000Z-sweep1&run=20261102T060000Z-sweep2"} {
+		if err := chromedp.Do(bctx, chromedp.EmulateViewport(1400, 900), chromedp.Navigate(c.url+p)); err != nil {
+			t.Fatal(err)
+		}
+		fill, err := chromedp.Run(bctx, chromedp.Evaluate[float64](`Math.max(...[...document.querySelectorAll('main, table, .charts')].map(e => e.getBoundingClientRect().width)) / document.documentElement.clientWidth`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fill < 0.9 {
+			t.Errorf("%s at 1400 px: its widest column is %.0f %% of the window, want it full width", p, 100*fill)
+		}
 	}
 	// Every chart of the dashboard is as wide as every other at a given
 	// window width: a trend's charts as a run's, not each at its own.

@@ -1,0 +1,71 @@
+package store
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/thruput/thruput/internal/compare"
+	"github.com/thruput/thruput/internal/result"
+)
+
+// labelled is a run of id on host, started hour hours after noon on
+// 2026-03-01, with labels.
+func labelled(id, host string, hour int, labels map[string]string) *result.Document {
+	d := &result.Document{ID: id, Method: result.MethodSweep, Status: result.StatusOK, Labels: labels,
+		StartedAt: time.Date(2026, 3, 1, 12+hour, 0, 0, 0, time.UTC)}
+	d.Host.Hostname = host
+	return d
+}
+
+// TestNameRuns: runs compared by id are named by what tells them apart,
+// the labels that differ, else the host, else the time each started, and
+// keep their ids only when nothing does; a group a label query picked
+// keeps the query as its name. Comparison tables and legends were once
+// headed by ids a reader could not tell apart. The groups are the ones
+// Groups makes of ids, before it names them (a store in this package's
+// tests would register a backend, which TestOpenUnregistered forbids).
+func TestNameRuns(t *testing.T) {
+	cases := []struct {
+		name string
+		docs []*result.Document
+		want []string
+	}{
+		{"labels", []*result.Document{
+			labelled("20260301T120000Z-aaaa01", "pi4", 0, map[string]string{"fs": "ext4", "board": "pi4"}),
+			labelled("20260301T130000Z-aaaa02", "pi5", 1, map[string]string{"fs": "xfs", "board": "pi4"}),
+		}, []string{"fs=ext4", "fs=xfs"}},
+		{"host", []*result.Document{
+			labelled("20260301T120000Z-bbbb01", "pi4", 0, map[string]string{"fs": "ext4"}),
+			labelled("20260301T130000Z-bbbb02", "pi5", 1, map[string]string{"fs": "ext4"}),
+		}, []string{"pi4", "pi5"}},
+		{"time", []*result.Document{
+			labelled("20260301T120000Z-cccc01", "pi4", 0, nil),
+			labelled("20260301T130000Z-cccc02", "pi4", 1, nil),
+		}, []string{"2026-03-01 12:00:00", "2026-03-01 13:00:00"}},
+		{"nothing", []*result.Document{
+			labelled("20260301T120000Z-dddd01", "pi4", 0, nil),
+			labelled("20260301T120000Z-dddd02", "pi4", 0, nil),
+		}, []string{"20260301T120000Z-dddd01", "20260301T120000Z-dddd02"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var groups []compare.Group
+			for _, d := range c.docs {
+				groups = append(groups, compare.Group{Name: d.ID, Docs: []*result.Document{d}})
+			}
+			// A label query's group beside them keeps its name and does
+			// not count among the runs to tell apart.
+			groups = append(groups, compare.Group{Name: "fs=btrfs", Docs: []*result.Document{
+				labelled("20260302T120000Z-eeee01", "pi4", 24, map[string]string{"fs": "btrfs"})}})
+			nameRuns(groups)
+			var names []string
+			for _, g := range groups {
+				names = append(names, g.Name)
+			}
+			if want := append(slices.Clone(c.want), "fs=btrfs"); !slices.Equal(names, want) {
+				t.Errorf("columns named %q, want %q", names, want)
+			}
+		})
+	}
+}
