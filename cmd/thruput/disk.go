@@ -101,7 +101,7 @@ func runSweep(cmd *cobra.Command, a *app, f sweepFlags, dirs []string) error {
 	cfg := disk.SweepConfig{SweepParameters: result.SweepParameters{
 		FileSize: f.fileSize, MaxTimeNs: int64(f.maxTime), Write: !f.readOnly, Read: !f.writeOnly, Data: f.data,
 		Direct: f.direct, DropCaches: f.dropCaches,
-	}, SkipSpaceCheck: f.skipSpaceCheck, Steady: f.stable.options()}
+	}, SkipSpaceCheck: f.skipSpaceCheck, Stable: f.stable.options()}
 	if cfg.BlockSizes, err = units.ParseSizeList(f.sizes); err != nil {
 		return usage.Errorf("--bs: %w", err)
 	}
