@@ -42,7 +42,7 @@ type Columns struct {
 func derive(doc *result.Document) row {
 	return row{
 		id:        doc.ID,
-		method:    doc.Method,
+		method:    string(doc.Method),
 		host:      doc.Host.Hostname,
 		status:    doc.Status,
 		startedAt: unixNano(doc.StartedAt),
@@ -576,8 +576,11 @@ func (f *Filter) selectIDs() (string, []any, error) {
 
 // Entry is one run as a list shows it, read from the columns alone.
 type Entry struct {
-	ID, Method, Host, Status string
-	StartedAt                time.Time
+	ID        string
+	Method    result.Method
+	Host      string
+	Status    string
+	StartedAt time.Time
 	// Target is the first target's path, else the network server or the
 	// HTTP URL.
 	Target string
