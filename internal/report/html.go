@@ -685,18 +685,11 @@ func systemOf(s *result.System) *htmlSystem {
 			case u.Ports > 1:
 				class += fmt.Sprintf(", %d ports", u.Ports)
 			}
-			product := strings.TrimSpace(u.Product)
-			if u.VendorID != "" {
-				product = strings.TrimSpace(u.VendorID + ":" + u.ProductID + " " + product)
-			}
-			if u.USBVersion != "" && u.Parent != "" {
-				product += ", USB " + u.USBVersion
-			}
-			if u.Bridge != "" {
-				product += ", " + u.Bridge
-			}
-			if u.UASIgnored {
-				product += ", UAS off by quirk"
+			product := usbProduct(u)
+			if u.VendorID == "" {
+				// The table names a device without ids by its product
+				// string, which the lsusb-style tree leaves out.
+				product = strings.TrimSpace(u.Product) + product
 			}
 			if warn := u.SlowerThanDeclared(); warn != "" {
 				t.Notes = append(t.Notes, note{Text: u.Path + ": " + warn})
