@@ -37,4 +37,3 @@ func Unsettled(docs []*result.Document) []string {
 	}
 	return out
 }
-
