@@ -101,7 +101,7 @@ func runSweep(cmd *cobra.Command, a *app, f sweepFlags, dirs []string) error {
 	cfg := disk.SweepConfig{SweepParameters: result.SweepParameters{
 		FileSize: f.fileSize, MaxTimeNs: int64(f.maxTime), Write: !f.readOnly, Read: !f.writeOnly, Data: f.data,
 		Direct: f.direct, DropCaches: f.dropCaches,
-	}, SkipSpaceCheck: f.skipSpaceCheck, Steady: f.stable.options()}
+	}, SkipSpaceCheck: f.skipSpaceCheck, Stable: f.stable.options()}
 	if cfg.BlockSizes, err = units.ParseSizeList(f.sizes); err != nil {
 		return usage.Errorf("--bs: %w", err)
 	}
@@ -127,7 +127,7 @@ var sweepNames = map[string]string{"BlockSizes": "--bs", "FileSize": "--file-siz
 // progress line and notes on stderr, then print what was measured, also
 // when the engine failed part-way. The engine's refusals name its config's
 // fields; names gives the flags that set them.
-func (a *app) runDisk(cmd *cobra.Command, method string, dirs []string, format string, names map[string]string, run func(*result.Document, progress.Hooks) error) error {
+func (a *app) runDisk(cmd *cobra.Command, method result.Method, dirs []string, format string, names map[string]string, run func(*result.Document, progress.Hooks) error) error {
 	if len(dirs) == 0 {
 		dirs = []string{"."}
 	}

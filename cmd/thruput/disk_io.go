@@ -42,8 +42,8 @@ that carry their offset and a checksum and reads them all back.`,
 			if err != nil {
 				return err
 			}
-			cfg.Steady = stable.options()
-			if cfg.Steady.Target > 0 {
+			cfg.Stable = stable.options()
+			if cfg.Stable.Target > 0 {
 				// Until the figure is known, over and over the file,
 				// bounded by -t (a minute when it is not given).
 				cfg.TimeBased = true
@@ -110,7 +110,7 @@ latency.`,
 			if err != nil {
 				return err
 			}
-			cfg.Steady = markStable.options()
+			cfg.Stable = markStable.options()
 			return a.runDisk(cmd, result.MethodMark, args, format, markNames, func(doc *result.Document, h progress.Hooks) error {
 				doc.Mark = &result.Mark{}
 				return disk.Mark(cmd.Context(), cfg, doc.Targets[0], doc.ID, doc.Mark, h)

@@ -44,7 +44,7 @@ removed at the end, on error and on Ctrl-C.`,
 				return err
 			}
 			cfg := f.cfg
-			cfg.Steady = f.stable.options()
+			cfg.Stable = f.stable.options()
 			if cmd.Flags().Changed("requests") && !cmd.Flags().Changed("time") {
 				cfg.TimeNs = 0
 			}

@@ -61,7 +61,7 @@ func (a *app) openHistory(stderr io.Writer) error {
 }
 
 // newDocument starts the result of one run of method.
-func (a *app) newDocument(method string) *result.Document {
+func (a *app) newDocument(method result.Method) *result.Document {
 	return lifecycle.New(tool(), method, a.argv)
 }
 

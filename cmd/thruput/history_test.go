@@ -299,14 +299,14 @@ func TestSuite(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 		t.Fatalf("suite --json: %v\n%s", err, stdout.String())
 	}
-	methods := map[string]int{}
+	methods := map[result.Method]int{}
 	for _, r := range out.Runs {
 		methods[r.Method]++
 		if r.Labels["suite"] != out.Suite || r.Labels["ci"] != "yes" || r.Status != "ok" {
 			t.Errorf("suite run %+v: want status ok and labels suite=%s, ci=yes", r, out.Suite)
 		}
 	}
-	for m, n := range map[string]int{"disk.sweep": 1, "disk.random": 1, "disk.mark": 1, "net.client": 2, "net.http": 1} {
+	for m, n := range map[result.Method]int{"disk.sweep": 1, "disk.random": 1, "disk.mark": 1, "net.client": 2, "net.http": 1} {
 		if methods[m] != n {
 			t.Errorf("suite ran %d %s, want %d (%v)", methods[m], m, n, methods)
 		}

@@ -142,7 +142,7 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 		return usage.Errorf("-i %s: at least 0.1 s, or 0 for none", f.interval)
 	}
 	cfg := iperf3.ClientConfig{Host: host, Port: f.port, Params: p, Interval: interval, ZeroCopy: f.zero,
-		Version: "thruput " + toolVersion(), Steady: f.stable.options()}
+		Version: "thruput " + toolVersion(), Stable: f.stable.options()}
 	if err := f.opts.apply(&cfg, a.output); err != nil {
 		return err
 	}

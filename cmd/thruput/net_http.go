@@ -45,7 +45,7 @@ from memory to download, so that machine's disk plays no part either.`,
   thruput net http https://nas.local/big.iso --insecure --json -o nas.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c.Steady = stable.options()
+			c.Stable = stable.options()
 			return runNetHTTP(cmd, a, c, args[0])
 		},
 	}

@@ -145,7 +145,7 @@ func TestSuiteDiskNamedSweep(t *testing.T) {
 	}
 	// The sweep was bounded by the budget (1 s a phase) through its
 	// --max-time, random through -t; neither got the other's flag.
-	flags := map[string][2]string{result.MethodSweep: {"--max-time 1s", " -t "}, result.MethodRandom: {" -t ", "--max-time"}}
+	flags := map[result.Method][2]string{result.MethodSweep: {"--max-time 1s", " -t "}, result.MethodRandom: {" -t ", "--max-time"}}
 	for _, r := range list.Runs {
 		out.Reset()
 		if code := run(t.Context(), []string{"thruput", "results", "show", r.ID, "--db", db, "--json"}, &out); code != exitOK {
@@ -162,7 +162,7 @@ func TestSuiteDiskNamedSweep(t *testing.T) {
 		if doc.Health == nil || doc.Health.Samples < 2 {
 			t.Errorf("suite step %s without its health: %+v", r.Method, doc.Health)
 		}
-		argv, f := strings.Join(doc.Argv, " "), flags[r.Method]
+		argv, f := strings.Join(doc.Argv, " "), flags[result.Method(r.Method)]
 		if !strings.Contains(argv, f[0]) || strings.Contains(argv, f[1]) {
 			t.Errorf("%s ran as %s: want %q and no %q", r.Method, argv, f[0], f[1])
 		}

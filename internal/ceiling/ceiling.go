@@ -3,9 +3,10 @@
 // interface, up through every bus and hub to the root, gives each hop the
 // practical ceiling of its link (USB 2.0 mass storage, an SD bus mode,
 // SATA, PCIe lanes, Ethernet after TCP/IP overhead, a WiFi PHY rate), and
-// names the likely bottleneck with the facts behind it: the reasoning the
-// seed posts do by hand, from facts read off the machine (result.System),
-// never guessed.
+// names the likely bottleneck with the facts behind it: the reasoning a
+// person does by hand with lsusb, the SD bus mode and the link speed next to
+// a dd or sysbench fileio figure, here from facts read off the machine
+// (result.System), never guessed.
 package ceiling
 
 import (

@@ -20,7 +20,7 @@ import (
 func doc(method string) *result.Document {
 	t0 := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
 	return &result.Document{
-		FormatVersion: result.FormatVersion, ID: "20261121T060000Z-123456", Method: method,
+		FormatVersion: result.FormatVersion, ID: "20261121T060000Z-123456", Method: result.Method(method),
 		StartedAt: t0, EndedAt: t0.Add(time.Minute), Status: result.StatusOK,
 		Host:    result.Host{Hostname: "pi4"},
 		Targets: []result.Target{{Path: "/mnt/ssd", FSType: "ext4"}},

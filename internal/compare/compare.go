@@ -104,8 +104,8 @@ func family(groups []Group) (string, error) {
 			if Kind(d.Method) != Kind(first.Method) {
 				return "", fmt.Errorf("cannot compare %s with %s", first.Method, d.Method)
 			}
-			if !slices.Contains(methods, d.Method) {
-				methods = append(methods, d.Method)
+			if !slices.Contains(methods, string(d.Method)) {
+				methods = append(methods, string(d.Method))
 			}
 		}
 	}
@@ -115,11 +115,11 @@ func family(groups []Group) (string, error) {
 
 // Kind is what makes two methods comparable: the same method, or the two
 // ends of a network test.
-func Kind(method string) string {
+func Kind(method result.Method) string {
 	if method == result.MethodNetClient || method == result.MethodNetServer {
 		return "net"
 	}
-	return method
+	return string(method)
 }
 
 // column is a Column with the figures of each of its runs.

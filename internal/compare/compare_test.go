@@ -29,7 +29,7 @@ func sweep(id string, paths []string, mib []map[int64][2]float64) *result.Docume
 // netRun is a TCP upload whose receiver got mbit Mbit/s.
 func netRun(id, method string, labels map[string]string, mbit float64) *result.Document {
 	fig := result.NetFigure{BitsPerSecond: mbit * 1e6}
-	return &result.Document{ID: id, Method: method, Labels: labels, Net: &result.Net{
+	return &result.Document{ID: id, Method: result.Method(method), Labels: labels, Net: &result.Net{
 		Sums: []result.NetSum{{Direction: result.DirUp, Sender: fig, Receiver: fig}},
 	}}
 }

@@ -38,9 +38,9 @@ const (
 // records (Engine as asked; the result says which ran), and how to run it.
 type IOConfig struct {
 	result.IOParameters
-	// Steady is --until-stable and --sustained: the run may end before
+	// Stable is --until-stable and --sustained: the run may end before
 	// its time once its rate is known, and carries its interval.
-	Steady stable.Options
+	Stable stable.Options
 	// Corrupt, when not negative, flips a byte at that offset of job 0's
 	// file between writing and verifying: the check of the checker.
 	Corrupt int64
@@ -331,7 +331,7 @@ func runIO(ctx context.Context, c IOConfig, fds []int, h progress.Hooks, label s
 	}
 	start := time.Now()
 	stop := make(chan struct{})
-	m := c.Steady.Meter()
+	m := c.Stable.Meter()
 	var rampBytes int64 = -1
 	moved := func() (b int64) {
 		for _, j := range jobs {

@@ -17,8 +17,8 @@ type MarkConfig struct {
 	result.MarkParameters
 	// Engine is the one asked for; the result says which ran.
 	Engine string
-	// Steady is --until-stable and --sustained, for each preset.
-	Steady stable.Options
+	// Stable is --until-stable and --sustained, for each preset.
+	Stable stable.Options
 }
 
 // Validate checks the parameters that do not depend on a target.
@@ -67,7 +67,7 @@ func Mark(ctx context.Context, c MarkConfig, t result.Target, runID string, out 
 func mark(ctx context.Context, c MarkConfig, t result.Target, s *Scratch, out *result.Mark, h progress.Hooks) error {
 	out.Engine, out.EngineNote = pickEngine(c.Engine, 32)
 	base := IOConfig{IOParameters: result.IOParameters{RW: "read", Jobs: 1, Size: c.Size / (1 << 20) * (1 << 20), Direct: c.Direct,
-		Engine: out.Engine, RuntimeNs: c.DurationNs, TimeBased: true, Repeat: 1}, Corrupt: -1, Steady: c.Steady}
+		Engine: out.Engine, RuntimeNs: c.DurationNs, TimeBased: true, Repeat: 1}, Corrupt: -1, Stable: c.Stable}
 	fds, err := layOut(ctx, s, base, h)
 	defer closeAll(fds)
 	if err != nil {

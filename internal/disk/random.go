@@ -28,9 +28,9 @@ var RandomModes = []string{"seqwr", "seqrewr", "seqrd", "rndrd", "rndwr", "rndrw
 // CacheDropped, which a caller leaves alone.
 type RandomConfig struct {
 	result.RandomParameters
-	// Steady is --until-stable and --sustained: the run may end before
+	// Stable is --until-stable and --sustained: the run may end before
 	// its time once its rate is known, and carries its interval.
-	Steady stable.Options
+	Stable stable.Options
 }
 
 func (c RandomConfig) timeBound() time.Duration { return time.Duration(c.TimeNs) }
@@ -220,7 +220,7 @@ func runRandom(ctx context.Context, c RandomConfig, fds []int, res *result.Rando
 	if c.TimeNs > 0 {
 		sh.deadline = start.Add(c.timeBound())
 	}
-	m := c.Steady.Meter()
+	m := c.Stable.Meter()
 	cancelled := runWorkers(ctx, len(workers), fds, func(i int) { workers[i].run() },
 		func() { sh.stop.Store(true) },
 		func() {

@@ -28,9 +28,9 @@ type SweepConfig struct {
 	// SkipSpaceCheck is for filesystems whose free-space figure cannot be
 	// trusted; a full filesystem then ends the run with ENOSPC.
 	SkipSpaceCheck bool
-	// Steady is --until-stable and --sustained: each step may end before
+	// Stable is --until-stable and --sustained: each step may end before
 	// its bound, and carries its interval either way.
-	Steady stable.Options
+	Stable stable.Options
 }
 
 func (c SweepConfig) maxTime() time.Duration { return time.Duration(c.MaxTimeNs) }
@@ -217,7 +217,7 @@ func (r *runner) write(ti int, path string, bs int64, phase string, maxTime time
 	p := progress.Report{Target: r.targets[ti].Label(), Phase: phase, BlockSize: bs, Total: blocks * bs, Bound: maxTime}
 	var m *stable.Meter
 	if phase == result.PhaseWrite {
-		m = r.c.Steady.Meter()
+		m = r.c.Stable.Meter()
 	}
 	res, start, err := r.timed(blocks, maxTime, &p, m, func(n int) (ioResult, error) {
 		return writeBlocks(fd, r.pool, window, int(bs), n, &off)
@@ -279,7 +279,7 @@ func (r *runner) read(ti int, path string, bs int64) error {
 	blocks := (sx.Size + bs - 1) / bs
 	p := progress.Report{Target: t.Label(), Phase: result.PhaseRead, BlockSize: bs, Total: sx.Size, Bound: r.c.maxTime()}
 	dev := startDeviceReads(t)
-	m := r.c.Steady.Meter()
+	m := r.c.Stable.Meter()
 	limit := blocks
 	if m.Adaptive() {
 		// Until its figure is known, the read starts over at the end of

@@ -18,7 +18,7 @@ import (
 // nothing; a change here applies to runs saved afterwards. Each method
 // words its own (the best block size, the mean of the repeats, the
 // preset people quote), which a loop over figures cannot.
-var summarizers = map[string]func(*result.Document) string{
+var summarizers = map[result.Method]func(*result.Document) string{
 	result.MethodSweep:     sweepSummary,
 	result.MethodRandom:    randomSummary,
 	result.MethodIO:        ioSummary,

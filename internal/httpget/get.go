@@ -41,9 +41,9 @@ const maxRedirects = 10
 type Config struct {
 	result.HTTPParameters
 	UserAgent string
-	// Steady is --until-stable and --sustained: a download may end before
+	// Stable is --until-stable and --sustained: a download may end before
 	// its body does once its rate is known; each carries its interval.
-	Steady stable.Options
+	Stable stable.Options
 }
 
 func (c Config) window() time.Duration  { return time.Duration(c.WindowNs) }
@@ -191,7 +191,7 @@ func (c Config) once(parent context.Context, n int, buf []byte, h progress.Hooks
 	}
 
 	var count atomic.Int64
-	sm := c.Steady.Meter()
+	sm := c.Stable.Meter()
 	m := startMeter(origin, c.window(), c.timeout(), &count, func(b int64, el time.Duration) {
 		h.Report(progress.Report{Run: n, Runs: c.Repeat, Bytes: b, Total: resp.ContentLength, Elapsed: el})
 	}, func() { cancel(errStalled) }, sm, func() { cancel(errKnown) })

@@ -298,7 +298,7 @@ func elapsed(d *result.Document) time.Duration {
 }
 
 // newDoc is the envelope every converter starts from.
-func newDoc(tool, version, file, method string, started time.Time) *result.Document {
+func newDoc(tool, version, file string, method result.Method, started time.Time) *result.Document {
 	return &result.Document{
 		FormatVersion: result.FormatVersion,
 		Tool:          result.Tool{Name: tool},

@@ -76,7 +76,7 @@ func checkNum(t *testing.T, what string, got, want float64) {
 
 // checkEnvelope checks what every imported document carries, and that it
 // survives thruput's own encoding and reading.
-func checkEnvelope(t *testing.T, d *result.Document, tool, method string) {
+func checkEnvelope(t *testing.T, d *result.Document, tool string, method result.Method) {
 	t.Helper()
 	if d.FormatVersion != result.FormatVersion || d.Method != method || d.Tool.Name != tool ||
 		d.Imported == nil || d.Imported.Tool != tool || d.Imported.File != "out.txt" || d.Imported.Version == "" {
@@ -214,7 +214,7 @@ func TestIPerf3Real(t *testing.T) {
 			cli, srv := iperf3Pair(t, tc.args...)
 			for _, side := range []struct {
 				out    []byte
-				method string
+				method result.Method
 			}{{cli, "net.client"}, {srv, "net.server"}} {
 				if got := Detect(side.out); got != IPerf3 {
 					t.Fatalf("%s: Detect = %q", side.method, got)

@@ -50,10 +50,10 @@ type ClientConfig struct {
 	OnInterval func(result.NetInterval)
 	// OnStreams is told each data connection once they are all up.
 	OnStreams func(id int64, local, remote string)
-	// Steady is --until-stable and --sustained: the test may end before
+	// Stable is --until-stable and --sustained: the test may end before
 	// its time once the rate of every direction is known, and each
 	// direction's sum carries its interval either way.
-	Steady stable.Options
+	Stable stable.Options
 	// Latency probes the path beside the test when set (see latency.go).
 	Latency *latency.Prober
 }
@@ -344,10 +344,10 @@ func (c *client) loop(ctx context.Context, s *session, states <-chan stateOrErr)
 	// A meter per direction this end moves data in: it sends up and
 	// receives down.
 	if !c.p.Reverse || c.p.Bidir {
-		c.meters[true] = c.cfg.Steady.Meter()
+		c.meters[true] = c.cfg.Stable.Meter()
 	}
 	if c.p.Reverse || c.p.Bidir {
-		c.meters[false] = c.cfg.Steady.Meter()
+		c.meters[false] = c.cfg.Stable.Meter()
 	}
 	// A reverse UDP test bounded by -n or -k also ends once nothing has
 	// arrived for a while: the server stops at the count, as iperf3's

@@ -20,7 +20,7 @@ import (
 
 // New starts the result of one run of method made by tool from the
 // command line argv.
-func New(tool result.Tool, method string, argv []string) *result.Document {
+func New(tool result.Tool, method result.Method, argv []string) *result.Document {
 	return &result.Document{
 		FormatVersion: result.FormatVersion,
 		Tool:          tool,

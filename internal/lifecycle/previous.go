@@ -11,7 +11,7 @@ import (
 // targets and parameters) and sets doc against it; nil when there is
 // none. The store failing here costs the run nothing.
 func Previous(s store.Store, doc *result.Document) *result.Previous {
-	es, err := s.List(store.Filter{Method: doc.Method, Host: doc.Host.Hostname, Status: result.StatusOK, Limit: 50})
+	es, err := s.List(store.Filter{Method: string(doc.Method), Host: doc.Host.Hostname, Status: result.StatusOK, Limit: 50})
 	if err != nil {
 		return nil
 	}

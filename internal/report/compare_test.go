@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 	"time"
 
@@ -39,12 +40,6 @@ var (
 	fat32MiB = []float64{9.8, 30.1, 27.5, 36.2, 28.4, 36.5}
 )
 
-// usbSweep is one run over a stick with a FAT32 and an NTFS partition.
-func usbSweep() *result.Document {
-	return sweepRun("20261121T060000Z-a1b2c3", []result.Target{usbFAT32, usbNTFS},
-		[][]float64{fat32MiB, {3.1, 28.7, 20.4, 33.9, 21.0, 35.8}})
-}
-
 // channelRun is a WiFi client's bidirectional test (netDoc's) on a
 // channel, each direction's figures scaled by up and down.
 func channelRun(id, channel string, up, down float64, upRetr, downRetr int64) *result.Document {
@@ -71,24 +66,21 @@ func channelRun(id, channel string, up, down float64, upRetr, downRetr int64) *r
 	return d
 }
 
-// comparisons are the golden cases: a run's two targets against each
-// other, two single-target runs, and two WiFi channels of three runs
-// each, where the upload differs and the download is within the noise.
+// comparisons are the golden cases (testdata/docs/compare-*.json): a run
+// over a stick's FAT32 and NTFS partitions, its two targets against each
+// other; an interrupted run on an SD card against the stick's FAT32; and
+// two WiFi channels of three runs each (net.json scaled, as channelRun
+// does), where the upload differs and the download is within the noise.
 func comparisons(t *testing.T) map[string]*compare.Comparison {
-	usb := usbSweep()
-	sd := sweepRun("20261120T210000Z-d4e5f6", []result.Target{sdEXT4}, [][]float64{{0.8, 12.3, 1.1, 21.5, 1.06, -1}})
-	sd.Status, sd.Error = result.StatusInterrupted, "interrupted"
-	fat := sweepRun("20261121T061500Z-0a0b0c", []result.Target{usbFAT32}, [][]float64{fat32MiB})
-	ch6 := compare.Group{Name: "channel=6", Docs: []*result.Document{
-		channelRun("20261121T070000Z-000006", "6", 0.50, 0.45, 12, 15),
-		channelRun("20261121T130000Z-000006", "6", 0.52, 0.47, 15, 18),
-		channelRun("20261121T190000Z-000006", "6", 0.49, 0.44, 9, 14),
-	}}
-	ch11 := compare.Group{Name: "channel=11", Docs: []*result.Document{
-		channelRun("20261121T071000Z-000011", "11", 0.34, 0.46, 40, 16),
-		channelRun("20261121T131000Z-000011", "11", 0.36, 0.44, 52, 13),
-		channelRun("20261121T191000Z-000011", "11", 0.33, 0.47, 47, 17),
-	}}
+	usb, sd, fat := readDoc("compare-usb"), readDoc("compare-sd"), readDoc("compare-fat")
+	channel := func(name string) compare.Group {
+		g := compare.Group{Name: "channel=" + name}
+		for i := range 3 {
+			g.Docs = append(g.Docs, readDoc(fmt.Sprintf("compare-channel%s-%d", name, i+1)))
+		}
+		return g
+	}
+	ch6, ch11 := channel("6"), channel("11")
 	out := map[string]*compare.Comparison{}
 	for name, x := range map[string]struct {
 		groups   []compare.Group

@@ -18,7 +18,7 @@ import (
 // documents these names.
 type Entry struct {
 	ID        string            `json:"id"`
-	Method    string            `json:"method"`
+	Method    result.Method     `json:"method"`
 	Host      string            `json:"host,omitempty"`
 	StartedAt time.Time         `json:"started_at"`
 	Status    string            `json:"status"`
@@ -40,7 +40,7 @@ func WriteEntries(w io.Writer, entries []Entry, format string) error {
 		cw := csv.NewWriter(w)
 		_ = cw.Write([]string{"id", "method", "host", "started_at", "status", "target", "fs_type", "labels", "summary", "imported"})
 		for _, e := range entries {
-			_ = cw.Write([]string{e.ID, e.Method, e.Host, e.StartedAt.UTC().Format(time.RFC3339), e.Status, e.Target, e.FSType, Labels(e.Labels), e.Summary, e.Imported})
+			_ = cw.Write([]string{e.ID, string(e.Method), e.Host, e.StartedAt.UTC().Format(time.RFC3339), e.Status, e.Target, e.FSType, Labels(e.Labels), e.Summary, e.Imported})
 		}
 		cw.Flush()
 		return cw.Error()
@@ -66,7 +66,7 @@ func WriteEntries(w io.Writer, entries []Entry, format string) error {
 		if !e.StartedAt.IsZero() {
 			started = e.StartedAt.Local().Format("2006-01-02 15:04")
 		}
-		t.Rows = append(t.Rows, []string{e.ID, started, e.Method, e.Host, target, Labels(e.Labels), res})
+		t.Rows = append(t.Rows, []string{e.ID, started, string(e.Method), e.Host, target, Labels(e.Labels), res})
 	}
 	return t.text(w)
 }
@@ -99,7 +99,7 @@ func ExportCSV(w io.Writer, docs []*result.Document) error {
 				if !cell.Present {
 					continue
 				}
-				_ = cw.Write([]string{d.ID, d.Method, d.StartedAt.UTC().Format(time.RFC3339), d.Host.Hostname, Labels(d.Labels),
+				_ = cw.Write([]string{d.ID, string(d.Method), d.StartedAt.UTC().Format(time.RFC3339), d.Host.Hostname, Labels(d.Labels),
 					c.Columns[i].Target, r.Section, r.Step, r.Metric, strconv.FormatFloat(cell.Value, 'g', -1, 64)})
 			}
 		}

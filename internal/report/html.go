@@ -312,7 +312,7 @@ func defaultTitle(docs []*result.Document, cmp *compare.Comparison) string {
 	case cmp != nil:
 		return "thruput: " + strings.ReplaceAll(cmp.Method, ".", " ") + " compared"
 	case len(docs) == 1:
-		return "thruput " + strings.ReplaceAll(docs[0].Method, ".", " ") + " on " + orUnknown(docs[0].Host.Hostname)
+		return "thruput " + docs[0].Method.Command() + " on " + orUnknown(docs[0].Host.Hostname)
 	}
 	return fmt.Sprintf("thruput: %d runs", len(docs))
 }
@@ -452,7 +452,7 @@ func htmlDocOf(d *result.Document, i int, anchors map[string]int, o HTMLOptions)
 	}
 	hd := htmlDoc{
 		Anchor:  anchor,
-		Heading: strings.ReplaceAll(d.Method, ".", " ") + " on " + orUnknown(d.Host.Hostname),
+		Heading: d.Method.Command() + " on " + orUnknown(d.Host.Hostname),
 		ID:      d.ID,
 		Started: d.StartedAt.UTC().Format(time.DateTime) + " UTC",
 		Status:  d.Status,
@@ -685,18 +685,11 @@ func systemOf(s *result.System, u storageUnit) *htmlSystem {
 			case u.Ports > 1:
 				class += fmt.Sprintf(", %d ports", u.Ports)
 			}
-			product := strings.TrimSpace(u.Product)
-			if u.VendorID != "" {
-				product = strings.TrimSpace(u.VendorID + ":" + u.ProductID + " " + product)
-			}
-			if u.USBVersion != "" && u.Parent != "" {
-				product += ", USB " + u.USBVersion
-			}
-			if u.Bridge != "" {
-				product += ", " + u.Bridge
-			}
-			if u.UASIgnored {
-				product += ", UAS off by quirk"
+			product := usbProduct(u)
+			if u.VendorID == "" {
+				// The table names a device without ids by its product
+				// string, which the lsusb-style tree leaves out.
+				product = strings.TrimSpace(u.Product) + product
 			}
 			if warn := u.SlowerThanDeclared(); warn != "" {
 				t.Notes = append(t.Notes, note{Text: u.Path + ": " + warn})

@@ -22,47 +22,15 @@ func ivOf(mib, rel float64, windows int, warm float64) *result.Interval {
 	return iv
 }
 
-// stableDocs are runs whose figures carry intervals: a sweep with a step
-// measured past its cliff (--sustained), one whose warm-up was cut off
-// its figure, one that hit its bound before it was stable and one too
-// short for an interval; a disk io run whose figure spans its warm-up;
-// a net client test past a cliff, whose figure is the whole test's.
+// stableDocs are runs whose figures carry intervals
+// (testdata/docs/stable-*.json): a sweep with a step measured past its
+// cliff (--sustained), one whose warm-up was cut off its figure, one that
+// hit its bound before it was stable and one too short for an interval; a
+// disk io run whose figure spans its warm-up; a net client test past a
+// cliff, whose figure is the whole test's, its download stopped by its
+// bound at ±3 %.
 func stableDocs() map[string]*result.Document {
-	sw := sweepDoc()
-	steps := sw.Sweep.Steps
-	// ext4 4k write: 80 MiB at 41.7 MiB/s, then 10.4 (--sustained).
-	steps[2].MiBPerSec = 10.4
-	steps[2].Interval = ivOf(10.4, 0.015, 40, 2.0)
-	steps[2].Interval.Sustained, steps[2].Interval.Target = true, 0.02
-	steps[2].Interval.Cliff = &result.Cliff{AtNs: 2e9, AtBytes: 80 << 20, Before: 41.7 * (1 << 20), After: 10.4 * (1 << 20)}
-	// ext4 4k read: bound reached at ±4 %, the first 0.8 s cut.
-	steps[3].ElapsedNs = 6e9
-	steps[3].Interval = ivOf(24.1, 0.04, 48, 0.8)
-	steps[3].Interval.Target = 0.02
-	// ext4 1M write: five windows, no width.
-	steps[4].Interval = ivOf(20.9, 0, 5, 0)
-	// tmpfs 4k write: stable, its figure the windows' mean.
-	steps[8].MiBPerSec = 1250
-	steps[8].Interval = ivOf(1250, 0.01, 30, 0.5)
-	steps[8].Interval.Target = 0.02
-	// tmpfs 8 read: shorter than a window.
-	steps[7].ElapsedNs = 5e7
-
-	io := methodDocs()["io"]
-	io.IO.Runs, io.IO.Summary, io.IO.Parameters.Repeat = io.IO.Runs[:1], nil, 1
-	io.IO.Runs[0].Read.Interval = ivOf(io.IO.Runs[0].Read.MiBPerSec*1.02, 0.01, 45, 0.5)
-
-	net := netDoc()
-	for i := range net.Net.Sums {
-		s := &net.Net.Sums[i]
-		iv := ivOf(s.Sender.BitsPerSecond/8/(1<<20)*0.8, 0.01, 60, 3)
-		iv.Sustained, iv.Cliff = true, &result.Cliff{AtNs: 3e9, AtBytes: 60 << 20, Before: s.Sender.BitsPerSecond / 8 * 1.4, After: s.Sender.BitsPerSecond / 8 * 0.8}
-		s.Interval = iv
-	}
-	// down: bound reached at ±3 %, after this end's 10 s.
-	down := net.Net.Sums[1].Interval
-	down.Target, down.Relative, down.HalfWidth, down.Converged, down.Windows = 0.02, 0.03, 0.03*down.Mean, false, 70
-	return map[string]*result.Document{"stable-sweep": sw, "stable-io": io, "stable-net": net}
+	return map[string]*result.Document{"stable-sweep": readDoc("stable-sweep"), "stable-io": readDoc("stable-io"), "stable-net": readDoc("stable-net")}
 }
 
 func TestIntervalGolden(t *testing.T) {

@@ -27,7 +27,7 @@ func readDoc(name string) *result.Document {
 	return d
 }
 
-func baseDoc(method string) *result.Document {
+func baseDoc(method result.Method) *result.Document {
 	t0 := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
 	return &result.Document{
 		FormatVersion: result.FormatVersion, ID: "20261121T060000Z-123456", Method: method,

@@ -102,7 +102,7 @@ func samples(d *result.Document) []metricSample {
 		v.samples(s)
 	}
 	if len(s.out) > 0 && !d.EndedAt.IsZero() {
-		s.add("thruput_last_run_timestamp_seconds", float64(d.EndedAt.UnixNano())/1e9, "method", d.Method)
+		s.add("thruput_last_run_timestamp_seconds", float64(d.EndedAt.UnixNano())/1e9, "method", string(d.Method))
 	}
 	return s.out
 }

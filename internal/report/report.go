@@ -279,7 +279,7 @@ func heading(doc *result.Document) string {
 	if h.CPUGovernor != "" {
 		ctx = append(ctx, "governor "+h.CPUGovernor)
 	}
-	s := "thruput " + strings.ReplaceAll(doc.Method, ".", " ") + " on " + orUnknown(h.Hostname)
+	s := "thruput " + doc.Method.Command() + " on " + orUnknown(h.Hostname)
 	if len(ctx) > 0 {
 		s += " (" + strings.Join(ctx, ", ") + ")"
 	}

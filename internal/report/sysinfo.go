@@ -168,18 +168,9 @@ func sizeOr(n int64) string { return cmp.Or(sizeOrEmpty(n), unknown) }
 // an interface per line: the drivers of all its interfaces are listed.
 func usbLine(d result.USBDevice, depth map[string]int) string {
 	speed := num(d.SpeedMbps, "M")
-	ids := ""
+	ids := usbProduct(d)
 	if d.VendorID != "" {
-		ids = fmt.Sprintf("  %s:%s %s", d.VendorID, d.ProductID, d.Product)
-	}
-	if d.USBVersion != "" && d.Parent != "" {
-		ids += ", USB " + d.USBVersion
-	}
-	if d.Bridge != "" {
-		ids += ", " + d.Bridge
-	}
-	if d.UASIgnored {
-		ids += ", UAS off by quirk"
+		ids = "  " + ids
 	}
 	if d.Parent == "" {
 		depth[d.Path] = 0
@@ -199,6 +190,26 @@ func usbLine(d result.USBDevice, depth map[string]int) string {
 		drv += fmt.Sprintf("/%dp", d.Ports)
 	}
 	return fmt.Sprintf("%s|__ Port %d: Dev %s, Class=%s, Driver=%s, %s%s", strings.Repeat("    ", level), d.Port, num(d.DevNum, ""), or(d.Class), drv, speed, strings.TrimRight(ids, " "))
+}
+
+// usbProduct describes a USB device for the sysinfo tree and the HTML
+// table: its ids and product when it has ids, then the USB version a
+// device under a hub speaks, its bridge chip and a UAS quirk.
+func usbProduct(d result.USBDevice) string {
+	s := ""
+	if d.VendorID != "" {
+		s = strings.TrimSpace(d.VendorID + ":" + d.ProductID + " " + strings.TrimSpace(d.Product))
+	}
+	if d.USBVersion != "" && d.Parent != "" {
+		s += ", USB " + d.USBVersion
+	}
+	if d.Bridge != "" {
+		s += ", " + d.Bridge
+	}
+	if d.UASIgnored {
+		s += ", UAS off by quirk"
+	}
+	return s
 }
 
 // ceilingText prints a hop's ceiling, in Mbit/s for a network chain.

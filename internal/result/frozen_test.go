@@ -38,7 +38,7 @@ func TestFrozenDocuments(t *testing.T) {
 			continue
 		}
 		// The file is named for its method, after any prefix.
-		if name := strings.TrimSuffix(filepath.Base(f), ".json"); !strings.HasSuffix(name, d.Method) {
+		if name := strings.TrimSuffix(filepath.Base(f), ".json"); !strings.HasSuffix(name, string(d.Method)) {
 			t.Errorf("%s holds a %s run", f, d.Method)
 		}
 		methods[d.Method] = true

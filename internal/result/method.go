@@ -1,8 +1,10 @@
 package result
 
+import "strings"
+
 // Method names a measurement method as Document.Method spells it; the
 // constants are the only spelling code uses.
-type Method = string
+type Method string
 
 // The methods, each with the section of Document it fills.
 const (
@@ -21,3 +23,7 @@ const (
 	// MethodHTTP is the download (HTTP).
 	MethodHTTP Method = "net.http"
 )
+
+// Command is the method as its command is typed, "disk sweep", which is
+// how headings and titles name it.
+func (m Method) Command() string { return strings.ReplaceAll(string(m), ".", " ") }

@@ -42,7 +42,7 @@ type Document struct {
 	// .thruput-<ID>.
 	ID string `json:"id"`
 	// Method is the measurement method, e.g. MethodSweep.
-	Method string `json:"method"`
+	Method Method `json:"method"`
 	// Argv is the command line as typed, program name first.
 	Argv []string `json:"argv"`
 	// StartedAt and EndedAt bound the whole run, in UTC.

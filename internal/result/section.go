@@ -1,5 +1,7 @@
 package result
 
+import "strings"
+
 // Section is what every part of a document that holds measurements
 // implements: the method's own section (Sweep, Random, IO, Mark, Net, HTTP)
 // and sections any method can carry (latency under load). Consumers that
@@ -147,4 +149,23 @@ func (d *Document) Measured() bool {
 		}
 	}
 	return false
+}
+
+// Subject is what the run measured, as a list of runs names it: the path
+// of every target (a sweep may cover several), the server of a network
+// test or the URL of a download; "" for none.
+func (d *Document) Subject() string {
+	switch {
+	case len(d.Targets) > 0:
+		paths := make([]string, len(d.Targets))
+		for i, t := range d.Targets {
+			paths[i] = t.Path
+		}
+		return strings.Join(paths, ", ")
+	case d.Net != nil:
+		return d.Net.Parameters.Server
+	case d.HTTP != nil:
+		return d.HTTP.Parameters.URL
+	}
+	return ""
 }

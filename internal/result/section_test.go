@@ -61,3 +61,20 @@ func TestRepeatsShareAKey(t *testing.T) {
 		t.Error("a job that moved data measured nothing")
 	}
 }
+
+// TestSubject: a run is named by every target, else its server or URL.
+func TestSubject(t *testing.T) {
+	for _, tc := range []struct {
+		d    Document
+		want string
+	}{
+		{Document{Targets: []Target{{Path: "/mnt/a"}, {Path: "/mnt/b"}}, Net: &Net{}}, "/mnt/a, /mnt/b"},
+		{Document{Net: &Net{Parameters: NetParameters{Server: "10.0.0.2:5201"}}}, "10.0.0.2:5201"},
+		{Document{HTTP: &HTTP{Parameters: HTTPParameters{URL: "http://pi5/1G"}}}, "http://pi5/1G"},
+		{Document{}, ""},
+	} {
+		if got := tc.d.Subject(); got != tc.want {
+			t.Errorf("Subject() = %q, want %q", got, tc.want)
+		}
+	}
+}

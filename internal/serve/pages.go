@@ -92,7 +92,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	for _, e := range es {
 		e.Summary = report.Rates(e.Summary, s.o.Units)
 		p.Runs = append(p.Runs, listRun{Entry: e, Fleet: e.Labels["fleet"], Labels: labelList(e.Labels),
-			Trend: "/trend?" + url.Values{"host": {e.Host}, "method": {e.Method}}.Encode()})
+			Trend: "/trend?" + url.Values{"host": {e.Host}, "method": {string(e.Method)}}.Encode()})
 	}
 	if len(es) == pageSize {
 		last := es[len(es)-1]

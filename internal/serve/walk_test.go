@@ -25,7 +25,7 @@ import (
 // has two points.
 func everyMethod() []*result.Document {
 	at := func(day int) time.Time { return t0.AddDate(0, 0, day) }
-	doc := func(id, method string, day int) *result.Document {
+	doc := func(id string, method result.Method, day int) *result.Document {
 		d := &result.Document{ID: id, Method: method, Status: result.StatusOK, StartedAt: at(day), EndedAt: at(day).Add(time.Minute)}
 		d.Host.Hostname = "pi4"
 		d.Targets = []result.Target{{Path: "/mnt/usb", FSType: "ext4"}}
@@ -239,8 +239,8 @@ func TestUnitsOnEveryPage(t *testing.T) {
 	c := newClient(t, Options{Store: s, Version: "test", Units: "mb"})
 	pages := []string{"/", "/compare?run=20261101T060000Z-sweep1&run=20261102T060000Z-sweep2"}
 	for _, d := range docs {
-		if strings.HasPrefix(d.Method, "disk.") {
-			pages = append(pages, "/runs/"+d.ID, "/trend?"+url.Values{"host": {d.Host.Hostname}, "method": {d.Method}}.Encode())
+		if strings.HasPrefix(string(d.Method), "disk.") {
+			pages = append(pages, "/runs/"+d.ID, "/trend?"+url.Values{"host": {d.Host.Hostname}, "method": {string(d.Method)}}.Encode())
 		}
 	}
 	mib := regexp.MustCompile(`\d MiB/s|>MiB/s<`)

@@ -42,7 +42,7 @@ type Columns struct {
 func derive(doc *result.Document) row {
 	return row{
 		id:        doc.ID,
-		method:    doc.Method,
+		method:    string(doc.Method),
 		host:      doc.Host.Hostname,
 		status:    doc.Status,
 		startedAt: unixNano(doc.StartedAt),
@@ -52,19 +52,14 @@ func derive(doc *result.Document) row {
 
 // DeriveColumns computes the Columns of a document.
 func DeriveColumns(doc *result.Document) Columns {
-	c := Columns{Summary: headline.Summary(doc)}
-	switch {
-	case len(doc.Targets) > 0:
-		// Every target of a run over several, each list naming them all.
-		var paths, types []string
-		for _, t := range doc.Targets {
-			paths, types = append(paths, t.Path), append(types, t.FSType)
+	// Every target of a run over several, each list naming them all.
+	c := Columns{Summary: headline.Summary(doc), Target: doc.Subject()}
+	if len(doc.Targets) > 0 {
+		types := make([]string, len(doc.Targets))
+		for i, t := range doc.Targets {
+			types[i] = t.FSType
 		}
-		c.Target, c.FSType = strings.Join(paths, ", "), strings.Join(types, ", ")
-	case doc.Net != nil:
-		c.Target = doc.Net.Parameters.Server
-	case doc.HTTP != nil:
-		c.Target = doc.HTTP.Parameters.URL
+		c.FSType = strings.Join(types, ", ")
 	}
 	if doc.Imported != nil {
 		c.Imported = doc.Imported.Tool
@@ -576,12 +571,15 @@ func (f *Filter) selectIDs() (string, []any, error) {
 
 // Entry is one run as a list shows it, read from the columns alone.
 type Entry struct {
-	ID, Method, Host, Status string
-	StartedAt                time.Time
-	// Target is the first target's path, else the network server or the
-	// HTTP URL.
+	ID        string
+	Method    result.Method
+	Host      string
+	Status    string
+	StartedAt time.Time
+	// Target is every target's path, else the network server or the
+	// HTTP URL (result.Document.Subject).
 	Target string
-	// FSType is the first target's filesystem type.
+	// FSType is every target's filesystem type.
 	FSType string
 	Labels map[string]string
 	// Summary is the headline figure(s), "" when the run has none.

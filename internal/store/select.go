@@ -48,7 +48,7 @@ func Groups(s Store, args []string, sel Selection) ([]compare.Group, error) {
 		if len(docs) == 0 {
 			return nil, usage.Errorf("%s: no stored run matches", arg)
 		}
-		var methods []string
+		var methods []result.Method
 		for _, d := range docs {
 			if !slices.Contains(methods, d.Method) {
 				methods = append(methods, d.Method)
@@ -56,7 +56,7 @@ func Groups(s Store, args []string, sel Selection) ([]compare.Group, error) {
 		}
 		for _, m := range methods[1:] {
 			if compare.Kind(m) != compare.Kind(methods[0]) {
-				return nil, usage.Errorf("%s matches runs of %s; choose one with --method", arg, strings.Join(methods, ", "))
+				return nil, usage.Errorf("%s matches runs of %s; choose one with --method", arg, joinMethods(methods))
 			}
 		}
 		groups = append(groups, compare.Group{Name: arg, Docs: docs})
@@ -162,4 +162,13 @@ func Select(s Store, args []string, sel Selection) ([]*result.Document, *compare
 		return nil, nil, usage.Wrap(err)
 	}
 	return docs, cmp, nil
+}
+
+// joinMethods lists methods for a message.
+func joinMethods(methods []result.Method) string {
+	s := make([]string, len(methods))
+	for i, m := range methods {
+		s[i] = string(m)
+	}
+	return strings.Join(s, ", ")
 }

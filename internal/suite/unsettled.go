@@ -32,21 +32,8 @@ func Unsettled(docs []*result.Document) []string {
 			default:
 				continue
 			}
-			out = append(out, fmt.Sprintf("%s %s %s (%s)", d.Method, where(d), f.Name, why))
+			out = append(out, fmt.Sprintf("%s %s %s (%s)", d.Method, d.Subject(), f.Name, why))
 		}
 	}
 	return out
-}
-
-// where names where a run measured: its first target, or its server.
-func where(d *result.Document) string {
-	switch {
-	case len(d.Targets) > 0:
-		return d.Targets[0].Path
-	case d.Net != nil:
-		return d.Net.Parameters.Server
-	case d.HTTP != nil:
-		return d.HTTP.Parameters.URL
-	}
-	return ""
 }

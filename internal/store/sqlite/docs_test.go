@@ -24,7 +24,7 @@ func doc(id, method, host string, start time.Time, labels map[string]string) *re
 		FormatVersion: result.FormatVersion,
 		Tool:          result.Tool{Name: "thruput", Version: "test", GoVersion: "go1.26.8", Platform: "linux/arm/v6"},
 		ID:            id,
-		Method:        method,
+		Method:        result.Method(method),
 		Argv:          []string{"thruput", method},
 		StartedAt:     start,
 		EndedAt:       start.Add(30 * time.Second),

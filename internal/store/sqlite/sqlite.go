@@ -62,21 +62,25 @@ func notStore(path, format string, a ...any) error {
 	return &storeError{path: path, why: fmt.Sprintf(format, a...), kind: store.ErrNotStore}
 }
 
-// statFile is what is at abs, nil when nothing is, or why it cannot be a
-// store's file.
-func statFile(abs string) (fs.FileInfo, error) {
+// statFile makes path absolute, the name the store is known by, and says
+// what is there: nil when nothing is, or why it cannot be a store's file.
+func statFile(path string) (string, fs.FileInfo, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", nil, fmt.Errorf("open result store %s: %w", path, err)
+	}
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil
+		return abs, nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("open result store: %w", err)
+		return "", nil, fmt.Errorf("open result store: %w", err)
 	case fi.IsDir():
-		return nil, notStore(abs, "it is a directory")
+		return "", nil, notStore(abs, "it is a directory")
 	case !fi.Mode().IsRegular():
-		return nil, notStore(abs, "it is not a regular file")
+		return "", nil, notStore(abs, "it is not a regular file")
 	}
-	return fi, nil
+	return abs, fi, nil
 }
 
 // Open opens the store at path, creating it (and its directory, 0700) when
@@ -85,11 +89,7 @@ func Open(path string) (*store.DB, error) {
 	if path == "" {
 		return nil, errors.New("open result store: empty path")
 	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, fmt.Errorf("open result store %s: %w", path, err)
-	}
-	fi, err := statFile(abs)
+	abs, fi, err := statFile(path)
 	switch {
 	case err != nil:
 		return nil, err
@@ -142,11 +142,7 @@ func openDB(abs, dsn string) (*sql.DB, error) {
 // A missing file is store.ErrLocation; a store of an older schema, which
 // reading cannot migrate, is refused with what to do.
 func OpenRead(path string) (*store.DB, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, fmt.Errorf("open result store %s: %w", path, err)
-	}
-	fi, err := statFile(abs)
+	abs, fi, err := statFile(path)
 	switch {
 	case err != nil:
 		return nil, err

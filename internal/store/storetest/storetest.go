@@ -18,7 +18,7 @@ import (
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // Doc is a small document of a method, host and start hour.
-func Doc(id, method, host string, hour int, labels map[string]string) *result.Document {
+func Doc(id string, method result.Method, host string, hour int, labels map[string]string) *result.Document {
 	d := &result.Document{ID: id, Method: method, StartedAt: t0.Add(time.Duration(hour) * time.Hour), Status: result.StatusOK, Labels: labels}
 	d.Host.Hostname = host
 	d.Targets = []result.Target{{Path: "/mnt/" + host, FSType: "ext4"}}
@@ -76,7 +76,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		}{
 			{store.Filter{}, []string{"20260301T160000Z-cccc05", "20260301T150000Z-bbbb04", "20260301T140000Z-bbbb03", "20260301T130000Z-aaaa02", "20260301T120000Z-aaaa01"}},
 			{store.Filter{Method: "disk."}, []string{"20260301T140000Z-bbbb03", "20260301T130000Z-aaaa02", "20260301T120000Z-aaaa01"}},
-			{store.Filter{Method: result.MethodHTTP}, []string{"20260301T160000Z-cccc05"}},
+			{store.Filter{Method: string(result.MethodHTTP)}, []string{"20260301T160000Z-cccc05"}},
 			{store.Filter{Host: "pi5"}, []string{"20260301T150000Z-bbbb04", "20260301T140000Z-bbbb03"}},
 			{store.Filter{Labels: []store.LabelQuery{{Key: "device", Value: "sandisk"}}}, []string{"20260301T160000Z-cccc05", "20260301T120000Z-aaaa01"}},
 			{store.Filter{Labels: []store.LabelQuery{{Key: "device", Any: true}, {Key: "fs", Value: "ext4"}}}, []string{"20260301T120000Z-aaaa01"}},
@@ -139,7 +139,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		if _, _, err := s.SaveAll(servers); err != nil {
 			t.Fatal(err)
 		}
-		ds, err = s.Latest(store.Filter{Method: result.MethodNetServer})
+		ds, err = s.Latest(store.Filter{Method: string(result.MethodNetServer)})
 		got = nil
 		for _, d := range ds {
 			got = append(got, d.ID)

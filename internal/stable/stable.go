@@ -1,4 +1,4 @@
-// Package steady says how well a throughput figure is known while it is
+// Package stable says how well a throughput figure is known while it is
 // being measured: the phase's bytes are cut into short windows, a
 // warm-up is cut off, and the 95 % confidence interval of the mean rate
 // comes from batch means, because the windows of one phase are
