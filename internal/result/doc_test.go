@@ -17,7 +17,9 @@ import (
 // shapes", wherever they appear.
 var shapes = map[reflect.Type]bool{
 	reflect.TypeFor[Latency](): true, reflect.TypeFor[Spread](): true, reflect.TypeFor[DeviceShare](): true,
-	reflect.TypeFor[Interval](): true, reflect.TypeFor[Cliff](): true,
+	// A thread spread is a spread whose min and max may be absent.
+	reflect.TypeFor[ThreadSpread](): true,
+	reflect.TypeFor[Interval]():     true, reflect.TypeFor[Cliff](): true,
 }
 
 // field is a JSON field a result document can hold, by its path:
