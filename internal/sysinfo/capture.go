@@ -26,6 +26,8 @@ import (
 
 // recorder collects what the reader looks at while a capture is on.
 type recorder struct {
+	// root is the machine's /, which entry names are relative to.
+	root  string
 	mu    sync.Mutex
 	files map[string][]byte
 	links map[string]string
@@ -54,6 +56,15 @@ func (tapper) file(path string, b []byte) {
 			r.files[p] = slices.Clone(b)
 			r.mu.Unlock()
 		}
+	}
+}
+
+// fact keeps a live fact (live.go) as the pseudo-file name under factsDir.
+func (tapper) fact(name string, b []byte) {
+	if r := taps.Load(); r != nil {
+		r.mu.Lock()
+		r.files[filepath.Join(factsDir, name)] = b
+		r.mu.Unlock()
 	}
 }
 
@@ -101,8 +112,11 @@ func (r *recorder) place(path string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	rel := strings.TrimPrefix(filepath.Join(dir, filepath.Base(path)), "/")
-	return rel, rel != ""
+	rel, err := filepath.Rel(r.root, filepath.Join(dir, filepath.Base(path)))
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", false
+	}
+	return rel, true
 }
 
 // addLink keeps a link at its resolved place, with an absolute target
@@ -114,7 +128,7 @@ func (r *recorder) addLink(link, target string) {
 		return
 	}
 	if filepath.IsAbs(target) {
-		rel, err := filepath.Rel(filepath.Dir("/"+p), target)
+		rel, err := filepath.Rel(filepath.Dir(filepath.Join(r.root, p)), target)
 		if err != nil {
 			return
 		}
@@ -127,15 +141,16 @@ func (r *recorder) addLink(link, target string) {
 
 // Capture runs read, which reads the machine through fs (as thruput
 // sysinfo does), and writes every file, directory and symlink it read to
-// w as a capture archive. Serial numbers and MAC addresses are replaced
-// unless keepIDs. Captures run one at a time.
+// w as a capture archive, with the live facts (live.go) it asked.
+// Serial numbers and MAC addresses are replaced unless keepIDs. Captures
+// run one at a time.
 func (fs FS) Capture(w io.Writer, keepIDs bool, read func() error) error {
-	if !fs.Live || fs.Root != "/" {
+	if !fs.Live || fs.Root == "" {
 		return errors.New("a capture reads the running machine only")
 	}
 	captureMu.Lock()
 	defer captureMu.Unlock()
-	r := &recorder{files: map[string][]byte{}, links: map[string]string{}, dirs: map[string]bool{}}
+	r := &recorder{root: fs.Root, files: map[string][]byte{}, links: map[string]string{}, dirs: map[string]bool{}}
 	taps.Store(r)
 	err := read()
 	taps.Store(nil)

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -23,11 +21,8 @@ func (fs FS) Host() result.Host {
 		// kernel.arch (Linux 6.1 on) is uname -m, readable in a capture too.
 		Arch: readValue(filepath.Join(fs.Proc, "sys/kernel/arch")),
 	}
-	if h.Arch == "" && fs.Live {
-		var u unix.Utsname
-		if unix.Uname(&u) == nil {
-			h.Arch = unix.ByteSliceToString(u.Machine[:])
-		}
+	if h.Arch == "" {
+		h.Arch = fs.machine()
 	}
 	h.UserlandArch, h.UserlandBits = fs.userland()
 	ci := fs.cpuinfo()
