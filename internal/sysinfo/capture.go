@@ -165,7 +165,7 @@ const captureHeader = "thruput sysinfo capture"
 
 func (r *recorder) write(w io.Writer, keepIDs bool) error {
 	bw := bufio.NewWriter(w)
-	redacted := "Serial numbers and MAC addresses are replaced by zeros."
+	redacted := "Serial numbers and MAC addresses are replaced by zeros (a card's serial keeps its leading zeros, the rest made f)."
 	if keepIDs {
 		redacted = "Serial numbers and MAC addresses are kept (--no-redact)."
 	}
@@ -202,19 +202,31 @@ var (
 	// cpuinfoSerial is a Raspberry Pi kernel's "Serial : 00000000abcdef".
 	cpuinfoSerial = regexp.MustCompile(`(?m)^(Serial\s*:\s*)([0-9a-fA-F]+)`)
 	macAddress    = regexp.MustCompile(`^([0-9a-f]{2}:){5}[0-9a-f]{2}$`)
+	// cardSerial is an SD card's or eMMC's serial as sysfs prints it.
+	cardSerial = regexp.MustCompile(`^0x[0-9a-fA-F]{8}$`)
 )
+
+// lowness keeps a hex number's leading zeros and makes its other digits f.
+func lowness(digits string) string {
+	zeros := len(digits) - len(strings.TrimLeft(digits, "0"))
+	return digits[:zeros] + strings.Repeat("f", len(digits)-zeros)
+}
 
 // redact zeroes the identifiers in a file: a USB device's or card's serial,
 // the card's CID (whose serial is its bytes 9 to 12), cpuinfo's Serial and
-// a MAC address.
+// a MAC address. A card's serial keeps its leading zeros and has its other
+// digits made f, so that a low serial, which marks a counterfeit, reads as
+// low from the capture and a genuine card's does not.
 func redact(name string, b []byte) []byte {
 	base := filepath.Base(name)
 	v := strings.TrimSpace(string(b))
 	switch {
+	case (base == "serial" || base == "serial-number") && cardSerial.MatchString(v):
+		return []byte("0x" + lowness(v[2:]) + "\n")
 	case base == "serial" || base == "serial-number":
 		return []byte(strings.Repeat("0", len(v)) + "\n")
 	case base == "cid" && len(v) == 32:
-		return []byte(v[:18] + "00000000" + v[26:] + "\n")
+		return []byte(v[:18] + lowness(v[18:26]) + v[26:] + "\n")
 	case base == "cpuinfo":
 		return cpuinfoSerial.ReplaceAllFunc(b, func(m []byte) []byte {
 			i := bytes.LastIndexAny(m, ": \t") + 1
