@@ -111,6 +111,10 @@ func TestCorpusChains(t *testing.T) {
 		// not called downgraded; the Gen 2 connector is still named.
 		{"cm5-nvme", "nvme0n1", "*nvme0n1 [PCIe 5 GT/s x1]", []string{"dtparam=pciex1_gen=3"}, nil},
 		{"cm5-nvme", "mmcblk0", "*mmcblk0 (Samsung BJTD4R) [SD/MMC bus, mmc HS400 enhanced strobe]", nil, nil},
+		// The soldered eMMCs the captures list beside the other disks.
+		{"h28k-usb-hdd", "mmcblk1", "*mmcblk1 (Samsung 8GSD4R) [SD/MMC bus, mmc HS200]", nil, nil},
+		{"nanopi-r5s", "mmcblk2", "*mmcblk2 (Samsung 8GTF4R) [SD/MMC bus, mmc HS200]", nil, nil},
+		{"rockpi4b-wd-duo", "mmcblk2", "*mmcblk2 (SanDisk/Toshiba DG4008) [SD/MMC bus, mmc HS400 enhanced strobe]", nil, nil},
 		{"h28k-usb-hdd", "sda", "*sda [USB 2.0 high speed mass storage (Bulk-Only)] / USB device 1-1 (usb-storage) [USB 2.0 high speed] / USB root hub usb1 [USB 2.0 high speed]",
 			[]string{"usb-storage", "USB 3.0 device running at 480M: a USB 2 port, hub or cable"}, nil},
 		{"h28k-usb-hdd", "eth0", "eth0 [r8168] / *PCIe 0000:01:00.0 (r8168) [PCIe 2.5 GT/s x1]", nil, nil},
@@ -204,12 +208,23 @@ func TestCorpusUSBAndCards(t *testing.T) {
 		{"pi4-gl827l-reader", "mmcblk0", result.CardIdentity{ManufacturerID: "0x03", OEMID: "0x5344", Maker: "SanDisk", Name: "SR64G", Date: "08/2018"}},
 		{"rock64-jms578-480m", "mmcblk0", result.CardIdentity{ManufacturerID: "0x03", OEMID: "0x5344", Maker: "SanDisk", Name: "SP16G", Date: "07/2015"}},
 		{"cm5-nvme", "mmcblk0", result.CardIdentity{ManufacturerID: "0x15", OEMID: "0x0100", Maker: "Samsung", Name: "BJTD4R", Date: "07/2024"}},
+		{"h28k-usb-hdd", "mmcblk1", result.CardIdentity{ManufacturerID: "0x15", OEMID: "0x0100", Maker: "Samsung", Name: "8GSD4R", Date: "09/2021"}},
+		{"nanopi-r5s", "mmcblk2", result.CardIdentity{ManufacturerID: "0x15", OEMID: "0x0100", Maker: "Samsung", Name: "8GTF4R", Date: "03/2022"}},
+		{"rockpi4b-wd-duo", "mmcblk2", result.CardIdentity{ManufacturerID: "0x45", OEMID: "0x0100", Maker: "SanDisk/Toshiba", Name: "DG4008", Date: "04/2018"}},
 	} {
 		sys := fixture(t, "corpus/"+tc.machine).System()
+		found := false
 		for _, d := range sys.BlockDevices {
-			if d.Name == tc.disk && (d.Card == nil || *d.Card != tc.want) {
+			if d.Name != tc.disk {
+				continue
+			}
+			found = true
+			if d.Card == nil || *d.Card != tc.want {
 				t.Errorf("%s %s card %+v, want %+v", tc.machine, tc.disk, d.Card, tc.want)
 			}
+		}
+		if !found {
+			t.Errorf("%s has no disk %s", tc.machine, tc.disk)
 		}
 	}
 	if _, err := os.Stat("testdata/corpus"); err != nil {
