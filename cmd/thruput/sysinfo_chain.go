@@ -102,7 +102,11 @@ func sortArg(sfs sysinfo.FS, ifaces []string, arg string) (sysinfoArg, error) {
 		return a, nil
 	}
 	if strings.HasPrefix(arg, "/dev/") {
-		return a, usage.Errorf("%s is not a block device this machine has", arg)
+		where := "this machine"
+		if !sfs.Live {
+			where = "the machine under --root"
+		}
+		return a, usage.Errorf("%s is not a block device %s has", arg, where)
 	}
 	if !sfs.Live {
 		if !filepath.IsAbs(arg) {

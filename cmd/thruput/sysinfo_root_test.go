@@ -93,6 +93,12 @@ func TestSysinfoBadRoot(t *testing.T) {
 	if err := os.Mkdir(empty, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	tree := filepath.Join(dir, "tree")
+	for _, d := range []string{"proc", "sys"} {
+		if err := os.MkdirAll(filepath.Join(tree, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -101,7 +107,8 @@ func TestSysinfoBadRoot(t *testing.T) {
 		{[]string{"--root", escape}, "leads outside the root"},
 		{[]string{"--root", empty}, "has no"},
 		{[]string{"--root", filepath.Join(dir, "missing")}, "does not exist"},
-		{[]string{"/dev/no-such-disk"}, "not a block device"},
+		{[]string{"/dev/no-such-disk"}, "not a block device this machine has"},
+		{[]string{"--root", tree, "/dev/nvme9n1"}, "not a block device the machine under --root has"},
 		{[]string{"no-such-iface0"}, "no path, block device or network interface"},
 		{[]string{"--capture", filepath.Join(dir, "c.txt"), "--root", notCapture}, "cannot be used with --root"},
 		{[]string{"--capture", filepath.Join(dir, "c.txt"), "no-such-iface0"}, "no path, block device or network interface"},

@@ -26,9 +26,9 @@ const (
 func usbCeiling(speedMbps float64) (name string, bytesPerSec float64, ok bool) {
 	switch speedMbps {
 	case 1.5:
-		return "USB 1.1 low speed", 0.15 * mb, true
+		return "USB 1.1 low speed", usbLow, true
 	case 12:
-		return "USB 1.1 full speed", 1 * mb, true
+		return "USB 1.1 full speed", usbFull, true
 	case 480:
 		return "USB 2.0 high speed", 53.248 * mb, true
 	case 5000:
@@ -40,6 +40,12 @@ func usbCeiling(speedMbps float64) (name string, bytesPerSec float64, ok bool) {
 	}
 	return "", 0, false
 }
+
+// usbLow and usbFull are what USB 1.1's low and full speed carry.
+const (
+	usbLow  = 0.15 * mb
+	usbFull = 1 * mb
+)
 
 // bulkOnlyUSB2 is what usb-storage's Bulk-Only Transport gets from a USB
 // 2.0 link: one command, data and status per request, usually 30 to 42 MB/s.

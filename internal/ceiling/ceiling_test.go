@@ -243,3 +243,26 @@ func TestSDIOAndMemory(t *testing.T) {
 		t.Errorf("overlay on tmpfs: %+v", hops)
 	}
 }
+
+// TestBulkOnlyFullSpeed: a usb-storage disk at 12M (QEMU's usb-storage,
+// an old stick on a USB 1.1 port) gets the Bulk-Only hop too, at the
+// full-speed link's figure, and the verdict names Bulk-Only.
+func TestBulkOnlyFullSpeed(t *testing.T) {
+	sys := result.System{
+		USB: []result.USBDevice{
+			{Path: "usb1", Bus: 1, SpeedMbps: 12, Class: "Hub"},
+			{Path: "1-1", Parent: "usb1", Bus: 1, SpeedMbps: 12, USBVersion: "2.00"},
+		},
+		BlockDevices: []result.BlockDevice{{Name: "sda", Bus: "usb", Driver: "usb-storage", USBPath: "1-1"}},
+	}
+	hops, _ := Storage(sys, result.Target{Device: "sda"})
+	if got := names(hops); !strings.HasPrefix(got, "*sda [USB 1.1 full speed mass storage (Bulk-Only)]") || hops[0].CeilingBytesPerSec != usbFull {
+		t.Errorf("sda at 12M: %s (%+v)", got, hops[0])
+	}
+	if !strings.Contains(hops[0].Basis, "USB 2.0 device running at 12M: a USB 1.1 port or hub") {
+		t.Errorf("sda at 12M: basis %q", hops[0].Basis)
+	}
+	if b := Judge("read", 0.9e6, hops, nil, false); !strings.Contains(b.Verdict, "Bulk-Only") {
+		t.Errorf("verdict %s", b.Verdict)
+	}
+}

@@ -28,8 +28,11 @@ func Storage(sys result.System, t result.Target) (hops []result.Hop, shared []st
 // bulkOnly is what usb-storage's Bulk-Only Transport gets at each USB
 // speed: one command, its data and its status per request, with no queue.
 // At 480M usually 30 to 42 MB/s where UAS reaches 40 to 45; at 5 Gbit/s
-// SSDs forced off UAS measure 180 to 300 MB/s where UAS passes 400.
-var bulkOnly = map[float64]float64{480: bulkOnlyUSB2, 5000: bulkOnlySuper, 10000: bulkOnlySuper, 20000: bulkOnlySuper}
+// SSDs forced off UAS measure 180 to 300 MB/s where UAS passes 400. At
+// full and low speed the link itself is all a disk gets (UAS needs high
+// speed or better), so the disk's hop carries the link's figure and is
+// still named for the protocol its requests wait on.
+var bulkOnly = map[float64]float64{1.5: usbLow, 12: usbFull, 480: bulkOnlyUSB2, 5000: bulkOnlySuper, 10000: bulkOnlySuper, 20000: bulkOnlySuper}
 
 // Disk is the chain of links under one block device.
 func Disk(sys result.System, d result.BlockDevice) (hops []result.Hop, shared []string) {

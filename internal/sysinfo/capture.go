@@ -26,6 +26,8 @@ import (
 
 // recorder collects what the reader looks at while a capture is on.
 type recorder struct {
+	// root is the machine's /, which entry names are relative to.
+	root  string
 	mu    sync.Mutex
 	files map[string][]byte
 	links map[string]string
@@ -54,6 +56,15 @@ func (tapper) file(path string, b []byte) {
 			r.files[p] = slices.Clone(b)
 			r.mu.Unlock()
 		}
+	}
+}
+
+// fact keeps a live fact (live.go) as the pseudo-file name under factsDir.
+func (tapper) fact(name string, b []byte) {
+	if r := taps.Load(); r != nil {
+		r.mu.Lock()
+		r.files[filepath.Join(factsDir, name)] = b
+		r.mu.Unlock()
 	}
 }
 
@@ -101,8 +112,11 @@ func (r *recorder) place(path string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	rel := strings.TrimPrefix(filepath.Join(dir, filepath.Base(path)), "/")
-	return rel, rel != ""
+	rel, err := filepath.Rel(r.root, filepath.Join(dir, filepath.Base(path)))
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", false
+	}
+	return rel, true
 }
 
 // addLink keeps a link at its resolved place, with an absolute target
@@ -114,7 +128,7 @@ func (r *recorder) addLink(link, target string) {
 		return
 	}
 	if filepath.IsAbs(target) {
-		rel, err := filepath.Rel(filepath.Dir("/"+p), target)
+		rel, err := filepath.Rel(filepath.Dir(filepath.Join(r.root, p)), target)
 		if err != nil {
 			return
 		}
@@ -127,15 +141,16 @@ func (r *recorder) addLink(link, target string) {
 
 // Capture runs read, which reads the machine through fs (as thruput
 // sysinfo does), and writes every file, directory and symlink it read to
-// w as a capture archive. Serial numbers and MAC addresses are replaced
-// unless keepIDs. Captures run one at a time.
+// w as a capture archive, with the live facts (live.go) it asked.
+// Serial numbers and MAC addresses are replaced unless keepIDs. Captures
+// run one at a time.
 func (fs FS) Capture(w io.Writer, keepIDs bool, read func() error) error {
-	if !fs.Live || fs.Root != "/" {
+	if !fs.Live || fs.Root == "" {
 		return errors.New("a capture reads the running machine only")
 	}
 	captureMu.Lock()
 	defer captureMu.Unlock()
-	r := &recorder{files: map[string][]byte{}, links: map[string]string{}, dirs: map[string]bool{}}
+	r := &recorder{root: fs.Root, files: map[string][]byte{}, links: map[string]string{}, dirs: map[string]bool{}}
 	taps.Store(r)
 	err := read()
 	taps.Store(nil)
@@ -150,7 +165,7 @@ const captureHeader = "thruput sysinfo capture"
 
 func (r *recorder) write(w io.Writer, keepIDs bool) error {
 	bw := bufio.NewWriter(w)
-	redacted := "Serial numbers and MAC addresses are replaced by zeros."
+	redacted := "Serial numbers and MAC addresses are replaced by zeros (a card's serial keeps its leading zeros, the rest made f)."
 	if keepIDs {
 		redacted = "Serial numbers and MAC addresses are kept (--no-redact)."
 	}
@@ -187,19 +202,31 @@ var (
 	// cpuinfoSerial is a Raspberry Pi kernel's "Serial : 00000000abcdef".
 	cpuinfoSerial = regexp.MustCompile(`(?m)^(Serial\s*:\s*)([0-9a-fA-F]+)`)
 	macAddress    = regexp.MustCompile(`^([0-9a-f]{2}:){5}[0-9a-f]{2}$`)
+	// cardSerial is an SD card's or eMMC's serial as sysfs prints it.
+	cardSerial = regexp.MustCompile(`^0x[0-9a-fA-F]{8}$`)
 )
+
+// lowness keeps a hex number's leading zeros and makes its other digits f.
+func lowness(digits string) string {
+	zeros := len(digits) - len(strings.TrimLeft(digits, "0"))
+	return digits[:zeros] + strings.Repeat("f", len(digits)-zeros)
+}
 
 // redact zeroes the identifiers in a file: a USB device's or card's serial,
 // the card's CID (whose serial is its bytes 9 to 12), cpuinfo's Serial and
-// a MAC address.
+// a MAC address. A card's serial keeps its leading zeros and has its other
+// digits made f, so that a low serial, which marks a counterfeit, reads as
+// low from the capture and a genuine card's does not.
 func redact(name string, b []byte) []byte {
 	base := filepath.Base(name)
 	v := strings.TrimSpace(string(b))
 	switch {
+	case (base == "serial" || base == "serial-number") && cardSerial.MatchString(v):
+		return []byte("0x" + lowness(v[2:]) + "\n")
 	case base == "serial" || base == "serial-number":
 		return []byte(strings.Repeat("0", len(v)) + "\n")
 	case base == "cid" && len(v) == 32:
-		return []byte(v[:18] + "00000000" + v[26:] + "\n")
+		return []byte(v[:18] + lowness(v[18:26]) + v[26:] + "\n")
 	case base == "cpuinfo":
 		return cpuinfoSerial.ReplaceAllFunc(b, func(m []byte) []byte {
 			i := bytes.LastIndexAny(m, ": \t") + 1

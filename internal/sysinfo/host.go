@@ -2,11 +2,10 @@ package sysinfo
 
 import (
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/thruput/thruput/internal/result"
 )
@@ -23,11 +22,8 @@ func (fs FS) Host() result.Host {
 		// kernel.arch (Linux 6.1 on) is uname -m, readable in a capture too.
 		Arch: readValue(filepath.Join(fs.Proc, "sys/kernel/arch")),
 	}
-	if h.Arch == "" && fs.Live {
-		var u unix.Utsname
-		if unix.Uname(&u) == nil {
-			h.Arch = unix.ByteSliceToString(u.Machine[:])
-		}
+	if h.Arch == "" {
+		h.Arch = fs.machine()
 	}
 	h.UserlandArch, h.UserlandBits = fs.userland()
 	ci := fs.cpuinfo()
@@ -52,9 +48,10 @@ func (fs FS) Host() result.Host {
 	case h.SoC != "":
 	case isPi:
 		h.SoC = pi.SoC
-	case !slices.Contains(platformNames, ci.hardware):
-		// Other vendors' kernels name the chip here (Amlogic's "Amlogic",
-		// Allwinner's "sun8i" are families, but still the best there is).
+	case !slices.Contains(platformNames, ci.hardware) && chipName.MatchString(ci.hardware):
+		// Other vendors' kernels print a chip here (RK3288) or only
+		// a family ("Allwinner sun8i Family", "Amlogic", "Generic DT
+		// based system"), which names no chip and is left out.
 		h.SoC = ci.hardware
 	case ci.core == "ARM1176":
 		// Only the BCM2835 has an ARM1176 among the chips that print these.
@@ -71,6 +68,10 @@ func (fs FS) Host() result.Host {
 	}
 	return h
 }
+
+// chipName is a cpuinfo Hardware line that can name one chip: a single
+// word of letters and at least three digits (BCM2711, RK3288, MSM8916).
+var chipName = regexp.MustCompile(`^[A-Za-z]+[0-9]{3,}[A-Za-z0-9]*$`)
 
 // osName is PRETTY_NAME from os-release(5).
 func (fs FS) osName() string {

@@ -64,18 +64,44 @@ func (fs FS) uasIgnored() map[string]bool {
 	return out
 }
 
-// sdMakers names SD card makers by CID manufacturer id, only for the ids
-// whose OEM id pairs with them on genuine cards; the pairs are from
-// sbc-bench's CheckStorage (sbc-bench.sh, commit 53f7951) and its
-// results/SD-cards-with-low-serial-numbers.md. The key is
-// "manfid/oemid" as sysfs prints them, without the 0x.
+// sdMakers names SD card and eMMC makers by CID manufacturer id, as
+// sbc-bench's CheckStorage does (sbc-bench.sh, commit 53f7951, the case
+// on "${mmc_manfid}/${mmc_oemid}"), and its
+// results/SD-cards-with-low-serial-numbers.md. The key is "manfid/oemid"
+// as sysfs prints them, without the 0x, for the ids named only with the
+// OEM id they pair with on genuine cards; a bare manfid for those it
+// names whatever the OEM id.
 var sdMakers = map[string]string{
 	"02/544d": "Toshiba", "03/5344": "SanDisk", "03/5744": "SanDisk", "1b/534d": "Samsung",
 	"1d/4144": "ADATA", "27/5048": "Phison", "28/4245": "Lexar", "41/3432": "Kingston",
 	"74/4a45": "Transcend", "74/4a60": "Transcend", "82/4a54": "Sony", "ad/4c53": "Longsys",
 	"9f/5449": "Texas Instruments", "9b/0100": "YMTC", "90/014a": "SK Hynix",
-	// eMMC chips: Samsung's and Foresee's.
-	"15/0100": "Samsung", "88/0103": "Foresee", "d6/0103": "Foresee", "d6/2903": "Foresee",
+	"ea/010e": "SiliconGo",
+	// eMMC chips: Samsung's, Kingston's and Foresee's.
+	"15/0100": "Samsung", "70/0100": "Kingston", "88/0103": "Foresee", "d6/0103": "Foresee", "d6/2903": "Foresee",
+	"01": "Panasonic", "08": "Silicon Power", "18": "Infineon", "1d": "Corsair",
+	"45": "SanDisk/Toshiba", "ce": "Samsung", "fe": "Micron-Numonyx",
+}
+
+// sdGenuine are manfid/oemid pairs that sbc-bench's counterfeit rules
+// would catch but that it lets pass: 0xdf/0x0118 is "a legit soldered
+// 128GB eMMC used in e.g. GoWin R86S and MeLE Quieter3C" (sbc-bench.sh,
+// commit 53f7951), although 0xdf is otherwise a fake's id.
+var sdGenuine = map[string]bool{"df/0118": true}
+
+// lowSerialOK are the pairs whose cards sbc-bench found with low serial
+// numbers although genuine (ADATA's and Phison's OEM cards); Transcend's
+// "JE" cards too, when made before 2013.
+func lowSerialOK(pair, date string) bool {
+	switch pair {
+	case "1d/4144", "27/5048":
+		return true
+	case "74/4a45":
+		_, year, _ := strings.Cut(date, "/")
+		y, err := strconv.Atoi(year)
+		return err == nil && y <= 2012
+	}
+	return false
 }
 
 // sdCounterfeit are the manfid/oemid pairs that sbc-bench's CheckStorage
@@ -86,9 +112,9 @@ var sdCounterfeit = map[string]bool{
 	"00": true, "12": true, "ff/0000": true, "6f/0013": true, "25/1708": true, "df": true, "fe/3456": true,
 }
 
-// suspectNames are card names sbc-bench found only on fakes (ASTC, SMI,
-// 00000 outside Samsung).
-var suspectNames = map[string]bool{"ASTC": true, "SMI": true}
+// suspectNames are card names sbc-bench found only on fakes; 00000 too,
+// except on Samsung's cards, which all carry it.
+var suspectNames = map[string]bool{"ASTC": true, "SMI": true, "AS": true}
 
 // hexField keeps the last n hex digits of sysfs's "0x000003" ("03" for
 // n = 2), zero-padded.
@@ -130,15 +156,26 @@ func (fs FS) cardIdentity(dev string) *result.CardIdentity {
 		return nil
 	}
 	mid, oid := hexField(c.ManufacturerID, 2), hexField(c.OEMID, 4)
-	c.Maker = sdMakers[mid+"/"+oid]
+	pair := mid + "/" + oid
+	c.Maker = sdMakers[pair]
+	if c.Maker == "" && !sdCounterfeit[pair] {
+		c.Maker = sdMakers[mid]
+	}
+	serial := strings.TrimPrefix(c.Serial, "0x")
 	switch {
-	case sdCounterfeit[mid] || sdCounterfeit[mid+"/"+oid]:
+	case sdGenuine[pair]:
+	case sdCounterfeit[mid] || sdCounterfeit[pair]:
 		c.Suspect = "manufacturer/OEM id " + c.ManufacturerID + "/" + c.OEMID + " is a known counterfeit pair (sbc-bench)"
 	case oid == "3432" && mid != "41":
 		c.Suspect = "Kingston's OEM id under manufacturer " + c.ManufacturerID + " (sbc-bench)"
-	case suspectNames[c.Name]:
+	}
+	switch {
+	case c.Suspect != "":
+	case suspectNames[c.Name] || (c.Name == "00000" && c.Maker != "Samsung"):
 		c.Suspect = "the name " + c.Name + " is found only on counterfeit cards (sbc-bench)"
-	case typ == "SD" && strings.HasPrefix(strings.TrimPrefix(c.Serial, "0x"), "0000") && mid != "27" && mid != "1d":
+	case serial == "00000000":
+		c.Suspect = "serial " + c.Serial + " is a counterfeit's (sbc-bench)"
+	case typ == "SD" && strings.HasPrefix(serial, "0000") && !lowSerialOK(pair, c.Date):
 		c.Suspect = "serial " + c.Serial + " is implausibly low (sbc-bench's results/SD-cards-with-low-serial-numbers.md)"
 	}
 	if scr := readValue(dev + "/scr"); scr != "" {

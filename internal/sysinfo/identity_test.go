@@ -107,9 +107,24 @@ func TestCardSuspect(t *testing.T) {
 		{"0x000003", "0x5344", "SC32G", "0x00000a12", true},
 		{"0x000041", "0x3432", "SD32G", "0x5a3c1b22", false},
 		{"0x000027", "0x5048", "SD32G", "0x00001234", false},
+		// sbc-bench lets 0xdf/0x0118 pass (a genuine soldered eMMC), though
+		// 0xdf under any other OEM id is a fake's.
+		{"0x0000df", "0x0118", "Y2P128", "0x5a3c1b22", false},
+		{"0x0000df", "0x0119", "Y2P128", "0x5a3c1b22", true},
+		// A serial of zeros and the name 00000 are a fake's, 00000 on
+		// Samsung's own cards excepted; Transcend's JE cards made before
+		// 2013 carry low serials.
+		{"0x000003", "0x5344", "SD32G", "0x00000000", true},
+		{"0x000028", "0x4245", "00000", "0x5a3c1b22", true},
+		{"0x00001b", "0x534d", "00000", "0x5a3c1b22", false},
+		{"0x000074", "0x4a45", "USD", "0x00000a12", false},
 	} {
 		dir := t.TempDir()
-		for k, v := range map[string]string{"manfid": tc.manfid, "oemid": tc.oemid, "name": tc.name, "serial": tc.serial, "type": "SD"} {
+		date := "03/2021"
+		if tc.manfid == "0x000074" {
+			date = "06/2010"
+		}
+		for k, v := range map[string]string{"manfid": tc.manfid, "oemid": tc.oemid, "name": tc.name, "serial": tc.serial, "type": "SD", "date": date} {
 			if err := os.WriteFile(filepath.Join(dir, k), []byte(v+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +140,11 @@ func TestCardSuspect(t *testing.T) {
 func TestRedact(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
 		{"sys/devices/x/1-1/serial", "S3Z9NB0K123456\n", "00000000000000\n"},
-		{"sys/devices/x/mmc0:aaaa/cid", "035344534430324762123456780014ff\n", "035344534430324762000000000014ff\n"},
+		{"sys/devices/x/mmc0:aaaa/cid", "035344534430324762123456780014ff\n", "035344534430324762ffffffff0014ff\n"},
+		{"sys/devices/x/mmc0:aaaa/cid", "035344534430324762000012340014ff\n", "0353445344303247620000ffff0014ff\n"},
+		{"sys/devices/x/mmc0:aaaa/serial", "0x5a3c1b22\n", "0xffffffff\n"},
+		{"sys/devices/x/mmc0:aaaa/serial", "0x00000a12\n", "0x00000fff\n"},
+		{"sys/devices/x/mmc0:aaaa/serial", "0x00000000\n", "0x00000000\n"},
 		{"proc/cpuinfo", "Revision\t: a020d3\nSerial\t\t: 000000005746899e\nModel\t: x\n", "Revision\t: a020d3\nSerial\t\t: 0000000000000000\nModel\t: x\n"},
 		{"sys/class/net/eth0/address", "b8:27:eb:12:34:56\n", "00:00:00:00:00:00\n"},
 		{"proc/sys/kernel/osrelease", "6.1.21-v8+\n", "6.1.21-v8+\n"},

@@ -46,8 +46,12 @@ func (fs FS) netInterfaces() []result.NetInterface {
 			out[i].Peer = out[j].Name
 		}
 	}
-	if fs.Live && len(wireless) > 0 {
-		live := liveWiFi()
+	if len(wireless) > 0 {
+		names := make([]string, len(wireless))
+		for k, i := range wireless {
+			names[k] = out[i].Name
+		}
+		live := fs.wifiLinks(names)
 		for _, i := range wireless {
 			mergeWiFi(out[i].WiFi, live[out[i].Name])
 		}

@@ -34,8 +34,8 @@ func pcieLinks(a ancestry) []result.PCIeLink {
 			Driver:   linkBase(filepath.Join(dev, "driver")),
 			GTs:      linkSpeed(filepath.Join(dev, "current_link_speed")),
 			Width:    int(readPositive(filepath.Join(dev, "current_link_width"))),
-			MaxGTs:   lowest(linkSpeed(filepath.Join(dev, "max_link_speed")), linkSpeed(filepath.Join(port, "max_link_speed"))),
-			MaxWidth: int(lowest(float64(readPositive(filepath.Join(dev, "max_link_width"))), float64(readPositive(filepath.Join(port, "max_link_width"))))),
+			MaxGTs:   bothAllow(linkSpeed(filepath.Join(dev, "max_link_speed")), linkSpeed(filepath.Join(port, "max_link_speed"))),
+			MaxWidth: int(bothAllow(float64(readPositive(filepath.Join(dev, "max_link_width"))), float64(readPositive(filepath.Join(port, "max_link_width"))))),
 		}
 		if l.GTs == 0 && l.Width == 0 {
 			continue
@@ -61,13 +61,13 @@ func linkSpeed(path string) float64 {
 	return 0
 }
 
-// lowest is the smaller of two figures, ignoring one that is unknown (0).
-func lowest(a, b float64) float64 {
-	switch {
-	case a == 0:
-		return b
-	case b == 0 || a < b:
-		return a
+// bothAllow is the smaller of the two ends' maxima, or 0 (unknown) when
+// either is unknown: a device's own maximum alone cannot say the link
+// trained below what it could, since the port above may allow no more
+// (a Raspberry Pi 5's x1 connector under an x4 drive).
+func bothAllow(a, b float64) float64 {
+	if a == 0 || b == 0 {
+		return 0
 	}
-	return b
+	return min(a, b)
 }

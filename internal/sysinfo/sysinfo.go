@@ -22,6 +22,9 @@ type FS struct {
 	// symlinks in a target path. A fixture leaves it false, and those
 	// facts stay empty rather than describe the machine running the test.
 	Live bool
+	// facts answers what a live machine is asked; nil asks the running
+	// kernel.
+	facts *liveFacts
 }
 
 // Default reads the running machine.

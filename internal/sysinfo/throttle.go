@@ -10,19 +10,13 @@ import (
 )
 
 // throttling fills what the Raspberry Pi firmware says about capping and
-// under-voltage, from the mailbox on the live machine or the firmware
-// driver's file (internal/throttle), and the hwmon under-voltage alarm
+// under-voltage, from the mailbox on the live machine (or its answer kept
+// in a capture) or the firmware driver's file (internal/throttle), and the hwmon under-voltage alarm
 // beside it. The alarm alone is not the bit field: it fills
 // UnderVoltageNow only.
 func (fs FS) throttling(c *result.CPU) {
-	if src := throttle.Find(fs.Sys, fs.Live, readValue); src != nil && src.Kind != "rpi_volt" {
+	if src := throttle.FindWith(fs.Sys, fs.mailbox(), readValue); src != nil && src.Kind != "rpi_volt" {
 		if v, ok := src.Read(); ok {
-			if src.Kind == "vcio" {
-				// A capture keeps the mailbox's answer where a machine
-				// without the mailbox would be read, in the driver's
-				// format.
-				tap.file(filepath.Join(fs.Sys, "devices/platform/soc/soc:firmware/get_throttled"), []byte(strconv.FormatUint(uint64(v), 16)+"\n"))
-			}
 			c.Throttled = "0x" + strconv.FormatUint(uint64(v), 16)
 			now := v&throttle.Now != 0
 			c.ThrottledNow = &now

@@ -95,8 +95,18 @@ func (s *Source) Read() (uint32, bool) { return s.read() }
 // cannot), so that a caller capturing the files it reads sees these too.
 func Find(sys string, mailbox bool, readValue func(string) string) *Source {
 	if mailbox {
-		if _, ok := Mailbox(); ok {
-			return &Source{Kind: "vcio", Path: "/dev/vcio", read: Mailbox}
+		return FindWith(sys, Mailbox, readValue)
+	}
+	return FindWith(sys, nil, readValue)
+}
+
+// FindWith is Find with the mailbox asked through ask (nil: no mailbox),
+// so that a reader can keep its answer and give it back when it reads a
+// capture of the machine instead of the machine.
+func FindWith(sys string, ask func() (uint32, bool), readValue func(string) string) *Source {
+	if ask != nil {
+		if _, ok := ask(); ok {
+			return &Source{Kind: "vcio", Path: "/dev/vcio", read: ask}
 		}
 	}
 	for _, pat := range []string{
