@@ -425,8 +425,15 @@ func TestLabDeepQueue(t *testing.T) {
 		if m.Latency.Probe != latency.KindTCPConnect || !m.Latency.IdleAfter || m.Latency.Idle == nil {
 			t.Fatalf("probes %q, idle after %v: want TCP handshakes and the idle phase after the load", m.Latency.Probe, m.Latency.IdleAfter)
 		}
-		if added := time.Duration(p.Added.Ns); added < queueDelay/2 {
-			t.Errorf("handshakes through the deep queue added %v", added)
+		// The handshakes cross the queue ping crosses, at the same time:
+		// their median agrees with ping's and irtt's. How full CUBIC keeps
+		// the queue here depends on iperf3 3.12's one thread, which also
+		// answers every refused handshake (33 ms added seen on a loaded
+		// machine, 90 on a quiet one), so the queue is only required to
+		// show.
+		agree(t, m, p)
+		if added := time.Duration(p.Added.Ns); added < 10*time.Millisecond {
+			t.Errorf("handshakes through the deep queue added only %v", added)
 		}
 		if err := srv.Wait(); err != nil {
 			t.Errorf("iperf3 -s -1: %v\n%s", err, log.String())
