@@ -87,10 +87,14 @@ func waitListening(t *testing.T, port int) {
 
 // listening is waitListening's poll, for a goroutine of a test: whether
 // something listens on port within 10 s.
-func listening(port int) bool {
+func listening(port int) bool { return listeningIn("/proc/net", port) }
+
+// listeningIn is listening in the namespace whose tables are in dir
+// (/proc/PID/net for a process's own).
+func listeningIn(dir string, port int) bool {
 	hex := fmt.Sprintf(":%04X ", port)
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		for _, f := range []string{dir + "/tcp", dir + "/tcp6"} {
 			b, _ := os.ReadFile(f)
 			sc := bufio.NewScanner(bytes.NewReader(b))
 			for sc.Scan() {
