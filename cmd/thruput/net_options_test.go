@@ -486,32 +486,53 @@ func TestFlowLabelReverse(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		return srv
 	}
-	client := func() ([]byte, error) {
-		return l.Command(ctx, l.A, "iperf3", "-6", "-c", "::1", "-p", port, "-t", "1", "-R", "-L", "0x2a5f1").CombinedOutput()
+	client := func(more ...string) ([]byte, error) {
+		return l.Command(ctx, l.A, "iperf3", append([]string{"-6", "-c", "::1", "-p", port, "-t", "1", "-R", "-L", "0x2a5f1"}, more...)...).CombinedOutput()
 	}
 
 	// Where the kernel keeps accepted streams from taking the client's
 	// label, the test runs unlabelled, as against iperf3's server, and
-	// the server's log says so.
+	// the server says so: in its log, in the output an iperf3 client
+	// asks for, and to thruput's client in its results.
+	const unmet = "flow label 0x2a5f1 not set on this server's streams"
 	srv := serve()
-	if out, err := client(); err != nil {
+	if out, err := client("--get-server-output"); err != nil {
 		t.Errorf("-R -L with flowlabel_consistency=1: %v, want the test run unlabelled\n%s", err, out)
+	} else if !strings.Contains(string(out), "warning: "+unmet) {
+		t.Errorf("iperf3 --get-server-output: the server's output has no warning about the label:\n%s", out)
 	}
 	srv.wait(t)
-	if !strings.Contains(srv.stderr.String(), "flow label 0x2a5f1 not set on this server's streams") {
+	if !strings.Contains(srv.stderr.String(), unmet) {
 		t.Errorf("server log does not say the label was not set:\n%s", srv.stderr.String())
+	}
+	srv = serve()
+	var stderr bytes.Buffer
+	mine := l.Command(ctx, l.A, thruputBin, "net", "client", "::1", "-6", "-p", port, "-t", "1", "-R", "-L", "0x2a5f1", "--no-save", "--format", "json")
+	mine.Stderr = &stderr
+	out, err := mine.Output()
+	srv.wait(t)
+	var doc struct {
+		Net struct {
+			ServerUnmet string `json:"server_unmet"`
+		} `json:"net"`
+	}
+	if err != nil || json.Unmarshal(out, &doc) != nil || !strings.Contains(doc.Net.ServerUnmet, unmet) ||
+		!strings.Contains(stderr.String(), "thruput: warning: the server did not do all that was asked: "+unmet) {
+		t.Errorf("thruput -R -L with flowlabel_consistency=1: %v, server_unmet %q, stderr:\n%s", err, doc.Net.ServerUnmet, stderr.String())
 	}
 
 	sysctl("net.ipv6.flowlabel_consistency=0")
 	srv = serve()
 	dump := l.Command(ctx, l.A, "tcpdump", "-i", "lo", "-n", "-v", "-l", "-c", "10", "ip6 and tcp and src port "+port+" and greater 1000")
-	out := startTcpdump(t, dump)
-	if b, err := client(); err != nil {
+	dumped := startTcpdump(t, dump)
+	if b, err := client("--get-server-output"); err != nil {
 		t.Fatalf("-R -L: %v\n%s\nserver: %s", err, b, srv.stderr.String())
+	} else if strings.Contains(string(b), "warning:") {
+		t.Errorf("-R -L with the label set: the server warns:\n%s", b)
 	}
 	srv.wait(t)
 	_ = dump.Wait()
-	if n := strings.Count(out.String(), "flowlabel 0x2a5f1"); n < 10 {
-		t.Errorf("-R -L 0x2a5f1: %d of 10 of the server's data packets carry the label:\n%s", n, out.String())
+	if n := strings.Count(dumped.String(), "flowlabel 0x2a5f1"); n < 10 {
+		t.Errorf("-R -L 0x2a5f1: %d of 10 of the server's data packets carry the label:\n%s", n, dumped.String())
 	}
 }
