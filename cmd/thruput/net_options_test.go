@@ -160,6 +160,10 @@ func TestOptionsOnTheWire(t *testing.T) {
 	if !strings.Contains(ssOut, " mss:988 ") {
 		t.Errorf("-M 1000: no stream of thruput's server with mss 988 (1000 less 12 bytes of timestamps):\n%s", ssOut)
 	}
+	lines = test("thruput -S against iperf3", theirs, append([]string{thruputBin, "net", "client", l.AddrB, "-S", "0x28"}, run...), l.AddrA, false)
+	everyLine(t, "thruput client with -S 0x28", lines, "tos 0x28", "")
+	lines = test("thruput -S -R against thruput", ours, append([]string{thruputBin, "net", "client", l.AddrB, "-S", "0x10", "-R"}, run...), l.AddrB, false)
+	everyLine(t, "thruput server's sender for thruput's client with -S 0x10 -R", lines, "tos 0x10", "")
 	lines = test("thruput --dscp against iperf3", theirs, append([]string{thruputBin, "net", "client", l.AddrB, "--dscp", "af21"}, run...), l.AddrA, false)
 	everyLine(t, "thruput client with --dscp af21", lines, "tos 0x48", "")
 	lines = test("thruput -u against thruput", ours, append([]string{thruputBin, "net", "client", l.AddrB, "-u", "-b", "20M", "-l", "1400", "-R"}, run...), l.AddrB, true)
