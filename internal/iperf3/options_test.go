@@ -360,6 +360,10 @@ func TestParseResultsIperf314(t *testing.T) {
 			t.Errorf("accepted %s", bad)
 		}
 	}
+	// A server's words reach the client's terminal without its escapes.
+	if r, err := ParseResults([]byte(`{"streams":[],"server_unmet":"a\u001b[2Jb\n"}`)); err != nil || r.Unmet != "a[2Jb" {
+		t.Errorf("server_unmet with escapes: %q, %v", r.Unmet, err)
+	}
 	// What thruput sends reads back, its output included.
 	in := &Results{SenderHasRetransmits: 0, ServerOutputJSON: json.RawMessage(`{"start":{}}`), Unmet: "flow label 0x1 not set",
 		Streams: []StreamResults{{ID: 1, Bytes: 10, Retransmits: -1, Packets: 7, Errors: 1}}}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/thruput/thruput/internal/result"
 )
@@ -134,6 +135,14 @@ func ParseResults(b []byte) (*Results, error) {
 	); err != nil {
 		return nil, fmt.Errorf("results: %v", err)
 	}
+	// server_unmet is printed on the client's terminal: a server's
+	// escape sequences go no further.
+	r.Unmet = strings.Map(func(c rune) rune {
+		if unicode.IsControl(c) {
+			return -1
+		}
+		return c
+	}, r.Unmet)
 	if raw, ok := o["server_output_json"]; ok && string(raw) != "null" {
 		if _, err := decodeObject(raw); err != nil {
 			return nil, fmt.Errorf("results: \"server_output_json\": %v", err)
