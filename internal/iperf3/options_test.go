@@ -361,8 +361,10 @@ func TestParseResultsIperf314(t *testing.T) {
 		}
 	}
 	// A server's words reach the client's terminal without its escapes.
-	if r, err := ParseResults([]byte(`{"streams":[],"server_unmet":"a\u001b[2Jb\n"}`)); err != nil || r.Unmet != "a[2Jb" {
-		t.Errorf("server_unmet with escapes: %q, %v", r.Unmet, err)
+	if r, err := ParseResults([]byte(`{"streams":[],"server_unmet":"a\u001b[2Jb\n"}`)); err != nil {
+		t.Error(err)
+	} else if r.Unmet != "a[2Jb" {
+		t.Errorf("server_unmet with escapes: %q", r.Unmet)
 	}
 	// What thruput sends reads back, its output included.
 	in := &Results{SenderHasRetransmits: 0, ServerOutputJSON: json.RawMessage(`{"start":{}}`), Unmet: "flow label 0x1 not set",
