@@ -455,9 +455,9 @@ func (d *dataPath) recvTCP(s *stream) error {
 	// to batch with (see sockio.Reader), as large as recvBudget allows.
 	buf := make([]byte, max(d.p.Len, min(sockio.BatchMax, max(sockio.BatchMin, recvBudget/d.p.streams()))))
 	// A receiver asked to skip the copy (--skip-rx-copy) reads with
-	// MSG_TRUNC, and never in batches: MSG_TRUNC reads beside the
-	// low-water batching lost a stream's bytes in about one test in six
-	// (issue 27).
+	// MSG_TRUNC, a read per wake-up as iperf3 3.17+ does, without the
+	// low-water batching: an earlier try with both saw streams come out
+	// empty (issue 27). TestSkipRxCopyEveryByte checks every stream.
 	r := sockio.Reader{FD: fd, Block: sockio.RawRead, Batch: !d.p.SkipRxCopy, Trunc: d.p.SkipRxCopy}
 	for !d.closing.Load() {
 		if d.stop.Load() {
