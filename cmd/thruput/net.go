@@ -221,6 +221,9 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 		doc.LoadLatency = cfg.Latency.Result()
 	}
 	line.Clear()
+	if n.ServerUnmet != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "thruput: warning: the server did not do all that was asked: %s\n", n.ServerUnmet)
+	}
 	n.Parameters.Interface = netInterface(n)
 	return a.deliver(doc, runErr, counters, func() error {
 		switch {

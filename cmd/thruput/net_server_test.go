@@ -46,15 +46,36 @@ func iperf3Run(t *testing.T, limit time.Duration, args ...string) (string, error
 // streams open past TEST_END left it waiting for the rest of a block while
 // the server waited for its results: about 4 runs in 10 failed with
 // "unable to send control message: Broken pipe". The hundred runs go in
-// four lanes at once, each a server after server on a port of its own.
+// four lanes at once, each a server after server on a port of its own:
+// three over loopback and one over a veth pair between two namespaces (the
+// server in B, iperf3 in A), since the failure was first seen over a real
+// link, where the last blocks are still in flight when TEST_END arrives.
 func TestReverseLoopIperf3(t *testing.T) {
 	fstest.Long(t, "runs iperf3 -R a hundred times")
 	needIperf3(t)
 	const lanes, runs = 4, 25
+	l := nettest.NewLink(t, 0)
 	errs := make(chan error, lanes)
 	for lane := range lanes {
 		port := freePort(t)
-		go func() { errs <- reverseLane(t, lane, runs, port) }()
+		p := strconv.Itoa(port)
+		ln := reverse{
+			server: func() *exec.Cmd {
+				return exec.CommandContext(t.Context(), thruputBin, "net", "server", "--once", "--json", "-q", "--bind", "127.0.0.1", "-p", p)
+			},
+			client: func(ctx context.Context) *exec.Cmd {
+				return exec.CommandContext(ctx, "iperf3", "-c", "127.0.0.1", "-p", p, "-R", "-t", "1")
+			},
+		}
+		if lane == 0 {
+			ln.server = func() *exec.Cmd {
+				return l.Command(t.Context(), l.B, thruputBin, "net", "server", "--once", "--json", "-q", "--bind", l.AddrB, "-p", p)
+			}
+			ln.client = func(ctx context.Context) *exec.Cmd {
+				return l.Command(ctx, l.A, "iperf3", "-c", l.AddrB, "-p", p, "-R", "-t", "1")
+			}
+		}
+		go func() { errs <- ln.run(lane, runs, port) }()
 	}
 	for range lanes {
 		if err := <-errs; err != nil {
@@ -63,26 +84,34 @@ func TestReverseLoopIperf3(t *testing.T) {
 	}
 }
 
-// reverseLane runs iperf3 -R against a fresh `net server --once` on port,
-// n times in a row, and says how the first run to fail failed.
-func reverseLane(t *testing.T, lane, n, port int) error {
-	p := strconv.Itoa(port)
+// reverse is one lane of TestReverseLoopIperf3: how to start its server
+// and its iperf3 -R client.
+type reverse struct {
+	server func() *exec.Cmd
+	client func(context.Context) *exec.Cmd
+}
+
+// run runs the lane's client against a fresh server on port, n times in a
+// row, and says how the first run to fail failed.
+func (r reverse) run(lane, n, port int) error {
 	for i := range n {
 		var stderr bytes.Buffer
-		srv := exec.CommandContext(t.Context(), thruputBin, "net", "server", "--once", "--json", "-q", "--bind", "127.0.0.1", "-p", p)
+		srv := r.server()
 		srv.Stderr = &stderr
 		if err := srv.Start(); err != nil {
 			return err
 		}
 		done := make(chan error, 1)
 		go func() { done <- srv.Wait() }()
-		if !listening(port) {
+		// /proc/PID/net is the server's own namespace's table (ip netns
+		// exec becomes the server, keeping its process id).
+		if !listeningIn(fmt.Sprintf("/proc/%d/net", srv.Process.Pid), port) {
 			srv.Process.Kill()
 			<-done
 			return fmt.Errorf("lane %d, run %d: the server never listened on %d: %s", lane, i+1, port, stderr.String())
 		}
-		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-		out, err := exec.CommandContext(ctx, "iperf3", "-c", "127.0.0.1", "-p", p, "-R", "-t", "1").CombinedOutput()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		out, err := r.client(ctx).CombinedOutput()
 		cancel()
 		if err != nil {
 			srv.Process.Kill()

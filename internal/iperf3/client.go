@@ -314,7 +314,7 @@ func (c *client) test(ctx context.Context) (*result.Net, error) {
 		return s.compose(mine, nil), fmt.Errorf("server results: %w", err)
 	}
 	n := s.compose(mine, remote)
-	n.ServerOutputText, n.ServerOutputJSON = remote.ServerOutputText, remote.ServerOutputJSON
+	n.ServerOutputText, n.ServerOutputJSON, n.ServerUnmet = remote.ServerOutputText, remote.ServerOutputJSON, remote.Unmet
 	c.congestion, c.peerCongestion = mine.Congestion, remote.Congestion
 	if err := c.expect(stateDisplayResults, setupTimeout); err != nil {
 		return n, err

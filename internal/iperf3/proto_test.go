@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 )
 
 func TestParseParams(t *testing.T) {
@@ -234,6 +235,7 @@ func FuzzParseResults(f *testing.F) {
 		`{"cpu_util_total":1,"sender_has_retransmits":1,"streams":[{"id":1,"bytes":10,"retransmits":18446744073709551615,"jitter":0,"errors":0,"packets":0,"start_time":0,"end_time":1}]}`,
 		`{"streams":[]}`, `{"streams":[{"id":1e3}]}`,
 		`{"streams":[{"id":1,"packets":5,"errors":1,"omitted_packets":9,"omitted_errors":3}],"server_output_json":{"a":1},"server_output_text":"x"}`,
+		`{"streams":[],"server_unmet":"flow label 0x1 not set"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -242,8 +244,8 @@ func FuzzParseResults(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(r.Streams) > 2*maxStreams {
-			t.Fatalf("%d streams accepted", len(r.Streams))
+		if len(r.Streams) > 2*maxStreams || len(r.Unmet) > maxUnmet || strings.ContainsFunc(r.Unmet, unicode.IsControl) {
+			t.Fatalf("%d streams, server_unmet %q accepted", len(r.Streams), r.Unmet)
 		}
 		for _, s := range r.Streams {
 			if s.ID < 1 || s.Bytes < 0 || s.Retransmits < -1 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/thruput/thruput/internal/result"
 )
@@ -22,6 +23,11 @@ type Results struct {
 	// sent when the client asked for it (get_server_output).
 	ServerOutputText string
 	ServerOutputJSON json.RawMessage
+	// Unmet is what a thruput server could not do of what the client
+	// asked (Params.Unmet), sent as server_unmet whether or not the
+	// client asked for the server's output: thruput's own key, which
+	// iperf3 clients ignore as they ignore out_of_order.
+	Unmet string
 }
 
 // StreamResults are one stream's figures from one side.
@@ -77,6 +83,9 @@ func (r *Results) wire() map[string]any {
 	if r.ServerOutputJSON != nil {
 		m["server_output_json"] = r.ServerOutputJSON
 	}
+	if r.Unmet != "" {
+		m["server_unmet"] = r.Unmet
+	}
 	return m
 }
 
@@ -95,9 +104,16 @@ func (r *Results) serverOutput(n *result.Net, p *Params, client string, asJSON b
 		return
 	}
 	var b strings.Builder
+	if p.Unmet != "" {
+		// As iperf3 prints its warnings (warning()), first.
+		fmt.Fprintf(&b, "warning: %s\n", p.Unmet)
+	}
 	_ = WriteCompatText(&b, &mine, p.Title)
 	r.ServerOutputText = b.String()
 }
+
+// maxUnmet bounds the server_unmet a client takes from a server.
+const maxUnmet = 4 << 10
 
 // ParseResults decodes a peer's results with the same strictness as the
 // parameters: wrong types and impossible values are errors, extra keys
@@ -115,9 +131,18 @@ func ParseResults(b []byte) (*Results, error) {
 		o.int("sender_has_retransmits", -1, 1, &r.SenderHasRetransmits),
 		o.str("congestion_used", 64, &r.Congestion),
 		o.str("server_output_text", maxPeerResultsSize, &r.ServerOutputText),
+		o.str("server_unmet", maxUnmet, &r.Unmet),
 	); err != nil {
 		return nil, fmt.Errorf("results: %v", err)
 	}
+	// server_unmet is printed on the client's terminal: a server's
+	// escape sequences go no further.
+	r.Unmet = strings.Map(func(c rune) rune {
+		if unicode.IsControl(c) {
+			return -1
+		}
+		return c
+	}, r.Unmet)
 	if raw, ok := o["server_output_json"]; ok && string(raw) != "null" {
 		if _, err := decodeObject(raw); err != nil {
 			return nil, fmt.Errorf("results: \"server_output_json\": %v", err)

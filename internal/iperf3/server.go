@@ -460,6 +460,7 @@ func (s *Server) run(ctx context.Context, ctrl net.Conn, cookie []byte, p *Param
 	}
 	sess.drain(want, 2*time.Second)
 	mine := sess.local()
+	mine.Unmet = p.Unmet
 	n := sess.compose(mine, remote)
 	if p.GetServerOutput {
 		mine.serverOutput(n, p, ctrl.RemoteAddr().String(), s.cfg.OutputJSON)

@@ -222,11 +222,6 @@ func (d *dataPath) start(s *stream) {
 			err = d.sendTCP(s)
 		case s.udp:
 			err = d.recvUDP(s)
-		// A TCP receiver asked to skip the copy (--skip-rx-copy) reads
-		// through the batched receive path like any other: reading
-		// with MSG_TRUNC beside its low-water batching lost streams in
-		// about one test in six (issue 27), and the batched reads copy
-		// little CPU's worth.
 		default:
 			err = d.recvTCP(s)
 		}
@@ -459,7 +454,11 @@ func (d *dataPath) recvTCP(s *stream) error {
 	// Reads need not match the sender's blocks: a buffer for the reader
 	// to batch with (see sockio.Reader), as large as recvBudget allows.
 	buf := make([]byte, max(d.p.Len, min(sockio.BatchMax, max(sockio.BatchMin, recvBudget/d.p.streams()))))
-	r := sockio.Reader{FD: fd, Block: sockio.RawRead, Batch: true}
+	// A receiver asked to skip the copy (--skip-rx-copy) reads with
+	// MSG_TRUNC, a read per wake-up as iperf3 3.17+ does, without the
+	// low-water batching: an earlier try with both saw streams come out
+	// empty (issue 27). TestSkipRxCopyEveryByte checks every stream.
+	r := sockio.Reader{FD: fd, Block: sockio.RawRead, Batch: !d.p.SkipRxCopy, Trunc: d.p.SkipRxCopy}
 	for !d.closing.Load() {
 		if d.stop.Load() {
 			r.Batch = false // see unbatch

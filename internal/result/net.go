@@ -29,6 +29,9 @@ type Net struct {
 	// of the test, when the client asked for it (--get-server-output).
 	ServerOutputText string          `json:"server_output_text,omitempty"`
 	ServerOutputJSON json.RawMessage `json:"server_output_json,omitempty"`
+	// ServerUnmet is what a thruput server said it could not do of what
+	// this client asked; the test ran without it.
+	ServerUnmet string `json:"server_unmet,omitempty"`
 }
 
 // NetParameters are the effective parameters of a network test.

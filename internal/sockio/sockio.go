@@ -118,6 +118,11 @@ type Reader struct {
 	// for a request waiting on its reply. Clearing it ends batches at the
 	// next Read.
 	Batch bool
+	// Trunc reads with MSG_TRUNC: on a TCP socket the kernel counts and
+	// drops the bytes without copying them out (iperf3's --skip-rx-copy),
+	// so b only bounds how many a read takes. Its reads are raw (see Raw),
+	// for a goroutine with a P of its own; Block is not called.
+	Trunc bool
 	poll  bool
 	// lowat is the batch size while batching, 0 when not.
 	lowat int
@@ -139,7 +144,7 @@ func (r *Reader) Read(b []byte) (int, syscall.Errno) {
 		r.setBatch(0)
 	}
 	if r.lowat > 0 {
-		n, e := r.Block(r.FD, b)
+		n, e := r.block(b)
 		switch {
 		case e == 0 && n >= r.lowat:
 			return n, 0
@@ -159,14 +164,12 @@ func (r *Reader) Read(b []byte) (int, syscall.Errno) {
 	n, e := 0, syscall.Errno(unix.EAGAIN)
 	if r.poll {
 		for i := 0; i < pollReads && e == unix.EAGAIN; i++ {
-			var u uintptr
-			u, _, e = unix.RawSyscall6(unix.SYS_RECVFROM, uintptr(r.FD), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), unix.MSG_DONTWAIT, 0, 0)
-			n = int(u)
+			n, e = r.recv(b, unix.MSG_DONTWAIT)
 		}
 	}
 	if e == unix.EAGAIN {
 		start := time.Now()
-		n, e = r.Block(r.FD, b)
+		n, e = r.block(b)
 		fast := e == 0 && n > 0 && time.Since(start) < fastWait
 		if fast && r.Batch && len(b) >= BatchMin {
 			r.setBatch(min(len(b), BatchMax))
@@ -178,6 +181,24 @@ func (r *Reader) Read(b []byte) (int, syscall.Errno) {
 		n = 0 // the kernel's -1
 	}
 	return n, e
+}
+
+// block is the reader's blocking read: Block, or a raw MSG_TRUNC recv.
+func (r *Reader) block(b []byte) (int, syscall.Errno) {
+	if r.Trunc {
+		return r.recv(b, 0)
+	}
+	return r.Block(r.FD, b)
+}
+
+// recv is a raw recvfrom(2) (the caller keeps its P, as with Raw) with
+// flags, and MSG_TRUNC for a Trunc reader.
+func (r *Reader) recv(b []byte, flags int) (int, syscall.Errno) {
+	if r.Trunc {
+		flags |= unix.MSG_TRUNC
+	}
+	n, _, e := unix.RawSyscall6(unix.SYS_RECVFROM, uintptr(r.FD), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), uintptr(flags), 0, 0)
+	return int(n), e
 }
 
 // setBatch sets the socket's low-water mark and receive timeout for

@@ -158,3 +158,39 @@ func TestReaderBatch(t *testing.T) {
 	r.setBatch(BatchMax)
 	idleTimeout(t, &r, buf)
 }
+
+// TestReaderTrunc: a Trunc reader counts every byte of a stream while its
+// buffer stays as it was (the kernel dropped them uncopied), then sees
+// the end of the stream.
+func TestReaderTrunc(t *testing.T) {
+	_, fd, peer := detached(t)
+	payload := make([]byte, 8<<20)
+	for i := range payload {
+		payload[i] = 0xab
+	}
+	go func() {
+		_, _ = peer.Write(payload)
+		peer.Close()
+	}()
+	r := Reader{FD: fd, Trunc: true}
+	buf := make([]byte, 256<<10)
+	got := 0
+	for {
+		n, e := r.Read(buf)
+		if e == 0 && n == 0 {
+			break
+		}
+		if e != 0 && !Again(e) {
+			t.Fatalf("read: %v", e)
+		}
+		got += n
+	}
+	if got != len(payload) {
+		t.Errorf("counted %d bytes, sent %d", got, len(payload))
+	}
+	for _, b := range buf {
+		if b != 0 {
+			t.Fatal("MSG_TRUNC reads copied bytes into the buffer")
+		}
+	}
+}
