@@ -117,9 +117,6 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 		}
 		f.port = port
 	}
-	if err := a.netUnits(); err != nil {
-		return err
-	}
 	if (f.compat || f.opts.jsonStream) && cmd.Flags().Changed("format") {
 		return usage.Errorf("-J or --json-stream, and --format: choose one")
 	}
@@ -169,7 +166,7 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 	if f.Title != "" && live {
 		out = titled(out, f.Title)
 	}
-	lines := &report.NetIntervals{W: out, MiB: a.units == report.UnitsBoth, UDP: f.UDP}
+	lines := &report.NetIntervals{W: out, Units: a.units, MiB: a.units == report.UnitsBoth, UDP: f.UDP}
 	line := a.progress()
 	var mu sync.Mutex
 	var connecting sync.Once

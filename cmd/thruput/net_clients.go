@@ -144,9 +144,3 @@ func netInterface(n *result.Net) string {
 	}
 	return sysinfo.InterfaceOf(n.Streams[0].LocalAddr)
 }
-
-// netUnits checks --units for a network page. A network page prints every
-// unit the root's check lets through (Mbit/s by default, report's
-// netUnitOf), so nothing is refused here any more; the calls in net.go
-// and net_server.go go with it when those files are next changed.
-func (a *app) netUnits() error { return nil }

@@ -110,9 +110,6 @@ func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := a.netUnits(); err != nil {
-		return err
-	}
 	if f.port < 1 || f.port > 65535 {
 		return usage.Errorf("-p %d: a port from 1 to 65535", f.port)
 	}
@@ -180,7 +177,7 @@ func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 		MaxClients: f.maxClients, Once: f.once, Interval: interval, ZeroCopy: f.zero, IdleTimeout: f.idle, OutputJSON: format == "json",
 		OnTest: func(client string, p *iperf3.Params) {
 			r := &running{doc: a.newDocument(result.MethodNetServer), counters: a.begin(cmd.Context()),
-				lines: &report.NetIntervals{W: out, MiB: a.units == report.UnitsBoth, UDP: p.UDP}}
+				lines: &report.NetIntervals{W: out, Units: a.units, MiB: a.units == report.UnitsBoth, UDP: p.UDP}}
 			r.doc.Targets = []result.Target{}
 			mu.Lock()
 			defer mu.Unlock()

@@ -114,7 +114,7 @@ func TestNetUnits(t *testing.T) {
 				case !strings.Contains(page, want):
 					t.Errorf("%s: no figure in %s:\n%s", name, want, page)
 				default:
-					if stray := strayUnit(summaryOf(page), want, also); stray != "" {
+					if stray := strayUnit(page, want, also); stray != "" {
 						t.Errorf("%s: a figure in another unit than %s: %q", name, want, stray)
 					}
 				}
@@ -140,19 +140,4 @@ func TestNetUnits(t *testing.T) {
 			}
 		}
 	}
-}
-
-// summaryOf is a network page without its live interval lines ("[  1] up
-// ..."). Those are printed by a report.NetIntervals that net.go and
-// net_server.go make without the page's Units yet, so they stay in
-// Mbit/s whatever --units says; report's TestNetworkUnits checks the
-// lines in every unit. Drop this once both pass Units: a.units.
-func summaryOf(page string) string {
-	var out []string
-	for _, l := range strings.Split(page, "\n") {
-		if !strings.HasPrefix(l, "[") {
-			out = append(out, l)
-		}
-	}
-	return strings.Join(out, "\n")
 }
