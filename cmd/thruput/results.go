@@ -125,7 +125,7 @@ func newResultsListCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.write(func(w io.Writer) error { return report.WriteEntries(w, listLines(entries), format) })
+			return a.write(func(w io.Writer) error { return report.WriteEntries(w, listLines(entries), format, a.units) })
 		},
 	}
 	f.add(c.Flags(), 50)

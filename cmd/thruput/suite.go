@@ -188,7 +188,7 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 	var werr error
 	if format == "json" {
 		werr = writeJSON(w, map[string]any{"suite": suiteID, "report": path, "runs": listLines(entries)})
-	} else if werr = report.WriteEntries(w, listLines(entries), format); werr == nil {
+	} else if werr = report.WriteEntries(w, listLines(entries), format, a.units); werr == nil {
 		_, werr = fmt.Fprintf(w, "\nReport: %s\n", path)
 	}
 	// With a target, the figures that did not get there are named.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -135,6 +136,44 @@ func TestNetUnits(t *testing.T) {
 				t.Errorf("%s: no figure in %s:\n%s", name, want, o.stdout)
 			default:
 				if stray := strayUnit(o.stdout, want, also); stray != "" {
+					t.Errorf("%s: a figure in another unit than %s: %q", name, want, stray)
+				}
+			}
+		}
+	}
+}
+
+// TestNetListUnits imports two real iperf3 runs and lists and compares
+// them with each --units: their rates follow mib and mb, as a network
+// test's page does, and stay in Mbit/s by default and with mbit or both.
+// Both once stayed in Mbit/s whatever --units named.
+func TestNetListUnits(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "r.db")
+	corpus := filepath.Join("..", "..", "internal", "importer", "testdata", "real")
+	for label, name := range map[string]string{"run=one": "iperf3-3.14-tcp-macos.json", "run=two": "iperf3-3.12-tcp-parallel.json"} {
+		if o := thruput(t, "results", "import", "--db", db, "--label", label, filepath.Join(corpus, name)); o.code != 0 {
+			t.Fatalf("import %s: exit %d %s", name, o.code, o.stderr)
+		}
+	}
+	for _, u := range []string{"", "mib", "mb", "mbit", "both"} {
+		want := map[string]string{"mib": "MiB/s", "mb": "MB/s"}[u]
+		if want == "" {
+			want = "Mbit/s"
+		}
+		for _, args := range [][]string{{"results", "list"}, {"compare", "run=one", "run=two"}} {
+			args = append(args, "--db", db)
+			if u != "" {
+				args = append(args, "--units", u)
+			}
+			o := thruput(t, args...)
+			name := strings.Join(args, " ")
+			switch {
+			case o.code != 0:
+				t.Errorf("%s: exit %d %s", name, o.code, o.stderr)
+			case !strings.Contains(o.stdout, want):
+				t.Errorf("%s: no figure in %s:\n%s", name, want, o.stdout)
+			default:
+				if stray := strayUnit(o.stdout, want, ""); stray != "" {
 					t.Errorf("%s: a figure in another unit than %s: %q", name, want, stray)
 				}
 			}

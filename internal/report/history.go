@@ -29,8 +29,10 @@ type Entry struct {
 	Imported  string            `json:"imported,omitempty"`
 }
 
-// WriteEntries prints the list of stored runs: a table, CSV or JSON.
-func WriteEntries(w io.Writer, entries []Entry, format string) error {
+// WriteEntries prints the list of stored runs: a table, CSV or JSON. The
+// table's figures are in units (Summary); CSV and JSON keep each summary
+// as it was stored, for programs that read it.
+func WriteEntries(w io.Writer, entries []Entry, format, units string) error {
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)
@@ -51,7 +53,7 @@ func WriteEntries(w io.Writer, entries []Entry, format string) error {
 	}
 	t := Table{Header: []string{"ID", "STARTED", "METHOD", "HOST", "TARGET", "LABELS", "RESULT"}, Left: true}
 	for _, e := range entries {
-		res := e.Summary
+		res := Summary(e.Method, e.Summary, units)
 		if e.Status != result.StatusOK {
 			res = strings.TrimSpace(e.Status + " " + res)
 		}

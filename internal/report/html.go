@@ -78,7 +78,7 @@ func buildPage(docs []*result.Document, cmp *compare.Comparison, o HTMLOptions) 
 	}
 	if len(docs) > 1 {
 		page.Nav = nil // the summary links every run
-		page.Summary = summaryTable(docs, page.Docs, storageOf(o.Units))
+		page.Summary = summaryTable(docs, page.Docs, o.Units)
 		page.Matrix = matrixOf(docs, page.Docs)
 		page.Machines = machinesOnce(docs, page.Docs)
 	}
@@ -92,8 +92,8 @@ func buildPage(docs []*result.Document, cmp *compare.Comparison, o HTMLOptions) 
 }
 
 // summaryTable lists the page's runs, each linked to its section, with
-// its headline figures in the page's unit u.
-func summaryTable(docs []*result.Document, hds []htmlDoc, u storageUnit) *htmlTable {
+// its headline figures in the units each run's own page prints.
+func summaryTable(docs []*result.Document, hds []htmlDoc, units string) *htmlTable {
 	t := &htmlTable{Title: "Runs on this page", Header: []string{"run", "host", "target", "figures", "status"}, Text: true}
 	for i, d := range docs {
 		var ts []string
@@ -102,7 +102,7 @@ func summaryTable(docs []*result.Document, hds []htmlDoc, u storageUnit) *htmlTa
 		}
 		target := strings.Join(ts, "; ")
 		t.Rows = append(t.Rows, []htmlCell{{Text: hds[i].Heading, Link: hds[i].Anchor}, {Text: orUnknown(d.Host.Hostname)},
-			{Text: target}, {Text: u.text(headline.Summary(d))}, {Text: d.Status}})
+			{Text: target}, {Text: Summary(d.SectionMethod(), headline.Summary(d), units)}, {Text: d.Status}})
 	}
 	return t
 }

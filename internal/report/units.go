@@ -166,29 +166,38 @@ func (u storageUnit) ceiling(bps float64) string {
 	return fmt.Sprintf("%s, %.0f Mbit/s", u.rate(bps), bps*8/1e6)
 }
 
-// comparisonIn is c with the rows of rates in MiB/s in the page's
-// storage unit, c itself when that is MiB/s: the comparison's JSON and
-// CSV keep MiB/s, as a run's do.
+// comparisonIn is c with its rows of rates in the page's units, c itself
+// when those are the rows' own: storage rows (MiB/s) in the storage unit,
+// network rows (Mbit/s) in the network unit, as each kind's own page
+// prints them. The comparison's JSON and CSV keep MiB/s and Mbit/s, as a
+// run's do.
 func comparisonIn(c *compare.Comparison, units string) *compare.Comparison {
-	u := storageOf(units)
-	if u.perMiB == 1 {
+	st, nt := storageOf(units), netUnitOf(units)
+	if st.perMiB == 1 && nt.name == "Mbit/s" {
 		return c
 	}
 	out := *c
 	out.Rows = make([]compare.Row, len(c.Rows))
 	for i, r := range c.Rows {
-		if m, ok := strings.CutSuffix(r.Metric, "MiB/s"); ok {
-			r.Metric = m + u.name
+		var name string
+		var by float64 // the row's unit to the page's
+		if m, ok := strings.CutSuffix(r.Metric, "MiB/s"); ok && st.perMiB != 1 {
+			name, by = m+st.name, st.perMiB
+		} else if m, ok := strings.CutSuffix(r.Metric, "Mbit/s"); ok && nt.name != "Mbit/s" {
+			name, by = m+nt.name, nt.perMiB/mbitPerMiB
+		}
+		if name != "" {
+			r.Metric = name
 			r.Cells = slices.Clone(r.Cells)
 			for j := range r.Cells {
 				x := &r.Cells[j]
-				x.Value, x.HalfWidth, x.Needed = u.of(x.Value), u.of(x.HalfWidth), u.of(x.Needed)
+				x.Value, x.HalfWidth, x.Needed = x.Value*by, x.HalfWidth*by, x.Needed*by
 				x.Samples = slices.Clone(x.Samples)
 				for k := range x.Samples {
-					x.Samples[k] = u.of(x.Samples[k])
+					x.Samples[k] *= by
 				}
 				if s := x.Spread; s != nil {
-					x.Spread = &result.Spread{N: s.N, Mean: u.of(s.Mean), Stddev: u.of(s.Stddev), Min: u.of(s.Min), Max: u.of(s.Max)}
+					x.Spread = &result.Spread{N: s.N, Mean: s.Mean * by, Stddev: s.Stddev * by, Min: s.Min * by, Max: s.Max * by}
 				}
 			}
 		}
@@ -201,3 +210,15 @@ func comparisonIn(c *compare.Comparison, units string) *compare.Comparison {
 // verdict) with its storage rates in the unit --units names, as every
 // page of that unit prints them.
 func Rates(s, units string) string { return storageOf(units).text(s) }
+
+// Summary is the headline figures of a stored run of method m
+// (headline.Summary, as the store keeps them) in the unit --units names,
+// as the run's own page prints them: a network test's are written in
+// Mbit/s and stay so unless mib or mb is named; the others are written in
+// MiB/s and follow Rates.
+func Summary(m result.Method, s, units string) string {
+	if m == result.MethodNetClient || m == result.MethodNetServer {
+		return netUnitOf(units).verdict(s, result.Bottleneck{})
+	}
+	return Rates(s, units)
+}

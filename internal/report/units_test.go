@@ -2,11 +2,13 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/thruput/thruput/internal/ceiling"
+	"github.com/thruput/thruput/internal/headline"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -285,5 +287,119 @@ func TestNetworkUnits(t *testing.T) {
 	}
 	if w := "capped at 11.88 MB/s per stream"; !strings.Contains(buf.String(), w) {
 		t.Errorf("--units mb: no %q in\n%s", w, buf.String())
+	}
+}
+
+// TestNetworkComparisonUnits: a comparison of network runs gives its
+// rates in Mbit/s by default and with mbit or both, as a network test's
+// page does, and in MiB/s or MB/s when --units names them, in the table,
+// markdown and HTML page alike, with the same ratios and the noise
+// test's threshold converted; its JSON keeps Mbit/s.
+func TestNetworkComparisonUnits(t *testing.T) {
+	c := comparisons(t)["net"]
+	var docs []*result.Document
+	for _, ch := range []string{"6", "11"} {
+		for i := range 3 {
+			docs = append(docs, readDoc(fmt.Sprintf("compare-channel%s-%d", ch, i+1)))
+		}
+	}
+	for units, x := range map[string]struct {
+		unit string
+		want []string
+	}{
+		"":        {"Mbit/s", []string{"sum receiver Mbit/s", "46.9 ± 1.4", "beyond 3.34 (8 %)"}},
+		UnitsMbit: {"Mbit/s", []string{"sum receiver Mbit/s", "46.9 ± 1.4", "beyond 3.34 (8 %)"}},
+		UnitsBoth: {"Mbit/s", []string{"sum receiver Mbit/s", "46.9 ± 1.4", "beyond 3.34 (8 %)"}},
+		UnitsMiB:  {"MiB/s", []string{"sum receiver MiB/s", "5.60 ± 0.17", "beyond 0.398 (8 %)"}},
+		UnitsMB:   {"MB/s", []string{"sum receiver MB/s", "5.87 ± 0.18", "beyond 0.417 (8 %)"}},
+	} {
+		pages := map[string]string{}
+		for _, format := range []string{"table", "markdown"} {
+			var buf bytes.Buffer
+			if err := WriteComparison(&buf, c, Options{Format: format, Units: units}); err != nil {
+				t.Fatal(err)
+			}
+			pages[format] = buf.String()
+		}
+		var buf bytes.Buffer
+		if err := WriteHTML(&buf, docs, c, HTMLOptions{Units: units}); err != nil {
+			t.Fatal(err)
+		}
+		cmp, _, _ := strings.Cut(buf.String(), `id="run-`)
+		pages["html"] = cmp
+		for format, page := range pages {
+			want := x.want
+			if format == "html" {
+				want = []string{x.want[0], "0.68x"}
+			}
+			for _, w := range append(want, "0.68x") {
+				if !strings.Contains(page, w) {
+					t.Errorf("%s --units %q: no %q:\n%s", format, units, w, page)
+				}
+			}
+			if stray := strayFigure(page, x.unit, ""); stray != "" {
+				t.Errorf("%s --units %q: a figure in another unit than %s: %q", format, units, x.unit, stray)
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := WriteComparison(&buf, c, Options{Format: "json", Units: UnitsMiB}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"metric": "receiver Mbit/s"`) {
+		t.Errorf("the JSON's metric is no longer receiver Mbit/s:\n%.600s", buf.String())
+	}
+}
+
+// TestSummaryUnits: a stored run's headline figures, as results list,
+// suite and the dashboard's index print them, follow --units by the
+// rules of the run's own page: a network test's are in Mbit/s unless mib
+// or mb is named, a storage run's in MiB/s unless another unit is.
+func TestSummaryUnits(t *testing.T) {
+	net, sweep := readDoc("net"), readDoc("sweep")
+	ns, ss := headline.Summary(net), headline.Summary(sweep)
+	for units, want := range map[string][2]string{
+		"":        {ns, ss},
+		UnitsMbit: {ns, storageOf(UnitsMbit).text(ss)},
+		UnitsBoth: {ns, storageOf(UnitsBoth).text(ss)},
+		UnitsMiB:  {"", ss},
+		UnitsMB:   {"", storageOf(UnitsMB).text(ss)},
+	} {
+		unit := map[string]string{"": "Mbit/s", UnitsMbit: "Mbit/s", UnitsBoth: "Mbit/s", UnitsMiB: "MiB/s", UnitsMB: "MB/s"}[units]
+		got := Summary(net.Method, ns, units)
+		if want[0] != "" && got != want[0] {
+			t.Errorf("--units %q: net summary %q, want %q", units, got, want[0])
+		}
+		if stray := strayFigure(got, unit, ""); stray != "" || !strings.Contains(got, unit) {
+			t.Errorf("--units %q: net summary %q not in %s", units, got, unit)
+		}
+		if got := Summary(sweep.Method, ss, units); got != want[1] {
+			t.Errorf("--units %q: sweep summary %q, want %q", units, got, want[1])
+		}
+		var list bytes.Buffer
+		entries := []Entry{{ID: net.ID, Method: net.Method, Status: result.StatusOK, Summary: ns}}
+		if err := WriteEntries(&list, entries, "table", units); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(list.String(), got) {
+			t.Errorf("--units %q: the list has no %q:\n%s", units, got, list.String())
+		}
+		var page bytes.Buffer
+		if err := WriteHTML(&page, []*result.Document{net, sweep}, nil, HTMLOptions{Units: units}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(page.String(), ">"+got+"<") {
+			t.Errorf("--units %q: the page's runs table has no %q", units, got)
+		}
+	}
+	if got := Summary(net.Method, ns, UnitsMiB); got == ns || !strings.Contains(got, " MiB/s") {
+		t.Errorf("mib left the net summary %q as it was: %q", ns, got)
+	}
+	var csv bytes.Buffer
+	if err := WriteEntries(&csv, []Entry{{ID: net.ID, Method: net.Method, Status: result.StatusOK, Summary: ns}}, "csv", UnitsMiB); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(csv.String(), ns) {
+		t.Errorf("the CSV changed the stored summary %q:\n%s", ns, csv.String())
 	}
 }

@@ -90,7 +90,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	p := listPage{Query: q, Writable: s.o.Token != "", Version: s.o.Version, Count: len(es),
 		Statuses: []string{result.StatusOK, result.StatusPartial, result.StatusFailed, result.StatusInterrupted}}
 	for _, e := range es {
-		e.Summary = report.Rates(e.Summary, s.o.Units)
+		e.Summary = report.Summary(e.Method, e.Summary, s.o.Units)
 		p.Runs = append(p.Runs, listRun{Entry: e, Fleet: e.Labels["fleet"], Labels: labelList(e.Labels),
 			Trend: "/trend?" + url.Values{"host": {e.Host}, "method": {string(e.Method)}}.Encode()})
 	}

@@ -233,7 +233,8 @@ func TestDashboardPagesRead(t *testing.T) {
 
 // TestUnitsOnEveryPage: a dashboard served with --units mb shows no
 // storage figure in MiB/s on the list, on a disk run's page, in its
-// charts, on a comparison of two sweeps or on a disk trend.
+// charts, on a comparison of two sweeps or on a disk trend; and the
+// list's network summaries, written in Mbit/s, in MB/s too.
 func TestUnitsOnEveryPage(t *testing.T) {
 	s, docs := everyMethodStore(t)
 	c := newClient(t, Options{Store: s, Version: "test", Units: "mb"})
@@ -252,5 +253,16 @@ func TestUnitsOnEveryPage(t *testing.T) {
 		if m := mib.FindStringIndex(body); m != nil {
 			t.Errorf("%s: a figure in MiB/s: %q", p, body[max(0, m[0]-80):m[1]])
 		}
+	}
+	var net bool
+	for _, d := range docs {
+		net = net || d.Method == result.MethodNetClient || d.Method == result.MethodNetServer
+	}
+	_, body := c.do("GET", "/", nil, "")
+	if !net {
+		t.Fatal("the store holds no network test")
+	}
+	if m := regexp.MustCompile(`\d Mbit/s`).FindStringIndex(body); m != nil {
+		t.Errorf("/: a network summary in Mbit/s: %q", body[max(0, m[0]-80):m[1]])
 	}
 }
