@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/thruput/thruput/internal/ceiling"
+	"github.com/thruput/thruput/internal/compare"
 	"github.com/thruput/thruput/internal/headline"
 	"github.com/thruput/thruput/internal/result"
 )
@@ -142,20 +143,7 @@ func TestComparisonUnits(t *testing.T) {
 		UnitsMB:   {"sweep write, MB/s", "10.3", "12.2x"},
 		UnitsMbit: {"sweep write, Mbit/s", "82.2", "12.2x"},
 	} {
-		pages := map[string]string{}
-		for _, format := range []string{"table", "markdown"} {
-			var buf bytes.Buffer
-			if err := WriteComparison(&buf, c, Options{Format: format, Units: units}); err != nil {
-				t.Fatal(err)
-			}
-			pages[format] = buf.String()
-		}
-		var buf bytes.Buffer
-		if err := WriteHTML(&buf, docs, c, HTMLOptions{Units: units}); err != nil {
-			t.Fatal(err)
-		}
-		cmp, _, _ := strings.Cut(buf.String(), `id="run-`)
-		pages["html"] = cmp
+		pages := comparisonPages(t, c, docs, units)
 		for format, page := range pages {
 			for _, w := range want {
 				if !strings.Contains(page, w) {
@@ -313,20 +301,7 @@ func TestNetworkComparisonUnits(t *testing.T) {
 		UnitsMiB:  {"MiB/s", []string{"sum receiver MiB/s", "5.60 ± 0.17", "beyond 0.398 (8 %)"}},
 		UnitsMB:   {"MB/s", []string{"sum receiver MB/s", "5.87 ± 0.18", "beyond 0.417 (8 %)"}},
 	} {
-		pages := map[string]string{}
-		for _, format := range []string{"table", "markdown"} {
-			var buf bytes.Buffer
-			if err := WriteComparison(&buf, c, Options{Format: format, Units: units}); err != nil {
-				t.Fatal(err)
-			}
-			pages[format] = buf.String()
-		}
-		var buf bytes.Buffer
-		if err := WriteHTML(&buf, docs, c, HTMLOptions{Units: units}); err != nil {
-			t.Fatal(err)
-		}
-		cmp, _, _ := strings.Cut(buf.String(), `id="run-`)
-		pages["html"] = cmp
+		pages := comparisonPages(t, c, docs, units)
 		for format, page := range pages {
 			want := x.want
 			if format == "html" {
@@ -402,4 +377,25 @@ func TestSummaryUnits(t *testing.T) {
 	if !strings.Contains(csv.String(), ns) {
 		t.Errorf("the CSV changed the stored summary %q:\n%s", ns, csv.String())
 	}
+}
+
+// comparisonPages draws comparison c in units as a table, in markdown and
+// on an HTML page (up to the first run's section), keyed by format.
+func comparisonPages(t *testing.T, c *compare.Comparison, docs []*result.Document, units string) map[string]string {
+	t.Helper()
+	pages := map[string]string{}
+	for _, format := range []string{"table", "markdown"} {
+		var buf bytes.Buffer
+		if err := WriteComparison(&buf, c, Options{Format: format, Units: units}); err != nil {
+			t.Fatal(err)
+		}
+		pages[format] = buf.String()
+	}
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, docs, c, HTMLOptions{Units: units}); err != nil {
+		t.Fatal(err)
+	}
+	cmp, _, _ := strings.Cut(buf.String(), `id="run-`)
+	pages["html"] = cmp
+	return pages
 }
