@@ -6,11 +6,58 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/thruput/thruput/internal/ceiling"
 	"github.com/thruput/thruput/internal/result"
 )
+
+// corpusTrees holds each corpus machine unpacked once for the whole test
+// binary: the corpus tests only read their trees, and unpacking them again
+// for every test was most of this package's -short time.
+var corpusTrees struct {
+	sync.Mutex
+	dir string
+	fs  map[string]FS
+}
+
+// corpusFixture is the corpus machine name as an FS, unpacked on first use.
+// Its tree is shared: a test must not write into it (use fixture).
+func corpusFixture(t testing.TB, name string) FS {
+	t.Helper()
+	corpusTrees.Lock()
+	defer corpusTrees.Unlock()
+	if fs, ok := corpusTrees.fs[name]; ok {
+		return fs
+	}
+	if corpusTrees.dir == "" {
+		dir, err := os.MkdirTemp("", "thruput-sysinfo-corpus-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		corpusTrees.dir, corpusTrees.fs = dir, map[string]FS{}
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", "corpus", name+".txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(corpusTrees.dir, name)
+	if err := Unpack(b, dir); err != nil {
+		t.Fatal(err)
+	}
+	corpusTrees.fs[name] = AtRoot(dir)
+	return corpusTrees.fs[name]
+}
+
+// TestMain removes the shared corpus trees after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if corpusTrees.dir != "" {
+		os.RemoveAll(corpusTrees.dir)
+	}
+	os.Exit(code)
+}
 
 // corpusHost is what each machine of testdata/corpus says about itself,
 // read by hand from its capture (the header of each file names the
@@ -70,7 +117,7 @@ func TestCorpusHosts(t *testing.T) {
 			t.Errorf("%s has no expected host", name)
 			continue
 		}
-		if got := fixture(t, "corpus/"+name).Host(); got != want {
+		if got := corpusFixture(t, name).Host(); got != want {
 			t.Errorf("%s:\n got %+v\nwant %+v", name, got, want)
 		}
 	}
@@ -164,7 +211,7 @@ func TestCorpusChains(t *testing.T) {
 		{"pi2-lan9514-wifi", "wlan0", "wlan0 [interface] / *USB device 1-1.2 [USB 2.0 high speed] / USB hub 1-1 (hub) [USB 2.0 high speed] / USB root hub usb1 (dwc_otg) [USB 2.0 high speed]",
 			nil, []string{"eth0 (smsc95xx) behind USB hub 1-1 (hub)"}},
 	} {
-		sys := fixture(t, "corpus/"+tc.machine).System()
+		sys := corpusFixture(t, tc.machine).System()
 		var hops []result.Hop
 		var shared []string
 		if strings.HasPrefix(tc.of, "eth") || strings.HasPrefix(tc.of, "wlan") {
@@ -191,11 +238,11 @@ func TestCorpusChains(t *testing.T) {
 // TestCorpusUSBAndCards: the USB trees' drivers and versions, and the
 // SD cards' identities, as the captures give them.
 func TestCorpusUSBAndCards(t *testing.T) {
-	h28k := fixture(t, "corpus/h28k-usb-hdd").System()
+	h28k := corpusFixture(t, "h28k-usb-hdd").System()
 	if len(h28k.USB) != 2 || h28k.USB[1].Path != "1-1" || h28k.USB[1].USBVersion != "3.00" || h28k.USB[1].Drivers[0] != "usb-storage" {
 		t.Errorf("h28k USB %+v", h28k.USB)
 	}
-	r5s := fixture(t, "corpus/nanopi-r5s").System()
+	r5s := corpusFixture(t, "nanopi-r5s").System()
 	if u := r5s.USB[1]; u.Bridge != "ASMedia SATA 6Gb/s bridge" || u.SlowerThanDeclared() != "" || u.Drivers[0] != "uas" {
 		t.Errorf("r5s bridge %+v", u)
 	}
@@ -212,7 +259,7 @@ func TestCorpusUSBAndCards(t *testing.T) {
 		{"nanopi-r5s", "mmcblk2", result.CardIdentity{ManufacturerID: "0x15", OEMID: "0x0100", Maker: "Samsung", Name: "8GTF4R", Date: "03/2022"}},
 		{"rockpi4b-wd-duo", "mmcblk2", result.CardIdentity{ManufacturerID: "0x45", OEMID: "0x0100", Maker: "SanDisk/Toshiba", Name: "DG4008", Date: "04/2018"}},
 	} {
-		sys := fixture(t, "corpus/"+tc.machine).System()
+		sys := corpusFixture(t, tc.machine).System()
 		found := false
 		for _, d := range sys.BlockDevices {
 			if d.Name != tc.disk {
@@ -316,7 +363,7 @@ func TestCorpusUSBTrees(t *testing.T) {
 			"    1-1.2 Vendor Specific Class 07d1:3c16 Driver=, 480M",
 		}},
 	} {
-		got := lsusbTree(fixture(t, "corpus/"+tc.machine).System().USB)
+		got := lsusbTree(corpusFixture(t, tc.machine).System().USB)
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s USB tree:\n%s\nwant\n%s", tc.machine, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 		}
@@ -324,7 +371,7 @@ func TestCorpusUSBTrees(t *testing.T) {
 
 	// The reading the pi4-usb-storage-quirk thread reports, 186 MB/s, is
 	// held by Bulk-Only: the verdict names that hop, not the USB 3 link.
-	quirk := fixture(t, "corpus/pi4-usb-storage-quirk").System()
+	quirk := corpusFixture(t, "pi4-usb-storage-quirk").System()
 	hops, shared := ceiling.Storage(quirk, result.Target{Device: "sda"})
 	b := ceiling.Judge("read", 186e6, hops, shared, false)
 	if b.Limit != 0 || !strings.Contains(b.Verdict, "mass storage (Bulk-Only) ceiling") || quirk.USB[1].UASIgnored != true {
@@ -332,24 +379,24 @@ func TestCorpusUSBTrees(t *testing.T) {
 	}
 	// The JMS579 log: the kernel's built-in quirk is no usb-storage.quirks
 	// entry; the SCSI strings are the bridge's split of the ATA model.
-	jms := fixture(t, "corpus/pi4-jms579-bot").System()
+	jms := corpusFixture(t, "pi4-jms579-bot").System()
 	if u := jms.USB[1]; u.UASIgnored || u.Product != "JMS579" || u.Bridge != "JMicron JMS578/JMS579 SATA 6Gb/s bridge" {
 		t.Errorf("JMS579 %+v", u)
 	}
 	// Armbian's "0x"-prefixed quirk list names the WD enclosure, and not
 	// the Rock64's JMS578.
-	if u := fixture(t, "corpus/rockpi4b-wd-duo").System().USB[2]; !u.UASIgnored {
+	if u := corpusFixture(t, "rockpi4b-wd-duo").System().USB[2]; !u.UASIgnored {
 		t.Errorf("WD enclosure %+v: its 0x1058:0x0a10:u quirk is not read", u)
 	}
-	if u := fixture(t, "corpus/rock64-jms578-480m").System().USB[1]; u.UASIgnored {
+	if u := corpusFixture(t, "rock64-jms578-480m").System().USB[1]; u.UASIgnored {
 		t.Errorf("Rock64 bridge %+v: no quirk names it", u)
 	}
-	reader := fixture(t, "corpus/pi4-gl827l-reader").System()
+	reader := corpusFixture(t, "pi4-gl827l-reader").System()
 	if hops, _ := ceiling.Storage(reader, result.Target{Device: "sda"}); strings.Contains(hops[len(hops)-1].Basis, "downgraded") {
 		t.Errorf("the VL805's lane trained at its maximum: %+v", hops[len(hops)-1])
 	}
 	// A USB 3.0 device (bcdUSB 3.00) at 5000M is where it belongs.
-	if u := fixture(t, "corpus/pi4-jms567-bot").System().USB[3]; u.USBVersion != "3.00" || u.SlowerThanDeclared() != "" {
+	if u := corpusFixture(t, "pi4-jms567-bot").System().USB[3]; u.USBVersion != "3.00" || u.SlowerThanDeclared() != "" {
 		t.Errorf("JMS567 %+v", u)
 	}
 	if d := jms.BlockDevices[0]; d.Vendor != "CT240BX5" || d.Model != "00SSD1" || d.SizeBytes != 468862128*512 {
