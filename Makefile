@@ -64,7 +64,7 @@ lint:
 	$$($(GO) env GOPATH)/bin/staticcheck ./...
 
 # -timeout bounds each package: cmd/thruput, the longest, takes about
-# 8 minutes on a 2-core machine with a warm build cache; a hang fails at 25.
+# 11 minutes on a 2-core machine with a warm build cache; a hang fails at 25.
 test:
 	$(GO) test -count=1 -timeout 25m ./...
 
