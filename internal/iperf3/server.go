@@ -64,6 +64,9 @@ type Server struct {
 	// slots counts the control connections holding a place, from their
 	// accept until their client has its results.
 	slots int
+	// ending counts the tests that hold their slot past their results:
+	// those whose client probes latency, until it says IPERF_DONE.
+	ending int
 	// closed: a --once server's test is over, no other starts.
 	closed bool
 	// accepting holds, by cookie, the channel of each test that takes
@@ -164,8 +167,13 @@ func (s *Server) Serve(ctx context.Context) error {
 				conn.Close()
 			}
 		case s.closed || s.slots >= s.cfg.MaxClients:
+			wait := !s.closed && s.ending > 0
 			s.mu.Unlock()
-			s.busyAnswer(conn)
+			if wait {
+				s.awaitSlot(ctx, t, conn, nil)
+			} else {
+				s.busyAnswer(conn)
+			}
 		default:
 			s.slots++
 			s.mu.Unlock()
@@ -265,7 +273,12 @@ func (s *Server) greetConn(ctx context.Context, t *tests, conn net.Conn) {
 		return
 	}
 	if s.closed || s.slots >= s.cfg.MaxClients {
+		wait := !s.closed && s.ending > 0
 		s.mu.Unlock()
+		if wait {
+			s.awaitSlot(ctx, t, conn, cookie)
+			return
+		}
 		s.deny(conn)
 		s.reject(conn, ErrBusy)
 		return
@@ -273,6 +286,45 @@ func (s *Server) greetConn(ctx context.Context, t *tests, conn net.Conn) {
 	s.slots++
 	s.mu.Unlock()
 	s.start(ctx, t, conn, cookie)
+}
+
+// slotGrace is how long a new client waits for the slot of a test whose
+// client has its results but is still to say IPERF_DONE.
+const slotGrace = 500 * time.Millisecond
+
+// awaitSlot gives conn the slot of a test that is ending, or answers busy
+// when none frees within slotGrace. A thruput client that probed latency
+// says IPERF_DONE after its results and is gone; the next client, started
+// right then, could reach the listener a moment before the ending test
+// read that byte, and be told busy (seen in a loop of tests through a
+// router's queue).
+func (s *Server) awaitSlot(ctx context.Context, t *tests, conn net.Conn, cookie []byte) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		deadline := time.Now().Add(slotGrace)
+		for {
+			s.mu.Lock()
+			switch {
+			case !s.closed && s.slots < s.cfg.MaxClients:
+				s.slots++
+				s.mu.Unlock()
+				s.start(ctx, t, conn, cookie)
+				return
+			case s.closed || s.ending == 0 || time.Now().After(deadline) || ctx.Err() != nil:
+				s.mu.Unlock()
+				if cookie == nil {
+					s.busyAnswer(conn)
+				} else {
+					s.deny(conn)
+					s.reject(conn, ErrBusy)
+				}
+				return
+			}
+			s.mu.Unlock()
+			time.Sleep(2 * time.Millisecond)
+		}
+	}()
 }
 
 // deny answers ACCESS_DENIED (busy, or a stream nobody waits for).
@@ -473,6 +525,15 @@ func (s *Server) run(ctx context.Context, ctrl net.Conn, cookie []byte, p *Param
 	}
 	if !p.LatencyEcho {
 		done()
+	} else {
+		s.mu.Lock()
+		s.ending++
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			s.ending--
+			s.mu.Unlock()
+		}()
 	}
 	// IPERF_DONE, or a close: either way the test is over. A client
 	// that probes latency may time handshakes to the port until then

@@ -355,14 +355,29 @@ func TestLabDeepQueue(t *testing.T) {
 		t.Run(dir.name, func(t *testing.T) {
 			// CUBIC fills the queue until it drops; BBR (this
 			// machine's default) would keep it nearly empty.
-			m := l.run(labArgs{Seconds: 4, Omit: 1, Reverse: dir.reverse, Congestion: "cubic", Probes: true})
-			p := loaded(t, m)
+			// Every try must agree with ping and irtt. The queue's
+			// arithmetic below needs a run that filled it: CUBIC's
+			// losses at the end of slow start can leave its window's
+			// plateau low for a whole short test (26 ms added of 105
+			// seen once, ping and irtt agreeing), so a second try is
+			// taken when the first kept the queue under 60 % full.
+			var m measured
+			var p *result.LatencyPhase
+			for try := 1; ; try++ {
+				m = l.run(labArgs{Seconds: 4, Omit: 1, Reverse: dir.reverse, Congestion: "cubic", Probes: true})
+				p = loaded(t, m)
+				agree(t, m, p)
+				added := time.Duration(p.Added.Ns)
+				if added >= queueDelay*6/10 || try == 2 {
+					break
+				}
+				t.Logf("try %d: CUBIC kept %v of the %v queue; once more", try, added, queueDelay)
+			}
 			l.sameThroughput(t, "CUBIC "+dir.name, labArgs{Reverse: dir.reverse, Congestion: "cubic"})
 			lat := m.Latency
 			if lat.Probe != latency.KindUDPEcho || lat.Idle == nil || lat.IdleAfter {
 				t.Fatalf("probes %q, idle %+v after %v: want UDP echoes and an idle phase before the load", lat.Probe, lat.Idle, lat.IdleAfter)
 			}
-			agree(t, m, p)
 			idle := float64(lat.Idle.RTT.P50Ns) / 1e6
 			pingIdle := median(t, m.ping, m.Base, lat.Idle, "ping")
 			t.Logf("idle: thruput %.3f ms, ping %.3f ms", idle, pingIdle)

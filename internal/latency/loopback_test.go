@@ -83,3 +83,36 @@ func TestLoopbackEcho(t *testing.T) {
 }
 
 func tcpPort(s *iperf3.Server) int { return s.Addr().(*net.TCPAddr).Port }
+
+// TestBackToBackWithProbes runs thruput clients that probe latency one
+// right after another against one persistent server: none is told busy.
+// Such a test holds its slot until its client says IPERF_DONE, and the
+// next client may reach the listener a moment before the server read
+// that byte; the server waits for the ending test's slot instead of
+// answering busy.
+func TestBackToBackWithProbes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("ten tests of a second")
+	}
+	s, err := iperf3.Listen(iperf3.ServerConfig{Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx) }()
+	for i := range 10 {
+		pr := latency.New(latency.Config{Idle: 100 * time.Millisecond})
+		n := &result.Net{}
+		p := iperf3.Params{Time: time.Second, Reverse: i%2 == 1}
+		if err := iperf3.Run(ctx, iperf3.ClientConfig{Host: "127.0.0.1", Port: tcpPort(s), Params: p, Version: "thruput test", Latency: pr}, n); err != nil {
+			t.Fatalf("test %d: %v", i+1, err)
+		}
+		if l := pr.Result(); l == nil || l.Probe != latency.KindUDPEcho {
+			t.Fatalf("test %d: no UDP echo probes: %+v", i+1, l)
+		}
+	}
+	cancel()
+	<-done
+}
