@@ -58,19 +58,8 @@ func TestUnitsHonoured(t *testing.T) {
 		for _, u := range []string{"mib", "mb", "mbit", "both"} {
 			for _, f := range []string{"table", "markdown"} {
 				args := append(append([]string{}, cmd...), "--units", u, "--format", f, "-q", "--no-save")
-				o := thruput(t, args...)
-				name := strings.Join(args, " ")
 				want := map[string]string{"mib": "MiB/s", "mb": "MB/s", "mbit": "Mbit/s", "both": "MiB/s"}[u]
-				switch {
-				case o.code != 0:
-					t.Errorf("%s: exit %d %s", name, o.code, o.stderr)
-				case !strings.Contains(o.stdout, want):
-					t.Errorf("%s: no figure in %s:\n%s", name, want, o.stdout)
-				default:
-					if stray := strayUnit(o.stdout, want, ""); stray != "" {
-						t.Errorf("%s: a figure in another unit than %s: %q", name, want, stray)
-					}
-				}
+				inUnit(t, args, want, "")
 			}
 		}
 	}
@@ -127,18 +116,7 @@ func TestNetUnits(t *testing.T) {
 		}
 		for _, f := range []string{"table", "markdown"} {
 			args := append([]string{"net", "http", url, "--format", f, "-q", "--no-save", "--no-health"}, unit...)
-			o := thruput(t, args...)
-			name := strings.Join(args, " ")
-			switch {
-			case o.code != 0:
-				t.Errorf("%s: exit %d %s", name, o.code, o.stderr)
-			case !strings.Contains(o.stdout, want):
-				t.Errorf("%s: no figure in %s:\n%s", name, want, o.stdout)
-			default:
-				if stray := strayUnit(o.stdout, want, also); stray != "" {
-					t.Errorf("%s: a figure in another unit than %s: %q", name, want, stray)
-				}
-			}
+			inUnit(t, args, want, also)
 		}
 	}
 }
@@ -165,18 +143,25 @@ func TestNetListUnits(t *testing.T) {
 			if u != "" {
 				args = append(args, "--units", u)
 			}
-			o := thruput(t, args...)
-			name := strings.Join(args, " ")
-			switch {
-			case o.code != 0:
-				t.Errorf("%s: exit %d %s", name, o.code, o.stderr)
-			case !strings.Contains(o.stdout, want):
-				t.Errorf("%s: no figure in %s:\n%s", name, want, o.stdout)
-			default:
-				if stray := strayUnit(o.stdout, want, ""); stray != "" {
-					t.Errorf("%s: a figure in another unit than %s: %q", name, want, stray)
-				}
-			}
+			inUnit(t, args, want, "")
+		}
+	}
+}
+
+// inUnit runs thruput with args and checks it printed its figures in unit
+// want and none in another (also: a second unit the page may add).
+func inUnit(t *testing.T, args []string, want, also string) {
+	t.Helper()
+	o := thruput(t, args...)
+	name := strings.Join(args, " ")
+	switch {
+	case o.code != 0:
+		t.Errorf("%s: exit %d %s", name, o.code, o.stderr)
+	case !strings.Contains(o.stdout, want):
+		t.Errorf("%s: no figure in %s:\n%s", name, want, o.stdout)
+	default:
+		if stray := strayUnit(o.stdout, want, also); stray != "" {
+			t.Errorf("%s: a figure in another unit than %s: %q", name, want, stray)
 		}
 	}
 }
