@@ -254,24 +254,9 @@ func TestFQRateOnTheWire(t *testing.T) {
 		t.Helper()
 		srv := startBackground(t, l.Command(ctx, l.B, server[0], server[1:]...))
 		time.Sleep(300 * time.Millisecond)
-		seen := make(chan string, 1)
-		stop := make(chan struct{})
-		go func() {
-			var all strings.Builder
-			defer func() { seen <- all.String() }()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-time.After(250 * time.Millisecond):
-				}
-				out, _ := l.Command(ctx, ns, "ss", "-tin", "state", "established").Output()
-				all.Write(out)
-			}
-		}()
+		seen := watchSS(ctx, l, ns, 250*time.Millisecond)
 		out, err := l.Command(ctx, l.A, client[0], client[1:]...).Output()
-		close(stop)
-		ss := <-seen
+		ss := seen()
 		if err != nil {
 			t.Fatalf("%v: %v\n%s", client, err, out)
 		}

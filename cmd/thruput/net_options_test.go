@@ -18,6 +18,31 @@ import (
 	"github.com/thruput/thruput/internal/nettest"
 )
 
+// watchSS reads `ss -tin` of the established TCP sockets in namespace ns
+// every period until the returned function is called, which returns all
+// it saw.
+func watchSS(ctx context.Context, l *nettest.Link, ns string, every time.Duration) func() string {
+	seen := make(chan string, 1)
+	stop := make(chan struct{})
+	go func() {
+		var all strings.Builder
+		defer func() { seen <- all.String() }()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(every):
+			}
+			out, _ := l.Command(ctx, ns, "ss", "-tin", "state", "established").Output()
+			all.Write(out)
+		}
+	}()
+	return func() string {
+		close(stop)
+		return <-seen
+	}
+}
+
 // sniff runs tcpdump -v in namespace ns on dev while fn runs and returns
 // its lines, one per packet header that matched filter.
 func sniff(t *testing.T, l *nettest.Link, ns, dev, filter string, fn func()) []string {
@@ -134,26 +159,11 @@ func TestOptionsOnTheWire(t *testing.T) {
 	// data flows) carry at most 1000 bytes less TCP options.
 	srv := startBackground(t, l.Command(ctx, l.B, ours[0], ours[1:]...))
 	time.Sleep(300 * time.Millisecond)
-	seen := make(chan string, 1)
-	stop := make(chan struct{})
-	go func() {
-		var all strings.Builder
-		defer func() { seen <- all.String() }()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(200 * time.Millisecond):
-			}
-			out, _ := l.Command(ctx, l.B, "ss", "-tin", "state", "established").Output()
-			all.Write(out)
-		}
-	}()
+	seen := watchSS(ctx, l, l.B, 200*time.Millisecond)
 	if out, err := l.Command(ctx, l.A, "iperf3", "-c", l.AddrB, "-t", "2", "-R", "-M", "1000").CombinedOutput(); err != nil {
 		t.Errorf("iperf3 -R -M 1000: %v\n%s", err, out)
 	}
-	close(stop)
-	ssOut := <-seen
+	ssOut := seen()
 	if code := srv.wait(t); code != 0 {
 		t.Errorf("-M 1000: server exit %d: %s", code, srv.stderr.String())
 	}
