@@ -86,8 +86,11 @@ type dataPath struct {
 	payload []byte
 	// chunk is payload repeated to about sendChunk bytes, what a TCP
 	// sender writes at once when nothing counts its blocks as they go
-	// (no -n, -k or -b); nil when it writes a block at a time.
-	chunk []byte
+	// (no -n, -k or -b); nil when it writes a block at a time. The first
+	// sender makes it (chunkOnce), so an end that only receives (-R's
+	// client, a server's up test) never holds it.
+	chunk     []byte
+	chunkOnce sync.Once
 	// memfd holds the payload for zero-copy sends (-Z), -1 if unused.
 	memfd int
 	// stop tells senders to end; limit is reached when total sent bytes or
@@ -132,9 +135,6 @@ func newDataPath(p *Params, zeroCopy bool) (*dataPath, error) {
 	d := &dataPath{p: p, memfd: -1, epoch: time.Now()}
 	d.payload = make([]byte, p.Len)
 	fillPayload(d.payload, p.RepeatingPayload)
-	if k := sendChunk / p.Len; !p.UDP && k > 1 && p.Bytes == 0 && p.Blocks == 0 && p.Bitrate == 0 {
-		d.chunk = bytes.Repeat(d.payload, k)
-	}
 	if zeroCopy && !p.UDP {
 		fd, err := unix.MemfdCreate("thruput-payload", unix.MFD_CLOEXEC)
 		if err != nil {
@@ -407,8 +407,16 @@ func (d *dataPath) sendTCP(s *stream) error {
 	pace := newPacer(d.p.Bitrate, d.p.Burst)
 	blk := len(d.payload)
 	buf := d.payload
-	if d.chunk != nil && d.memfd < 0 {
-		buf = d.chunk
+	if d.memfd < 0 {
+		d.chunkOnce.Do(func() {
+			p := d.p
+			if k := sendChunk / p.Len; k > 1 && p.Bytes == 0 && p.Blocks == 0 && p.Bitrate == 0 {
+				d.chunk = bytes.Repeat(d.payload, k)
+			}
+		})
+		if d.chunk != nil {
+			buf = d.chunk
+		}
 	}
 	off := 0 // in buf, a multiple of blk at each block's start
 	for !d.closing.Load() {
@@ -453,7 +461,8 @@ func (d *dataPath) recvTCP(s *stream) error {
 	fd := s.fd
 	// Reads need not match the sender's blocks: a buffer for the reader
 	// to batch with (see sockio.Reader), as large as recvBudget allows.
-	buf := make([]byte, max(d.p.Len, min(sockio.BatchMax, max(sockio.BatchMin, recvBudget/d.p.streams()))))
+	buf, free := sockio.Buffer(max(d.p.Len, min(sockio.BatchMax, max(sockio.BatchMin, recvBudget/d.p.streams()))))
+	defer free()
 	// A receiver asked to skip the copy (--skip-rx-copy) reads with
 	// MSG_TRUNC, a read per wake-up as iperf3 3.17+ does, without the
 	// low-water batching: an earlier try with both saw streams come out

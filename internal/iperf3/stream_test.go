@@ -2,6 +2,7 @@ package iperf3
 
 import (
 	"context"
+	"golang.org/x/sys/unix"
 	"testing"
 	"time"
 
@@ -42,5 +43,52 @@ func TestSenderWholeBlocks(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestChunkOnlyForSenders: the batch of blocks an unpaced TCP sender
+// writes at once is made by the first sender, so an end that only
+// receives (-R's client) never holds it (bench/net's peak memory at
+// -P 10 -R).
+func TestChunkOnlyForSenders(t *testing.T) {
+	d, err := newDataPath(&Params{Len: 128 << 10}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.close()
+	if d.chunk != nil {
+		t.Fatalf("a data path that has not sent holds a %d-byte chunk", len(d.chunk))
+	}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fds[1])
+	s := &stream{fd: fds[0], send: true}
+	defer s.close()
+	done := make(chan error, 1)
+	go func() { done <- d.sendTCP(s) }()
+	buf := make([]byte, 1<<20)
+	var got int
+	for got < 4<<20 {
+		n, err := unix.Read(fds[1], buf)
+		if err != nil || n == 0 {
+			t.Fatalf("read after %d bytes: %d, %v", got, n, err)
+		}
+		got += n
+	}
+	d.stop.Store(true)
+	go func() { // drain the block the sender finishes
+		for {
+			if n, _ := unix.Read(fds[1], buf); n <= 0 {
+				return
+			}
+		}
+	}()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if want := sendChunk / d.p.Len * d.p.Len; len(d.chunk) != want {
+		t.Errorf("after sending, the chunk is %d bytes, want %d", len(d.chunk), want)
 	}
 }

@@ -221,6 +221,23 @@ func (r *Reader) setBatch(lowat int) {
 	r.lowat = lowat
 }
 
+// Buffer is n bytes outside the Go heap, for a data path's long-lived
+// buffers, and the function that gives them back (call it once nothing
+// reads or writes them any more). On the heap the garbage collector's
+// goal counts them twice (it lets the heap grow to twice what is live
+// before collecting), and the receivers' buffers are most of what a
+// network test keeps live: off the heap, a -P 10 client's peak memory
+// drops by their size. Where mmap fails (it should not) the buffer is an
+// ordinary slice.
+func Buffer(n int) ([]byte, func()) {
+	b, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return make([]byte, n), func() {}
+	}
+	var once sync.Once
+	return b, func() { once.Do(func() { _ = unix.Munmap(b) }) }
+}
+
 // Procs gives each of n goroutines reading or writing with Raw a P of its
 // own, beside the one everything else needs, for as long as the returned
 // function is not called. Reservations add up, so tests running at once

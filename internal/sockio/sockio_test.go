@@ -194,3 +194,22 @@ func TestReaderTrunc(t *testing.T) {
 		}
 	}
 }
+
+// TestBuffer: a buffer off the heap holds what is written to all of it,
+// and giving it back twice is harmless.
+func TestBuffer(t *testing.T) {
+	b, free := Buffer(300 << 10)
+	if len(b) != 300<<10 {
+		t.Fatalf("len %d, want %d", len(b), 300<<10)
+	}
+	for i := range b {
+		b[i] = byte(i)
+	}
+	for i := range b {
+		if b[i] != byte(i) {
+			t.Fatalf("byte %d reads %d, want %d", i, b[i], byte(i))
+		}
+	}
+	free()
+	free()
+}
