@@ -138,6 +138,12 @@ func (o *IO) Measured() bool {
 	return false
 }
 
+// The gauges of a job's rates, the mean of its repeats.
+var (
+	ioRate       = Gauge{"thruput_disk_io_bytes_per_second", "Queue-depth I/O (fio's method), the mean of the latest run's repeats."}
+	ioOperations = Gauge{"thruput_disk_io_operations_per_second", "Queue-depth I/O operations per second, the mean of the latest run's repeats."}
+)
+
 // Figures are each run's figures per direction, the run its Repeat; the
 // step is the job, so that runs at another block size or depth stand on
 // rows of their own.
@@ -145,6 +151,7 @@ func (o *IO) Figures() []Figure {
 	p := o.Parameters
 	bs, depth := p.Shape(units.BlockLabel, "?")
 	step := fmt.Sprintf("%s %s Q%sT%d", p.RW, bs, depth, p.Jobs)
+	sbs, sdepth := p.Shape(units.BlockLabel, "unknown")
 	var out []Figure
 	for i, run := range o.Runs {
 		for _, dir := range []string{PhaseRead, PhaseWrite} {
@@ -163,6 +170,9 @@ func (o *IO) Figures() []Figure {
 			iops, mib := fig, fig
 			iops.Metric, iops.Value, iops.Interval = "IOPS", x.IOPS, x.Interval
 			mib.Metric, mib.Value, mib.Interval, mib.Headline = "MiB/s", x.MiBPerSec, x.Interval, dir
+			labels := []string{"rw", p.RW, "block_size", sbs, "iodepth", sdepth, "direction", dir}
+			iops.Series = ioOperations.Sample(x.IOPS, labels...)
+			mib.Series = ioRate.Sample(x.MiBPerSec*bytesPerMiB, labels...)
 			out = append(out, iops, mib)
 			if x.Latency != nil {
 				lat := fig

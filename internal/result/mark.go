@@ -50,6 +50,9 @@ func (m *Mark) Measured() bool {
 	return slices.ContainsFunc(m.Results, func(r MarkResult) bool { return r.IOPS > 0 })
 }
 
+// markRate is the gauge of a preset's rate.
+var markRate = Gauge{"thruput_disk_mark_bytes_per_second", "CrystalDiskMark's presets, the latest run's."}
+
 // Figures are each preset's rate per direction, in the presets' order (a
 // preset markPresets does not know after them).
 func (m *Mark) Figures() []Figure {
@@ -64,7 +67,8 @@ func (m *Mark) Figures() []Figure {
 			phase = 1
 		}
 		out = append(out, Figure{Group: "mark", Step: r.Preset + " " + r.Phase, Rank: float64(2*rank + phase),
-			Metric: "MiB/s", HigherIsBetter: true, Headline: r.Preset + " " + r.Phase, Value: r.MiBPerSec, Interval: r.Interval, Device: r.Device})
+			Metric: "MiB/s", HigherIsBetter: true, Headline: r.Preset + " " + r.Phase, Value: r.MiBPerSec, Interval: r.Interval, Device: r.Device,
+			Series: markRate.Sample(r.MiBPerSec*bytesPerMiB, "preset", r.Preset, "direction", r.Phase)})
 	}
 	return out
 }

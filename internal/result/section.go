@@ -5,9 +5,9 @@ import "strings"
 // Section is what every part of a document that holds measurements
 // implements: the method's own section (Sweep, Random, IO, Mark, Net, HTTP)
 // and sections any method can carry (latency under load). Consumers that
-// only need numbers (Measured, Intervals, compare, the previous-run line)
-// loop over Sections and their Figures and never ask which section it is,
-// so a new section needs no change in them.
+// only need numbers (Measured, Intervals, compare, the previous-run line,
+// the metrics) loop over Sections and their Figures and never ask which
+// section it is, so a new section needs no change in them.
 type Section interface {
 	// Measured is whether the section moved any data or timed anything:
 	// a run that failed before its first byte measured nothing.
@@ -67,20 +67,29 @@ type Figure struct {
 	// "random reads").
 	Device *DeviceShare
 	Reads  string
+	// Series is the figure as a metric series; nil for a figure no
+	// series carries (a sender's end, a peak, a disk job's latency).
+	Series *Series
+	// SeriesOnly marks a figure that is there for its series alone: a
+	// comparison of runs leaves it out (the idle phase's tail and probe
+	// loss, which say nothing of the load).
+	SeriesOnly bool
 }
 
-// methodSections gives the section each method fills.
+// methodSections gives the section each method fills and the labels that
+// name what a run of it measured (SeriesLabels).
 var methodSections = []struct {
 	method  Method
 	section func(*Document) Section
+	labels  func(*Document, Figure) []string
 }{
-	{MethodSweep, func(d *Document) Section { return section(d.Sweep) }},
-	{MethodRandom, func(d *Document) Section { return section(d.Random) }},
-	{MethodIO, func(d *Document) Section { return section(d.IO) }},
-	{MethodMark, func(d *Document) Section { return section(d.Mark) }},
-	{MethodNetClient, func(d *Document) Section { return section(d.Net) }},
-	{MethodNetServer, func(d *Document) Section { return section(d.Net) }},
-	{MethodHTTP, func(d *Document) Section { return section(d.HTTP) }},
+	{MethodSweep, func(d *Document) Section { return section(d.Sweep) }, targetLabel},
+	{MethodRandom, func(d *Document) Section { return section(d.Random) }, targetLabel},
+	{MethodIO, func(d *Document) Section { return section(d.IO) }, targetLabel},
+	{MethodMark, func(d *Document) Section { return section(d.Mark) }, targetLabel},
+	{MethodNetClient, func(d *Document) Section { return section(d.Net) }, netLabels},
+	{MethodNetServer, func(d *Document) Section { return section(d.Net) }, netLabels},
+	{MethodHTTP, func(d *Document) Section { return section(d.HTTP) }, urlLabel},
 }
 
 // section is p as a Section, nil (not a typed nil) when p is.

@@ -98,12 +98,17 @@ func (s *Sweep) Measured() bool {
 	return slices.ContainsFunc(s.Steps, func(st SweepStep) bool { return st.Bytes > 0 })
 }
 
+// sweepRate is the gauge of a step's rate.
+var sweepRate = Gauge{"thruput_disk_sweep_bytes_per_second", "Sequential write (fsync included) or read of one block size, the latest run's."}
+
 // Figures are each step's rate.
 func (s *Sweep) Figures() []Figure {
 	var out []Figure
 	for _, st := range s.Steps {
-		out = append(out, Figure{Group: "sweep " + st.Phase, Step: units.BlockLabel(st.BlockSize), Rank: float64(st.BlockSize), Target: st.Target,
-			Metric: "MiB/s", HigherIsBetter: true, Headline: units.BlockLabel(st.BlockSize) + " " + st.Phase, Value: st.MiBPerSec, Interval: st.Interval, Device: st.Device})
+		bs := units.BlockLabel(st.BlockSize)
+		out = append(out, Figure{Group: "sweep " + st.Phase, Step: bs, Rank: float64(st.BlockSize), Target: st.Target,
+			Metric: "MiB/s", HigherIsBetter: true, Headline: bs + " " + st.Phase, Value: st.MiBPerSec, Interval: st.Interval, Device: st.Device,
+			Series: sweepRate.Sample(st.MiBPerSec*bytesPerMiB, "phase", st.Phase, "block_size", bs)})
 	}
 	return out
 }
