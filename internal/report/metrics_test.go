@@ -84,7 +84,8 @@ func TestLatencyMetrics(t *testing.T) {
 }
 
 // widgets is a section no method has: what a section added later (health,
-// latency under load once) gives the metrics without a change in them.
+// latency under load once) gives the metrics and a list's headline
+// without a change in either.
 type widgets struct{}
 
 var widgetRate = result.Gauge{Name: "thruput_widgets_per_second", Help: "Widgets a test section counted, the latest run's."}
@@ -101,6 +102,7 @@ func (widgets) Figures() []result.Figure {
 	return []result.Figure{fig("round", 1, 3), fig("round", 2, 4), fig("square", 0, 1), fig("square", 0, 2),
 		{Group: "widgets", Step: "round", Metric: "peak widgets/s", Value: 9}}
 }
+func (widgets) Brief([]result.Target) string { return "3.5 widgets/s" }
 
 // TestSectionMetrics: a section the metrics know nothing of gives its
 // series with their help line, labelled with the run's host and what the

@@ -1,6 +1,9 @@
 package result
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // HTTP is wget's method: GET one URL, throw the body away, and time it.
 type HTTP struct {
@@ -128,3 +131,22 @@ func (h *HTTP) Figures() []Figure {
 
 // Params are the download's parameters.
 func (h *HTTP) Params() any { return h.Parameters }
+
+// Brief is the mean average rate of the downloads that ended well.
+func (h *HTTP) Brief([]Target) string {
+	var sum float64
+	n := 0
+	for _, r := range h.Runs {
+		if r.Error == "" && r.TransferNs > 0 {
+			sum += r.MiBPerSec
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("%.1f MiB/s", sum)
+	}
+	return fmt.Sprintf("%.1f MiB/s (mean of %d)", sum/float64(n), n)
+}

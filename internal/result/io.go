@@ -189,3 +189,52 @@ func (o *IO) Figures() []Figure {
 
 // Params are the job's parameters.
 func (o *IO) Params() any { return o.Parameters }
+
+// Brief is the job's shape, then the mean over the repeats of each
+// direction's operations and rate.
+func (o *IO) Brief(targets []Target) string {
+	if len(o.Runs) == 0 {
+		return ""
+	}
+	var iops, mibs [2]float64
+	var n [2]int
+	var cached *DeviceShare
+	for _, r := range o.Runs {
+		for k, d := range []*IODirection{r.Read, r.Write} {
+			if d != nil {
+				iops[k] += d.IOPS
+				mibs[k] += d.MiBPerSec
+				n[k]++
+			}
+		}
+		if r.Read != nil && r.Read.Device != nil && r.Read.Device.Cached {
+			cached = r.Read.Device
+		}
+	}
+	var figs, names []string
+	for k, name := range []string{PhaseRead, PhaseWrite} {
+		if n[k] > 0 {
+			fig := fmt.Sprintf("%s IOPS, %.1f MiB/s", count(iops[k]/float64(n[k])), mibs[k]/float64(n[k]))
+			if k == 0 {
+				fig += cachedMark(targets, cached)
+			}
+			figs = append(figs, fig)
+			names = append(names, name)
+		}
+	}
+	p := o.Parameters
+	bs, depth := p.Shape(units.SizeLabel, "?")
+	s := fmt.Sprintf("%s %s Q%sT%d ", bs, p.RW, depth, p.Jobs)
+	switch len(figs) {
+	case 0:
+		return ""
+	case 1:
+		s += figs[0] // the rw mode already says the direction
+	default:
+		s += names[0] + " " + figs[0] + "; " + names[1] + " " + figs[1]
+	}
+	if len(o.Runs) > 1 {
+		s += fmt.Sprintf(" (mean of %d)", len(o.Runs))
+	}
+	return s
+}

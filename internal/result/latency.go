@@ -225,6 +225,20 @@ func (l *LoadLatency) Slowest() *LatencyPhase {
 	return out
 }
 
+// Brief is the slowest direction's loaded median round trip and what
+// the load added to it.
+func (l *LoadLatency) Brief([]Target) string {
+	p := l.Slowest()
+	if p == nil {
+		return ""
+	}
+	s := fmt.Sprintf("loaded RTT %.1f ms", float64(p.RTT.P50Ns)/1e6)
+	if p.Added != nil {
+		s += fmt.Sprintf(" (%+.1f ms over idle)", float64(p.Added.Ns)/1e6)
+	}
+	return s
+}
+
 // LatencyParameters are what must match for two runs' latencies to
 // compare: the kind of probe and how often it went.
 type LatencyParameters struct {

@@ -1,6 +1,10 @@
 package result
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // Mark is the four desktop presets (SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1,
 // RND4K Q1T1), each read and write.
@@ -76,4 +80,23 @@ func (m *Mark) Figures() []Figure {
 // Params are the run's size, duration and I/O mode.
 func (m *Mark) Params() any {
 	return m.MarkParameters
+}
+
+// Brief is the first preset, the sequential one people quote, read then
+// write.
+func (m *Mark) Brief(targets []Target) string {
+	preset := markPresets[0]
+	var parts []string
+	for _, phase := range []string{PhaseRead, PhaseWrite} {
+		for _, r := range m.Results {
+			if r.Preset == preset && r.Phase == phase {
+				parts = append(parts, fmt.Sprintf("%s %.1f MiB/s", phase, r.MiBPerSec)+cachedMark(targets, r.Device))
+				break
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return preset + " " + strings.Join(parts, ", ")
 }

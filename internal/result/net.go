@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"strings"
 )
 
 // Directions of network data, named from the client's side as people say
@@ -277,6 +278,21 @@ func (n *Net) Figures() []Figure {
 			Metric: "receiver Mbit/s", HigherIsBetter: true, Value: s.Receiver.BitsPerSecond / 1e6})
 	}
 	return out
+}
+
+// Brief is the receiver's rate per direction: what arrived, not what was
+// pushed into the socket.
+func (n *Net) Brief([]Target) string {
+	var parts []string
+	for _, dir := range []string{DirUp, DirDown} {
+		for _, s := range n.Sums {
+			if s.Direction == dir && (s.Receiver.Bytes > 0 || s.Receiver.BitsPerSecond > 0) {
+				parts = append(parts, fmt.Sprintf("%s %.1f Mbit/s", dir, s.Receiver.BitsPerSecond/1e6))
+				break
+			}
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Peer is the other end of a network test: the server as dialled, or the

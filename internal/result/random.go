@@ -166,3 +166,19 @@ func (r *Random) Figures() []Figure {
 
 // Params are the run's parameters.
 func (r *Random) Params() any { return r.Parameters }
+
+// Brief is the block size, mode and requests per second, then the rate
+// of each direction the run did.
+func (r *Random) Brief(targets []Target) string {
+	if r.Reads+r.Writes == 0 {
+		return ""
+	}
+	parts := []string{fmt.Sprintf("%s %s %s req/s", units.SizeLabel(r.Parameters.BlockSize), r.Parameters.Mode, count(r.RequestsPerSec))}
+	if r.Reads > 0 {
+		parts = append(parts, fmt.Sprintf("read %.1f MiB/s", r.ReadMiBPerSec)+cachedMark(targets, r.ReadDevice))
+	}
+	if r.Writes > 0 {
+		parts = append(parts, fmt.Sprintf("write %.1f MiB/s", r.WriteMiBPerSec))
+	}
+	return strings.Join(parts, ", ")
+}
