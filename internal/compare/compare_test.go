@@ -372,3 +372,25 @@ func TestLoadedLatencyNoise(t *testing.T) {
 		t.Errorf("p90 judged without an interval: %+v", r.Cells[1])
 	}
 }
+
+// TestIdleTailNotCompared: of the idle phase a comparison holds the
+// median alone; its other quantiles and its probe loss are series for
+// the metrics, not rows.
+func TestIdleTailNotCompared(t *testing.T) {
+	run := func(id string) *result.Document {
+		d := latencyRun(id, 90.5, 88.8, 92.0)
+		d.LoadLatency.Idle = &result.LatencyPhase{Phase: "idle", Sent: 100, Received: 99, Loss: 0.01,
+			RTT: &result.Delays{Samples: 99, P50Ns: 84e3, P50LowNs: 80e3, P50HighNs: 90e3, P90Ns: 91e3, P99Ns: 120e3}}
+		return d
+	}
+	c := mustNew(t, 0, one(run("a")), one(run("b")))
+	var idle []string
+	for _, r := range c.Rows {
+		if r.Section == "latency idle" {
+			idle = append(idle, r.Step+"|"+r.Metric)
+		}
+	}
+	if s := strings.Join(idle, " "); s != "rtt p50|ms" {
+		t.Errorf("idle rows %q, want the median alone", s)
+	}
+}

@@ -59,7 +59,7 @@ func figures(doc *result.Document, ti int) []figure {
 	var fs []figure
 	for _, s := range doc.Sections() {
 		for _, f := range s.Figures() {
-			if f.Target != ti {
+			if f.Target != ti || f.SeriesOnly {
 				continue
 			}
 			x := figure{key{f.Group, f.Step, f.Metric}, f.Rank, f.HigherIsBetter, f.Headline != "", f.Value, 0}

@@ -87,3 +87,25 @@ func TestSummary(t *testing.T) {
 		}
 	}
 }
+
+// widgets is a section no method has, as latency under load once was.
+type widgets struct{}
+
+func (widgets) Measured() bool               { return true }
+func (widgets) Figures() []result.Figure     { return nil }
+func (widgets) Params() any                  { return nil }
+func (widgets) Brief([]result.Target) string { return "3.5 widgets/s" }
+
+// TestSectionBrief: a section the headline knows nothing of adds its
+// words after the method's, and never stands in for them.
+func TestSectionBrief(t *testing.T) {
+	d := &result.Document{Method: result.MethodNetClient, Net: &result.Net{Sums: []result.NetSum{
+		{Direction: "up", Receiver: result.NetFigure{Bytes: 1, BitsPerSecond: 941.2e6}}}}}
+	if got, want := brief(d, append(d.Sections(), widgets{})), "up 941.2 Mbit/s, 3.5 widgets/s"; got != want {
+		t.Errorf("brief = %q, want %q", got, want)
+	}
+	d.Net.Sums = nil
+	if got := brief(d, append(d.Sections(), widgets{})); got != "" {
+		t.Errorf("a run whose method measured nothing: brief %q, want none", got)
+	}
+}

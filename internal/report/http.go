@@ -15,7 +15,7 @@ func httpF2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
 func httpMs(ns float64) string { return strconv.FormatFloat(ns/1e6, 'f', 1, 64) }
 
 func init() {
-	views[result.MethodHTTP] = &view{tables: httpTables, text: httpText, csv: httpCSV, samples: httpSamples}
+	views[result.MethodHTTP] = &view{tables: httpTables, text: httpText, csv: httpCSV}
 }
 
 // httpUnits are the units a download's rates are printed in: MiB/s, as

@@ -20,10 +20,8 @@ func ioMode(direct bool) string {
 }
 
 func init() {
-	views[result.MethodIO] = &view{tables: func(d *result.Document, units string) []Table { return ioTables(d, storageOf(units)) },
-		csv: ioCSV, samples: ioSamples}
-	views[result.MethodMark] = &view{tables: func(d *result.Document, units string) []Table { return markTables(d, storageOf(units)) },
-		csv: markCSV, samples: markSamples}
+	views[result.MethodIO] = &view{tables: func(d *result.Document, units string) []Table { return ioTables(d, storageOf(units)) }, csv: ioCSV}
+	views[result.MethodMark] = &view{tables: func(d *result.Document, units string) []Table { return markTables(d, storageOf(units)) }, csv: markCSV}
 }
 
 // ioTables is fio's summary: one row per run and direction, then the spread.

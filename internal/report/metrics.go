@@ -4,38 +4,25 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/thruput/thruput/internal/result"
-	"github.com/thruput/thruput/internal/units"
 )
 
-// metricHelp names each metric WriteMetrics writes and says what it is.
-// Names are in base units (bytes per second, seconds), as Prometheus asks.
-var metricHelp = map[string]string{
-	"thruput_disk_sweep_bytes_per_second":     "Sequential write (fsync included) or read of one block size, the latest run's.",
-	"thruput_disk_random_bytes_per_second":    "Random file I/O (sysbench fileio's method), reads or writes, the latest run's.",
-	"thruput_disk_random_requests_per_second": "Random file I/O requests (reads and writes) per second, the latest run's.",
-	"thruput_disk_io_bytes_per_second":        "Queue-depth I/O (fio's method), the mean of the latest run's repeats.",
-	"thruput_disk_io_operations_per_second":   "Queue-depth I/O operations per second, the mean of the latest run's repeats.",
-	"thruput_disk_mark_bytes_per_second":      "CrystalDiskMark's presets, the latest run's.",
-	"thruput_net_bytes_per_second":            "Network throughput the receiver counted (iperf3's method), the latest run's.",
-	"thruput_net_latency_rtt_seconds":         "Round trip of the latency probes (UDP echo or TCP handshake) at a percentile, idle or under a network test's load in a direction, the latest run's.",
-	"thruput_net_latency_added_seconds":       "Latency a network test's load added in a direction: the loaded median round trip less the idle one, the latest run's.",
-	"thruput_net_latency_probe_loss_ratio":    "Share of latency probes without an answer (0 to 1), idle or under load, the latest run's.",
-	"thruput_net_latency_rpm":                 "Round trips per minute under a network test's load in a direction: 60 s over the loaded median round trip, the latest run's.",
-	"thruput_http_bytes_per_second":           "HTTP download rate (wget's method), the mean of the latest run's repeats.",
-	"thruput_last_run_timestamp_seconds":      "When the latest run of a method on a host ended, in seconds since 1970.",
-}
+// lastRun is the one gauge of a run rather than of a figure: when it
+// ended.
+var lastRun = result.Gauge{Name: "thruput_last_run_timestamp_seconds", Help: "When the latest run of a method on a host ended, in seconds since 1970."}
 
 type metricSample struct {
-	name   string
+	gauge  result.Gauge
 	labels map[string]string
 	value  float64
 }
+
+// key names the sample's series.
+func (s metricSample) key() string { return s.gauge.Name + "{" + labelText(s.labels) + "}" }
 
 // WriteMetrics writes the latest figure of every series in docs in the
 // Prometheus text format, ending with OpenMetrics' # EOF (a comment to
@@ -44,22 +31,34 @@ type metricSample struct {
 // and a step; its labels never name a run, so they stay few. docs are
 // oldest first; a later run of a series replaces an earlier one.
 func WriteMetrics(w io.Writer, docs []*result.Document) error {
-	latest := map[string]metricSample{}
+	var all []metricSample
 	for _, d := range docs {
-		if d.Status != result.StatusOK {
-			continue
-		}
-		for _, s := range samples(d) {
-			latest[s.name+"{"+labelText(s.labels)+"}"] = s
+		if d.Status == result.StatusOK {
+			all = append(all, samples(d, d.Sections())...)
 		}
 	}
+	return writeSamples(w, all)
+}
+
+// writeSamples writes samples as a page of gauges, each with its help
+// line; a later sample of a series replaces an earlier one.
+func writeSamples(w io.Writer, all []metricSample) error {
+	latest := map[string]metricSample{}
 	byName := map[string][]string{}
-	for k, s := range latest {
-		byName[s.name] = append(byName[s.name], k)
+	help := map[string]string{}
+	for _, s := range all {
+		k := s.key()
+		if _, ok := latest[k]; !ok {
+			byName[s.gauge.Name] = append(byName[s.gauge.Name], k)
+		}
+		latest[k] = s
+		if _, ok := help[s.gauge.Name]; !ok {
+			help[s.gauge.Name] = s.gauge.Help
+		}
 	}
 	ew := &errWriter{w: w}
 	for _, name := range slices.Sorted(maps.Keys(byName)) {
-		ew.printf("# HELP %s %s\n# TYPE %s gauge\n", name, metricHelp[name], name)
+		ew.printf("# HELP %s %s\n# TYPE %s gauge\n", name, help[name], name)
 		keys := byName[name]
 		slices.Sort(keys)
 		for _, k := range keys {
@@ -70,164 +69,54 @@ func WriteMetrics(w io.Writer, docs []*result.Document) error {
 	return ew.err
 }
 
-// sampler gathers a run's figures as metric samples, through its
-// method's view.
-type sampler struct {
-	d   *result.Document
-	out []metricSample
+// samples are the series of d's sections' figures, labelled with d's host
+// and what it measured, a figure's repeats as their mean; then, when
+// there is one, when d ended.
+func samples(d *result.Document, sections []result.Section) []metricSample {
+	var out []metricSample
+	var n []int
+	at := map[string]int{}
+	for _, s := range sections {
+		for _, f := range s.Figures() {
+			x := f.Series
+			if x == nil {
+				continue
+			}
+			m := sample(d, x.Gauge, x.Value, append(d.SeriesLabels(f), x.Labels...))
+			k := m.key()
+			i, seen := at[k]
+			switch {
+			case !seen:
+				at[k] = len(out)
+				out, n = append(out, m), append(n, 1)
+			case f.Repeat > 0:
+				out[i].value += m.value
+				n[i]++
+			default:
+				// A step the run measured twice (an imported dd
+				// transcript's): the later is the latest, as a later
+				// run's is.
+				out[i] = m
+			}
+		}
+	}
+	for i := range out {
+		out[i].value /= float64(n[i])
+	}
+	if len(out) > 0 && !d.EndedAt.IsZero() {
+		out = append(out, sample(d, lastRun, float64(d.EndedAt.UnixNano())/1e9, []string{"method", string(d.Method)}))
+	}
+	return out
 }
 
-// add is a sample of the series name of the run's host and the labels
-// kv (name, value, name, value ...).
-func (s *sampler) add(name string, v float64, kv ...string) {
-	l := map[string]string{"host": s.d.Host.Hostname}
+// sample is v as a sample of g on d's host, with the labels kv (name,
+// value, name, value ...).
+func sample(d *result.Document, g result.Gauge, v float64, kv []string) metricSample {
+	l := map[string]string{"host": d.Host.Hostname}
 	for i := 0; i+1 < len(kv); i += 2 {
 		l[kv[i]] = kv[i+1]
 	}
-	s.out = append(s.out, metricSample{name, l, v})
-}
-
-// target is the path of target i, "" when the run has no such target.
-func (s *sampler) target(i int) string {
-	if i < len(s.d.Targets) {
-		return s.d.Targets[i].Path
-	}
-	return ""
-}
-
-// samples are a run's figures as metric samples.
-func samples(d *result.Document) []metricSample {
-	s := &sampler{d: d}
-	if v := viewOf(d); v != nil && v.samples != nil {
-		v.samples(s)
-	}
-	if len(s.out) > 0 && !d.EndedAt.IsZero() {
-		s.add("thruput_last_run_timestamp_seconds", float64(d.EndedAt.UnixNano())/1e9, "method", string(d.Method))
-	}
-	return s.out
-}
-
-// bytesPerMiB converts the documents' MiB/s to the bytes per second
-// Prometheus asks for.
-const bytesPerMiB = 1 << 20
-
-func sweepSamples(s *sampler) {
-	for _, st := range s.d.Sweep.Steps {
-		s.add("thruput_disk_sweep_bytes_per_second", st.MiBPerSec*bytesPerMiB, "target", s.target(st.Target), "phase", st.Phase, "block_size", units.BlockLabel(st.BlockSize))
-	}
-}
-
-func randomSamples(s *sampler) {
-	r := s.d.Random
-	if r.Reads > 0 {
-		s.add("thruput_disk_random_bytes_per_second", r.ReadMiBPerSec*bytesPerMiB, "target", s.target(0), "mode", r.Parameters.Mode, "direction", "read")
-	}
-	if r.Writes > 0 {
-		s.add("thruput_disk_random_bytes_per_second", r.WriteMiBPerSec*bytesPerMiB, "target", s.target(0), "mode", r.Parameters.Mode, "direction", "write")
-	}
-	s.add("thruput_disk_random_requests_per_second", r.RequestsPerSec, "target", s.target(0), "mode", r.Parameters.Mode)
-}
-
-// ioSamples are the means of the repeats, per direction.
-func ioSamples(s *sampler) {
-	p := s.d.IO.Parameters
-	for _, dir := range []string{result.PhaseRead, result.PhaseWrite} {
-		var bps, iops float64
-		n := 0
-		for _, run := range s.d.IO.Runs {
-			x := run.Read
-			if dir == result.PhaseWrite {
-				x = run.Write
-			}
-			if x != nil {
-				bps, iops, n = bps+x.MiBPerSec*bytesPerMiB, iops+x.IOPS, n+1
-			}
-		}
-		if n == 0 {
-			continue
-		}
-		bs, depth := p.Shape(units.BlockLabel, "unknown")
-		kv := []string{"target", s.target(0), "rw", p.RW, "block_size", bs, "iodepth", depth, "direction", dir}
-		s.add("thruput_disk_io_bytes_per_second", bps/float64(n), kv...)
-		s.add("thruput_disk_io_operations_per_second", iops/float64(n), kv...)
-	}
-}
-
-func markSamples(s *sampler) {
-	for _, r := range s.d.Mark.Results {
-		s.add("thruput_disk_mark_bytes_per_second", r.MiBPerSec*bytesPerMiB, "target", s.target(0), "preset", r.Preset, "direction", r.Phase)
-	}
-}
-
-func netSamples(s *sampler) {
-	for _, sum := range s.d.Net.Sums {
-		s.add("thruput_net_bytes_per_second", sum.Receiver.BitsPerSecond/8, "role", s.d.Net.Parameters.Role, "peer", peerOf(s.d), "direction", sum.Direction)
-	}
-	if l := s.d.LoadLatency; l != nil {
-		latencySamples(s, l)
-	}
-}
-
-// latencySamples are latency under load per phase (idle, then each
-// loaded direction): the round trip's p50, p90 and p99 (label percentile), the probe loss,
-// and for the load the added latency and RPM. A phase without answers
-// has its loss alone.
-func latencySamples(s *sampler, l *result.LoadLatency) {
-	phase := func(p *result.LatencyPhase) {
-		kv := []string{"role", s.d.Net.Parameters.Role, "peer", peerOf(s.d), "phase", p.Phase}
-		if p.Sent > 0 {
-			s.add("thruput_net_latency_probe_loss_ratio", p.Loss, kv...)
-		}
-		if d := p.RTT; d != nil {
-			for _, q := range []struct {
-				label string
-				ns    int64
-			}{{"50", d.P50Ns}, {"90", d.P90Ns}, {"99", d.P99Ns}} {
-				// "quantile" is a summary's label; promtool refuses it on a gauge.
-				s.add("thruput_net_latency_rtt_seconds", float64(q.ns)/1e9, append(kv, "percentile", q.label)...)
-			}
-		}
-		if p.Added != nil {
-			s.add("thruput_net_latency_added_seconds", float64(p.Added.Ns)/1e9, kv...)
-		}
-		if p.RPM != nil {
-			s.add("thruput_net_latency_rpm", p.RPM.Value, kv...)
-		}
-	}
-	if l.Idle != nil {
-		phase(l.Idle)
-	}
-	for i := range l.Loaded {
-		phase(&l.Loaded[i])
-	}
-}
-
-// httpSamples are the mean of the downloads that received a body.
-func httpSamples(s *sampler) {
-	var sum float64
-	n := 0
-	for _, r := range s.d.HTTP.Runs {
-		if r.Bytes > 0 {
-			sum, n = sum+r.MiBPerSec*bytesPerMiB, n+1
-		}
-	}
-	if n > 0 {
-		s.add("thruput_http_bytes_per_second", sum/float64(n), "url", s.d.HTTP.Parameters.URL)
-	}
-}
-
-// peerOf is the other end of a network run: the server as dialled, or
-// the client's address without its port, which changes every test and
-// would make a series per test.
-func peerOf(d *result.Document) string {
-	p := d.Net.Parameters
-	if p.Role == "client" {
-		return p.Server
-	}
-	if h, _, err := net.SplitHostPort(p.Client); err == nil {
-		return h
-	}
-	return p.Client
+	return metricSample{g, l, v}
 }
 
 // labelText prints labels sorted by name, values escaped as the text

@@ -82,3 +82,50 @@ func TestLatencyMetrics(t *testing.T) {
 	}
 	promtest.Check(t, []byte(page))
 }
+
+// widgets is a section no method has: what a section added later (health,
+// latency under load once) gives the metrics and a list's headline
+// without a change in either.
+type widgets struct{}
+
+var widgetRate = result.Gauge{Name: "thruput_widgets_per_second", Help: "Widgets a test section counted, the latest run's."}
+
+func (widgets) Measured() bool { return true }
+func (widgets) Params() any    { return nil }
+func (widgets) Figures() []result.Figure {
+	fig := func(step string, repeat int, v float64) result.Figure {
+		return result.Figure{Group: "widgets", Step: step, Metric: "widgets/s", Repeat: repeat, Value: v,
+			Series: widgetRate.Sample(v, "kind", step)}
+	}
+	// Repeats of a figure are averaged; a step measured twice without
+	// repeats gives its later figure.
+	return []result.Figure{fig("round", 1, 3), fig("round", 2, 4), fig("square", 0, 1), fig("square", 0, 2),
+		{Group: "widgets", Step: "round", Metric: "peak widgets/s", Value: 9}}
+}
+func (widgets) Brief([]result.Target) string { return "3.5 widgets/s" }
+
+// TestSectionMetrics: a section the metrics know nothing of gives its
+// series with their help line, labelled with the run's host and what the
+// run measured, its repeats as their mean.
+func TestSectionMetrics(t *testing.T) {
+	d := netDoc()
+	var buf bytes.Buffer
+	if err := writeSamples(&buf, samples(d, append(d.Sections(), widgets{}))); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{
+		"# HELP thruput_widgets_per_second Widgets a test section counted, the latest run's.\n# TYPE thruput_widgets_per_second gauge\n",
+		`thruput_widgets_per_second{host="pi4",kind="round",peer="192.168.1.10:5201",role="client"} 3.5` + "\n",
+		`thruput_widgets_per_second{host="pi4",kind="square",peer="192.168.1.10:5201",role="client"} 2` + "\n",
+		`thruput_net_bytes_per_second{`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("metrics lack %q:\n%s", want, page)
+		}
+	}
+	if strings.Count(page, "thruput_widgets_per_second{") != 2 {
+		t.Errorf("a figure without a series gave one, or a repeat a series of its own:\n%s", page)
+	}
+	promtest.Check(t, []byte(page))
+}

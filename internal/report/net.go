@@ -53,8 +53,7 @@ func netTitle(n *result.Net, u storageUnit) string {
 }
 
 func init() {
-	v := &view{tables: netTables,
-		text: netText, csv: netCSV, samples: netSamples}
+	v := &view{tables: netTables, text: netText, csv: netCSV}
 	views[result.MethodNetClient], views[result.MethodNetServer] = v, v
 }
 

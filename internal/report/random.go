@@ -12,8 +12,7 @@ import (
 )
 
 func init() {
-	views[result.MethodRandom] = &view{tables: func(d *result.Document, units string) []Table { return randomTables(d, storageOf(units)) },
-		csv: randomCSV, samples: randomSamples}
+	views[result.MethodRandom] = &view{tables: func(d *result.Document, units string) []Table { return randomTables(d, storageOf(units)) }, csv: randomCSV}
 }
 
 // randomTables is the sysbench-style summary: rates, then latency.

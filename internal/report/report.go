@@ -131,9 +131,6 @@ type view struct {
 	text func(w io.Writer, doc *result.Document, o Options, md bool) error
 	// csv prints the CSV view.
 	csv func(w io.Writer, doc *result.Document) error
-	// samples adds the run's figures to a metrics page (WriteMetrics);
-	// nil for a method without series.
-	samples func(s *sampler)
 }
 
 var views = map[result.Method]*view{}
@@ -183,7 +180,7 @@ func body(ew *errWriter, doc *result.Document, ts []Table, md bool, units string
 }
 
 func init() {
-	views[result.MethodSweep] = &view{tables: sweepTables, csv: sweepCSV, samples: sweepSamples}
+	views[result.MethodSweep] = &view{tables: sweepTables, csv: sweepCSV}
 }
 
 func sweepTables(doc *result.Document, units string) []Table {

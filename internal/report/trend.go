@@ -53,11 +53,11 @@ func Trend(docs []*result.Document, units string) []*chart.Chart {
 		if d.Status != result.StatusOK || d.StartedAt.IsZero() {
 			continue
 		}
-		for _, s := range samples(d) {
-			if _, ok := trendCharts[s.name]; !ok {
+		for _, s := range samples(d, d.Sections()) {
+			if _, ok := trendCharts[s.gauge.Name]; !ok {
 				continue
 			}
-			unit, scale := trendUnit(s.name, units)
+			unit, scale := trendUnit(s.gauge.Name, units)
 			var parts []string
 			for _, k := range slices.Sorted(maps.Keys(s.labels)) {
 				if k != "host" {
@@ -72,13 +72,13 @@ func Trend(docs []*result.Document, units string) []*chart.Chart {
 				parts = append([]string{netKind(n.Parameters)}, parts...)
 			}
 			key := strings.Join(parts, " ")
-			if lines[s.name] == nil {
-				lines[s.name] = map[string]*chart.TrendLine{}
+			if lines[s.gauge.Name] == nil {
+				lines[s.gauge.Name] = map[string]*chart.TrendLine{}
 			}
-			l := lines[s.name][key]
+			l := lines[s.gauge.Name][key]
 			if l == nil {
 				l = &chart.TrendLine{Name: key}
-				lines[s.name][key] = l
+				lines[s.gauge.Name][key] = l
 			}
 			l.Points = append(l.Points, chart.TrendPoint{Time: d.StartedAt, Value: s.value * scale,
 				Label: d.ID + ": " + f1(s.value*scale) + " " + unit})

@@ -1,6 +1,9 @@
 package result
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // HTTP is wget's method: GET one URL, throw the body away, and time it.
 type HTTP struct {
@@ -96,6 +99,10 @@ func (h *HTTP) Measured() bool {
 	return slices.ContainsFunc(h.Runs, func(r HTTPRun) bool { return r.Bytes > 0 })
 }
 
+// httpRate is the gauge of a download's average rate, the mean of the
+// repeats.
+var httpRate = Gauge{"thruput_http_bytes_per_second", "HTTP download rate (wget's method), the mean of the latest run's repeats."}
+
 // Figures take the downloads that ended well, as the run's own summary
 // does: a failed one's rate is over a body cut short.
 func (h *HTTP) Figures() []Figure {
@@ -107,6 +114,10 @@ func (h *HTTP) Figures() []Figure {
 		fig := Figure{Group: "http", Step: "download", Repeat: i + 1, HigherIsBetter: true}
 		mib, peak := fig, fig
 		mib.Metric, mib.Value, mib.Interval, mib.Headline = "MiB/s", r.MiBPerSec, r.Interval, "download"
+		// An empty body has no rate to follow.
+		if r.Bytes > 0 {
+			mib.Series = httpRate.Sample(r.MiBPerSec * bytesPerMiB)
+		}
 		peak.Metric, peak.Value = "peak MiB/s", r.PeakMiBPerSec
 		out = append(out, mib, peak)
 		if r.TTFBNs > 0 {
@@ -120,3 +131,22 @@ func (h *HTTP) Figures() []Figure {
 
 // Params are the download's parameters.
 func (h *HTTP) Params() any { return h.Parameters }
+
+// Brief is the mean average rate of the downloads that ended well.
+func (h *HTTP) Brief([]Target) string {
+	var sum float64
+	n := 0
+	for _, r := range h.Runs {
+		if r.Error == "" && r.TransferNs > 0 {
+			sum += r.MiBPerSec
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("%.1f MiB/s", sum)
+	}
+	return fmt.Sprintf("%.1f MiB/s (mean of %d)", sum/float64(n), n)
+}

@@ -138,6 +138,12 @@ func (o *IO) Measured() bool {
 	return false
 }
 
+// The gauges of a job's rates, the mean of its repeats.
+var (
+	ioRate       = Gauge{"thruput_disk_io_bytes_per_second", "Queue-depth I/O (fio's method), the mean of the latest run's repeats."}
+	ioOperations = Gauge{"thruput_disk_io_operations_per_second", "Queue-depth I/O operations per second, the mean of the latest run's repeats."}
+)
+
 // Figures are each run's figures per direction, the run its Repeat; the
 // step is the job, so that runs at another block size or depth stand on
 // rows of their own.
@@ -145,6 +151,7 @@ func (o *IO) Figures() []Figure {
 	p := o.Parameters
 	bs, depth := p.Shape(units.BlockLabel, "?")
 	step := fmt.Sprintf("%s %s Q%sT%d", p.RW, bs, depth, p.Jobs)
+	sbs, sdepth := p.Shape(units.BlockLabel, "unknown")
 	var out []Figure
 	for i, run := range o.Runs {
 		for _, dir := range []string{PhaseRead, PhaseWrite} {
@@ -163,6 +170,9 @@ func (o *IO) Figures() []Figure {
 			iops, mib := fig, fig
 			iops.Metric, iops.Value, iops.Interval = "IOPS", x.IOPS, x.Interval
 			mib.Metric, mib.Value, mib.Interval, mib.Headline = "MiB/s", x.MiBPerSec, x.Interval, dir
+			labels := []string{"rw", p.RW, "block_size", sbs, "iodepth", sdepth, "direction", dir}
+			iops.Series = ioOperations.Sample(x.IOPS, labels...)
+			mib.Series = ioRate.Sample(x.MiBPerSec*bytesPerMiB, labels...)
 			out = append(out, iops, mib)
 			if x.Latency != nil {
 				lat := fig
@@ -179,3 +189,52 @@ func (o *IO) Figures() []Figure {
 
 // Params are the job's parameters.
 func (o *IO) Params() any { return o.Parameters }
+
+// Brief is the job's shape, then the mean over the repeats of each
+// direction's operations and rate.
+func (o *IO) Brief(targets []Target) string {
+	if len(o.Runs) == 0 {
+		return ""
+	}
+	var iops, mibs [2]float64
+	var n [2]int
+	var cached *DeviceShare
+	for _, r := range o.Runs {
+		for k, d := range []*IODirection{r.Read, r.Write} {
+			if d != nil {
+				iops[k] += d.IOPS
+				mibs[k] += d.MiBPerSec
+				n[k]++
+			}
+		}
+		if r.Read != nil && r.Read.Device != nil && r.Read.Device.Cached {
+			cached = r.Read.Device
+		}
+	}
+	var figs, names []string
+	for k, name := range []string{PhaseRead, PhaseWrite} {
+		if n[k] > 0 {
+			fig := fmt.Sprintf("%s IOPS, %.1f MiB/s", count(iops[k]/float64(n[k])), mibs[k]/float64(n[k]))
+			if k == 0 {
+				fig += cachedMark(targets, cached)
+			}
+			figs = append(figs, fig)
+			names = append(names, name)
+		}
+	}
+	p := o.Parameters
+	bs, depth := p.Shape(units.SizeLabel, "?")
+	s := fmt.Sprintf("%s %s Q%sT%d ", bs, p.RW, depth, p.Jobs)
+	switch len(figs) {
+	case 0:
+		return ""
+	case 1:
+		s += figs[0] // the rw mode already says the direction
+	default:
+		s += names[0] + " " + figs[0] + "; " + names[1] + " " + figs[1]
+	}
+	if len(o.Runs) > 1 {
+		s += fmt.Sprintf(" (mean of %d)", len(o.Runs))
+	}
+	return s
+}

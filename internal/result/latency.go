@@ -153,43 +153,58 @@ func (l *LoadLatency) Measured() bool {
 	return false
 }
 
+// The gauges of latency under load, per phase (idle, then each loaded
+// direction).
+var (
+	latencyRTT   = Gauge{"thruput_net_latency_rtt_seconds", "Round trip of the latency probes (UDP echo or TCP handshake) at a percentile, idle or under a network test's load in a direction, the latest run's."}
+	latencyAdded = Gauge{"thruput_net_latency_added_seconds", "Latency a network test's load added in a direction: the loaded median round trip less the idle one, the latest run's."}
+	latencyLoss  = Gauge{"thruput_net_latency_probe_loss_ratio", "Share of latency probes without an answer (0 to 1), idle or under load, the latest run's."}
+	latencyRPM   = Gauge{"thruput_net_latency_rpm", "Round trips per minute under a network test's load in a direction: 60 s over the loaded median round trip, the latest run's."}
+)
+
 // Figures are the idle round trip, then for each loaded phase its round
 // trip quantiles, the added latency, the loss and RPM, in milliseconds.
+// The idle phase's other quantiles and its loss are series alone: a
+// comparison judges the idle path by its median.
 func (l *LoadLatency) Figures() []Figure {
 	if l == nil {
 		return nil
 	}
 	ms := func(ns int64) float64 { return float64(ns) / 1e6 }
+	s := func(ns int64) float64 { return float64(ns) / 1e9 }
 	var out []Figure
 	// hw is the wider side of an interval [lo, hi] around v: compare
 	// takes a figure's interval as symmetric, and the wider side keeps
 	// two runs whose intervals overlap inside the noise.
 	hw := func(v, lo, hi float64) float64 { return max(v-lo, hi-v, 0) }
-	add := func(group, step string, rank float64, metric string, higher bool, v, half float64) {
-		out = append(out, Figure{Group: group, Step: step, Rank: rank, Metric: metric, HigherIsBetter: higher, Value: v, HalfWidth: half})
-	}
-	median := func(group string, rank float64, d *Delays) {
-		add(group, "rtt p50", rank, "ms", false, ms(d.P50Ns), hw(ms(d.P50Ns), ms(d.P50LowNs), ms(d.P50HighNs)))
-	}
-	if p := l.Idle; p != nil && p.RTT != nil {
-		median("latency idle", 0, p.RTT)
-	}
-	for _, p := range l.Loaded {
-		g := "latency " + p.Phase
-		if p.RTT != nil {
-			median(g, 1, p.RTT)
-			add(g, "rtt p90", 2, "ms", false, ms(p.RTT.P90Ns), 0)
-			add(g, "rtt p99", 3, "ms", false, ms(p.RTT.P99Ns), 0)
+	phase := func(p *LatencyPhase, rank float64, idle bool) {
+		g, kv := "latency "+p.Phase, []string{"phase", p.Phase}
+		add := func(step string, rank float64, metric string, higher bool, v, half float64, series *Series) {
+			out = append(out, Figure{Group: g, Step: step, Rank: rank, Metric: metric, HigherIsBetter: higher, Value: v, HalfWidth: half,
+				Series: series, SeriesOnly: idle && step != "rtt p50"})
+		}
+		// "quantile" is a summary's label; promtool refuses it on a gauge.
+		rtt := func(pct string, ns int64) *Series { return latencyRTT.Sample(s(ns), append(kv, "percentile", pct)...) }
+		if d := p.RTT; d != nil {
+			add("rtt p50", rank, "ms", false, ms(d.P50Ns), hw(ms(d.P50Ns), ms(d.P50LowNs), ms(d.P50HighNs)), rtt("50", d.P50Ns))
+			add("rtt p90", rank+1, "ms", false, ms(d.P90Ns), 0, rtt("90", d.P90Ns))
+			add("rtt p99", rank+2, "ms", false, ms(d.P99Ns), 0, rtt("99", d.P99Ns))
 		}
 		if a := p.Added; a != nil {
-			add(g, "added", 4, "ms", false, ms(a.Ns), hw(ms(a.Ns), ms(a.LowNs), ms(a.HighNs)))
+			add("added", 4, "ms", false, ms(a.Ns), hw(ms(a.Ns), ms(a.LowNs), ms(a.HighNs)), latencyAdded.Sample(s(a.Ns), kv...))
 		}
 		if p.Sent > 0 {
-			add(g, "probe loss", 5, "%", false, 100*p.Loss, 0)
+			add("probe loss", 5, "%", false, 100*p.Loss, 0, latencyLoss.Sample(p.Loss, kv...))
 		}
 		if m := p.RPM; m != nil {
-			add(g, "RPM", 6, "RPM", true, m.Value, hw(m.Value, m.Low, m.High))
+			add("RPM", 6, "RPM", true, m.Value, hw(m.Value, m.Low, m.High), latencyRPM.Sample(m.Value, kv...))
 		}
+	}
+	if l.Idle != nil {
+		phase(l.Idle, 0, true)
+	}
+	for i := range l.Loaded {
+		phase(&l.Loaded[i], 1, false)
 	}
 	return out
 }
@@ -208,6 +223,20 @@ func (l *LoadLatency) Slowest() *LatencyPhase {
 		}
 	}
 	return out
+}
+
+// Brief is the slowest direction's loaded median round trip and what
+// the load added to it.
+func (l *LoadLatency) Brief([]Target) string {
+	p := l.Slowest()
+	if p == nil {
+		return ""
+	}
+	s := fmt.Sprintf("loaded RTT %.1f ms", float64(p.RTT.P50Ns)/1e6)
+	if p.Added != nil {
+		s += fmt.Sprintf(" (%+.1f ms over idle)", float64(p.Added.Ns)/1e6)
+	}
+	return s
 }
 
 // LatencyParameters are what must match for two runs' latencies to

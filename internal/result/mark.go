@@ -1,6 +1,10 @@
 package result
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // Mark is the four desktop presets (SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1,
 // RND4K Q1T1), each read and write.
@@ -50,6 +54,9 @@ func (m *Mark) Measured() bool {
 	return slices.ContainsFunc(m.Results, func(r MarkResult) bool { return r.IOPS > 0 })
 }
 
+// markRate is the gauge of a preset's rate.
+var markRate = Gauge{"thruput_disk_mark_bytes_per_second", "CrystalDiskMark's presets, the latest run's."}
+
 // Figures are each preset's rate per direction, in the presets' order (a
 // preset markPresets does not know after them).
 func (m *Mark) Figures() []Figure {
@@ -64,7 +71,8 @@ func (m *Mark) Figures() []Figure {
 			phase = 1
 		}
 		out = append(out, Figure{Group: "mark", Step: r.Preset + " " + r.Phase, Rank: float64(2*rank + phase),
-			Metric: "MiB/s", HigherIsBetter: true, Headline: r.Preset + " " + r.Phase, Value: r.MiBPerSec, Interval: r.Interval, Device: r.Device})
+			Metric: "MiB/s", HigherIsBetter: true, Headline: r.Preset + " " + r.Phase, Value: r.MiBPerSec, Interval: r.Interval, Device: r.Device,
+			Series: markRate.Sample(r.MiBPerSec*bytesPerMiB, "preset", r.Preset, "direction", r.Phase)})
 	}
 	return out
 }
@@ -72,4 +80,23 @@ func (m *Mark) Figures() []Figure {
 // Params are the run's size, duration and I/O mode.
 func (m *Mark) Params() any {
 	return m.MarkParameters
+}
+
+// Brief is the first preset, the sequential one people quote, read then
+// write.
+func (m *Mark) Brief(targets []Target) string {
+	preset := markPresets[0]
+	var parts []string
+	for _, phase := range []string{PhaseRead, PhaseWrite} {
+		for _, r := range m.Results {
+			if r.Preset == preset && r.Phase == phase {
+				parts = append(parts, fmt.Sprintf("%s %.1f MiB/s", phase, r.MiBPerSec)+cachedMark(targets, r.Device))
+				break
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return preset + " " + strings.Join(parts, ", ")
 }

@@ -3,6 +3,8 @@ package result
 import (
 	"encoding/json"
 	"fmt"
+	"net"
+	"strings"
 )
 
 // Directions of network data, named from the client's side as people say
@@ -234,6 +236,9 @@ func (n *Net) Measured() bool {
 	return false
 }
 
+// netRate is the gauge of a direction's rate, the receiver's.
+var netRate = Gauge{"thruput_net_bytes_per_second", "Network throughput the receiver counted (iperf3's method), the latest run's."}
+
 // Figures are per direction the sum, then each stream by its place in
 // the direction (ids differ from run to run); one stream would only
 // repeat the sum.
@@ -246,6 +251,7 @@ func (n *Net) Figures() []Figure {
 		}
 		r := fig("receiver Mbit/s", rcv.BitsPerSecond/1e6, true)
 		r.Headline, r.Interval = s.Direction, s.Interval
+		r.Series = netRate.Sample(rcv.BitsPerSecond/8, "direction", s.Direction)
 		out = append(out, r, fig("sender Mbit/s", snd.BitsPerSecond/1e6, true))
 		if snd.Retransmits != nil {
 			out = append(out, fig("retransmits", float64(*snd.Retransmits), false))
@@ -272,6 +278,33 @@ func (n *Net) Figures() []Figure {
 			Metric: "receiver Mbit/s", HigherIsBetter: true, Value: s.Receiver.BitsPerSecond / 1e6})
 	}
 	return out
+}
+
+// Brief is the receiver's rate per direction: what arrived, not what was
+// pushed into the socket.
+func (n *Net) Brief([]Target) string {
+	var parts []string
+	for _, dir := range []string{DirUp, DirDown} {
+		for _, s := range n.Sums {
+			if s.Direction == dir && (s.Receiver.Bytes > 0 || s.Receiver.BitsPerSecond > 0) {
+				parts = append(parts, fmt.Sprintf("%s %.1f Mbit/s", dir, s.Receiver.BitsPerSecond/1e6))
+				break
+			}
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Peer is the other end of a network test: the server as dialled, or the
+// client's address without its port, which changes every test.
+func (p NetParameters) Peer() string {
+	if p.Role == "client" {
+		return p.Server
+	}
+	if h, _, err := net.SplitHostPort(p.Client); err == nil {
+		return h
+	}
+	return p.Client
 }
 
 // Params are the test's parameters less who the client was (its port),

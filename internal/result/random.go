@@ -108,6 +108,12 @@ func (r *Random) Measured() bool {
 	return r.Reads+r.Writes > 0 || r.ReadsPerSec+r.WritesPerSec > 0
 }
 
+// The gauges of a run's rates.
+var (
+	randomRate     = Gauge{"thruput_disk_random_bytes_per_second", "Random file I/O (sysbench fileio's method), reads or writes, the latest run's."}
+	randomRequests = Gauge{"thruput_disk_random_requests_per_second", "Random file I/O requests (reads and writes) per second, the latest run's."}
+)
+
 // Figures leave out the reads of a mode that only writes and the other
 // way round, rather than show a zero that was never measured.
 func (r *Random) Figures() []Figure {
@@ -125,7 +131,16 @@ func (r *Random) Figures() []Figure {
 	// reads whatever the mode says.
 	req := fig("requests/s", r.RequestsPerSec, r.Interval)
 	req.Headline, req.Device, req.Reads = "reads+writes", r.ReadDevice, "random reads"
+	req.Series = randomRequests.Sample(r.RequestsPerSec, "mode", p.Mode)
 	out := []Figure{req}
+	// A direction's rate is a series only when the run counted a request
+	// of it: a zero the mode implies is not a measurement to follow.
+	rate := func(f Figure, n int64, mib float64, dir string) Figure {
+		if n > 0 {
+			f.Series = randomRate.Sample(mib*bytesPerMiB, "mode", p.Mode, "direction", dir)
+		}
+		return f
+	}
 	// The interval is of reads and writes together: it is one direction's
 	// only when the mode does the one.
 	var readIv, writeIv *Interval
@@ -136,10 +151,10 @@ func (r *Random) Figures() []Figure {
 		writeIv = r.Interval
 	}
 	if reads {
-		out = append(out, fig("reads/s", r.ReadsPerSec, readIv), fig("read MiB/s", r.ReadMiBPerSec, readIv))
+		out = append(out, fig("reads/s", r.ReadsPerSec, readIv), rate(fig("read MiB/s", r.ReadMiBPerSec, readIv), r.Reads, r.ReadMiBPerSec, PhaseRead))
 	}
 	if writes {
-		out = append(out, fig("writes/s", r.WritesPerSec, writeIv), fig("write MiB/s", r.WriteMiBPerSec, writeIv))
+		out = append(out, fig("writes/s", r.WritesPerSec, writeIv), rate(fig("write MiB/s", r.WriteMiBPerSec, writeIv), r.Writes, r.WriteMiBPerSec, PhaseWrite))
 	}
 	if r.Latency != nil {
 		p95 := fig("p95 ms", float64(r.Latency.P95Ns)/1e6, nil)
@@ -151,3 +166,19 @@ func (r *Random) Figures() []Figure {
 
 // Params are the run's parameters.
 func (r *Random) Params() any { return r.Parameters }
+
+// Brief is the block size, mode and requests per second, then the rate
+// of each direction the run did.
+func (r *Random) Brief(targets []Target) string {
+	if r.Reads+r.Writes == 0 {
+		return ""
+	}
+	parts := []string{fmt.Sprintf("%s %s %s req/s", units.SizeLabel(r.Parameters.BlockSize), r.Parameters.Mode, count(r.RequestsPerSec))}
+	if r.Reads > 0 {
+		parts = append(parts, fmt.Sprintf("read %.1f MiB/s", r.ReadMiBPerSec)+cachedMark(targets, r.ReadDevice))
+	}
+	if r.Writes > 0 {
+		parts = append(parts, fmt.Sprintf("write %.1f MiB/s", r.WriteMiBPerSec))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,13 +1,17 @@
 package result
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Section is what every part of a document that holds measurements
 // implements: the method's own section (Sweep, Random, IO, Mark, Net, HTTP)
 // and sections any method can carry (latency under load). Consumers that
-// only need numbers (Measured, Intervals, compare, the previous-run line)
-// loop over Sections and their Figures and never ask which section it is,
-// so a new section needs no change in them.
+// only need numbers (Measured, Intervals, compare, the previous-run line,
+// the metrics, a list's headline) loop over Sections, their Figures and
+// their Brief and never ask which section it is, so a new section needs
+// no change in them.
 type Section interface {
 	// Measured is whether the section moved any data or timed anything:
 	// a run that failed before its first byte measured nothing.
@@ -20,6 +24,13 @@ type Section interface {
 	// after encoding to JSON: the section's parameters less what names an
 	// end of the test rather than the test.
 	Params() any
+	// Brief words the section's best figures as a list of runs shows
+	// them beside each ("read 23.7 MiB/s, write 20.9 MiB/s (max)"); the
+	// run's targets name a sweep's and mark a memory filesystem's reads
+	// cached. It is "" when the section measured none. A section any
+	// method can carry words what it adds to the method's ("loaded RTT
+	// 25.3 ms (+24.1 ms over idle)").
+	Brief(targets []Target) string
 }
 
 // Figure is one number a section measured: a rate, a count or a latency
@@ -67,20 +78,54 @@ type Figure struct {
 	// "random reads").
 	Device *DeviceShare
 	Reads  string
+	// Series is the figure as a metric series; nil for a figure no
+	// series carries (a sender's end, a peak, a disk job's latency).
+	Series *Series
+	// SeriesOnly marks a figure that is there for its series alone: a
+	// comparison of runs leaves it out (the idle phase's tail and probe
+	// loss, which say nothing of the load).
+	SeriesOnly bool
 }
 
-// methodSections gives the section each method fills.
+// count prints a rate of operations in a Brief: whole numbers once they
+// are large enough that decimals are noise.
+func count(x float64) string {
+	if x >= 100 {
+		return fmt.Sprintf("%.0f", x)
+	}
+	return fmt.Sprintf("%.1f", x)
+}
+
+// cachedMark says in a Brief that a read figure is the page cache's, as a
+// sweep's steps do: the device d served little of it, or the run measured
+// a tmpfs or ramfs, whose files are memory and which has no device to
+// count (the suite's quick random step there once headlined memory as a
+// disk).
+func cachedMark(targets []Target, d *DeviceShare) string {
+	memory := len(targets) > 0
+	for _, t := range targets {
+		memory = memory && (t.FSType == "tmpfs" || t.FSType == "ramfs")
+	}
+	if memory || d != nil && d.Cached {
+		return " cached"
+	}
+	return ""
+}
+
+// methodSections gives the section each method fills and the labels that
+// name what a run of it measured (SeriesLabels).
 var methodSections = []struct {
 	method  Method
 	section func(*Document) Section
+	labels  func(*Document, Figure) []string
 }{
-	{MethodSweep, func(d *Document) Section { return section(d.Sweep) }},
-	{MethodRandom, func(d *Document) Section { return section(d.Random) }},
-	{MethodIO, func(d *Document) Section { return section(d.IO) }},
-	{MethodMark, func(d *Document) Section { return section(d.Mark) }},
-	{MethodNetClient, func(d *Document) Section { return section(d.Net) }},
-	{MethodNetServer, func(d *Document) Section { return section(d.Net) }},
-	{MethodHTTP, func(d *Document) Section { return section(d.HTTP) }},
+	{MethodSweep, func(d *Document) Section { return section(d.Sweep) }, targetLabel},
+	{MethodRandom, func(d *Document) Section { return section(d.Random) }, targetLabel},
+	{MethodIO, func(d *Document) Section { return section(d.IO) }, targetLabel},
+	{MethodMark, func(d *Document) Section { return section(d.Mark) }, targetLabel},
+	{MethodNetClient, func(d *Document) Section { return section(d.Net) }, netLabels},
+	{MethodNetServer, func(d *Document) Section { return section(d.Net) }, netLabels},
+	{MethodHTTP, func(d *Document) Section { return section(d.HTTP) }, urlLabel},
 }
 
 // section is p as a Section, nil (not a typed nil) when p is.

@@ -1,7 +1,9 @@
 package result
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/thruput/thruput/internal/units"
 )
@@ -98,14 +100,74 @@ func (s *Sweep) Measured() bool {
 	return slices.ContainsFunc(s.Steps, func(st SweepStep) bool { return st.Bytes > 0 })
 }
 
+// sweepRate is the gauge of a step's rate.
+var sweepRate = Gauge{"thruput_disk_sweep_bytes_per_second", "Sequential write (fsync included) or read of one block size, the latest run's."}
+
 // Figures are each step's rate.
 func (s *Sweep) Figures() []Figure {
 	var out []Figure
 	for _, st := range s.Steps {
-		out = append(out, Figure{Group: "sweep " + st.Phase, Step: units.BlockLabel(st.BlockSize), Rank: float64(st.BlockSize), Target: st.Target,
-			Metric: "MiB/s", HigherIsBetter: true, Headline: units.BlockLabel(st.BlockSize) + " " + st.Phase, Value: st.MiBPerSec, Interval: st.Interval, Device: st.Device})
+		bs := units.BlockLabel(st.BlockSize)
+		out = append(out, Figure{Group: "sweep " + st.Phase, Step: bs, Rank: float64(st.BlockSize), Target: st.Target,
+			Metric: "MiB/s", HigherIsBetter: true, Headline: bs + " " + st.Phase, Value: st.MiBPerSec, Interval: st.Interval, Device: st.Device,
+			Series: sweepRate.Sample(st.MiBPerSec*bytesPerMiB, "phase", st.Phase, "block_size", bs)})
 	}
 	return out
+}
+
+// Brief is the best block size of each phase: what the device can do
+// when the block size is not what holds it back; a run over several
+// targets gives each target's, named by its filesystem.
+func (s *Sweep) Brief(targets []Target) string {
+	if len(targets) < 2 {
+		return sweepBest(s.Steps, -1)
+	}
+	var per []string
+	for ti, label := range TargetLabels(targets) {
+		if b := sweepBest(s.Steps, ti); b != "" {
+			per = append(per, label+": "+b)
+		}
+	}
+	return strings.Join(per, "; ")
+}
+
+// sweepBest is the best block size of each phase among the steps of
+// target ti, or of every target when ti is negative.
+func sweepBest(steps []SweepStep, ti int) string {
+	var best [2]*SweepStep // read, write
+	for i := range steps {
+		st := &steps[i]
+		if ti >= 0 && st.Target != ti {
+			continue
+		}
+		k := -1
+		switch st.Phase {
+		case PhaseRead:
+			k = 0
+		case PhaseWrite:
+			k = 1
+		}
+		if k >= 0 && st.MiBPerSec > 0 && (best[k] == nil || st.MiBPerSec > best[k].MiBPerSec) {
+			best[k] = st
+		}
+	}
+	var parts []string
+	if st := best[0]; st != nil {
+		p := fmt.Sprintf("read %.1f MiB/s", st.MiBPerSec)
+		// A read served from the page cache measures memory, and the list
+		// must not pass it off as the device.
+		if st.Cache == CacheCached {
+			p += " cached"
+		}
+		parts = append(parts, p)
+	}
+	if st := best[1]; st != nil {
+		parts = append(parts, fmt.Sprintf("write %.1f MiB/s", st.MiBPerSec))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, ", ") + " (max)"
 }
 
 // Params are the sweep's parameters.
