@@ -368,9 +368,18 @@ func iperf3Stream1(el val, side iperf3Side, udp bool, addrs map[int64][2]string)
 		} else {
 			s.Receiver.Packets = pk
 		}
-		s.Receiver.JitterMs = u.key("jitter_ms").f64Ptr()
-		s.Receiver.Lost = u.key("lost_packets").i64Ptr()
-		s.Receiver.OutOfOrder = u.key("out_of_order").countPtr()
+		// Of a stream this end sent, the receiver's jitter and loss
+		// arrive in the exchange of results after the test: a client
+		// prints them, a server prints its report before that exchange
+		// (TEST_END in iperf_server_api.c) and writes zeros it never
+		// measured. Out-of-order counts are never exchanged.
+		if !local || side.client {
+			s.Receiver.JitterMs = u.key("jitter_ms").f64Ptr()
+			s.Receiver.Lost = u.key("lost_packets").i64Ptr()
+		}
+		if !local {
+			s.Receiver.OutOfOrder = u.key("out_of_order").countPtr()
+		}
 	} else {
 		snd, rcv := el.key("sender"), el.key("receiver")
 		snd.object()
