@@ -277,3 +277,36 @@ func figureValue(s string) (float64, bool) {
 	f, err := strconv.ParseFloat(s, 64)
 	return f, err == nil
 }
+
+// TestSysbenchTimeUnstated: no sysbench version prints its time limit, so
+// every fileio run read from a real log marks time_ns unknown rather than
+// storing 0, which would read as "unbounded".
+func TestSysbenchTimeUnstated(t *testing.T) {
+	files, err := filepath.Glob("testdata/real/sysbench-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, ".expect") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs, err := Import(data, f)
+		if err != nil {
+			continue // a log with no fileio run (cpu only, OLTP): refused, checked elsewhere
+		}
+		for _, d := range docs {
+			runs++
+			if d.Imported.States("time_ns") {
+				t.Errorf("%s run %s: time_ns %d stated as if sysbench had printed it", f, d.ID, d.Random.Parameters.TimeNs)
+			}
+		}
+	}
+	if runs < 10 {
+		t.Fatalf("only %d sysbench runs read from the corpus", runs)
+	}
+}

@@ -218,6 +218,7 @@ func sysbenchRun(s *sbRun, file string) (*result.Document, error) {
 		p.FsyncAll = true
 	}
 	d := newDoc(Sysbench, s.version, file, result.MethodRandom, time.Time{})
+	d.Imported.Unstated = sysbenchUnstated
 	r := &result.Random{Parameters: p}
 	d.Random = r
 	setLabel(d, "sysbench.io_mode", s.ioMode)
@@ -567,6 +568,11 @@ func (s *sbRun) oldLine(l string) bool {
 	return false
 }
 
+// sysbenchUnstated: no sysbench version prints its time limit (--time,
+// --max-time), so an imported run's time_ns, whose 0 would read as
+// "unbounded", is marked unknown rather than stated.
+var sysbenchUnstated = []string{"time_ns"}
+
 // sysbenchOld converts a fileio run as sysbench 0.4 and 0.5 print it:
 // counts of reads, writes and fsyncs ("Other"), the MiB read and written
 // ("Mb" in its words, 2^20 bytes, as its "Mb/sec" is MiB/s), the total
@@ -643,6 +649,7 @@ func sysbenchOld(s *sbRun, file string) (*result.Document, error) {
 		p.FsyncAll = true
 	}
 	d := newDoc(Sysbench, s.version, file, result.MethodRandom, time.Time{})
+	d.Imported.Unstated = sysbenchUnstated
 	r := &result.Random{Parameters: p, Reads: o.reads, Writes: o.writes, Fsyncs: o.other}
 	d.Random = r
 	setLabel(d, "sysbench.io_mode", s.ioMode)

@@ -133,8 +133,9 @@ type Imported struct {
 	// from one measured: what the text gave and what it could not.
 	Note string `json:"note,omitempty"`
 	// Unstated names the parameters the output did not state whose type
-	// has no absent value: `direct` (a bool, left false) and `rw` (which
-	// then holds only the directions that moved data, read, write or rw).
+	// has no absent value: `direct` (a bool, left false), `rw` (which
+	// then holds only the directions that moved data, read, write or rw)
+	// and `time_ns` (left 0, which would otherwise read as unbounded).
 	// Renderers print them as unknown; no reader should take them for facts.
 	Unstated []string `json:"unstated,omitempty"`
 }
