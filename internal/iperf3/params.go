@@ -36,8 +36,8 @@ type Params struct {
 	// ClientVersion is the peer's version string ("3.12", "thruput dev").
 	ClientVersion string
 	// Unmet says what the server could not do of what the client asked,
-	// "" when nothing (never on the wire): the command prints it in the
-	// server's log.
+	// "" when nothing (never on the wire): a note to the server's hooks,
+	// and server_unmet in its results.
 	Unmet string
 	Options
 
