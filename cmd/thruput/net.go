@@ -1,18 +1,9 @@
 package main
 
 import (
-	"fmt"
-	"strconv"
-	"sync"
-	"time"
-
 	"github.com/spf13/cobra"
 
 	"github.com/thruput/thruput/internal/iperf3"
-	"github.com/thruput/thruput/internal/report"
-	"github.com/thruput/thruput/internal/result"
-	"github.com/thruput/thruput/internal/units"
-	"github.com/thruput/thruput/internal/usage"
 )
 
 func newNetCmd(a *app) *cobra.Command {
@@ -29,7 +20,7 @@ func newNetCmd(a *app) *cobra.Command {
 }
 
 type clientFlags struct {
-	iperf3.ClientFlags
+	testFlags
 	port                 int
 	interval, secretFile string
 	compat, zero         bool
@@ -97,144 +88,7 @@ added and RPM.`,
 	f.stable.add(fl)
 	f.latency.add(fl)
 	fl.StringVar(&f.secretFile, "secret-file", "", "file holding the shared secret a thruput server was started with")
-	f.opts.add(fl, &f.ClientFlags)
+	f.opts.add(fl, &f.testFlags)
 	fl.IntVar(&f.clients, "clients", 1, "run this many independent tests at once (a server taking them: net server --max-clients); prints each client's figure, the sum and Jain's fairness index")
 	return c
-}
-
-func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) error {
-	format, err := a.outputFormat()
-	if err != nil {
-		return err
-	}
-	host, port, err := iperf3.ParseServer(server)
-	if err != nil {
-		return usage.Wrap(err)
-	}
-	if port != 0 {
-		if cmd.Flags().Changed("port") && port != f.port {
-			return usage.Errorf("%s and -p %d name two ports: give one", server, f.port)
-		}
-		f.port = port
-	}
-	if (f.compat || f.opts.jsonStream) && cmd.Flags().Changed("format") {
-		return usage.Errorf("-J or --json-stream, and --format: choose one")
-	}
-	if err := checkClients(f.clients, format, f.compat); err != nil {
-		return err
-	}
-	if f.port < 1 || f.port > 65535 {
-		return usage.Errorf("-p %d: a port from 1 to 65535", f.port)
-	}
-	f.TimeSet = cmd.Flags().Changed("time")
-	p, err := f.Params()
-	if err != nil {
-		return usage.Wrap(err)
-	}
-	interval, err := units.ParseSeconds(f.interval)
-	if err != nil {
-		return usage.Errorf("-i: %w", err)
-	}
-	if interval > 0 && interval < 100*time.Millisecond {
-		return usage.Errorf("-i %s: at least 0.1 s, or 0 for none", f.interval)
-	}
-	cfg := iperf3.ClientConfig{Host: host, Port: f.port, Params: p, Interval: interval, ZeroCopy: f.zero,
-		Version: "thruput " + toolVersion(), Stable: f.stable.options()}
-	if err := f.opts.apply(&cfg, a.output); err != nil {
-		return err
-	}
-	defer f.opts.unpin()
-	if cfg.Latency, err = f.latency.prober(); err != nil {
-		return err
-	}
-	secret, out, closeOut, err := a.netSetup(f.secretFile)
-	if err != nil {
-		return err
-	}
-	defer closeOut()
-	if out, closeOut, err = f.opts.output(out); err != nil {
-		return err
-	}
-	defer closeOut()
-	cfg.Secret = secret
-	doc := a.newDocument(result.MethodNetClient)
-	doc.Targets = []result.Target{}
-	counters := a.begin(cmd.Context())
-	// Live lines go where the table goes; with other formats a terminal
-	// gets a progress line instead.
-	live := format == "table" && !f.compat && !f.opts.jsonStream
-	if f.Title != "" && live {
-		out = titled(out, f.Title)
-	}
-	lines := &report.NetIntervals{W: out, Units: a.units, MiB: a.units == report.UnitsBoth, UDP: f.UDP}
-	line := a.progress()
-	var mu sync.Mutex
-	var connecting sync.Once
-	stream := f.opts.stream(out, doc, &cfg, host)
-	cfg.OnStreams = func(id int64, local, remote string) {
-		// Said once connected, so that a refused connection prints
-		// its error alone.
-		connecting.Do(func() {
-			// The idle latency probes ran before: the health's CPU
-			// figures start from the load.
-			counters.LoadBegins()
-			if live {
-				fmt.Fprintf(out, "Connecting to %s, port %d\n", host, f.port)
-			}
-		})
-		if live {
-			fmt.Fprintf(out, "[%3d] local %s connected to %s\n", id, local, remote)
-		}
-		if stream != nil {
-			stream.Connected(id, local, remote)
-		}
-	}
-	cfg.OnInterval = func(iv result.NetInterval) {
-		mu.Lock()
-		defer mu.Unlock()
-		if stream != nil {
-			stream.Interval(iv)
-		}
-		if live {
-			// -i 0: no interval lines, as iperf3.
-			if interval > 0 {
-				lines.Line(iv)
-			}
-			return
-		}
-		var bps float64
-		for _, s := range iv.Sums {
-			bps += s.BitsPerSecond
-		}
-		line.Set(fmt.Sprintf("%s  %.1f s  %s Mbit/s", host, float64(iv.EndNs)/1e9, strconv.FormatFloat(bps/1e6, 'f', 1, 64)))
-	}
-	if f.clients > 1 {
-		return a.netClients(cmd.Context(), cfg, f.clients, format, out)
-	}
-	n := &result.Net{}
-	doc.Net = n
-	runErr := iperf3.Run(cmd.Context(), cfg, n)
-	if cfg.Latency != nil {
-		doc.LoadLatency = cfg.Latency.Result()
-	}
-	line.Clear()
-	if n.ServerUnmet != "" {
-		fmt.Fprintf(cmd.ErrOrStderr(), "thruput: warning: the server did not do all that was asked: %s\n", n.ServerUnmet)
-	}
-	n.Parameters.Interface = netInterface(n)
-	return a.deliver(doc, runErr, counters, func() error {
-		switch {
-		case stream != nil:
-			return stream.End(doc)
-		case f.compat:
-			return iperf3.WriteCompat(out, doc)
-		case live:
-			fmt.Fprintln(out)
-			if err := report.NetSummary(out, doc, report.Options{Format: format, Units: a.units}, false); err != nil {
-				return err
-			}
-			return serverOutput(out, n)
-		}
-		return report.Write(out, doc, report.Options{Format: format, Units: a.units})
-	})
 }

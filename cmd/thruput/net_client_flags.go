@@ -33,7 +33,7 @@ type netClientOpts struct {
 	unpin func()
 }
 
-func (o *netClientOpts) add(fl *pflag.FlagSet, f *iperf3.ClientFlags) {
+func (o *netClientOpts) add(fl *pflag.FlagSet, f *testFlags) {
 	fl.StringVarP(&o.bind, "bind", "B", "", "send from this local `address`; address%dev also binds to the device dev")
 	fl.StringVar(&o.bindDev, "bind-dev", "", "send through this network `device` (SO_BINDTODEVICE), e.g. eth0 with wlan0 also up")
 	fl.BoolVarP(&o.v4, "version4", "4", false, "use IPv4 only")
@@ -92,9 +92,12 @@ func (o *netClientOpts) apply(cfg *iperf3.ClientConfig, output string) error {
 			return usage.Errorf("-B %s: not an address of the IP version -4/-6 asks for", o.bind)
 		}
 	}
-	cfg.Bind, cfg.BindDev = host, dev
 	if o.bindDev != "" {
-		cfg.BindDev = o.bindDev
+		dev = o.bindDev
+	}
+	cfg.Bind = host
+	if dev != "" {
+		cfg.Bind += "%" + dev
 	}
 	if o.cport < 0 || o.cport > 65535 {
 		return usage.Errorf("--cport %d: a port from 1 to 65535", o.cport)
@@ -105,12 +108,12 @@ func (o *netClientOpts) apply(cfg *iperf3.ClientConfig, output string) error {
 		return nil
 	}
 	// Pinned last, once nothing else can fail here.
-	local, server, err := iperf3.ParseAffinity(o.affinity)
+	local, server, err := parseAffinity(o.affinity)
 	if err != nil {
 		return usage.Wrap(err)
 	}
 	if server >= 0 {
-		cfg.Params.ServerAffinity = &server
+		cfg.ServerAffinity = &server
 	}
 	if o.unpin, err = iperf3.Pin(local); err != nil {
 		return usage.Errorf("-A %s: %w", o.affinity, err)
@@ -156,14 +159,10 @@ func (m *millis) String() string { return time.Duration(*m).String() }
 func (*millis) Type() string     { return "ms" }
 
 // stream is the --json-stream writer of the test, nil without the flag.
-func (o *netClientOpts) stream(out io.Writer, doc *result.Document, cfg *iperf3.ClientConfig, host string) *iperf3.CompatStream {
+func (o *netClientOpts) stream(out io.Writer, doc *result.Document) *iperf3.CompatStream {
 	if !o.jsonStream {
 		return nil
 	}
-	doc.Net = &result.Net{Parameters: iperf3.Describe(&cfg.Params)}
-	doc.Net.Parameters.Role = "client"
-	doc.Net.Parameters.Server = net.JoinHostPort(host, strconv.Itoa(cfg.Port))
-	doc.Net.Parameters.IntervalNs = cfg.Interval.Nanoseconds()
 	return iperf3.NewCompatStream(out, doc)
 }
 

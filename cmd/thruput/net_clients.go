@@ -12,6 +12,7 @@ import (
 	"github.com/thruput/thruput/internal/fairness"
 	"github.com/thruput/thruput/internal/iperf3"
 	"github.com/thruput/thruput/internal/lifecycle"
+	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/sysinfo"
 	"github.com/thruput/thruput/internal/usage"
@@ -42,7 +43,6 @@ func checkClients(n int, format string, compat bool) error {
 // is each client's figure, their sum and Jain's fairness index, and the
 // latency under their load.
 func (a *app) netClients(ctx context.Context, cfg iperf3.ClientConfig, n int, format string, out io.Writer) error {
-	cfg.OnInterval, cfg.OnStreams = nil, nil
 	// One probe stream for the lot, beside the first client's test: the
 	// others start once its idle phase is over (its streams connect), so
 	// the idle path is quiet and the load is all n clients'.
@@ -72,10 +72,14 @@ func (a *app) netClients(ctx context.Context, cfg iperf3.ClientConfig, n int, fo
 		begins[i] = a.begin(ctx)
 	}
 	for i := range n {
-		c := cfg
+		c, h := cfg, progress.Hooks{}
 		if i == 0 {
 			c.Latency = lat
-			c.OnStreams = func(int64, string, string) { loadBegins() }
+			h.Progress = func(r progress.Report) {
+				if r.Streams != nil {
+					loadBegins()
+				}
+			}
 		}
 		wg.Add(1)
 		go func() {
@@ -89,7 +93,7 @@ func (a *app) netClients(ctx context.Context, cfg iperf3.ClientConfig, n int, fo
 				case <-ctx.Done():
 				}
 			}
-			errs[i] = iperf3.Run(ctx, c, docs[i].Net)
+			errs[i] = usage.Named(iperf3.Run(ctx, c, docs[i].Net, h), netClientNames)
 			docs[i].Net.Parameters.Interface = netInterface(docs[i].Net)
 		}()
 	}

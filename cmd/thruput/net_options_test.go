@@ -331,6 +331,15 @@ func TestOptionsWithIperf3(t *testing.T) {
 	}
 	srv.wait(t)
 	var events []string
+	var start struct {
+		ConnectingTo struct {
+			Port int `json:"port"`
+		} `json:"connecting_to"`
+		TestStart struct {
+			NumStreams int `json:"num_streams"`
+			Duration   int `json:"duration"`
+		} `json:"test_start"`
+	}
 	for _, line := range strings.Split(strings.TrimSpace(res.stdout), "\n") {
 		var e struct {
 			Event string          `json:"event"`
@@ -339,10 +348,17 @@ func TestOptionsWithIperf3(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &e); err != nil || e.Data == nil {
 			t.Fatalf("--json-stream line %q: %v", line, err)
 		}
+		if e.Event == "start" {
+			_ = json.Unmarshal(e.Data, &start)
+		}
 		events = append(events, e.Event)
 	}
 	if len(events) < 3 || events[0] != "start" || events[1] != "interval" || events[len(events)-1] != "end" {
 		t.Errorf("--json-stream events %v", events)
+	}
+	// The start event carries the test's settings, as iperf3's does.
+	if ts := start.TestStart; ts.NumStreams != 1 || ts.Duration != 2 || strconv.Itoa(start.ConnectingTo.Port) != port {
+		t.Errorf("--json-stream start %+v", start)
 	}
 
 	// --logfile appends; a device that does not exist is refused.

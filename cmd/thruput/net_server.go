@@ -15,6 +15,7 @@ import (
 
 	"github.com/thruput/thruput/internal/iperf3"
 	"github.com/thruput/thruput/internal/lifecycle"
+	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/units"
@@ -113,12 +114,9 @@ func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 	if f.port < 1 || f.port > 65535 {
 		return usage.Errorf("-p %d: a port from 1 to 65535", f.port)
 	}
-	interval, err := units.ParseSeconds(f.interval)
+	interval, err := parseInterval(f.interval)
 	if err != nil {
-		return usage.Errorf("-i: %w", err)
-	}
-	if interval > 0 && interval < 100*time.Millisecond {
-		return usage.Errorf("-i %s: at least 0.1 s, or 0 for none", f.interval)
+		return err
 	}
 	if f.maxDuration < 0 || f.maxStreams < 0 || f.idle < time.Second {
 		return usage.Errorf("--max-duration, --max-streams: 0 or more; --idle-timeout: at least 1s")
@@ -136,7 +134,7 @@ func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 		return usage.Errorf("--bind %q: an IP address of this host", f.bind)
 	}
 	if f.affinity != "" {
-		cpu, server, err := iperf3.ParseAffinity(f.affinity)
+		cpu, server, err := parseAffinity(f.affinity)
 		if err == nil && server >= 0 {
 			err = fmt.Errorf("-A %s: a server takes one CPU (n,m is a client's)", f.affinity)
 		}
@@ -175,38 +173,31 @@ func runNetServer(cmd *cobra.Command, a *app, f serverFlags) error {
 	srv, err := iperf3.Listen(iperf3.ServerConfig{
 		Addr: net.JoinHostPort(f.bind, strconv.Itoa(f.port)), Limits: limits, Secret: secret,
 		MaxClients: f.maxClients, Once: f.once, Interval: interval, ZeroCopy: f.zero, IdleTimeout: f.idle, OutputJSON: format == "json",
-		OnTest: func(client string, p *iperf3.Params) {
+		OnTest: func(client string, np result.NetParameters) {
 			r := &running{doc: a.newDocument(result.MethodNetServer), counters: a.begin(cmd.Context()),
-				lines: &report.NetIntervals{W: out, Units: a.units, MiB: a.units == report.UnitsBoth, UDP: p.UDP}}
+				lines: &report.NetIntervals{W: out, Units: a.units, MiB: a.units == report.UnitsBoth, UDP: np.Protocol == "udp"}}
 			r.doc.Targets = []result.Target{}
 			mu.Lock()
 			defer mu.Unlock()
 			tests[client] = r
-			logf("test from %s (%s)", client, orVersion(p.ClientVersion))
-			if p.Unmet != "" {
-				fmt.Fprintf(stderr, "thruput: %s: %s\n", client, p.Unmet)
-			}
+			logf("test from %s (%s)", client, orVersion(np.PeerVersion))
 		},
-		OnInterval: func(client string, iv result.NetInterval) {
-			mu.Lock()
-			defer mu.Unlock()
-			if r := tests[client]; live && r != nil {
-				r.lines.Line(iv)
-			}
+		Hooks: progress.Hooks{
+			Progress: func(p progress.Report) {
+				mu.Lock()
+				defer mu.Unlock()
+				if r := tests[p.Target]; live && r != nil && p.NetInterval != nil {
+					r.lines.Line(*p.NetInterval)
+				}
+			},
+			Note: func(s string) { fmt.Fprintln(stderr, "thruput: "+s) },
 		},
-		OnResult: func(n *result.Net, p *iperf3.Params, client string, err error) {
+		OnResult: func(n *result.Net, client string, err error) {
 			mu.Lock()
 			defer mu.Unlock()
 			r := tests[client]
 			delete(tests, client)
 			doc, counters := r.doc, r.counters
-			if n == nil {
-				n = &result.Net{}
-			}
-			n.Parameters = iperf3.Describe(p)
-			n.Parameters.Role, n.Parameters.Client, n.Parameters.PeerVersion = "server", client, p.ClientVersion
-			n.Parameters.Server = net.JoinHostPort(f.bind, strconv.Itoa(f.port))
-			n.Parameters.ZeroCopy = (f.zero || p.ZeroCopy) && !p.UDP
 			n.Parameters.Interface = netInterface(n)
 			doc.Net = n
 			a.conclude(doc, err, counters)

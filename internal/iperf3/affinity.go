@@ -6,7 +6,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -18,8 +17,8 @@ import (
 // bound, and threads started later inherit the binding from the thread
 // that starts them.
 
-// maxCPU is the highest CPU number iperf3's -A takes.
-const maxCPU = 1024
+// MaxCPU is the highest CPU number iperf3 pins a test to.
+const MaxCPU = 1024
 
 // pinning is the process's binding shared by everything that asked for
 // one (a server's own -A, the tests it serves, a client's -A): the process
@@ -38,8 +37,8 @@ var pinning struct {
 // The error is iperf3's "unable to set CPU affinity" (i_errno 132) with
 // the reason.
 func Pin(cpu int) (unpin func(), err error) {
-	if cpu < 0 || cpu > maxCPU {
-		return nil, refuse(ieAffinity, "CPU %d: from 0 to %d", cpu, maxCPU)
+	if cpu < 0 || cpu > MaxCPU {
+		return nil, refuse(ieAffinity, "CPU %d: from 0 to %d", cpu, MaxCPU)
 	}
 	pinning.Lock()
 	defer pinning.Unlock()
@@ -129,27 +128,4 @@ func cpuList(set *unix.CPUSet) string {
 		}
 	}
 	return out
-}
-
-// ParseAffinity reads -A n[,m]: this end's CPU n and, after the comma,
-// the CPU m the server is to run the test on (-1 when not given).
-func ParseAffinity(s string) (local, server int, err error) {
-	cpu := func(v string) (int, error) {
-		n, err := strconv.ParseInt(v, 0, 32)
-		if err != nil || n < 0 || n > maxCPU {
-			return 0, fmt.Errorf("-A %s: a CPU number from 0 to %d, or n,m for this end's and the server's", s, maxCPU)
-		}
-		return int(n), nil
-	}
-	l, r, hasServer := strings.Cut(s, ",")
-	if local, err = cpu(l); err != nil {
-		return 0, 0, err
-	}
-	server = -1
-	if hasServer {
-		if server, err = cpu(r); err != nil {
-			return 0, 0, err
-		}
-	}
-	return local, server, nil
 }

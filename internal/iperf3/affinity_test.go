@@ -14,35 +14,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func TestParseAffinity(t *testing.T) {
-	for _, c := range []struct {
-		in            string
-		local, server int
-		bad           bool
-	}{
-		{in: "1", local: 1, server: -1},
-		{in: "0,3", local: 0, server: 3},
-		{in: "0x2,1024", local: 2, server: 1024},
-		{in: "", bad: true},
-		{in: "-1", bad: true},
-		{in: "1025", bad: true},
-		{in: "1,", bad: true},
-		{in: "1,x", bad: true},
-		{in: "1/1", bad: true},
-	} {
-		l, s, err := ParseAffinity(c.in)
-		if c.bad {
-			if err == nil || !strings.Contains(err.Error(), "-A "+c.in) {
-				t.Errorf("-A %q: %d,%d %v, want an error naming it", c.in, l, s, err)
-			}
-			continue
-		}
-		if err != nil || l != c.local || s != c.server {
-			t.Errorf("-A %q: %d,%d %v, want %d,%d", c.in, l, s, err, c.local, c.server)
-		}
-	}
-}
-
 // TestServerAffinityParam: the key and range iperf3 3.21 uses
 // (send_parameters and get_parameters in src/iperf_api.c), a round trip
 // through our client's encoding, and iperf3's error 132 for a bad one.
@@ -142,8 +113,8 @@ func TestPin(t *testing.T) {
 	}
 	on("all let go", was)
 	var pe *paramError
-	if _, err := Pin(maxCPU); !errors.As(err, &pe) || pe.code != ieAffinity {
-		t.Errorf("CPU %d: %v", maxCPU, err)
+	if _, err := Pin(MaxCPU); !errors.As(err, &pe) || pe.code != ieAffinity {
+		t.Errorf("CPU %d: %v", MaxCPU, err)
 	}
 	on("after a refused pin", was)
 }
@@ -153,8 +124,8 @@ func TestPin(t *testing.T) {
 func TestServerAffinityRefused(t *testing.T) {
 	ts := startServer(t, ServerConfig{})
 	cfg := quickTest(ts.port)
-	cpu := maxCPU
-	cfg.Params.ServerAffinity = &cpu
+	cpu := MaxCPU
+	cfg.ServerAffinity = &cpu
 	_, err := runTest(context.Background(), cfg)
 	var pe *PeerError
 	if !errors.As(err, &pe) || pe.Code != ieAffinity || !strings.Contains(err.Error(), "unable to set CPU affinity") {

@@ -7,13 +7,12 @@ import (
 	"io"
 	"net"
 	"os"
-	"strconv"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
-	"github.com/thruput/thruput/internal/latency"
+	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/stable"
 )
@@ -25,77 +24,37 @@ const (
 	setupTimeout = 30 * time.Second
 )
 
-// ClientConfig is one test to run against a server.
-type ClientConfig struct {
-	Host string
-	Port int
-	// Params: Len 0 takes the protocol's default; Parallel 0 means 1.
-	Params Params
-	// Interval between live figures; 0 = none.
-	Interval time.Duration
-	// ZeroCopy sends TCP with sendfile from a memfd.
-	ZeroCopy       bool
-	ConnectTimeout time.Duration
-	// Bind is the local address to send from (-B), BindDev the device
-	// (-B host%dev, --bind-dev), CPort the first data stream's local port
-	// (--cport; the next streams take the ports after it).
-	Bind, BindDev string
-	CPort         int
-	// Family is "4" or "6" to use only that IP version (-4, -6).
-	Family string
-	// Secret authenticates to a thruput server started with one.
-	Secret []byte
-	// Version is what the client tells the server it is.
-	Version    string
-	OnInterval func(result.NetInterval)
-	// OnStreams is told each data connection once they are all up.
-	OnStreams func(id int64, local, remote string)
-	// Stable is --until-stable and --sustained: the test may end before
-	// its time once the rate of every direction is known, and each
-	// direction's sum carries its interval either way.
-	Stable stable.Options
-	// Latency probes the path beside the test when set (see latency.go).
-	Latency *latency.Prober
-}
-
 // Run runs one test and fills n, the run's section, as the other engines
 // fill theirs: on failure n holds what was measured so far, with the
-// error. Progress goes through cfg's OnStreams and OnInterval, iperf3's
-// own live lines.
-func Run(ctx context.Context, cfg ClientConfig, n *result.Net) error {
-	p := cfg.Params
-	if p.Parallel == 0 {
-		p.Parallel = 1
+// error. h is told of the data connections once they are up and of each
+// interval as it closes (iperf3's live lines), and takes the server's
+// warning when it did not do all that was asked.
+func Run(ctx context.Context, cfg ClientConfig, n *result.Net, h progress.Hooks) error {
+	cfg.NetParameters = cfg.Parameters()
+	*n = result.Net{Parameters: cfg.NetParameters}
+	if err := cfg.Validate(); err != nil {
+		return err
 	}
-	if p.PacingTimer == 0 {
-		p.PacingTimer = defaultPacingTimer
-	}
-	p.ClientVersion = cfg.Version
-	p.ZeroCopy = cfg.ZeroCopy && !p.UDP
-	if cfg.Latency != nil {
-		p.LatencyEcho, p.LatencyIdle = true, min(cfg.Latency.Idle(), maxLatencyIdle)
-	}
-	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
-	d := net.Dialer{Timeout: cfg.ConnectTimeout, Control: bindControl(cfg.BindDev, &p, false)}
-	if cfg.Bind != "" {
-		d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(cfg.Bind)}
+	p := cfg.params()
+	bind, dev := cfg.bind()
+	addr := n.Parameters.Server
+	d := net.Dialer{Timeout: cfg.ConnectTimeout, Control: bindControl(dev, &p, false)}
+	if bind != "" {
+		d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(bind)}
 	}
 	ctrl, err := d.DialContext(ctx, "tcp"+cfg.Family, addr)
 	if err != nil {
-		*n = result.Net{Parameters: Describe(&p)}
-		n.Parameters.Role, n.Parameters.Server = "client", addr
 		return dialError(addr, err)
 	}
-	c := &client{cfg: cfg, p: &p, addr: addr, ctrl: ctrl, cookie: newCookie()}
+	c := &client{cfg: cfg, h: h, p: &p, addr: addr, ctrl: ctrl, cookie: newCookie()}
 	defer c.close()
 	stop := context.AfterFunc(ctx, func() { _ = ctrl.SetDeadline(time.Now()) })
 	defer stop()
 	got, err := c.run(ctx)
 	if got != nil {
 		*n = *got
+		n.Parameters = cfg.NetParameters
 	}
-	n.Parameters = Describe(c.p)
-	n.Parameters.Role, n.Parameters.Server = "client", addr
 	c.describe(&n.Parameters)
 	if ctx.Err() != nil {
 		// Tell the server, as iperf3 does on Ctrl-C, so it is free at once.
@@ -108,6 +67,7 @@ func Run(ctx context.Context, cfg ClientConfig, n *result.Net) error {
 
 type client struct {
 	cfg     ClientConfig
+	h       progress.Hooks
 	p       *Params
 	addr    string
 	ctrl    net.Conn
@@ -126,19 +86,16 @@ type client struct {
 	running bool
 }
 
-// describe adds what this client learnt during the test to np.
+// describe adds what this client learnt during the test to np: the
+// block size it chose, the cookie, the buffers, the congestion control.
 func (c *client) describe(np *result.NetParameters) {
+	np.BlockSize = c.p.Len
 	np.Cookie = string(c.cookie[:CookieSize-1])
 	np.MSSDefault, np.SndBufActual, np.RcvBufActual = c.mssDefault, c.sndBuf, c.rcvBuf
-	np.IntervalNs = c.cfg.Interval.Nanoseconds()
 	if np.Congestion == "" {
 		np.Congestion = c.congestion
 	}
 	np.PeerCongestion = c.peerCongestion
-	np.Bind = c.cfg.Bind
-	if c.cfg.BindDev != "" {
-		np.Bind += "%" + c.cfg.BindDev
-	}
 }
 
 func (c *client) close() {
@@ -248,7 +205,7 @@ func (c *client) test(ctx context.Context) (*result.Net, error) {
 	if l := c.cfg.Latency; l != nil {
 		l.Start(ctx, c.ctrl.LocalAddr(), c.ctrl.RemoteAddr(), offer)
 	}
-	if c.data, err = newDataPath(c.p, c.cfg.ZeroCopy); err != nil {
+	if c.data, err = newDataPath(c.p, c.p.ZeroCopy); err != nil {
 		return nil, err
 	}
 	c.data.limited = true
@@ -263,9 +220,9 @@ func (c *client) test(ctx context.Context) (*result.Net, error) {
 	}
 	c.running = true
 	if l := c.cfg.Latency; l != nil {
-		l.Loaded(Describe(c.p).Direction, c.p.Omit)
+		l.Loaded(c.cfg.Direction, c.p.Omit)
 	}
-	s := newSession(c.p, c.streams, c.data, c.cfg.Interval, c.cfg.OnInterval)
+	s := newSession(c.p, c.streams, c.data, time.Duration(c.cfg.IntervalNs), c.interval)
 	states := make(chan stateOrErr, 1)
 	s.begin()
 	go func() {
@@ -315,6 +272,9 @@ func (c *client) test(ctx context.Context) (*result.Net, error) {
 	}
 	n := s.compose(mine, remote)
 	n.ServerOutputText, n.ServerOutputJSON, n.ServerUnmet = remote.ServerOutputText, remote.ServerOutputJSON, remote.Unmet
+	if n.ServerUnmet != "" {
+		c.h.Notef("warning: the server did not do all that was asked: %s", n.ServerUnmet)
+	}
 	c.congestion, c.peerCongestion = mine.Congestion, remote.Congestion
 	if err := c.expect(stateDisplayResults, setupTimeout); err != nil {
 		return n, err
@@ -466,22 +426,29 @@ func (c *client) connectStreams(ctx context.Context) error {
 		}
 		c.streams = append(c.streams, st)
 	}
-	if c.cfg.OnStreams != nil {
-		for i, s := range c.streams {
-			c.cfg.OnStreams(int64(i+1), s.local, s.peer)
-		}
+	up := make([]progress.Stream, len(c.streams))
+	for i, s := range c.streams {
+		up[i] = progress.Stream{ID: int64(i + 1), Local: s.local, Remote: s.peer}
 	}
+	c.h.Report(progress.Report{Target: c.cfg.Host, Phase: c.cfg.Direction, Streams: up})
 	return nil
+}
+
+// interval passes an interval that closed on to the hooks.
+func (c *client) interval(iv result.NetInterval) {
+	c.h.Report(progress.Report{Target: c.cfg.Host, Phase: c.cfg.Direction,
+		Elapsed: time.Duration(iv.EndNs), Bound: c.p.Omit + c.p.Time, NetInterval: &iv})
 }
 
 // dialStream opens the i-th data connection from the control
 // connection's local address, so -B and -4/-6 hold for both.
 func (c *client) dialStream(ctx context.Context, i int) (net.Conn, error) {
-	d := net.Dialer{Timeout: ctrlTimeout, Control: bindControl(c.cfg.BindDev, c.p, true)}
+	bind, dev := c.cfg.bind()
+	d := net.Dialer{Timeout: ctrlTimeout, Control: bindControl(dev, c.p, true)}
 	// The data goes to the address the control connection reached.
 	addr := c.ctrl.RemoteAddr().String()
 	var local net.IP
-	if c.cfg.Bind != "" {
+	if bind != "" {
 		local = c.ctrl.LocalAddr().(*net.TCPAddr).IP
 	}
 	port := 0

@@ -129,8 +129,9 @@ type CompatStream struct {
 	err     error
 }
 
-// NewCompatStream writes the events of doc's test to w; doc.Net.Parameters
-// must be set, and the streams are added by Connected.
+// NewCompatStream writes the events of doc's test to w; doc.Net is the
+// section Run fills (its parameters first), and the streams are added by
+// Connected.
 func NewCompatStream(w io.Writer, doc *result.Document) *CompatStream {
 	if doc.Net == nil {
 		doc.Net = &result.Net{}

@@ -97,56 +97,6 @@ func TestOptionsRefused(t *testing.T) {
 	}
 }
 
-func TestClientFlagsOptions(t *testing.T) {
-	base := ClientFlags{Time: "1", Omit: "0", Parallel: 1}
-	ok := base
-	ok.Bitrate, ok.DSCP, ok.FQRate, ok.Title = "20M/16", "AF21", "50M", "x"
-	p, err := ok.Params()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Bitrate != 20e6 || p.Burst != 16 || p.TOS != 0x48 || p.FQRate != 50e6 || p.Title != "x" {
-		t.Errorf("parsed %+v", p)
-	}
-	for _, c := range []struct {
-		set  func(*ClientFlags)
-		want string
-	}{
-		{func(f *ClientFlags) { f.Bitrate = "10M/0" }, "-b 10M/0"},
-		{func(f *ClientFlags) { f.Bitrate = "10M/1001" }, "-b 10M/1001"},
-		{func(f *ClientFlags) { f.TOS = "256" }, "-S 256"},
-		{func(f *ClientFlags) { f.TOS = "0x1g" }, "-S 0x1g"},
-		{func(f *ClientFlags) { f.DSCP = "64" }, "--dscp 64"},
-		{func(f *ClientFlags) { f.DSCP = "gold" }, "--dscp gold"},
-		{func(f *ClientFlags) { f.TOS, f.DSCP = "8", "ef" }, "-S and --dscp"},
-		{func(f *ClientFlags) { f.FQRate = "fast" }, "--fq-rate"},
-		{func(f *ClientFlags) { f.DontFragment = true }, "--dont-fragment: UDP only"},
-		{func(f *ClientFlags) { f.GSRO = true }, "--gsro: UDP only"},
-		{func(f *ClientFlags) { f.UDP, f.MPTCP = true, true }, "--mptcp: TCP only"},
-		{func(f *ClientFlags) { f.FlowLabel = "0x100000" }, "-L 0x100000"},
-		{func(f *ClientFlags) { f.UDP, f.FlowLabel = true, "5" }, "-L: TCP only"},
-	} {
-		f := base
-		c.set(&f)
-		if _, err := f.Params(); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%+v: %v, want %q", f, err, c.want)
-		}
-	}
-}
-
-func TestParseDSCP(t *testing.T) {
-	for in, want := range map[string]int{"ef": 0xb8, "EF": 0xb8, "cs1": 0x20, "af41": 0x88, "10": 40, "0x3f": 0xfc, "010": 32, "0": 0} {
-		if got, ok := ParseDSCP(in); !ok || got != want {
-			t.Errorf("--dscp %s: %#x, %v; want %#x", in, got, ok, want)
-		}
-	}
-	for _, in := range []string{"64", "-1", "", "af5", "0x40"} {
-		if got, ok := ParseDSCP(in); ok {
-			t.Errorf("--dscp %q accepted as %#x", in, got)
-		}
-	}
-}
-
 func TestStrftime(t *testing.T) {
 	at := time.Date(2026, 3, 7, 9, 5, 2, 0, time.UTC)
 	for format, want := range map[string]string{
@@ -222,8 +172,9 @@ func TestCompatKeys(t *testing.T) {
 	}
 	ts := startServer(t, ServerConfig{})
 	cfg := quickTest(ts.port)
-	cfg.Params = Params{Time: time.Second, Omit: time.Second, Options: Options{Title: "lab", ExtraData: "e", GetServerOutput: true}}
-	cfg.Interval = 500 * time.Millisecond
+	cfg.NetParameters = result.NetParameters{DurationNs: second, OmitNs: second, Title: "lab", ExtraData: "e",
+		IntervalNs: int64(500 * time.Millisecond)}
+	cfg.GetServerOutput = true
 	n, err := runTest(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -289,19 +240,20 @@ func TestServerHonoursOptions(t *testing.T) {
 	ts := startServer(t, ServerConfig{ControlTimeout: 10 * time.Second})
 	for _, c := range []struct {
 		name string
-		p    Params
+		p    result.NetParameters
 		rate float64
 	}{
-		{"fq-rate reverse", Params{Time: 2 * time.Second, Reverse: true, Options: Options{FQRate: 80e6}}, 80e6},
-		{"fq-rate bidir", Params{Time: 2 * time.Second, Bidir: true, Options: Options{FQRate: 60e6}}, 60e6},
-		{"burst udp reverse", Params{UDP: true, Time: 2 * time.Second, Reverse: true, Bitrate: 30e6, Len: 1400, Options: Options{Burst: 10}}, 30e6},
-		{"gsro udp reverse", Params{UDP: true, Time: 2 * time.Second, Reverse: true, Bitrate: 100e6, Len: 1400, Options: Options{GSO: true, GRO: true}}, 100e6},
-		{"skip-rx-copy tcp", Params{Time: 2 * time.Second, Bitrate: 100e6, Options: Options{SkipRxCopy: true, RepeatingPayload: true, TOS: 0x20}}, 100e6},
-		{"skip-rx-copy udp reverse", Params{UDP: true, Time: 2 * time.Second, Reverse: true, Bitrate: 20e6, Len: 1200, Options: Options{SkipRxCopy: true, DontFragment: true}}, 20e6},
+		{"fq-rate reverse", result.NetParameters{DurationNs: 2 * second, Direction: result.DirDown, FQRateBps: 80e6}, 80e6},
+		{"fq-rate bidir", result.NetParameters{DurationNs: 2 * second, Direction: "bidir", FQRateBps: 60e6}, 60e6},
+		{"burst udp reverse", result.NetParameters{Protocol: "udp", DurationNs: 2 * second, Direction: result.DirDown, BitrateBps: 30e6, BlockSize: 1400, Burst: 10}, 30e6},
+		{"gsro udp reverse", result.NetParameters{Protocol: "udp", DurationNs: 2 * second, Direction: result.DirDown, BitrateBps: 100e6, BlockSize: 1400, GSO: true, GRO: true}, 100e6},
+		{"skip-rx-copy tcp", result.NetParameters{DurationNs: 2 * second, BitrateBps: 100e6, SkipRxCopy: true, RepeatingPayload: true, TOS: 0x20}, 100e6},
+		{"skip-rx-copy udp reverse", result.NetParameters{Protocol: "udp", DurationNs: 2 * second, Direction: result.DirDown, BitrateBps: 20e6, BlockSize: 1200, SkipRxCopy: true, DontFragment: true}, 20e6},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := quickTest(ts.port)
-			cfg.Params = c.p
+			cfg.NetParameters = c.p
+			udp := c.p.Protocol == "udp"
 			n, err := runTest(context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -311,7 +263,7 @@ func TestServerHonoursOptions(t *testing.T) {
 				// sender is paced by itself, and on a loaded machine its
 				// receiver may miss some.
 				got := s.Receiver.BitsPerSecond
-				if c.p.UDP {
+				if udp {
 					got = s.Sender.BitsPerSecond
 				}
 				if r := got / c.rate; r < 0.85 || r > 1.1 {
@@ -319,7 +271,7 @@ func TestServerHonoursOptions(t *testing.T) {
 				}
 				// Sequence numbers read wrong would make nearly all count
 				// as lost; a loaded machine drops some for real.
-				if c.p.UDP && (s.Receiver.Lost == nil || *s.Receiver.Lost > *s.Receiver.Packets/2) {
+				if udp && (s.Receiver.Lost == nil || *s.Receiver.Lost > *s.Receiver.Packets/2) {
 					t.Errorf("%s: lost %d of %d datagrams", s.Direction, deref(s.Receiver.Lost), deref(s.Receiver.Packets))
 				}
 			}
@@ -420,13 +372,13 @@ func TestJSONKeysLikeIperf3(t *testing.T) {
 	}
 	for _, mode := range []struct {
 		args []string
-		p    Params
+		p    result.NetParameters
 	}{
-		{nil, Params{}},
-		{[]string{"-R"}, Params{Reverse: true}},
-		{[]string{"--bidir"}, Params{Bidir: true}},
-		{[]string{"-u", "-b", "10M"}, Params{UDP: true, Bitrate: 10e6}},
-		{[]string{"-u", "-b", "10M", "-R"}, Params{UDP: true, Bitrate: 10e6, Reverse: true}},
+		{nil, result.NetParameters{}},
+		{[]string{"-R"}, result.NetParameters{Direction: result.DirDown}},
+		{[]string{"--bidir"}, result.NetParameters{Direction: "bidir"}},
+		{[]string{"-u", "-b", "10M"}, result.NetParameters{Protocol: "udp", BitrateBps: 10e6}},
+		{[]string{"-u", "-b", "10M", "-R"}, result.NetParameters{Protocol: "udp", BitrateBps: 10e6, Direction: result.DirDown}},
 	} {
 		port, wait := serve()
 		out, err := exec.CommandContext(ctx, peer, append([]string{"-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "1", "-J"}, mode.args...)...).Output()
@@ -441,8 +393,8 @@ func TestJSONKeysLikeIperf3(t *testing.T) {
 		want := map[string]bool{}
 		jsonKeys(theirs, "", want)
 		port, wait = serve()
-		cfg := ClientConfig{Host: "127.0.0.1", Port: port, Params: mode.p, Interval: time.Second, Version: "test"}
-		cfg.Params.Time = time.Second
+		cfg := ClientConfig{Host: "127.0.0.1", Port: port, NetParameters: mode.p, Version: "test"}
+		cfg.DurationNs, cfg.IntervalNs = second, second
 		n, err := runTest(ctx, cfg)
 		wait()
 		if err != nil {
@@ -500,12 +452,15 @@ func TestSkipRxCopyEveryByte(t *testing.T) {
 		// a stream is empty at both ends. A timed test keeps every
 		// stream sending for a second.
 		timed := i%3 != 0
-		cfg.Params = Params{Bytes: 48 << 20, Parallel: 6, Reverse: i%2 == 1, Options: Options{SkipRxCopy: true}}
+		cfg.NetParameters = result.NetParameters{Bytes: 48 << 20, Streams: 6, SkipRxCopy: true}
+		if i%2 == 1 {
+			cfg.Direction = result.DirDown
+		}
 		if timed {
-			cfg.Params.Bytes, cfg.Params.Time = 0, time.Second
+			cfg.Bytes, cfg.DurationNs = 0, second
 		}
 		if i%4 == 2 {
-			cfg.Params = Params{Time: time.Second, Parallel: 3, Bidir: true, Options: Options{SkipRxCopy: true}}
+			cfg.NetParameters = result.NetParameters{DurationNs: second, Streams: 3, Direction: "bidir", SkipRxCopy: true}
 		}
 		n, err := runTest(context.Background(), cfg)
 		if err != nil {
@@ -515,8 +470,8 @@ func TestSkipRxCopyEveryByte(t *testing.T) {
 			t.Fatalf("run %d: %d streams", i+1, len(n.Streams))
 		}
 		for _, s := range n.Streams {
-			if s.Sender.Bytes == 0 && cfg.Params.Time > 0 || s.Receiver.Bytes != s.Sender.Bytes {
-				t.Errorf("run %d (%+v): stream %d %s sent %d, received %d", i+1, cfg.Params, s.ID, s.Direction, s.Sender.Bytes, s.Receiver.Bytes)
+			if s.Sender.Bytes == 0 && cfg.DurationNs > 0 || s.Receiver.Bytes != s.Sender.Bytes {
+				t.Errorf("run %d (%+v): stream %d %s sent %d, received %d", i+1, cfg.NetParameters, s.ID, s.Direction, s.Sender.Bytes, s.Receiver.Bytes)
 			}
 		}
 		ts.idle(t)

@@ -3,8 +3,6 @@ package iperf3
 import (
 	"fmt"
 	"time"
-
-	"github.com/thruput/thruput/internal/result"
 )
 
 // Params are a test's parameters as the client sends them to the server.
@@ -38,8 +36,8 @@ type Params struct {
 	// ClientVersion is the peer's version string ("3.12", "thruput dev").
 	ClientVersion string
 	// Unmet says what the server could not do of what the client asked,
-	// "" when nothing (never on the wire): the command prints it in the
-	// server's log.
+	// "" when nothing (never on the wire): a note to the server's hooks,
+	// and server_unmet in its results.
 	Unmet string
 	Options
 
@@ -245,47 +243,6 @@ func (l Limits) check(p *Params) error {
 	return nil
 }
 
-// Describe is p in the result document's terms.
-func Describe(p *Params) result.NetParameters {
-	np := result.NetParameters{
-		Protocol:   "tcp",
-		Streams:    p.Parallel,
-		Direction:  result.DirUp,
-		DurationNs: p.Time.Nanoseconds(),
-		OmitNs:     p.Omit.Nanoseconds(),
-		Bytes:      p.Bytes,
-		Blocks:     p.Blocks,
-		BlockSize:  p.Len,
-		BitrateBps: p.Bitrate,
-		Window:     p.Window,
-		MSS:        p.MSS,
-		NoDelay:    p.NoDelay,
-		Congestion: p.Congestion,
-		ZeroCopy:   p.ZeroCopy && !p.UDP,
-
-		TOS:              p.TOS,
-		FQRateBps:        p.FQRate,
-		Burst:            p.Burst,
-		DontFragment:     p.DontFragment,
-		SkipRxCopy:       p.SkipRxCopy,
-		GSO:              p.GSO,
-		GRO:              p.GRO,
-		RepeatingPayload: p.RepeatingPayload,
-		Title:            p.Title,
-		ExtraData:        p.ExtraData,
-	}
-	if p.UDP {
-		np.Protocol = "udp"
-	}
-	switch {
-	case p.Bidir:
-		np.Direction = "bidir"
-	case p.Reverse:
-		np.Direction = result.DirDown
-	}
-	return np
-}
-
 // Options are the parameters iperf3 3.13-3.21 added that change what each
 // end's sockets and senders do; a server applies them to its own streams
 // in every direction (see sockopt.go).
@@ -331,8 +288,8 @@ type Options struct {
 	sctp bool
 }
 
-// maxBurst is iperf3's MAX_BURST.
-const maxBurst = 1000
+// MaxBurst is iperf3's MAX_BURST: the most blocks a paced sender writes at once.
+const MaxBurst = 1000
 
 func (o *Options) wire(m map[string]any, udp bool) {
 	set := func(key string, on bool, v any) {
@@ -378,10 +335,10 @@ func (o *Options) parse(obj object) error {
 	if err := obj.int("TOS", 0, 255, &tos); err != nil {
 		return refuse(ieBadTOS, "parameters: %v", err)
 	}
-	if err := obj.int("burst", 0, maxBurst, &burst); err != nil {
+	if err := obj.int("burst", 0, MaxBurst, &burst); err != nil {
 		return refuse(ieBurst, "parameters: %v", err)
 	}
-	if err := obj.int("server_affinity", 0, maxCPU, &cpu); err != nil {
+	if err := obj.int("server_affinity", 0, MaxCPU, &cpu); err != nil {
 		return refuse(ieAffinity, "parameters: %v", err)
 	}
 	if cpu >= 0 {

@@ -224,7 +224,7 @@ func FuzzParseParams(f *testing.F) {
 		if p.Parallel < 1 || p.Parallel > maxStreams || p.Len <= 0 || p.Len > maxBlockSizeTCP ||
 			p.Time < 0 || p.Omit < 0 || p.Bytes < 0 || p.Blocks < 0 || p.Window < 0 || p.MSS < 0 || p.Bitrate < 0 ||
 			(p.Time == 0 && p.Bytes == 0 && p.Blocks == 0) || (p.Reverse && p.Bidir) ||
-			p.TOS < 0 || p.TOS > 255 || p.Burst < 0 || p.Burst > maxBurst || p.FQRate < 0 || p.GSOBuf < 0 || p.GSODg < 0 {
+			p.TOS < 0 || p.TOS > 255 || p.Burst < 0 || p.Burst > MaxBurst || p.FQRate < 0 || p.GSOBuf < 0 || p.GSODg < 0 {
 			t.Fatalf("accepted out-of-range parameters %+v from %q", p, b)
 		}
 	})

@@ -92,10 +92,9 @@ func (r *Results) wire() map[string]any {
 // serverOutput adds this server's report of the test to its results, as
 // iperf3's server does for --get-server-output: its JSON when it runs with
 // JSON output, else its text.
-func (r *Results) serverOutput(n *result.Net, p *Params, client string, asJSON bool) {
+func (r *Results) serverOutput(n *result.Net, np result.NetParameters, unmet string, asJSON bool) {
 	mine := *n
-	mine.Parameters = Describe(p)
-	mine.Parameters.Role, mine.Parameters.Client, mine.Parameters.PeerVersion = "server", client, p.ClientVersion
+	mine.Parameters = np
 	if asJSON {
 		b, err := json.Marshal(compatTop(&result.Document{Net: &mine, StartedAt: time.Now()}))
 		if err == nil {
@@ -104,11 +103,11 @@ func (r *Results) serverOutput(n *result.Net, p *Params, client string, asJSON b
 		return
 	}
 	var b strings.Builder
-	if p.Unmet != "" {
+	if unmet != "" {
 		// As iperf3 prints its warnings (warning()), first.
-		fmt.Fprintf(&b, "warning: %s\n", p.Unmet)
+		fmt.Fprintf(&b, "warning: %s\n", unmet)
 	}
-	_ = WriteCompatText(&b, &mine, p.Title)
+	_ = WriteCompatText(&b, &mine, np.Title)
 	r.ServerOutputText = b.String()
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -39,13 +40,17 @@ type ServerConfig struct {
 	// ControlTimeout bounds each read and write on a control connection
 	// and the accepting of a test's data streams (default 10 s).
 	ControlTimeout time.Duration
-	// OnTest is told of each test as it starts; OnInterval of its live
-	// figures; OnResult of its end (the figures so far and why it failed).
-	// client (the control connection's address) tells tests apart; calls
-	// for different tests may come at once with MaxClients above 1.
-	OnTest     func(client string, p *Params)
-	OnInterval func(client string, iv result.NetInterval)
-	OnResult   func(n *result.Net, p *Params, client string, err error)
+	// OnTest is told of each test as it starts, with the parameters its
+	// document records; OnResult of its end, with its section (what was
+	// measured so far) and why it failed. client (the control
+	// connection's address) tells tests apart; calls for different tests
+	// may come at once with MaxClients above 1.
+	OnTest   func(client string, np result.NetParameters)
+	OnResult func(n *result.Net, client string, err error)
+	// Hooks are told of each test's intervals as they close, the report's
+	// Target its client, and take the notes (what a test asked that this
+	// server could not do).
+	Hooks progress.Hooks
 	// OnReject is told of connections refused before a test started:
 	// garbage, silence, bad parameters, busy.
 	OnReject func(client string, err error)
@@ -429,20 +434,72 @@ func (s *Server) handle(ctx context.Context, ctrl net.Conn, cookie []byte, admit
 		s.reject(ctrl, err)
 		return false, err
 	}
+	np := s.parameters(p, client)
 	if s.cfg.OnTest != nil {
-		s.cfg.OnTest(client, p)
+		s.cfg.OnTest(client, np)
 	}
-	n, err := s.run(ctx, ctrl, cookie, p, func() { release(true) })
+	if p.Unmet != "" {
+		s.cfg.Hooks.Notef("%s: %s", client, p.Unmet)
+	}
+	n, err := s.run(ctx, ctrl, cookie, p, np, func() { release(true) })
 	if err != nil && ctx.Err() == nil {
 		serverError(ctrl, err)
 	}
+	if n == nil {
+		n = &result.Net{}
+	}
+	n.Parameters = np
 	if s.cfg.OnResult != nil {
-		s.cfg.OnResult(n, p, client, err)
+		s.cfg.OnResult(n, client, err)
 	}
 	return true, err
 }
 
-func (s *Server) run(ctx context.Context, ctrl net.Conn, cookie []byte, p *Params, done func()) (*result.Net, error) {
+// parameters are what this end's document records of a test: the
+// client's parameters in the document's terms, the one place they turn
+// into them, and this end's part.
+func (s *Server) parameters(p *Params, client string) result.NetParameters {
+	np := result.NetParameters{
+		Role: "server", Server: s.cfg.Addr, Client: client, PeerVersion: p.ClientVersion,
+		Protocol:   "tcp",
+		Streams:    p.Parallel,
+		Direction:  result.DirUp,
+		DurationNs: p.Time.Nanoseconds(),
+		OmitNs:     p.Omit.Nanoseconds(),
+		Bytes:      p.Bytes,
+		Blocks:     p.Blocks,
+		BlockSize:  p.Len,
+		BitrateBps: p.Bitrate,
+		Window:     p.Window,
+		MSS:        p.MSS,
+		NoDelay:    p.NoDelay,
+		Congestion: p.Congestion,
+		ZeroCopy:   (s.cfg.ZeroCopy || p.ZeroCopy) && !p.UDP,
+
+		TOS:              p.TOS,
+		FQRateBps:        p.FQRate,
+		Burst:            p.Burst,
+		DontFragment:     p.DontFragment,
+		SkipRxCopy:       p.SkipRxCopy,
+		GSO:              p.GSO,
+		GRO:              p.GRO,
+		RepeatingPayload: p.RepeatingPayload,
+		Title:            p.Title,
+		ExtraData:        p.ExtraData,
+	}
+	if p.UDP {
+		np.Protocol = "udp"
+	}
+	switch {
+	case p.Bidir:
+		np.Direction = "bidir"
+	case p.Reverse:
+		np.Direction = result.DirDown
+	}
+	return np
+}
+
+func (s *Server) run(ctx context.Context, ctrl net.Conn, cookie []byte, p *Params, np result.NetParameters, done func()) (*result.Net, error) {
 	data, err := newDataPath(p, s.cfg.ZeroCopy || p.ZeroCopy)
 	if err != nil {
 		return nil, err
@@ -475,12 +532,10 @@ func (s *Server) run(ctx context.Context, ctrl net.Conn, cookie []byte, p *Param
 	if err := writeState(ctrl, stateTestRunning, s.cfg.ControlTimeout); err != nil {
 		return nil, err
 	}
-	var onInterval func(result.NetInterval)
-	if s.cfg.OnInterval != nil {
-		client := ctrl.RemoteAddr().String()
-		onInterval = func(iv result.NetInterval) { s.cfg.OnInterval(client, iv) }
-	}
-	sess := newSession(p, streams, data, s.cfg.Interval, onInterval)
+	sess := newSession(p, streams, data, s.cfg.Interval, func(iv result.NetInterval) {
+		s.cfg.Hooks.Report(progress.Report{Target: np.Client, Phase: np.Direction,
+			Elapsed: time.Duration(iv.EndNs), Bound: p.Omit + p.Time, NetInterval: &iv})
+	})
 	states := make(chan stateOrErr, 1)
 	sess.begin()
 	go func() {
@@ -515,7 +570,7 @@ func (s *Server) run(ctx context.Context, ctrl net.Conn, cookie []byte, p *Param
 	mine.Unmet = p.Unmet
 	n := sess.compose(mine, remote)
 	if p.GetServerOutput {
-		mine.serverOutput(n, p, ctrl.RemoteAddr().String(), s.cfg.OutputJSON)
+		mine.serverOutput(n, np, p.Unmet, s.cfg.OutputJSON)
 	}
 	if err := sendJSON(ctrl, mine.wire(), s.cfg.ControlTimeout); err != nil {
 		return n, err

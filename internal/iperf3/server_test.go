@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/fstest"
+	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -34,7 +35,7 @@ func startServer(t *testing.T, cfg ServerConfig) *testServer {
 	if cfg.ControlTimeout == 0 {
 		cfg.ControlTimeout = 300 * time.Millisecond
 	}
-	cfg.OnResult = func(_ *result.Net, _ *Params, _ string, err error) {
+	cfg.OnResult = func(_ *result.Net, _ string, err error) {
 		ts.mu.Lock()
 		ts.results = append(ts.results, err)
 		ts.mu.Unlock()
@@ -93,8 +94,11 @@ func (ts *testServer) idle(t *testing.T) {
 }
 
 func quickTest(port int) ClientConfig {
-	return ClientConfig{Host: "127.0.0.1", Port: port, Params: Params{Bytes: 4 << 20}, Version: "test"}
+	return ClientConfig{Host: "127.0.0.1", Port: port, NetParameters: result.NetParameters{Bytes: 4 << 20}, Version: "test"}
 }
+
+// second is a second in the parameters' nanoseconds.
+const second = int64(time.Second)
 
 func openFDs(t *testing.T) int {
 	t.Helper()
@@ -275,16 +279,16 @@ func TestServerLimitsAndAuth(t *testing.T) {
 	ts := startServer(t, ServerConfig{Secret: secret, Limits: Limits{MaxDuration: 5 * time.Second, MaxStreams: 2, MaxBitrate: 1e9}})
 	for _, c := range []struct {
 		name string
-		p    Params
+		p    result.NetParameters
 		code int32
 	}{
-		{"too long", Params{Time: 10 * time.Second, Bitrate: 1e6}, ieMaxDuration},
-		{"too many streams", Params{Time: time.Second, Parallel: 3, Bitrate: 1e6}, ieNumStreams},
-		{"uncapped", Params{Time: time.Second}, ieTotalRate},
-		{"too fast", Params{Time: time.Second, Parallel: 2, Bitrate: 600e6}, ieTotalRate},
+		{"too long", result.NetParameters{DurationNs: 10 * second, BitrateBps: 1e6}, ieMaxDuration},
+		{"too many streams", result.NetParameters{DurationNs: second, Streams: 3, BitrateBps: 1e6}, ieNumStreams},
+		{"uncapped", result.NetParameters{DurationNs: second}, ieTotalRate},
+		{"too fast", result.NetParameters{DurationNs: second, Streams: 2, BitrateBps: 600e6}, ieTotalRate},
 	} {
 		cfg := quickTest(ts.port)
-		cfg.Params, cfg.Secret = c.p, secret
+		cfg.NetParameters, cfg.Secret = c.p, secret
 		_, err := runTest(ctx, cfg)
 		var pe *PeerError
 		if !errors.As(err, &pe) || pe.Code != c.code {
@@ -293,7 +297,7 @@ func TestServerLimitsAndAuth(t *testing.T) {
 		ts.idle(t)
 	}
 	cfg := quickTest(ts.port)
-	cfg.Params = Params{Bytes: 1 << 20, Bitrate: 500e6}
+	cfg.NetParameters = result.NetParameters{Bytes: 1 << 20, BitrateBps: 500e6}
 	_, err := runTest(ctx, cfg)
 	var pe *PeerError
 	if !errors.As(err, &pe) || pe.Code != ieAuthTest {
@@ -318,31 +322,35 @@ func TestClientServer(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
 		name string
-		p    Params
+		p    result.NetParameters
+		// c64 asks for 64-bit UDP sequence numbers.
+		c64 bool
 	}{
-		{"tcp bytes", Params{Bytes: 32 << 20, Parallel: 2}},
-		{"tcp reverse", Params{Bytes: 16 << 20, Reverse: true}},
+		{name: "tcp bytes", p: result.NetParameters{Bytes: 32 << 20, Streams: 2}},
+		{name: "tcp reverse", p: result.NetParameters{Bytes: 16 << 20, Direction: result.DirDown}},
 		// Bursts stop at the count in iperf3's server too, within a
 		// burst of 8 blocks.
-		{"tcp reverse bursts", Params{Bytes: 16<<20 + 3<<17, Reverse: true, Bitrate: 400e6, Options: Options{Burst: 8}}},
+		{name: "tcp reverse bursts", p: result.NetParameters{Bytes: 16<<20 + 3<<17, Direction: result.DirDown, BitrateBps: 400e6, Burst: 8}},
 		// What is sent during -O does not count towards -n, and the test
 		// still ends (it once ran for ever).
-		{"tcp bytes after omit", Params{Bytes: 8 << 20, Omit: time.Second, Bitrate: 100e6}},
-		{"tcp reverse bytes after omit", Params{Bytes: 8 << 20, Omit: time.Second, Bitrate: 100e6, Reverse: true}},
-		{"tcp bidir", Params{Time: time.Second, Parallel: 2, Bidir: true, Bitrate: 200e6}},
-		{"tcp paced", Params{Time: time.Second, Bitrate: 80e6}},
-		{"udp", Params{UDP: true, Time: time.Second, Bitrate: 20e6, Len: 1400}},
-		{"udp reverse 64-bit", Params{UDP: true, Time: time.Second, Bitrate: 20e6, Reverse: true, Counters64: true}},
+		{name: "tcp bytes after omit", p: result.NetParameters{Bytes: 8 << 20, OmitNs: second, BitrateBps: 100e6}},
+		{name: "tcp reverse bytes after omit", p: result.NetParameters{Bytes: 8 << 20, OmitNs: second, BitrateBps: 100e6, Direction: result.DirDown}},
+		{name: "tcp bidir", p: result.NetParameters{DurationNs: second, Streams: 2, Direction: "bidir", BitrateBps: 200e6}},
+		{name: "tcp paced", p: result.NetParameters{DurationNs: second, BitrateBps: 80e6}},
+		{name: "udp", p: result.NetParameters{Protocol: "udp", DurationNs: second, BitrateBps: 20e6, BlockSize: 1400}},
+		{name: "udp reverse 64-bit", p: result.NetParameters{Protocol: "udp", DurationNs: second, BitrateBps: 20e6, Direction: result.DirDown}, c64: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := quickTest(ts.port)
-			cfg.Params, cfg.Interval = c.p, 250*time.Millisecond
+			cfg.NetParameters, cfg.Counters64 = c.p, c.c64
+			cfg.IntervalNs = int64(250 * time.Millisecond)
+			udp, reverse := c.p.Protocol == "udp", c.p.Direction == result.DirDown
 			n, err := runTest(ctx, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
 			wantSums := 1
-			if c.p.Bidir {
+			if c.p.Direction == "bidir" {
 				wantSums = 2
 			}
 			if len(n.Sums) != wantSums || len(n.Intervals) == 0 {
@@ -353,19 +361,19 @@ func TestClientServer(t *testing.T) {
 				if snd.Bytes == 0 || rcv.Bytes == 0 || rcv.Bytes > snd.Bytes {
 					t.Errorf("%s: sent %d, received %d", s.Direction, snd.Bytes, rcv.Bytes)
 				}
-				if !c.p.UDP && rcv.Bytes != snd.Bytes {
+				if !udp && rcv.Bytes != snd.Bytes {
 					t.Errorf("%s: TCP sent %d but received %d", s.Direction, snd.Bytes, rcv.Bytes)
 				}
-				if c.p.Bitrate > 0 && c.p.Time > 0 {
-					want := float64(c.p.Bitrate) * float64(c.p.Parallel)
-					if c.p.Parallel == 0 {
-						want = float64(c.p.Bitrate)
+				if c.p.BitrateBps > 0 && c.p.DurationNs > 0 {
+					want := float64(c.p.BitrateBps) * float64(c.p.Streams)
+					if c.p.Streams == 0 {
+						want = float64(c.p.BitrateBps)
 					}
 					if r := snd.BitsPerSecond / want; r < 0.9 || r > 1.1 {
 						t.Errorf("%s: paced at %.0f bit/s, want %.0f", s.Direction, snd.BitsPerSecond, want)
 					}
 				}
-				if c.p.UDP && (rcv.Lost == nil || rcv.JitterMs == nil || rcv.Packets == nil || *rcv.Packets == 0) {
+				if udp && (rcv.Lost == nil || rcv.JitterMs == nil || rcv.Packets == nil || *rcv.Packets == 0) {
 					t.Errorf("UDP receiver figures missing: %+v", rcv)
 				}
 			}
@@ -376,7 +384,7 @@ func TestClientServer(t *testing.T) {
 					}
 					// The server's unpaced or bursting TCP senders
 					// stop at the count, a block past it at most.
-					stops := c.p.Reverse && c.p.Omit == 0 && (c.p.Bitrate == 0 || c.p.Burst > 0)
+					stops := reverse && c.p.OmitNs == 0 && (c.p.BitrateBps == 0 || c.p.Burst > 0)
 					if over := s.Sender.Bytes - c.p.Bytes; stops && over > defaultTCPBlockSize {
 						t.Errorf("%s: -n %d, the server sent %d past it", s.Direction, c.p.Bytes, over)
 					}
@@ -428,7 +436,7 @@ func TestServerMaxClients(t *testing.T) {
 		Limits: Limits{MaxStreams: 3, MaxBitrate: 600e6}})
 	long := func(parallel int) ClientConfig {
 		cfg := quickTest(ts.port)
-		cfg.Params = Params{Time: 2 * time.Second, Parallel: parallel, Bitrate: 100e6}
+		cfg.NetParameters = result.NetParameters{DurationNs: 2 * second, Streams: parallel, BitrateBps: 100e6}
 		return cfg
 	}
 	first := make(chan error, 1)
@@ -487,10 +495,13 @@ func TestServerMaxClients(t *testing.T) {
 	}
 }
 
-// runTest runs a client test and returns its section, for tests that
-// look at the figures.
+// runTest runs a client test, on one stream unless the config says
+// otherwise, and returns its section, for tests that look at the figures.
 func runTest(ctx context.Context, cfg ClientConfig) (*result.Net, error) {
+	if cfg.Streams == 0 {
+		cfg.Streams = 1
+	}
 	n := &result.Net{}
-	err := Run(ctx, cfg, n)
+	err := Run(ctx, cfg, n, progress.Hooks{})
 	return n, err
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/thruput/thruput/internal/payload"
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/usage"
 )
 
 // The per-test socket options both ends apply to every data stream, as
@@ -343,13 +344,14 @@ const (
 	ipv6FlShareAny   = 255
 )
 
-// dialFlowLabel connects a TCP data stream over IPv6 with -L's flow label,
+// dialFlowLabel connects a TCP data stream over IPv6 with its flow label,
 // as iperf3 does: the label is leased from the kernel for the destination
 // and given in the connect address, which Go's dialer cannot set.
 func (c *client) dialFlowLabel(ctx context.Context, local *net.TCPAddr) (net.Conn, error) {
+	_, dev := c.cfg.bind()
 	remote := c.ctrl.RemoteAddr().(*net.TCPAddr)
 	if remote.IP.To4() != nil {
-		return nil, refuse(ieSetFlow, "-L: a flow label needs IPv6, and %s is IPv4", remote.IP)
+		return nil, usage.Invalidf("{FlowLabel}: a flow label needs IPv6, and %s is IPv4", remote.IP)
 	}
 	fd, err := unix.Socket(unix.AF_INET6, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -361,7 +363,7 @@ func (c *client) dialFlowLabel(ctx context.Context, local *net.TCPAddr) (net.Con
 			unix.Close(fd)
 		}
 	}()
-	if err := bindControl(c.cfg.BindDev, c.p, true)("tcp6", "", rawFD(fd)); err != nil {
+	if err := bindControl(dev, c.p, true)("tcp6", "", rawFD(fd)); err != nil {
 		return nil, err
 	}
 	if local != nil {

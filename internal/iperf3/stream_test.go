@@ -2,11 +2,12 @@ package iperf3
 
 import (
 	"context"
-	"golang.org/x/sys/unix"
 	"testing"
-	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/thruput/thruput/internal/fstest"
+	"github.com/thruput/thruput/internal/result"
 )
 
 // TestSenderWholeBlocks: a TCP sender with nothing counting its blocks
@@ -18,25 +19,25 @@ func TestSenderWholeBlocks(t *testing.T) {
 	ts := startServer(t, ServerConfig{})
 	for _, c := range []struct {
 		name string
-		p    Params
+		p    result.NetParameters
 	}{
 		// 1000 does not divide sendChunk: a chunk ends mid-block.
-		{"up", Params{Time: time.Second, Parallel: 2, Len: 1000}},
-		{"reverse", Params{Time: time.Second, Parallel: 2, Len: 1000, Reverse: true}},
-		{"bidir", Params{Time: time.Second, Bidir: true, Len: 4096}},
+		{"up", result.NetParameters{DurationNs: second, Streams: 2, BlockSize: 1000}},
+		{"reverse", result.NetParameters{DurationNs: second, Streams: 2, BlockSize: 1000, Direction: result.DirDown}},
+		{"bidir", result.NetParameters{DurationNs: second, Direction: "bidir", BlockSize: 4096}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ts.idle(t)
 			cfg := quickTest(ts.port)
-			cfg.Params = c.p
+			cfg.NetParameters = c.p
 			n, err := runTest(context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, st := range n.Streams {
 				snd, rcv := st.Sender, st.Receiver
-				if snd.Bytes == 0 || snd.Bytes%int64(c.p.Len) != 0 {
-					t.Errorf("stream %d (%s): sent %d bytes, not whole %d-byte blocks", st.ID, st.Direction, snd.Bytes, c.p.Len)
+				if snd.Bytes == 0 || snd.Bytes%int64(c.p.BlockSize) != 0 {
+					t.Errorf("stream %d (%s): sent %d bytes, not whole %d-byte blocks", st.ID, st.Direction, snd.Bytes, c.p.BlockSize)
 				}
 				if rcv.Bytes != snd.Bytes {
 					t.Errorf("stream %d (%s): sent %d, received %d", st.ID, st.Direction, snd.Bytes, rcv.Bytes)

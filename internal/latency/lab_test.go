@@ -20,6 +20,7 @@ import (
 	"github.com/thruput/thruput/internal/iperf3"
 	"github.com/thruput/thruput/internal/latency"
 	"github.com/thruput/thruput/internal/nettest"
+	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -81,15 +82,18 @@ func labClient() int {
 		return 1
 	}
 	cfg := iperf3.ClientConfig{Host: a.Server, Port: a.Port, Version: "thruput lab",
-		Params: iperf3.Params{Time: time.Duration(a.Seconds) * time.Second, Omit: time.Duration(a.Omit) * time.Second,
-			Reverse: a.Reverse, Congestion: a.Congestion}}
+		NetParameters: result.NetParameters{Streams: 1, DurationNs: int64(a.Seconds) * int64(time.Second),
+			OmitNs: int64(a.Omit) * int64(time.Second), Congestion: a.Congestion}}
+	if a.Reverse {
+		cfg.Direction = result.DirDown
+	}
 	var out labOut
 	out.Base = time.Now()
 	if a.Probes {
 		cfg.Latency = latency.New(latency.Config{Idle: a.Idle})
 	}
 	n := &result.Net{}
-	err := iperf3.Run(context.Background(), cfg, n)
+	err := iperf3.Run(context.Background(), cfg, n, progress.Hooks{})
 	if cfg.Latency != nil {
 		out.Latency = cfg.Latency.Result()
 	}

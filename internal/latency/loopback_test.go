@@ -9,6 +9,7 @@ import (
 
 	"github.com/thruput/thruput/internal/iperf3"
 	"github.com/thruput/thruput/internal/latency"
+	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -21,13 +22,13 @@ func TestLoopbackEcho(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		p    iperf3.Params
+		p    result.NetParameters
 		dir  string
 		same bool
 	}{
-		{"tcp", iperf3.Params{Time: time.Second}, result.DirUp, true},
-		{"udp", iperf3.Params{Time: time.Second, UDP: true, Bitrate: 10e6, Reverse: true}, result.DirDown, false},
-		{"bidir", iperf3.Params{Time: time.Second, Bidir: true}, "bidir", true},
+		{"tcp", result.NetParameters{}, result.DirUp, true},
+		{"udp", result.NetParameters{Protocol: "udp", BitrateBps: 10e6, Direction: result.DirDown}, result.DirDown, false},
+		{"bidir", result.NetParameters{Direction: "bidir"}, "bidir", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, err := iperf3.Listen(iperf3.ServerConfig{Addr: "127.0.0.1:0", Once: true})
@@ -40,7 +41,9 @@ func TestLoopbackEcho(t *testing.T) {
 			go func() { done <- s.Serve(ctx) }()
 			pr := latency.New(latency.Config{Idle: time.Second})
 			n := &result.Net{}
-			err = iperf3.Run(ctx, iperf3.ClientConfig{Host: "127.0.0.1", Port: tcpPort(s), Params: c.p, Version: "thruput test", Latency: pr}, n)
+			cfg := iperf3.ClientConfig{Host: "127.0.0.1", Port: tcpPort(s), NetParameters: c.p, Version: "thruput test", Latency: pr}
+			cfg.Streams, cfg.DurationNs = 1, int64(time.Second)
+			err = iperf3.Run(ctx, cfg, n, progress.Hooks{})
 			l := pr.Result()
 			if err != nil || len(n.Sums) == 0 {
 				t.Fatalf("test: %v", err)
@@ -105,8 +108,12 @@ func TestBackToBackWithProbes(t *testing.T) {
 	for i := range 10 {
 		pr := latency.New(latency.Config{Idle: 100 * time.Millisecond})
 		n := &result.Net{}
-		p := iperf3.Params{Time: time.Second, Reverse: i%2 == 1}
-		if err := iperf3.Run(ctx, iperf3.ClientConfig{Host: "127.0.0.1", Port: tcpPort(s), Params: p, Version: "thruput test", Latency: pr}, n); err != nil {
+		cfg := iperf3.ClientConfig{Host: "127.0.0.1", Port: tcpPort(s), Version: "thruput test", Latency: pr,
+			NetParameters: result.NetParameters{Streams: 1, DurationNs: int64(time.Second)}}
+		if i%2 == 1 {
+			cfg.Direction = result.DirDown
+		}
+		if err := iperf3.Run(ctx, cfg, n, progress.Hooks{}); err != nil {
 			t.Fatalf("test %d: %v", i+1, err)
 		}
 		if l := pr.Result(); l == nil || l.Probe != latency.KindUDPEcho {

@@ -10,7 +10,8 @@ import (
 
 // Report is where a running phase stands, as every engine tells it: the
 // disk engines after each chunk of blocks, the HTTP download a few times
-// a second.
+// a second, the network test once its data connections are up and at the
+// end of each of its intervals.
 type Report struct {
 	// Target is what is measured: a target's label, a scratch directory.
 	Target string
@@ -27,6 +28,19 @@ type Report struct {
 	Bytes, Total int64
 	// Elapsed since the phase began; Bound is its time bound, 0 for none.
 	Elapsed, Bound time.Duration
+	// Streams are a network test's data connections, in the one report
+	// it makes once they are all up: its load begins then.
+	Streams []Stream
+	// NetInterval is a network test's interval that just closed, the
+	// figures of iperf3's live lines; nil in every other report.
+	NetInterval *result.NetInterval
+}
+
+// Stream is one data connection of a network test: its number from 1
+// and the addresses of its two ends, this one first.
+type Stream struct {
+	ID            int64
+	Local, Remote string
 }
 
 // Hooks let a caller see a run as it goes; nil fields are skipped, so the
