@@ -8,6 +8,7 @@ import (
 
 	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/sockio"
 )
 
 // TestSenderWholeBlocks: a TCP sender with nothing counting its blocks
@@ -65,6 +66,14 @@ func TestChunkOnlyForSenders(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unix.Close(fds[1])
+	// A send timeout, as sockio.Detach gives every data socket: a raw
+	// write blocked for good would hold its P through a garbage
+	// collection's stop-the-world, which then waits for ever while this
+	// test's reader cannot run.
+	tv := unix.NsecToTimeval(sockio.Timeout.Nanoseconds())
+	if err := unix.SetsockoptTimeval(fds[0], unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv); err != nil {
+		t.Fatal(err)
+	}
 	s := &stream{fd: fds[0], send: true}
 	defer s.close()
 	done := make(chan error, 1)
