@@ -6,6 +6,7 @@ package stats
 
 import (
 	"math"
+	"sync/atomic"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -93,11 +94,38 @@ func (h *Histogram) Reset() { h.h.Reset() }
 
 // T975 is Student's t at 0.975 (a two-sided 95 % interval) for df degrees
 // of freedom, fractional ones included.
-func T975(df float64) float64 { return TQuantile(0.975, df) }
+func T975(df float64) float64 { return t975.at(df) }
 
 // T995 is Student's t at 0.995 (a two-sided 99 % test) for df degrees of
 // freedom.
-func T995(df float64) float64 { return TQuantile(0.995, df) }
+func T995(df float64) float64 { return t995.at(df) }
+
+var t975, t995 = &tTable{p: 0.975}, &tTable{p: 0.995}
+
+// tTable remembers the quantile at p for whole degrees of freedom once
+// found: --until-stable asks for the same few after every window, and
+// each is some sixty evaluations of the incomplete beta function.
+// Fractional df (Welch's) and large ones are computed every time.
+type tTable struct {
+	p float64
+	// vals[df] holds the quantile's bits, 0 until found (a quantile
+	// above the median is never 0).
+	vals [1024]atomic.Uint64
+}
+
+func (tt *tTable) at(df float64) float64 {
+	df = max(df, 1)
+	i := int(df)
+	if float64(i) != df || i >= len(tt.vals) {
+		return TQuantile(tt.p, df)
+	}
+	if b := tt.vals[i].Load(); b != 0 {
+		return math.Float64frombits(b)
+	}
+	q := TQuantile(tt.p, df)
+	tt.vals[i].Store(math.Float64bits(q))
+	return q
+}
 
 // TCDF is Student's t distribution function with df > 0 degrees of
 // freedom, fractional ones included (Welch's test gives such), from the

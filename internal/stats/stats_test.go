@@ -71,3 +71,19 @@ func TestT(t *testing.T) {
 		prev = T975(df)
 	}
 }
+
+// TestTRemembered: a quantile T975 or T995 remembers is the one
+// TQuantile finds, asked once or again, and below df 1 it is df 1's.
+func TestTRemembered(t *testing.T) {
+	for _, df := range []float64{-3, 0, 1, 2.5, 30, 1023, 1024, 5000} {
+		for _, c := range []struct {
+			f func(float64) float64
+			p float64
+		}{{T975, 0.975}, {T995, 0.995}} {
+			want := TQuantile(c.p, df)
+			if a, b := c.f(df), c.f(df); a != want || b != want {
+				t.Errorf("t at %v for df %v: %v, then %v; TQuantile says %v", c.p, df, a, b, want)
+			}
+		}
+	}
+}
