@@ -6,57 +6,17 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/thruput/thruput/internal/ceiling"
 	"github.com/thruput/thruput/internal/result"
 )
 
-// corpusTrees holds each corpus machine unpacked once for the whole test
-// binary: the corpus tests only read their trees, and unpacking them again
-// for every test was most of this package's -short time.
-var corpusTrees struct {
-	sync.Mutex
-	dir string
-	fs  map[string]FS
-}
-
 // corpusFixture is the corpus machine name as an FS, unpacked on first use.
-// Its tree is shared: a test must not write into it (use fixture).
+// Its tree is shared: a test must not write into it.
 func corpusFixture(t testing.TB, name string) FS {
 	t.Helper()
-	corpusTrees.Lock()
-	defer corpusTrees.Unlock()
-	if fs, ok := corpusTrees.fs[name]; ok {
-		return fs
-	}
-	if corpusTrees.dir == "" {
-		dir, err := os.MkdirTemp("", "thruput-sysinfo-corpus-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		corpusTrees.dir, corpusTrees.fs = dir, map[string]FS{}
-	}
-	b, err := os.ReadFile(filepath.Join("testdata", "corpus", name+".txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(corpusTrees.dir, name)
-	if err := Unpack(b, dir); err != nil {
-		t.Fatal(err)
-	}
-	corpusTrees.fs[name] = AtRoot(dir)
-	return corpusTrees.fs[name]
-}
-
-// TestMain removes the shared corpus trees after the tests.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if corpusTrees.dir != "" {
-		os.RemoveAll(corpusTrees.dir)
-	}
-	os.Exit(code)
+	return unpacked(t, filepath.Join("corpus", name+".txtar"))
 }
 
 // corpusHost is what each machine of testdata/corpus says about itself,

@@ -8,26 +8,67 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/thruput/thruput/internal/result"
 )
 
-// fixture unpacks testdata/<name>.txtar into a temporary tree and returns
-// its roots. The trees are kept as archives, not checked in as they are,
+// fixture is testdata/<name>.txtar unpacked into a temporary tree, as
+// roots. The trees are kept as archives, not checked in as they are,
 // because sysfs names hold colons (8:1, 0000:00:1f.2), which Go module zips
-// reject. A file named "link -> target" becomes a symlink.
+// reject. A file named "link -> target" becomes a symlink. The tree is
+// shared (see unpacked): a test must not write into it.
 func fixture(t testing.TB, name string) FS {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name+".txtar"))
+	return unpacked(t, name+".txtar")
+}
+
+// trees holds each archive of testdata unpacked once for the whole test
+// binary: the tests only read their trees, and unpacking one again for
+// every test (a few hundred files and directories each) was most of this
+// package's -short time.
+var trees struct {
+	sync.Mutex
+	dir string
+	fs  map[string]FS
+}
+
+// unpacked is the archive testdata/<archive> as an FS, unpacked on first
+// use.
+func unpacked(t testing.TB, archive string) FS {
+	t.Helper()
+	trees.Lock()
+	defer trees.Unlock()
+	if fs, ok := trees.fs[archive]; ok {
+		return fs
+	}
+	if trees.dir == "" {
+		dir, err := os.MkdirTemp("", "thruput-sysinfo-fixtures-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		trees.dir, trees.fs = dir, map[string]FS{}
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", archive))
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	dir := filepath.Join(trees.dir, strings.TrimSuffix(archive, ".txtar"))
 	if err := Unpack(b, dir); err != nil {
 		t.Fatal(err)
 	}
-	return AtRoot(dir)
+	trees.fs[archive] = AtRoot(dir)
+	return trees.fs[archive]
+}
+
+// TestMain removes the shared trees after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if trees.dir != "" {
+		os.RemoveAll(trees.dir)
+	}
+	os.Exit(code)
 }
 
 func TestHost(t *testing.T) {
