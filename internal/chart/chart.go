@@ -159,16 +159,20 @@ type tag struct {
 type tagger interface{ tags() []tag }
 
 var (
-	markerPath = regexp.MustCompile(`<path d="([^"]*)" style="fill:(#[0-9A-Fa-f]{6});fill-opacity:0\.99608"\s*/>`)
-	taggedPath = regexp.MustCompile(`<path d="([^"]*)" style="([^"]*stroke-opacity:0\.9(?:9216|8824|8431|8039)[^"]*)"\s*/>`)
-	svgOpen    = regexp.MustCompile(`(?s)^.*?<svg\b[^>]*>`)
-	// The family vgsvg names: Liberation Sans is metric-compatible with
-	// Arial (and Arimo, its open twin), so text laid out for one fits in
-	// the others wherever Liberation is not installed.
-	fontFamily = regexp.MustCompile(`font-family:Liberation Sans;`)
+	// The style of a marker's path and of a tagged stroke's, which
+	// finishSVG looks for in each <path d="…" style="…"/> vgsvg writes.
+	markerStyle = regexp.MustCompile(`^fill:(#[0-9A-Fa-f]{6});fill-opacity:0\.99608$`)
+	taggedStyle = regexp.MustCompile(`stroke-opacity:0\.9(?:9216|8824|8431|8039)`)
+	svgOpen     = regexp.MustCompile(`(?s)^.*?<svg\b[^>]*>`)
 )
 
-const fontStack = `font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif;`
+// The family vgsvg names, and what finishSVG puts in its place: Liberation
+// Sans is metric-compatible with Arial (and Arimo, its open twin), so text
+// laid out for one fits in the others wherever Liberation is not installed.
+const (
+	vgsvgFont = `font-family:Liberation Sans;`
+	fontStack = `font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif;`
+)
 
 // finishSVG makes vgsvg's document self-describing and self-contained:
 // the prolog goes, the root gets a title, the fonts fall back to metric
@@ -185,41 +189,83 @@ func (c *Chart) finishSVG(b []byte) ([]byte, error) {
 	fmt.Fprintf(&out, `<svg xmlns="http://www.w3.org/2000/svg" width="%.5gpt" height="%.5gpt" viewBox="0 0 %.5g %.5g" role="img" aria-label="%s" class="chart" data-chart="%s" data-series="%d" data-legend="%s">`,
 		Width.Points(), Height.Points(), Width.Points(), Height.Points(), title, html.EscapeString(c.Name), c.series, html.EscapeString(strings.Join(c.legendNames, "|")))
 	fmt.Fprintf(&out, "\n<title>%s</title>", title)
-	rest := fontFamily.ReplaceAll(b[len(open):], []byte(fontStack))
-	n := 0
-	rest = markerPath.ReplaceAllFunc(rest, func(m []byte) []byte {
-		sub := markerPath.FindSubmatch(m)
-		label := ""
-		if n < len(c.marks) {
-			label = c.marks[n]
+	rest := bytes.ReplaceAll(b[len(open):], []byte(vgsvgFont), []byte(fontStack))
+	marks, tags := 0, 0
+	rest = rewritePaths(rest, func(d, style []byte) []byte {
+		if m := markerStyle.FindSubmatch(style); m != nil {
+			label := ""
+			if marks < len(c.marks) {
+				label = c.marks[marks]
+			}
+			marks++
+			return fmt.Appendf(nil, `<path class="point" d="%s" style="fill:%s"><title>%s</title></path>`, d, m[1], html.EscapeString(label))
 		}
-		n++
-		return fmt.Appendf(nil, `<path class="point" d="%s" style="fill:%s"><title>%s</title></path>`, sub[1], sub[2], html.EscapeString(label))
-	})
-	if n != len(c.marks) {
-		return nil, fmt.Errorf("chart %s: drew %d markers for %d data points", c.Name, n, len(c.marks))
-	}
-	n = 0
-	rest = taggedPath.ReplaceAllFunc(rest, func(m []byte) []byte {
-		sub := taggedPath.FindSubmatch(m)
+		if !taggedStyle.Match(style) {
+			return nil
+		}
 		var tg tag
-		if n < len(c.tags) {
-			tg = c.tags[n]
+		if tags < len(c.tags) {
+			tg = c.tags[tags]
 		}
-		n++
+		tags++
 		var b bytes.Buffer
-		fmt.Fprintf(&b, `<path class="%s" d="%s" style="%s"`, tg.class, sub[1], sub[2])
+		fmt.Fprintf(&b, `<path class="%s" d="%s" style="%s"`, tg.class, d, style)
 		for _, kv := range tg.data {
 			fmt.Fprintf(&b, ` data-%s="%s"`, kv[0], html.EscapeString(kv[1]))
 		}
 		fmt.Fprintf(&b, `><title>%s</title></path>`, html.EscapeString(tg.title))
 		return b.Bytes()
 	})
-	if n != len(c.tags) {
-		return nil, fmt.Errorf("chart %s: drew %d intervals and cliffs for %d", c.Name, n, len(c.tags))
+	if marks != len(c.marks) {
+		return nil, fmt.Errorf("chart %s: drew %d markers for %d data points", c.Name, marks, len(c.marks))
+	}
+	if tags != len(c.tags) {
+		return nil, fmt.Errorf("chart %s: drew %d intervals and cliffs for %d", c.Name, tags, len(c.tags))
 	}
 	out.Write(rest)
 	return out.Bytes(), nil
+}
+
+// rewritePaths puts what f makes of an element's d and style in place of
+// each <path d="…" style="…"/> of b (the shape of every path vgsvg
+// writes), or keeps the element where f returns nil. It scans rather than
+// matching one regular expression over the document: on input that long
+// Go's regexp runs its slowest engine, and a report's charts spent most
+// of their time there.
+func rewritePaths(b []byte, f func(d, style []byte) []byte) []byte {
+	const open, style = `<path d="`, ` style="`
+	var out []byte
+	kept := 0 // b[kept:] is not in out yet
+	for from := 0; ; {
+		at := bytes.Index(b[from:], []byte(open))
+		if at < 0 {
+			break
+		}
+		at += from
+		from = at + 1
+		d, rest, ok := bytes.Cut(b[at+len(open):], []byte(`"`))
+		if !ok {
+			break
+		}
+		if rest, ok = bytes.CutPrefix(rest, []byte(style)); !ok {
+			continue
+		}
+		st, rest, ok := bytes.Cut(rest, []byte(`"`))
+		if !ok {
+			break
+		}
+		if rest, ok = bytes.CutPrefix(bytes.TrimLeft(rest, "\t\n\f\r "), []byte("/>")); !ok {
+			continue
+		}
+		repl := f(d, st)
+		if repl == nil {
+			continue
+		}
+		end := len(b) - len(rest)
+		out = append(append(out, b[kept:at]...), repl...)
+		kept, from = end, end
+	}
+	return append(out, b[kept:]...)
 }
 
 // Colours are Okabe and Ito's set for colour-blind readers, without its

@@ -498,3 +498,31 @@ func TestIntervalBars(t *testing.T) {
 		}
 	}
 }
+
+// TestRewritePaths: each <path d="…" style="…"/> vgsvg writes, whatever
+// the space before its end, is handed over with its d and style, in
+// order; anything else, and an element the function keeps, is left as
+// it is.
+func TestRewritePaths(t *testing.T) {
+	swap := func(d, style []byte) []byte {
+		if string(style) == "keep" {
+			return nil
+		}
+		return []byte("[" + string(d) + "|" + string(style) + "]")
+	}
+	for _, c := range []struct{ in, want string }{
+		{"", ""},
+		{`<path d="M0,0" style="s" />`, "[M0,0|s]"},
+		{"a<path d=\"M1\" style=\"s\"/>b<path d=\"M2\" style=\"t\"\n\t/>c", "a[M1|s]b[M2|t]c"},
+		{`<path d="M1" style="keep" /><path d="M2" style="s" />`, `<path d="M1" style="keep" />[M2|s]`},
+		{`<path d="M1" style="s"></path>`, `<path d="M1" style="s"></path>`},
+		{`<path d="M1" fill="s" />`, `<path d="M1" fill="s" />`},
+		{`<path class="point" d="M1" style="s" />`, `<path class="point" d="M1" style="s" />`},
+		{`<path d="M1" style="s`, `<path d="M1" style="s`},
+		{`<path d="M1`, `<path d="M1`},
+	} {
+		if got := string(rewritePaths([]byte(c.in), swap)); got != c.want {
+			t.Errorf("rewritePaths(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
