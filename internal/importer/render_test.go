@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,11 +79,19 @@ func TestRenderImported(t *testing.T) {
 // page-cache eviction only thruput's own runs do.
 var unsaid = regexp.MustCompile(`iodepth 0\b|\b0 B per job|\bQ0T|\bQD 0\b|^0 B |evicted`)
 
+// unsaidHints holds a literal of each of unsaid's alternatives: a line
+// with none of them cannot match, and such lines are nearly all of a
+// rendering, which the regexp took seconds to go through line by line.
+var unsaidHints = []string{"iodepth 0", "0 B ", "Q0T", "QD 0", "evicted"}
+
 // noFalseZero checks that what the file did not say reads as unknown in
 // every rendering of d, never as zero.
 func noFalseZero(t *testing.T, d *result.Document, out string) {
 	t.Helper()
 	for _, line := range strings.Split(out, "\n") {
+		if !slices.ContainsFunc(unsaidHints, func(h string) bool { return strings.Contains(line, h) }) {
+			continue
+		}
 		if m := unsaid.FindString(line); m != "" {
 			t.Errorf("%s (%s) prints %q, which its output did not say: %q", d.ID, d.Imported.File, m, line)
 		}
