@@ -34,6 +34,16 @@ var (
 	sbIOPS = regexp.MustCompile(`^IOPS=(\S+)(?:\s+(\S+) MiB/s)?`)
 )
 
+// submatchEnding is re's submatches of l, where re matches whole lines
+// ending in suffix: a line that does not is not searched (^(\S+) would
+// take all of a 10 MB line first).
+func submatchEnding(re *regexp.Regexp, l, suffix string) []string {
+	if !strings.HasSuffix(l, suffix) {
+		return nil
+	}
+	return re.FindStringSubmatch(l)
+}
+
 // sbModes maps the "Doing ... test" wording back to --file-test-mode.
 var sbModes = map[string]string{
 	"sequential write (creation)": "seqwr",
@@ -150,7 +160,11 @@ func importSysbenchNotes(data []byte, file string) ([]*result.Document, []string
 	return docs, notes, nil
 }
 
-var sbRunning = regexp.MustCompile(`(?m)^[ \t]*Running the test with following options:`)
+// isSysbenchRun says whether line is the one that starts a run's
+// settings, indented as isSysbenchBanner allows.
+func isSysbenchRun(line []byte) bool {
+	return bytes.HasPrefix(bytes.TrimLeft(line, " \t"), []byte("Running the test with following options:"))
+}
 
 // sbSegments splits a log at sysbench's banner lines; text before the
 // first banner (a script's own echo lines) belongs to no run. A second
@@ -158,7 +172,7 @@ var sbRunning = regexp.MustCompile(`(?m)^[ \t]*Running the test with following o
 // run of its own too: a log pasted together by hand can lose a banner
 // ("ysbench 1.1.0" in one of the corpus's).
 func sbSegments(data []byte) [][]byte {
-	locs := sysbenchBanner.FindAllIndex(data, -1)
+	locs := linesWhere(data, isSysbenchBanner)
 	if len(locs) == 0 {
 		return [][]byte{data}
 	}
@@ -166,17 +180,17 @@ func sbSegments(data []byte) [][]byte {
 	for i, l := range locs {
 		end := len(data)
 		if i+1 < len(locs) {
-			end = locs[i+1][0]
+			end = locs[i+1]
 		}
-		seg := data[l[0]:end]
-		runs := sbRunning.FindAllIndex(seg, -1)
+		seg := data[l:end]
+		runs := linesWhere(seg, isSysbenchRun)
 		for j := 1; j < len(runs); j++ {
-			segs = append(segs, seg[:runs[j][0]])
-			seg = seg[runs[j][0]:]
+			segs = append(segs, seg[:runs[j]])
+			seg = seg[runs[j]:]
 			for k := j + 1; k < len(runs); k++ {
-				runs[k][0] -= runs[j][0]
+				runs[k] -= runs[j]
 			}
-			runs[j][0] = 0
+			runs[j] = 0
 		}
 		segs = append(segs, seg)
 	}
@@ -387,7 +401,7 @@ func parseSysbench(data []byte) *sbRun {
 	// indent on every line; sysbench's own indents, which tell its
 	// sections, come after it.
 	indent := ""
-	if first, _, _ := bytes.Cut(data, []byte("\n")); sysbenchBanner.Match(first) || sbRunning.Match(first) {
+	if first, _, _ := bytes.Cut(data, []byte("\n")); isSysbenchBanner(first) || isSysbenchRun(first) {
 		indent = string(first[:len(first)-len(bytes.TrimLeft(first, " \t"))])
 	}
 	eachLine(data, func(_ int, raw string) {
@@ -456,7 +470,7 @@ func (s *sbRun) header(l string) {
 	if m := sbFiles.FindStringSubmatch(l); m != nil {
 		s.files, _ = strconv.Atoi(m[1])
 		s.fileSize = humanSize(m[2])
-	} else if m := sbTotal.FindStringSubmatch(l); m != nil {
+	} else if m := submatchEnding(sbTotal, l, " total file size"); m != nil {
 		s.totalSize = humanSize(m[1])
 	} else if m := sbBlock.FindStringSubmatch(l); m != nil {
 		s.blockSize = humanSize(m[1])
@@ -561,7 +575,7 @@ func (s *sbRun) oldLine(l string) bool {
 		s.old.readMiB, s.old.writtenMiB, s.old.perSec = m[1], m[2], m[4]
 		return true
 	}
-	if m := sbRequests.FindStringSubmatch(l); m != nil && s.old != nil {
+	if m := submatchEnding(sbRequests, l, " Requests/sec executed"); m != nil && s.old != nil {
 		s.old.requestsPerSec = m[1]
 		return true
 	}
