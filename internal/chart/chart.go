@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"html"
 	"image/color"
+	"image/png"
 	"math"
 	"regexp"
 	"strconv"
@@ -70,6 +71,11 @@ type rightAxis interface {
 	stretch(f float64)
 }
 
+// pngEncoder compresses for speed: a chart's flat colours pack nearly as
+// well at zlib's fastest level (a PNG about 4 % larger) in half the time
+// of its default, which was most of drawing a PNG.
+var pngEncoder = &png.Encoder{CompressionLevel: png.BestSpeed}
+
 // PNG renders the chart as a PNG image.
 func (c *Chart) PNG() ([]byte, error) {
 	cv := vgimg.NewWith(vgimg.UseWH(Width, Height), vgimg.UseDPI(pngDPI))
@@ -77,7 +83,7 @@ func (c *Chart) PNG() ([]byte, error) {
 		return nil, err
 	}
 	var buf bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: cv}).WriteTo(&buf); err != nil {
+	if err := pngEncoder.Encode(&buf, cv.Image()); err != nil {
 		return nil, fmt.Errorf("chart %s: %w", c.Name, err)
 	}
 	return buf.Bytes(), nil
