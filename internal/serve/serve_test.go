@@ -139,7 +139,13 @@ func newClient(t *testing.T, o Options) client {
 	return client{t, u}
 }
 
-func TestPages(t *testing.T) { testPages(t, fixture(t)) }
+// TestPages and TestToken run beside each other: each has a server and a
+// store of its own, and each spends half a second idle in its server's
+// shutdown, which waits for a connection its checks left open.
+func TestPages(t *testing.T) {
+	t.Parallel()
+	testPages(t, fixture(t))
+}
 
 // TestPagesPostgres: the same pages over PostgreSQL, which refuses some
 // text SQLite takes.
@@ -234,6 +240,7 @@ func testPages(t *testing.T, s store.Store) {
 }
 
 func TestToken(t *testing.T) {
+	t.Parallel()
 	s := fixture(t)
 	const token = "0123456789abcdef-token"
 	c := newClient(t, Options{Store: s, Token: token})
