@@ -282,30 +282,22 @@ func figureValue(s string) (float64, bool) {
 // every fileio run read from a real log marks time_ns unknown rather than
 // storing 0, which would read as "unbounded".
 func TestSysbenchTimeUnstated(t *testing.T) {
-	files, err := filepath.Glob("testdata/real/sysbench-*")
-	if err != nil {
-		t.Fatal(err)
-	}
 	runs := 0
-	for _, f := range files {
-		if strings.HasSuffix(f, ".expect") {
-			continue
+	eachCorpusFile(t, func(name string, data []byte) {
+		if Detect(data) != Sysbench {
+			return
 		}
-		data, err := os.ReadFile(f)
+		docs, err := Import(data, name)
 		if err != nil {
-			t.Fatal(err)
-		}
-		docs, err := Import(data, f)
-		if err != nil {
-			continue // a log with no fileio run (cpu only, OLTP): refused, checked elsewhere
+			return // a log with no fileio run (cpu only, OLTP): refused, checked elsewhere
 		}
 		for _, d := range docs {
 			runs++
 			if d.Imported.States("time_ns") {
-				t.Errorf("%s run %s: time_ns %d stated as if sysbench had printed it", f, d.ID, d.Random.Parameters.TimeNs)
+				t.Errorf("%s run %s: time_ns %d stated as if sysbench had printed it", name, d.ID, d.Random.Parameters.TimeNs)
 			}
 		}
-	}
+	})
 	if runs < 10 {
 		t.Fatalf("only %d sysbench runs read from the corpus", runs)
 	}
