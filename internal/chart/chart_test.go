@@ -15,7 +15,11 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/result"
+
+	"github.com/thruput/thruput/internal/fstest"
 )
+
+func init() { fstest.RoomyHeap() }
 
 func doc(method string) *result.Document {
 	t0 := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)

@@ -24,6 +24,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -165,6 +166,14 @@ func Long(t testing.TB, why string) {
 		t.Skipf("skipped with -short: %s", why)
 	}
 }
+
+// RoomyHeap lets the collector's heap grow to five times the live data
+// (GOGC=400) for the rest of the test binary. Tests that render charts and
+// pages or decode the importer corpus make garbage much faster than they
+// keep data; at the default goal the collector took 20-35 % of their CPU,
+// which on a 2-core machine is most of what go test -short waits for. Call
+// it from an init function of a _test.go file.
+func RoomyHeap() { debug.SetGCPercent(400) }
 
 // AssertNoScratch fails the test if dir directly contains an entry named
 // .thruput-*. thruput keeps its scratch files in such directories and must

@@ -13,7 +13,11 @@ import (
 	"testing"
 
 	"github.com/thruput/thruput/internal/result"
+
+	"github.com/thruput/thruput/internal/fstest"
 )
+
+func init() { fstest.RoomyHeap() }
 
 // The corpus under testdata/real is output that other people's fio,
 // sysbench, iperf3, dd and wget wrote and committed to public

@@ -8,7 +8,11 @@ import (
 	"testing"
 
 	"github.com/thruput/thruput/internal/result"
+
+	"github.com/thruput/thruput/internal/fstest"
 )
+
+func init() { fstest.RoomyHeap() }
 
 // frozenDocs reads the frozen documents of every method that
 // internal/result keeps (its testdata/frozen/README.md says how each was

@@ -20,7 +20,11 @@ import (
 	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/store/postgres"
 	"github.com/thruput/thruput/internal/store/sqlite"
+
+	"github.com/thruput/thruput/internal/fstest"
 )
+
+func init() { fstest.RoomyHeap() }
 
 var t0 = time.Date(2026, 11, 1, 6, 0, 0, 0, time.UTC)
 

@@ -6,7 +6,11 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/thruput/thruput/internal/fstest"
 )
+
+func init() { fstest.RoomyHeap() }
 
 // feed makes a series of 100 ms windows of the given rates (bytes/s).
 func feed(rates []float64) *Series {
