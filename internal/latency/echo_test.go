@@ -25,12 +25,20 @@ func TestEchoAnswersOnlyItsClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	ask := func(p packet) (packet, bool) {
-		var buf [probeSize + 1]byte
+	// A probe that must go unanswered is followed by one that must be
+	// answered: the echo server answers in the order probes arrive, so
+	// the first echo back is the good probe's, and nothing else comes
+	// in the moment after it. That bounds the test by the round trips,
+	// not by a wait for an answer that should never come.
+	send := func(c *net.UDPConn, p packet) {
+		var buf [probeSize]byte
 		if _, err := c.Write(p.encode(buf[:])); err != nil {
 			t.Fatal(err)
 		}
-		_ = c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	}
+	recv := func(c *net.UDPConn, wait time.Duration) (packet, bool) {
+		var buf [probeSize + 1]byte
+		_ = c.SetReadDeadline(time.Now().Add(wait))
 		n, err := c.Read(buf[:])
 		if err != nil {
 			return packet{}, false
@@ -38,15 +46,20 @@ func TestEchoAnswersOnlyItsClient(t *testing.T) {
 		got, err := decode(buf[:n])
 		return got, err == nil
 	}
-	if _, ok := ask(packet{token: [TokenSize]byte{9}, seq: 1}); ok {
+	send(c, packet{token: [TokenSize]byte{9}, seq: 1})
+	send(c, packet{token: token, seq: 2, echo: true})
+	send(c, packet{token: token, seq: 3, sent: 77})
+	got, ok := recv(c, 2*time.Second)
+	switch {
+	case ok && got.seq == 1:
 		t.Error("a probe with a wrong token got an echo")
-	}
-	if _, ok := ask(packet{token: token, seq: 2, echo: true}); ok {
+	case ok && got.seq == 2:
 		t.Error("an echo was echoed")
-	}
-	got, ok := ask(packet{token: token, seq: 3, sent: 77})
-	if !ok || !got.echo || got.seq != 3 || got.sent != 77 || got.srvCount != 1 || got.srvSent < got.srvRecv {
+	case !ok || !got.echo || got.seq != 3 || got.sent != 77 || got.srvCount != 1 || got.srvSent < got.srvRecv:
 		t.Fatalf("echo %+v, %v", got, ok)
+	}
+	if extra, ok := recv(c, 20*time.Millisecond); ok {
+		t.Errorf("an echo after the good probe's: %+v", extra)
 	}
 
 	other, err := Listen(lo, net.IPv4(127, 0, 0, 2), 0)
@@ -54,16 +67,24 @@ func TestEchoAnswersOnlyItsClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	c2, err := net.DialUDP("udp", nil, &net.UDPAddr{IP: lo, Port: other.Offer().Port})
+	srv := &net.UDPAddr{IP: lo, Port: other.Offer().Port}
+	stranger, err := net.DialUDP("udp", nil, srv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c2.Close()
+	defer stranger.Close()
+	client, err := net.DialUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 2)}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
 	t2, _ := other.Offer().token()
-	var buf [probeSize]byte
-	_, _ = c2.Write((&packet{token: t2, seq: 1}).encode(buf[:]))
-	_ = c2.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
-	if _, err := c2.Read(buf[:]); err == nil {
+	send(stranger, packet{token: t2, seq: 1})
+	send(client, packet{token: t2, seq: 2})
+	if got, ok := recv(client, 2*time.Second); !ok || got.seq != 2 {
+		t.Fatalf("the client's own probe: echo %+v, %v", got, ok)
+	}
+	if _, ok := recv(stranger, 20*time.Millisecond); ok {
 		t.Error("a probe from another address than the client's got an echo")
 	}
 }
