@@ -54,7 +54,11 @@ func TestWindows(t *testing.T) {
 
 // TestMeter runs the sampler against a counter fed at a known pace: the
 // windows must tile the transfer and the peak must see the fast stretch.
+// It and TestStall spend their time asleep, so they run beside each other
+// (after the sequential tests: TestGetAllocations counts every allocation
+// in the process).
 func TestMeter(t *testing.T) {
+	t.Parallel()
 	var count atomicCounter
 	origin := time.Now()
 	m := startMeter(origin, 100*time.Millisecond, time.Minute, &count.Int64, func(int64, time.Duration) {}, func() { t.Error("stalled") }, stable.Options{}.Meter(), func() {})
@@ -83,6 +87,7 @@ func TestMeter(t *testing.T) {
 
 // TestStall: a body that stops is cut after the timeout.
 func TestStall(t *testing.T) {
+	t.Parallel()
 	var count atomicCounter
 	stalled := make(chan struct{})
 	m := startMeter(time.Now(), time.Second, 200*time.Millisecond, &count.Int64, func(int64, time.Duration) {}, func() {

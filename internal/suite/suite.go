@@ -95,8 +95,8 @@ func Run(ctx context.Context, plan []Step, r Rounds, run func(context.Context, [
 }
 
 // busyWait is the pause before a step the server was too busy for runs
-// again.
-const busyWait = 500 * time.Millisecond
+// again (a variable so that a test need not wait it).
+var busyWait = 500 * time.Millisecond
 
 func sleepUntil(ctx context.Context, t time.Time) error {
 	timer := time.NewTimer(time.Until(t))

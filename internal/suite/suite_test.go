@@ -283,6 +283,8 @@ func TestPlanSustained(t *testing.T) {
 // TestRunBusy: a network step the server was busy for runs again; another
 // step's failure is its own.
 func TestRunBusy(t *testing.T) {
+	defer func(w time.Duration) { busyWait = w }(busyWait)
+	busyWait = time.Millisecond
 	plan := []Step{{Name: "net", Method: result.MethodNetClient, Args: []string{"net", "client", "h"}}, {Name: "sweep", Method: result.MethodSweep, Args: []string{"disk", "sweep", "/d"}}}
 	calls := map[string]int{}
 	failed := Run(context.Background(), plan, Rounds{ID: "s", Repeat: 1}, func(_ context.Context, args []string) error {
