@@ -217,7 +217,7 @@ func Rates(s, units string) string { return storageOf(units).text(s) }
 // Mbit/s and stay so unless mib or mb is named; the others are written in
 // MiB/s and follow Rates.
 func Summary(m result.Method, s, units string) string {
-	if m == result.MethodNetClient || m == result.MethodNetServer {
+	if m.BriefInBits() {
 		return netUnitOf(units).verdict(s, result.Bottleneck{})
 	}
 	return Rates(s, units)

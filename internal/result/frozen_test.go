@@ -118,3 +118,31 @@ func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
 }
+
+// TestBriefInBits: a method's Brief writes its rates in Mbit/s exactly
+// when BriefInBits says so, which is how a stored headline is converted
+// to the unit a page asks for.
+func TestBriefInBits(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(frozenDir, "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no frozen documents in %s: %v", frozenDir, err)
+	}
+	for _, f := range files {
+		in, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := Read(bytes.NewReader(in))
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		s := d.Section()
+		if s == nil {
+			continue
+		}
+		brief := s.Brief(d.Targets)
+		if bits, mib := strings.Contains(brief, "Mbit/s"), strings.Contains(brief, "MiB/s"); bits != d.Method.BriefInBits() || mib == bits {
+			t.Errorf("%s: %s's Brief %q, BriefInBits %v", f, d.Method, brief, d.Method.BriefInBits())
+		}
+	}
+}

@@ -112,20 +112,33 @@ func cachedMark(targets []Target, d *DeviceShare) string {
 	return ""
 }
 
-// methodSections gives the section each method fills and the labels that
-// name what a run of it measured (SeriesLabels).
+// methodSections gives the section each method fills, the labels that
+// name what a run of it measured (SeriesLabels), and whether its Brief
+// writes rates in Mbit/s (a link's unit) rather than MiB/s.
 var methodSections = []struct {
 	method  Method
 	section func(*Document) Section
 	labels  func(*Document, Figure) []string
+	bits    bool
 }{
-	{MethodSweep, func(d *Document) Section { return section(d.Sweep) }, targetLabel},
-	{MethodRandom, func(d *Document) Section { return section(d.Random) }, targetLabel},
-	{MethodIO, func(d *Document) Section { return section(d.IO) }, targetLabel},
-	{MethodMark, func(d *Document) Section { return section(d.Mark) }, targetLabel},
-	{MethodNetClient, func(d *Document) Section { return section(d.Net) }, netLabels},
-	{MethodNetServer, func(d *Document) Section { return section(d.Net) }, netLabels},
-	{MethodHTTP, func(d *Document) Section { return section(d.HTTP) }, urlLabel},
+	{MethodSweep, func(d *Document) Section { return section(d.Sweep) }, targetLabel, false},
+	{MethodRandom, func(d *Document) Section { return section(d.Random) }, targetLabel, false},
+	{MethodIO, func(d *Document) Section { return section(d.IO) }, targetLabel, false},
+	{MethodMark, func(d *Document) Section { return section(d.Mark) }, targetLabel, false},
+	{MethodNetClient, func(d *Document) Section { return section(d.Net) }, netLabels, true},
+	{MethodNetServer, func(d *Document) Section { return section(d.Net) }, netLabels, true},
+	{MethodHTTP, func(d *Document) Section { return section(d.HTTP) }, urlLabel, false},
+}
+
+// BriefInBits says whether the method's Brief, the headline a store
+// keeps, writes its rates in Mbit/s; the others write MiB/s.
+func (m Method) BriefInBits() bool {
+	for _, s := range methodSections {
+		if s.method == m {
+			return s.bits
+		}
+	}
+	return false
 }
 
 // section is p as a Section, nil (not a typed nil) when p is.
