@@ -4,41 +4,32 @@ import (
 	"cmp"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/thruput/thruput/internal/chart"
 	"github.com/thruput/thruput/internal/result"
 )
 
-// trendCharts names what each figure is drawn as: its chart's title, and
-// the unit of a rate in bytes per second unless the page names another
-// (chart.UnitOf), or the unit of a count, drawn as it is.
-var trendCharts = map[string]struct {
-	title string
-	rate  chart.Unit
-	count string
-}{
-	"thruput_disk_sweep_bytes_per_second":     {title: "Sequential I/O (sweep)", rate: chart.MiBps},
-	"thruput_disk_random_bytes_per_second":    {title: "Random file I/O", rate: chart.MiBps},
-	"thruput_disk_io_bytes_per_second":        {title: "Queue-depth I/O", rate: chart.MiBps},
-	"thruput_disk_io_operations_per_second":   {title: "Queue-depth I/O operations", count: "IOPS"},
-	"thruput_disk_mark_bytes_per_second":      {title: "The four presets (disk mark)", rate: chart.MiBps},
-	"thruput_disk_random_requests_per_second": {title: "Random file I/O requests", count: "req/s"},
-	"thruput_net_bytes_per_second":            {title: "Network, the receiver's rate", rate: chart.Mbitps},
-	"thruput_http_bytes_per_second":           {title: "HTTP download", rate: chart.MiBps},
-}
-
-// trendUnit is the unit a trend chart of the metric name draws in on a
-// page with --units units, and the factor from the metric's base unit.
-func trendUnit(name, units string) (string, float64) {
-	spec := trendCharts[name]
-	if spec.count != "" {
-		return spec.count, 1
+// trendUnit is the unit a trend chart of gauge g draws in on a page with
+// --units units, and the factor from the gauge's base unit.
+func trendUnit(g result.Gauge, units string) (string, float64) {
+	if g.Trend.Count != "" {
+		return g.Trend.Count, 1
 	}
-	u := chart.UnitOf(units, spec.rate)
+	rate := chart.MiBps
+	if g.Trend.Bits {
+		rate = chart.Mbitps
+	}
+	u := chart.UnitOf(units, rate)
 	return u.Name, 1 / u.Bytes
 }
+
+// lineKind is a section whose runs differ in kind beyond what their
+// series' labels say: a capped UDP test and an uncapped TCP one to the
+// same peer are different figures, and on one line the cap reads as a
+// collapse. The kind leads the line's name, where the legend, which
+// shortens long names, still shows it.
+type lineKind interface{ LineKind() string }
 
 // maxTrendLines keeps a chart readable: the figures with the most runs.
 const maxTrendLines = 8
@@ -49,31 +40,33 @@ const maxTrendLines = 8
 // followed through time; rates are in the unit --units names (units).
 func Trend(docs []*result.Document, units string) []*chart.Chart {
 	lines := map[string]map[string]*chart.TrendLine{}
+	gauges := map[string]result.Gauge{}
 	for _, d := range docs {
 		if d.Status != result.StatusOK || d.StartedAt.IsZero() {
 			continue
 		}
-		for _, s := range samples(d, d.Sections()) {
-			if _, ok := trendCharts[s.gauge.Name]; !ok {
+		sections := d.Sections()
+		var kind []string
+		for _, sec := range sections {
+			if k, ok := sec.(lineKind); ok {
+				kind = append(kind, k.LineKind())
+			}
+		}
+		for _, s := range samples(d, sections) {
+			if s.gauge.Trend.Title == "" {
 				continue
 			}
-			unit, scale := trendUnit(s.gauge.Name, units)
-			var parts []string
+			unit, scale := trendUnit(s.gauge, units)
+			parts := slices.Clone(kind)
 			for _, k := range slices.Sorted(maps.Keys(s.labels)) {
 				if k != "host" {
 					parts = append(parts, s.labels[k])
 				}
 			}
-			// A capped UDP test and an uncapped TCP one to the same peer
-			// are different figures: on one line the cap reads as a
-			// collapse. The kind comes first, where the legend, which
-			// shortens long names, still shows it.
-			if n := d.Net; n != nil {
-				parts = append([]string{netKind(n.Parameters)}, parts...)
-			}
 			key := strings.Join(parts, " ")
 			if lines[s.gauge.Name] == nil {
 				lines[s.gauge.Name] = map[string]*chart.TrendLine{}
+				gauges[s.gauge.Name] = s.gauge
 			}
 			l := lines[s.gauge.Name][key]
 			if l == nil {
@@ -96,20 +89,9 @@ func Trend(docs []*result.Document, units string) []*chart.Chart {
 		for i, l := range ls {
 			kept[i] = *l
 		}
-		unit, _ := trendUnit(name, units)
-		out = append(out, chart.Trend("trend-"+strings.TrimPrefix(name, "thruput_"), trendCharts[name].title+", "+unit+" per run\n"+chart.Context(docs), unit, kept))
+		g := gauges[name]
+		unit, _ := trendUnit(g, units)
+		out = append(out, chart.Trend("trend-"+strings.TrimPrefix(name, "thruput_"), g.Trend.Title+", "+unit+" per run\n"+chart.Context(docs), unit, kept))
 	}
 	return out
-}
-
-// netKind names a network test's protocol and cap: "TCP", "UDP -b 50M".
-func netKind(p result.NetParameters) string {
-	k := "TCP"
-	if p.Protocol != "" {
-		k = strings.ToUpper(p.Protocol)
-	}
-	if p.BitrateBps > 0 {
-		k += " -b " + strconv.FormatFloat(float64(p.BitrateBps)/1e6, 'f', -1, 64) + "M"
-	}
-	return k
 }

@@ -101,7 +101,7 @@ func (h *HTTP) Measured() bool {
 
 // httpRate is the gauge of a download's average rate, the mean of the
 // repeats.
-var httpRate = Gauge{"thruput_http_bytes_per_second", "HTTP download rate (wget's method), the mean of the latest run's repeats."}
+var httpRate = Gauge{Name: "thruput_http_bytes_per_second", Help: "HTTP download rate (wget's method), the mean of the latest run's repeats.", Trend: Trend{Title: "HTTP download"}}
 
 // Figures take the downloads that ended well, as the run's own summary
 // does: a failed one's rate is over a body cut short.

@@ -140,8 +140,8 @@ func (o *IO) Measured() bool {
 
 // The gauges of a job's rates, the mean of its repeats.
 var (
-	ioRate       = Gauge{"thruput_disk_io_bytes_per_second", "Queue-depth I/O (fio's method), the mean of the latest run's repeats."}
-	ioOperations = Gauge{"thruput_disk_io_operations_per_second", "Queue-depth I/O operations per second, the mean of the latest run's repeats."}
+	ioRate       = Gauge{Name: "thruput_disk_io_bytes_per_second", Help: "Queue-depth I/O (fio's method), the mean of the latest run's repeats.", Trend: Trend{Title: "Queue-depth I/O"}}
+	ioOperations = Gauge{Name: "thruput_disk_io_operations_per_second", Help: "Queue-depth I/O operations per second, the mean of the latest run's repeats.", Trend: Trend{Title: "Queue-depth I/O operations", Count: "IOPS"}}
 )
 
 // Figures are each run's figures per direction, the run its Repeat; the

@@ -156,10 +156,10 @@ func (l *LoadLatency) Measured() bool {
 // The gauges of latency under load, per phase (idle, then each loaded
 // direction).
 var (
-	latencyRTT   = Gauge{"thruput_net_latency_rtt_seconds", "Round trip of the latency probes (UDP echo or TCP handshake) at a percentile, idle or under a network test's load in a direction, the latest run's."}
-	latencyAdded = Gauge{"thruput_net_latency_added_seconds", "Latency a network test's load added in a direction: the loaded median round trip less the idle one, the latest run's."}
-	latencyLoss  = Gauge{"thruput_net_latency_probe_loss_ratio", "Share of latency probes without an answer (0 to 1), idle or under load, the latest run's."}
-	latencyRPM   = Gauge{"thruput_net_latency_rpm", "Round trips per minute under a network test's load in a direction: 60 s over the loaded median round trip, the latest run's."}
+	latencyRTT   = Gauge{Name: "thruput_net_latency_rtt_seconds", Help: "Round trip of the latency probes (UDP echo or TCP handshake) at a percentile, idle or under a network test's load in a direction, the latest run's."}
+	latencyAdded = Gauge{Name: "thruput_net_latency_added_seconds", Help: "Latency a network test's load added in a direction: the loaded median round trip less the idle one, the latest run's."}
+	latencyLoss  = Gauge{Name: "thruput_net_latency_probe_loss_ratio", Help: "Share of latency probes without an answer (0 to 1), idle or under load, the latest run's."}
+	latencyRPM   = Gauge{Name: "thruput_net_latency_rpm", Help: "Round trips per minute under a network test's load in a direction: 60 s over the loaded median round trip, the latest run's."}
 )
 
 // Figures are the idle round trip, then for each loaded phase its round

@@ -55,7 +55,7 @@ func (m *Mark) Measured() bool {
 }
 
 // markRate is the gauge of a preset's rate.
-var markRate = Gauge{"thruput_disk_mark_bytes_per_second", "CrystalDiskMark's presets, the latest run's."}
+var markRate = Gauge{Name: "thruput_disk_mark_bytes_per_second", Help: "CrystalDiskMark's presets, the latest run's.", Trend: Trend{Title: "The four presets (disk mark)"}}
 
 // Figures are each preset's rate per direction, in the presets' order (a
 // preset markPresets does not know after them).

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 )
 
@@ -237,7 +238,7 @@ func (n *Net) Measured() bool {
 }
 
 // netRate is the gauge of a direction's rate, the receiver's.
-var netRate = Gauge{"thruput_net_bytes_per_second", "Network throughput the receiver counted (iperf3's method), the latest run's."}
+var netRate = Gauge{Name: "thruput_net_bytes_per_second", Help: "Network throughput the receiver counted (iperf3's method), the latest run's.", Trend: Trend{Title: "Network, the receiver's rate", Bits: true}}
 
 // Figures are per direction the sum, then each stream by its place in
 // the direction (ids differ from run to run); one stream would only
@@ -293,6 +294,20 @@ func (n *Net) Brief([]Target) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// LineKind names the test's protocol and cap, "TCP" or "UDP -b 50M",
+// which lead the name of its line in a trend over runs (report's
+// lineKind).
+func (n *Net) LineKind() string {
+	k := "TCP"
+	if n.Parameters.Protocol != "" {
+		k = strings.ToUpper(n.Parameters.Protocol)
+	}
+	if n.Parameters.BitrateBps > 0 {
+		k += " -b " + strconv.FormatFloat(float64(n.Parameters.BitrateBps)/1e6, 'f', -1, 64) + "M"
+	}
+	return k
 }
 
 // Peer is the other end of a network test: the server as dialled, or the

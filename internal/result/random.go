@@ -110,8 +110,8 @@ func (r *Random) Measured() bool {
 
 // The gauges of a run's rates.
 var (
-	randomRate     = Gauge{"thruput_disk_random_bytes_per_second", "Random file I/O (sysbench fileio's method), reads or writes, the latest run's."}
-	randomRequests = Gauge{"thruput_disk_random_requests_per_second", "Random file I/O requests (reads and writes) per second, the latest run's."}
+	randomRate     = Gauge{Name: "thruput_disk_random_bytes_per_second", Help: "Random file I/O (sysbench fileio's method), reads or writes, the latest run's.", Trend: Trend{Title: "Random file I/O"}}
+	randomRequests = Gauge{Name: "thruput_disk_random_requests_per_second", Help: "Random file I/O requests (reads and writes) per second, the latest run's.", Trend: Trend{Title: "Random file I/O requests", Count: "req/s"}}
 )
 
 // Figures leave out the reads of a mode that only writes and the other

@@ -4,8 +4,21 @@ package result
 // /metrics, the textfile export): its name, whose unit is a base unit as
 // Prometheus asks (bytes per second, seconds, a ratio), and its help line,
 // which says what it measures. The section whose figures carry a series
-// names it, beside those figures.
-type Gauge struct{ Name, Help string }
+// names it, beside those figures, with how a trend over runs draws it.
+type Gauge struct {
+	Name, Help string
+	Trend      Trend
+}
+
+// Trend is how report --trend and serve's trend page draw a gauge over
+// runs: a chart titled Title (none without one), in bytes per second
+// shown in MiB/s, or in Mbit/s with Bits (a link's rate), unless the
+// page names another unit; or, with Count, a count drawn as it is in
+// that unit ("IOPS").
+type Trend struct {
+	Title, Count string
+	Bits         bool
+}
 
 // Series is a figure as a sample of a gauge. A figure's repeats (disk io
 // --repeat, net http --repeat) are one series, whose sample is their mean.

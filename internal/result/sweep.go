@@ -101,7 +101,7 @@ func (s *Sweep) Measured() bool {
 }
 
 // sweepRate is the gauge of a step's rate.
-var sweepRate = Gauge{"thruput_disk_sweep_bytes_per_second", "Sequential write (fsync included) or read of one block size, the latest run's."}
+var sweepRate = Gauge{Name: "thruput_disk_sweep_bytes_per_second", Help: "Sequential write (fsync included) or read of one block size, the latest run's.", Trend: Trend{Title: "Sequential I/O (sweep)"}}
 
 // Figures are each step's rate.
 func (s *Sweep) Figures() []Figure {
