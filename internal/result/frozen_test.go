@@ -21,22 +21,9 @@ const frozenDir = "testdata/frozen"
 // fields may appear"). The set covers every method, a run with its health
 // and an imported run.
 func TestFrozenDocuments(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(frozenDir, "*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no frozen documents in %s: %v", frozenDir, err)
-	}
 	methods := map[Method]bool{}
 	var health, imported bool
-	for _, f := range files {
-		in, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := Read(bytes.NewReader(in))
-		if err != nil {
-			t.Errorf("%s: %v", f, err)
-			continue
-		}
+	eachFrozen(t, func(f string, in []byte, d *Document) {
 		// The file is named for its method, after any prefix.
 		if name := strings.TrimSuffix(filepath.Base(f), ".json"); !strings.HasSuffix(name, string(d.Method)) {
 			t.Errorf("%s holds a %s run", f, d.Method)
@@ -51,7 +38,7 @@ func TestFrozenDocuments(t *testing.T) {
 		if lost := lostFields(t, in, out.Bytes()); len(lost) > 0 {
 			t.Errorf("%s lost fields when read and written again:\n%s", f, strings.Join(lost, "\n"))
 		}
-	}
+	})
 	for _, m := range []Method{MethodSweep, MethodRandom, MethodIO, MethodMark, MethodNetClient, MethodNetServer, MethodHTTP} {
 		if !methods[m] {
 			t.Errorf("no frozen %s document in %s", m, frozenDir)
@@ -119,10 +106,10 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-// TestBriefInBits: a method's Brief writes its rates in Mbit/s exactly
-// when BriefInBits says so, which is how a stored headline is converted
-// to the unit a page asks for.
-func TestBriefInBits(t *testing.T) {
+// eachFrozen calls fn with each frozen document: its file, its bytes and
+// the document read from them. One that does not read fails the test.
+func eachFrozen(t *testing.T, fn func(file string, in []byte, d *Document)) {
+	t.Helper()
 	files, err := filepath.Glob(filepath.Join(frozenDir, "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no frozen documents in %s: %v", frozenDir, err)
@@ -134,15 +121,25 @@ func TestBriefInBits(t *testing.T) {
 		}
 		d, err := Read(bytes.NewReader(in))
 		if err != nil {
-			t.Fatalf("%s: %v", f, err)
+			t.Errorf("%s: %v", f, err)
+			continue
 		}
+		fn(f, in, d)
+	}
+}
+
+// TestBriefInBits: a method's Brief writes its rates in Mbit/s exactly
+// when BriefInBits says so, which is how a stored headline is converted
+// to the unit a page asks for.
+func TestBriefInBits(t *testing.T) {
+	eachFrozen(t, func(f string, _ []byte, d *Document) {
 		s := d.Section()
 		if s == nil {
-			continue
+			return
 		}
 		brief := s.Brief(d.Targets)
 		if bits, mib := strings.Contains(brief, "Mbit/s"), strings.Contains(brief, "MiB/s"); bits != d.Method.BriefInBits() || mib == bits {
 			t.Errorf("%s: %s's Brief %q, BriefInBits %v", f, d.Method, brief, d.Method.BriefInBits())
 		}
-	}
+	})
 }
