@@ -114,7 +114,9 @@ func Sweep(ctx context.Context, c SweepConfig, targets []result.Target, runID st
 	}
 
 	maxBS := slices.Max(c.BlockSizes)
-	pool, err := newBuffer(int(max(poolSize, maxBS)))
+	// A step writes at most FileSize bytes: a pool larger than that would
+	// be filled (random data costs a pass of ChaCha8) and never read.
+	pool, err := newBuffer(int(max(min(poolSize, c.FileSize), maxBS)))
 	if err != nil {
 		return err
 	}
