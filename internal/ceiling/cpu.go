@@ -218,7 +218,7 @@ func boundPath(doc *result.Document, c result.CPUTime) string {
 	if c.IRQ+c.Softirq < c.Busy/3 {
 		return "the work is bound to one core"
 	}
-	if doc.Net != nil || doc.HTTP != nil {
+	if doc.SectionMethod().Link() {
 		return "the receive path is bound to one core"
 	}
 	return "interrupt handling is bound to one core"

@@ -39,7 +39,7 @@ func (b *Begun) Abandon() { b.health.Stop() }
 // the other disks and interfaces moved meanwhile, and explains the
 // figures against the ceilings of the links and the CPU.
 func Attach(doc *result.Document, b *Begun) {
-	b.health.Crossed(crossed(doc))
+	b.health.Crossed(doc.Crossed())
 	b.health.UnderTest(underTest(doc)...)
 	doc.Health = b.health.Stop()
 	paths := make([]string, len(doc.Targets))
@@ -53,23 +53,11 @@ func Attach(doc *result.Document, b *Begun) {
 	ceiling.Explain(doc)
 }
 
-// crossed is the network interface a network run's data crossed, "" for
-// a run that crossed none.
-func crossed(doc *result.Document) string {
-	switch {
-	case doc.Net != nil:
-		return doc.Net.Parameters.Interface
-	case doc.HTTP != nil:
-		return doc.HTTP.Interface
-	}
-	return ""
-}
-
 // underTest are the devices a run's data crossed, as the kernel's lines
 // name them: the targets' block devices and partitions, the interface a
 // network run crossed.
 func underTest(doc *result.Document) []string {
-	out := []string{crossed(doc)}
+	out := []string{doc.Crossed()}
 	for _, t := range doc.Targets {
 		out = append(out, t.Device, t.Partition)
 	}

@@ -62,7 +62,7 @@ func netMiB(units string) bool { return units == UnitsBoth }
 
 // pageUnit is the unit doc's page prints rates, verdicts and ceilings in.
 func pageUnit(doc *result.Document, units string) storageUnit {
-	if doc.Net != nil || doc.HTTP != nil {
+	if doc.SectionMethod().Link() {
 		return netUnitOf(units)
 	}
 	return storageOf(units)

@@ -129,6 +129,9 @@ func (h *HTTP) Figures() []Figure {
 	return out
 }
 
+// Crossed is this end's network interface the body came in on.
+func (h *HTTP) Crossed() string { return h.Interface }
+
 // Params are the download's parameters.
 func (h *HTTP) Params() any { return h.Parameters }
 

@@ -296,6 +296,9 @@ func (n *Net) Brief([]Target) string {
 	return strings.Join(parts, ", ")
 }
 
+// Crossed is this end's network interface the data crossed.
+func (n *Net) Crossed() string { return n.Parameters.Interface }
+
 // LineKind names the test's protocol and cap, "TCP" or "UDP -b 50M",
 // which lead the name of its line in a trend over runs (report's
 // lineKind).

@@ -113,21 +113,33 @@ func cachedMark(targets []Target, d *DeviceShare) string {
 }
 
 // methodSections gives the section each method fills, the labels that
-// name what a run of it measured (SeriesLabels), and whether its Brief
-// writes rates in Mbit/s (a link's unit) rather than MiB/s.
+// name what a run of it measured (SeriesLabels), whether it measures a
+// network link rather than storage, and whether its Brief writes rates
+// in Mbit/s (a link's unit) rather than MiB/s.
 var methodSections = []struct {
-	method  Method
-	section func(*Document) Section
-	labels  func(*Document, Figure) []string
-	bits    bool
+	method     Method
+	section    func(*Document) Section
+	labels     func(*Document, Figure) []string
+	link, bits bool
 }{
-	{MethodSweep, func(d *Document) Section { return section(d.Sweep) }, targetLabel, false},
-	{MethodRandom, func(d *Document) Section { return section(d.Random) }, targetLabel, false},
-	{MethodIO, func(d *Document) Section { return section(d.IO) }, targetLabel, false},
-	{MethodMark, func(d *Document) Section { return section(d.Mark) }, targetLabel, false},
-	{MethodNetClient, func(d *Document) Section { return section(d.Net) }, netLabels, true},
-	{MethodNetServer, func(d *Document) Section { return section(d.Net) }, netLabels, true},
-	{MethodHTTP, func(d *Document) Section { return section(d.HTTP) }, urlLabel, false},
+	{MethodSweep, func(d *Document) Section { return section(d.Sweep) }, targetLabel, false, false},
+	{MethodRandom, func(d *Document) Section { return section(d.Random) }, targetLabel, false, false},
+	{MethodIO, func(d *Document) Section { return section(d.IO) }, targetLabel, false, false},
+	{MethodMark, func(d *Document) Section { return section(d.Mark) }, targetLabel, false, false},
+	{MethodNetClient, func(d *Document) Section { return section(d.Net) }, netLabels, true, true},
+	{MethodNetServer, func(d *Document) Section { return section(d.Net) }, netLabels, true, true},
+	{MethodHTTP, func(d *Document) Section { return section(d.HTTP) }, urlLabel, true, false},
+}
+
+// Link says whether the method measures a network link: its pages print
+// rates in Mbit/s, and a busy core's interrupt work is the receive path.
+func (m Method) Link() bool {
+	for _, s := range methodSections {
+		if s.method == m {
+			return s.link
+		}
+	}
+	return false
 }
 
 // BriefInBits says whether the method's Brief, the headline a store
@@ -139,6 +151,16 @@ func (m Method) BriefInBits() bool {
 		}
 	}
 	return false
+}
+
+// Crossed is the network interface the run's data crossed (eth0,
+// wlan0), "" for a run that crossed none or does not know: a section
+// that moved data over a link says which with a method Crossed.
+func (d *Document) Crossed() string {
+	if c, ok := d.Section().(interface{ Crossed() string }); ok {
+		return c.Crossed()
+	}
+	return ""
 }
 
 // section is p as a Section, nil (not a typed nil) when p is.

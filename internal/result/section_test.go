@@ -78,3 +78,27 @@ func TestSubject(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkAndCrossed: the methods that measure a link are the network
+// test and the download, and their sections say the interface the data
+// crossed; a disk method's run crossed none.
+func TestLinkAndCrossed(t *testing.T) {
+	for _, m := range []Method{MethodSweep, MethodRandom, MethodIO, MethodMark, MethodNetClient, MethodNetServer, MethodHTTP} {
+		if want := m == MethodNetClient || m == MethodNetServer || m == MethodHTTP; m.Link() != want {
+			t.Errorf("%s: Link %v, want %v", m, m.Link(), want)
+		}
+	}
+	for _, c := range []struct {
+		d    *Document
+		want string
+	}{
+		{&Document{Method: MethodNetServer, Net: &Net{Parameters: NetParameters{Interface: "eth0"}}}, "eth0"},
+		{&Document{Method: MethodHTTP, HTTP: &HTTP{Interface: "wlan0"}}, "wlan0"},
+		{&Document{Method: MethodSweep, Sweep: &Sweep{}}, ""},
+		{&Document{}, ""},
+	} {
+		if got := c.d.Crossed(); got != c.want {
+			t.Errorf("%s: Crossed %q, want %q", c.d.Method, got, c.want)
+		}
+	}
+}
