@@ -116,12 +116,7 @@ func cachedMark(targets []Target, d *DeviceShare) string {
 // name what a run of it measured (SeriesLabels), whether it measures a
 // network link rather than storage, and whether its Brief writes rates
 // in Mbit/s (a link's unit) rather than MiB/s.
-var methodSections = []struct {
-	method     Method
-	section    func(*Document) Section
-	labels     func(*Document, Figure) []string
-	link, bits bool
-}{
+var methodSections = []methodSection{
 	{MethodSweep, func(d *Document) Section { return section(d.Sweep) }, targetLabel, false, false},
 	{MethodRandom, func(d *Document) Section { return section(d.Random) }, targetLabel, false, false},
 	{MethodIO, func(d *Document) Section { return section(d.IO) }, targetLabel, false, false},
@@ -131,27 +126,32 @@ var methodSections = []struct {
 	{MethodHTTP, func(d *Document) Section { return section(d.HTTP) }, urlLabel, true, false},
 }
 
-// Link says whether the method measures a network link: its pages print
-// rates in Mbit/s, and a busy core's interrupt work is the receive path.
-func (m Method) Link() bool {
+// methodSection is a method's line in methodSections.
+type methodSection struct {
+	method     Method
+	section    func(*Document) Section
+	labels     func(*Document, Figure) []string
+	link, bits bool
+}
+
+// entry is m's line in methodSections; a method without one (an empty
+// Method) gets a line that fills no section.
+func (m Method) entry() methodSection {
 	for _, s := range methodSections {
 		if s.method == m {
-			return s.link
+			return s
 		}
 	}
-	return false
+	return methodSection{method: m, section: func(*Document) Section { return nil }, labels: func(*Document, Figure) []string { return nil }}
 }
+
+// Link says whether the method measures a network link: its pages print
+// rates in Mbit/s, and a busy core's interrupt work is the receive path.
+func (m Method) Link() bool { return m.entry().link }
 
 // BriefInBits says whether the method's Brief, the headline a store
 // keeps, writes its rates in Mbit/s; the others write MiB/s.
-func (m Method) BriefInBits() bool {
-	for _, s := range methodSections {
-		if s.method == m {
-			return s.bits
-		}
-	}
-	return false
-}
+func (m Method) BriefInBits() bool { return m.entry().bits }
 
 // Crossed is the network interface the run's data crossed (eth0,
 // wlan0), "" for a run that crossed none or does not know: a section
@@ -194,13 +194,7 @@ func (d *Document) SectionMethod() Method {
 
 // Section is the method's section, nil when the document has none.
 func (d *Document) Section() Section {
-	m := d.SectionMethod()
-	for _, s := range methodSections {
-		if s.method == m {
-			return s.section(d)
-		}
-	}
-	return nil
+	return d.SectionMethod().entry().section(d)
 }
 
 // Sections are every section of the document that holds measurements:

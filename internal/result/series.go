@@ -49,13 +49,7 @@ const bytesPerMiB = 1 << 20
 // network test, the URL for a download; the method's section says which,
 // for every section of the run (latency under load is a network test's).
 func (d *Document) SeriesLabels(f Figure) []string {
-	m := d.SectionMethod()
-	for _, s := range methodSections {
-		if s.method == m {
-			return s.labels(d, f)
-		}
-	}
-	return nil
+	return d.SectionMethod().entry().labels(d, f)
 }
 
 // targetLabel names a disk figure's target by its path, "" when the run
