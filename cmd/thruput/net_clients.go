@@ -13,6 +13,7 @@ import (
 	"github.com/thruput/thruput/internal/iperf3"
 	"github.com/thruput/thruput/internal/lifecycle"
 	"github.com/thruput/thruput/internal/progress"
+	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/sysinfo"
 	"github.com/thruput/thruput/internal/usage"
@@ -132,7 +133,7 @@ func (a *app) netClients(ctx context.Context, cfg iperf3.ClientConfig, n int, fo
 	server := cfg.Host + ":" + strconv.Itoa(cfg.Port)
 	g := fairness.NewGroup(server, clients)
 	g.LoadLatency = group
-	if err := fairness.Write(out, []fairness.Group{g}, format); err != nil {
+	if err := report.WriteFairness(out, []fairness.Group{g}, format); err != nil {
 		return err
 	}
 	if failed > 0 {

@@ -3,14 +3,7 @@
 // `net client --clients N` and `fleet net --concurrent` report them.
 package fairness
 
-import (
-	"encoding/json"
-	"fmt"
-	"io"
-
-	"github.com/thruput/thruput/internal/report"
-	"github.com/thruput/thruput/internal/result"
-)
+import "github.com/thruput/thruput/internal/result"
 
 // Client is one client's test of a group (JSON field names documented in
 // docs/result-json.md).
@@ -113,49 +106,4 @@ func (g Group) Failed() int {
 		}
 	}
 	return n
-}
-
-// Write prints groups: a table (or markdown) per group with a line per
-// client, then the aggregate and the fairness index, and the latency
-// block under their load; or JSON.
-func Write(w io.Writer, groups []Group, format string) error {
-	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(groups)
-	}
-	for i, g := range groups {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
-		t := report.Table{Header: []string{"client", "server", "Mbit/s", "status"}, Left: true}
-		for _, c := range g.Clients {
-			mbit, status := "-", "ok"
-			if c.MbitPerSecond != nil {
-				mbit = fmt.Sprintf("%.2f", *c.MbitPerSecond)
-			}
-			if c.Error != "" {
-				status = "failed: " + c.Error
-				if c.MbitPerSecond != nil {
-					status = "partial: " + c.Error
-				}
-			}
-			t.Rows = append(t.Rows, []string{c.Client, g.Server, mbit, status})
-		}
-		jain := "-"
-		if g.Jain != nil {
-			jain = fmt.Sprintf("%.3f", *g.Jain)
-		}
-		t.Rows = append(t.Rows, []string{"aggregate", g.Server, fmt.Sprintf("%.2f", g.AggregateMbitPerSecond), "Jain's fairness index " + jain})
-		if err := t.Print(w, format == "markdown"); err != nil {
-			return err
-		}
-		if g.LoadLatency != nil {
-			fmt.Fprintln(w)
-			if err := report.LatencyBlock(w, g.LoadLatency, format == "markdown"); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }

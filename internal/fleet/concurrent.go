@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/fairness"
+	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -152,7 +153,7 @@ func (r ConcurrentRuns) Write(w io.Writer, format string) error {
 	if format == "json" {
 		return writeJSON(w, out)
 	}
-	if err := fairness.Write(w, out.Groups, format); err != nil {
+	if err := report.WriteFairness(w, out.Groups, format); err != nil {
 		return err
 	}
 	for _, h := range out.FailedHosts {
