@@ -209,6 +209,7 @@ func TestFor(t *testing.T) {
 		{"net2", []*result.Document{netDoc(), netDoc()}, map[string]int{"net": 12, "net-a": 18, "net-b": 18}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			names := []string{"a", "b"}[:len(tc.docs)]
 			charts, err := For(tc.docs, names, "")
 			if err != nil {

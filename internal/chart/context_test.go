@@ -26,82 +26,90 @@ func TestChartContext(t *testing.T) {
 		t.Fatalf("no frozen documents: %v", err)
 	}
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			t.Parallel()
+			chartContext(t, f)
+		})
+	}
+}
+
+// chartContext checks the charts of one frozen document.
+func chartContext(t *testing.T, f string) {
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := result.Read(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s: %v", f, err)
+	}
+	// What the file says, read by hand from it: the host, the day,
+	// and what was measured.
+	want := []string{d.Host.Hostname, d.StartedAt.UTC().Format("2006-01-02")}
+	for _, tg := range d.Targets {
+		want = append(want, tg.Path)
+		if tg.FSType != "" {
+			want = append(want, tg.FSType)
+		}
+		if tg.Device != "" {
+			want = append(want, tg.Device)
+		}
+	}
+	switch {
+	case d.Net != nil:
+		want = append(want, d.Net.Parameters.Server)
+	case d.HTTP != nil:
+		// The address without its scheme, which says nothing.
+		_, addr, _ := strings.Cut(d.HTTP.Parameters.URL, "://")
+		want = append(want, addr)
+	}
+	charts, err := For([]*result.Document{d}, nil, "")
+	if err != nil {
+		t.Fatalf("%s: %v", f, err)
+	}
+	if len(charts) == 0 {
+		t.Fatalf("%s: no chart", f)
+	}
+	for i, c := range charts {
+		name := filepath.Base(f) + " " + c.Name
+		for _, w := range want {
+			if w == "" {
+				t.Fatalf("%s: the document names no host, date or subject", name)
+			}
+			if !strings.Contains(c.Title, w) {
+				t.Errorf("%s: title %q does not name %q", name, c.Title, w)
+			}
+		}
+		svg, err := c.SVG()
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := result.Read(bytes.NewReader(b))
+		drawn := drawnText(t, svg)
+		for _, w := range want {
+			if !strings.Contains(drawn, w) {
+				t.Errorf("%s: the SVG's drawn text %q does not name %q", name, drawn, w)
+			}
+		}
+		// A PNG holds no text to read back: its title must take
+		// more lines than the same chart's without the context. One
+		// chart a document: the PNG draws the same plot as the SVG.
+		if i > 0 {
+			continue
+		}
+		full, err := c.PNG()
 		if err != nil {
-			t.Fatalf("%s: %v", f, err)
+			t.Fatal(err)
 		}
-		// What the file says, read by hand from it: the host, the day,
-		// and what was measured.
-		want := []string{d.Host.Hostname, d.StartedAt.UTC().Format("2006-01-02")}
-		for _, tg := range d.Targets {
-			want = append(want, tg.Path)
-			if tg.FSType != "" {
-				want = append(want, tg.FSType)
-			}
-			if tg.Device != "" {
-				want = append(want, tg.Device)
-			}
-		}
-		switch {
-		case d.Net != nil:
-			want = append(want, d.Net.Parameters.Server)
-		case d.HTTP != nil:
-			// The address without its scheme, which says nothing.
-			_, addr, _ := strings.Cut(d.HTTP.Parameters.URL, "://")
-			want = append(want, addr)
-		}
-		charts, err := For([]*result.Document{d}, nil, "")
+		bare := *c
+		p := *c.plot
+		bare.plot = &p
+		bare.plot.Title.Text = strings.SplitN(c.Title, "\n", 2)[0]
+		without, err := bare.PNG()
 		if err != nil {
-			t.Fatalf("%s: %v", f, err)
+			t.Fatal(err)
 		}
-		if len(charts) == 0 {
-			t.Fatalf("%s: no chart", f)
-		}
-		for i, c := range charts {
-			name := filepath.Base(f) + " " + c.Name
-			for _, w := range want {
-				if w == "" {
-					t.Fatalf("%s: the document names no host, date or subject", name)
-				}
-				if !strings.Contains(c.Title, w) {
-					t.Errorf("%s: title %q does not name %q", name, c.Title, w)
-				}
-			}
-			svg, err := c.SVG()
-			if err != nil {
-				t.Fatal(err)
-			}
-			drawn := drawnText(t, svg)
-			for _, w := range want {
-				if !strings.Contains(drawn, w) {
-					t.Errorf("%s: the SVG's drawn text %q does not name %q", name, drawn, w)
-				}
-			}
-			// A PNG holds no text to read back: its title must take
-			// more lines than the same chart's without the context. One
-			// chart a document: the PNG draws the same plot as the SVG.
-			if i > 0 {
-				continue
-			}
-			full, err := c.PNG()
-			if err != nil {
-				t.Fatal(err)
-			}
-			bare := *c
-			p := *c.plot
-			bare.plot = &p
-			bare.plot.Title.Text = strings.SplitN(c.Title, "\n", 2)[0]
-			without, err := bare.PNG()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if inkRows(t, full) <= inkRows(t, without) {
-				t.Errorf("%s: the PNG draws no more title lines with its context than without", name)
-			}
+		if inkRows(t, full) <= inkRows(t, without) {
+			t.Errorf("%s: the PNG draws no more title lines with its context than without", name)
 		}
 	}
 }

@@ -13,37 +13,45 @@ import (
 func TestManySeries(t *testing.T) {
 	t0 := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
 	for n := 1; n <= 20; n++ {
-		var lines []TrendLine
-		var bs []*bars
-		for i := range n {
-			l := TrendLine{Name: fmt.Sprintf("host %d", i)}
-			b := &bars{Name: fmt.Sprintf("run %d", i)}
-			for k := range 3 {
-				v := float64(10*i + k + 1)
-				l.Points = append(l.Points, TrendPoint{Time: t0.Add(time.Duration(k) * time.Hour), Value: v, Label: fmt.Sprint(v)})
-				b.Values = append(b.Values, v)
-				b.Labels = append(b.Labels, fmt.Sprint(v))
-			}
-			lines = append(lines, l)
-			bs = append(bs, b)
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			t.Parallel() // drawing PNGs is most of this package's time
+			manySeries(t, t0, n)
+		})
+	}
+}
+
+// manySeries draws a trend and a bar chart of n series, as SVG and PNG.
+func manySeries(t *testing.T, t0 time.Time, n int) {
+	var lines []TrendLine
+	var bs []*bars
+	for i := range n {
+		l := TrendLine{Name: fmt.Sprintf("host %d", i)}
+		b := &bars{Name: fmt.Sprintf("run %d", i)}
+		for k := range 3 {
+			v := float64(10*i + k + 1)
+			l.Points = append(l.Points, TrendPoint{Time: t0.Add(time.Duration(k) * time.Hour), Value: v, Label: fmt.Sprint(v)})
+			b.Values = append(b.Values, v)
+			b.Labels = append(b.Labels, fmt.Sprint(v))
 		}
-		for _, c := range []*Chart{
-			Trend("trend", "Trend", "MiB/s", lines),
-			barChart("bars", "Bars", "MiB/s", []string{"a", "b", "c"}, bs),
-		} {
-			name := fmt.Sprintf("%s of %d", c.Name, n)
-			svg, err := c.SVG()
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			if got := len(svgCheck(t, name, svg)); got != 3*n {
-				t.Errorf("%s: %d points, want %d", name, got, 3*n)
-			}
-			png, err := c.PNG()
-			if err != nil {
-				t.Fatalf("%s: PNG: %v", name, err)
-			}
-			pngCheck(t, name, png)
+		lines = append(lines, l)
+		bs = append(bs, b)
+	}
+	for _, c := range []*Chart{
+		Trend("trend", "Trend", "MiB/s", lines),
+		barChart("bars", "Bars", "MiB/s", []string{"a", "b", "c"}, bs),
+	} {
+		name := fmt.Sprintf("%s of %d", c.Name, n)
+		svg, err := c.SVG()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
 		}
+		if got := len(svgCheck(t, name, svg)); got != 3*n {
+			t.Errorf("%s: %d points, want %d", name, got, 3*n)
+		}
+		png, err := c.PNG()
+		if err != nil {
+			t.Fatalf("%s: PNG: %v", name, err)
+		}
+		pngCheck(t, name, png)
 	}
 }

@@ -34,18 +34,22 @@ func TestRenderImported(t *testing.T) {
 	if len(all) < 100 {
 		t.Fatalf("%d runs imported from the corpus, want over 100", len(all))
 	}
+	// Drawing is most of this test: the runs draw beside each other.
 	for _, d := range all {
-		var out bytes.Buffer
-		for _, format := range report.Formats {
-			if err := report.Write(&out, d, report.Options{Format: format}); err != nil {
-				t.Errorf("%s (%s) as %s: %v", d.ID, d.Imported.File, format, err)
+		t.Run(d.ID, func(t *testing.T) {
+			t.Parallel()
+			var out bytes.Buffer
+			for _, format := range report.Formats {
+				if err := report.Write(&out, d, report.Options{Format: format}); err != nil {
+					t.Errorf("%s (%s) as %s: %v", d.ID, d.Imported.File, format, err)
+				}
 			}
-		}
-		if err := report.WriteHTML(&out, []*result.Document{d}, nil, report.HTMLOptions{}); err != nil {
-			t.Errorf("%s (%s) as HTML: %v", d.ID, d.Imported.File, err)
-		}
-		out.WriteString("\n" + headline.Summary(d))
-		noFalseZero(t, d, out.String())
+			if err := report.WriteHTML(&out, []*result.Document{d}, nil, report.HTMLOptions{}); err != nil {
+				t.Errorf("%s (%s) as HTML: %v", d.ID, d.Imported.File, err)
+			}
+			out.WriteString("\n" + headline.Summary(d))
+			noFalseZero(t, d, out.String())
+		})
 	}
 	// Each run against the first of its kind, as compare and a report of
 	// two ids line them up.

@@ -39,6 +39,7 @@ func ar1(rng *rand.Rand, n int, mean, sd, phi float64) []float64 {
 // the true mean at least 90 % of the time, for independent windows and
 // for correlated ones, which the naive standard error would fail.
 func TestCoverage(t *testing.T) {
+	t.Parallel() // simulations: the three beside each other
 	const runs, mean = 1000, 50e6
 	for _, c := range []struct {
 		name    string
@@ -92,6 +93,7 @@ func step(rng *rand.Rand, n, at int, mean, drop, sd, phi float64) []float64 {
 // noise alone, a brief dip and a slide, a rate that falls gradually, are
 // not cliffs.
 func TestCliff(t *testing.T) {
+	t.Parallel() // simulations: the three beside each other
 	rng := rand.New(rand.NewPCG(2, 3))
 	for _, c := range []struct {
 		name      string
@@ -270,6 +272,7 @@ func runs() int {
 // series correlated at 0.9 is logged: it takes long to settle, which is
 // the honest outcome.
 func TestStopCoverage(t *testing.T) {
+	t.Parallel() // simulations: the three beside each other
 	const mean = 50e6
 	type series struct {
 		name      string
