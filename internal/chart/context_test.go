@@ -5,12 +5,11 @@ import (
 	"encoding/xml"
 	"image/png"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/result/resulttest"
 )
 
 // TestChartContext: every chart of every method says what it shows, the
@@ -21,28 +20,16 @@ import (
 // The documents are the frozen ones internal/result keeps, as thruput
 // wrote them.
 func TestChartContext(t *testing.T) {
-	files, err := filepath.Glob("../result/testdata/frozen/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no frozen documents: %v", err)
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
+	for name, d := range resulttest.Frozen(t) {
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			chartContext(t, f)
+			chartContext(t, name, d)
 		})
 	}
 }
 
-// chartContext checks the charts of one frozen document.
-func chartContext(t *testing.T, f string) {
-	b, err := os.ReadFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := result.Read(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("%s: %v", f, err)
-	}
+// chartContext checks the charts of one frozen document, file f.
+func chartContext(t *testing.T, f string, d *result.Document) {
 	// What the file says, read by hand from it: the host, the day,
 	// and what was measured.
 	want := []string{d.Host.Hostname, d.StartedAt.UTC().Format("2006-01-02")}
@@ -71,7 +58,7 @@ func chartContext(t *testing.T, f string) {
 		t.Fatalf("%s: no chart", f)
 	}
 	for i, c := range charts {
-		name := filepath.Base(f) + " " + c.Name
+		name := f + " " + c.Name
 		for _, w := range want {
 			if w == "" {
 				t.Fatalf("%s: the document names no host, date or subject", name)

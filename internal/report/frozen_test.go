@@ -2,41 +2,19 @@ package report
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/result/resulttest"
 
 	"github.com/thruput/thruput/internal/fstest"
 )
 
 func init() { fstest.RoomyHeap() }
 
-// frozenDocs reads the frozen documents of every method that
-// internal/result keeps (its testdata/frozen/README.md says how each was
-// made).
-func frozenDocs(t *testing.T) map[string]*result.Document {
-	t.Helper()
-	files, err := filepath.Glob("../result/testdata/frozen/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no frozen documents: %v", err)
-	}
-	docs := map[string]*result.Document{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := result.Read(bytes.NewReader(b))
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		docs[filepath.Base(f)] = d
-	}
-	return docs
-}
+// frozenDocs are the frozen documents of every method, by file name.
+func frozenDocs(t *testing.T) map[string]*result.Document { return resulttest.Frozen(t) }
 
 // TestRenderFrozen prints every frozen document in every format and unit
 // system, and all of them on one HTML page, in the metrics and in the
