@@ -44,9 +44,10 @@ func WriteFairness(w io.Writer, groups []fairness.Group, format string) error {
 		if err := t.Print(w, format == "markdown"); err != nil {
 			return err
 		}
-		if g.LoadLatency != nil {
+		// The latency under the clients' load, below their table.
+		if lt := latencyTable(g.LoadLatency); lt != nil {
 			fmt.Fprintln(w)
-			if err := LatencyBlock(w, g.LoadLatency, format == "markdown"); err != nil {
+			if err := lt.Print(w, format == "markdown"); err != nil {
 				return err
 			}
 		}

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"strconv"
 	"time"
 
@@ -64,15 +63,6 @@ func latencyTable(l *result.LoadLatency) *Table {
 		t.Notes = append(t.Notes, note{Text: l.Verdict})
 	}
 	return t
-}
-
-// LatencyBlock prints the latency under load block alone, as text or
-// markdown: under a table of clients run at once, whose load it measured.
-func LatencyBlock(w io.Writer, l *result.LoadLatency, md bool) error {
-	if t := latencyTable(l); t != nil {
-		return t.Print(w, md)
-	}
-	return nil
 }
 
 // msCell prints nanoseconds as milliseconds with three significant
