@@ -312,18 +312,33 @@ func median(t *testing.T, s []stamped, base time.Time, p *result.LatencyPhase, t
 // the same queue at the same time: within 10 % or 2 ms, the larger.
 func agree(t *testing.T, m measured, p *result.LatencyPhase) {
 	t.Helper()
+	problems, _ := compare(t, m, p)
+	for _, s := range problems {
+		t.Error(s)
+	}
+}
+
+// compare is agree without failing: where thruput's loaded median is
+// more than 10 % or 2 ms from ping's or irtt's, and whether ping and irtt
+// were within that of each other. Where they were not, the queue moved
+// under the three probes in a way the run cannot judge thruput by.
+func compare(t *testing.T, m measured, p *result.LatencyPhase) (problems []string, refsAgree bool) {
+	t.Helper()
 	got := float64(p.RTT.P50Ns) / 1e6
+	var refs []float64
 	for _, ref := range []struct {
 		name string
 		s    []stamped
 	}{{"ping", m.ping}, {"irtt", m.irtt}} {
 		want := median(t, ref.s, m.Base, p, ref.name)
+		refs = append(refs, want)
 		tol := math.Max(0.1*want, 2)
 		t.Logf("%s phase: thruput %.2f ms, %s %.2f ms", p.Phase, got, ref.name, want)
 		if math.Abs(got-want) > tol {
-			t.Errorf("%s phase: thruput's loaded median %.2f ms, %s's %.2f ms: more than %.2f ms apart", p.Phase, got, ref.name, want, tol)
+			problems = append(problems, fmt.Sprintf("%s phase: thruput's loaded median %.2f ms, %s's %.2f ms: more than %.2f ms apart", p.Phase, got, ref.name, want, tol))
 		}
 	}
+	return problems, math.Abs(refs[0]-refs[1]) <= math.Max(0.1*refs[0], 2)
 }
 
 func loaded(t *testing.T, m measured) *result.LatencyPhase {
@@ -363,8 +378,10 @@ func TestLabDeepQueue(t *testing.T) {
 			// arithmetic below needs a run that filled it: CUBIC's
 			// losses at the end of slow start can leave its window's
 			// plateau low for a whole short test (26 ms added of 105
-			// seen once, ping and irtt agreeing), so a second try is
-			// taken when the first kept the queue under 60 % full.
+			// seen once, ping and irtt agreeing; 58 ms in two tries
+			// running, under a busy make check), so up to two more
+			// tries are taken while a try keeps the queue under 60 %
+			// full.
 			var m measured
 			var p *result.LatencyPhase
 			for try := 1; ; try++ {
@@ -372,7 +389,7 @@ func TestLabDeepQueue(t *testing.T) {
 				p = loaded(t, m)
 				agree(t, m, p)
 				added := time.Duration(p.Added.Ns)
-				if added >= queueDelay*6/10 || try == 2 {
+				if added >= queueDelay*6/10 || try == 3 {
 					break
 				}
 				t.Logf("try %d: CUBIC kept %v of the %v queue; once more", try, added, queueDelay)
@@ -418,8 +435,19 @@ func TestLabDeepQueue(t *testing.T) {
 		t.Run("bbr-"+dir.name, func(t *testing.T) {
 			// BBR keeps the queue nearly empty: its small added delay
 			// matches ping too, and the probes cost no throughput.
-			with := l.run(labArgs{Seconds: 3, Omit: 1, Reverse: dir.reverse, Probes: true})
-			agree(t, with, loaded(t, with))
+			// A try where ping and irtt disagreed with each other is
+			// taken once more; thruput must still agree with both.
+			for try := 1; ; try++ {
+				with := l.run(labArgs{Seconds: 3, Omit: 1, Reverse: dir.reverse, Probes: true})
+				problems, refsAgree := compare(t, with, loaded(t, with))
+				if len(problems) == 0 || refsAgree || try == 2 {
+					for _, s := range problems {
+						t.Error(s)
+					}
+					break
+				}
+				t.Logf("try %d: ping and irtt disagreed with each other; once more", try)
+			}
 			l.sameThroughput(t, "BBR "+dir.name, labArgs{Reverse: dir.reverse})
 		})
 	}
