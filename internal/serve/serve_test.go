@@ -143,9 +143,10 @@ func newClient(t *testing.T, o Options) client {
 	return client{t, u}
 }
 
-// TestPages and TestToken run beside each other: each has a server and a
-// store of its own, and each spends half a second idle in its server's
-// shutdown, which waits for a connection its checks left open.
+// The tests with a server run beside each other: each has a server and a
+// store of its own, and TestPages and TestToken spend half a second idle
+// in their server's shutdown, which waits for a connection their checks
+// left open (net/http lingers 500 ms before closing one it refused).
 func TestPages(t *testing.T) {
 	t.Parallel()
 	testPages(t, fixture(t))
@@ -384,6 +385,7 @@ func TestCheckListen(t *testing.T) {
 
 // TestMetrics: promtool accepts /metrics, and it is what the export gives.
 func TestMetrics(t *testing.T) {
+	t.Parallel()
 	s := fixture(t)
 	c := newClient(t, Options{Store: s})
 	code, body := c.do("GET", "/metrics", nil, "")
@@ -399,6 +401,7 @@ func TestMetrics(t *testing.T) {
 // TestOlderRuns: the list's "Older runs" links page through runs that
 // share a start time without losing or repeating any.
 func TestOlderRuns(t *testing.T) {
+	t.Parallel()
 	s, err := sqlite.Open(filepath.Join(t.TempDir(), "results.db"))
 	if err != nil {
 		t.Fatal(err)

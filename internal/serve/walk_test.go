@@ -124,6 +124,7 @@ func everyMethodStore(t *testing.T) (*store.DB, []*result.Document) {
 // 200, and every run, trend and compare page draws a chart with its
 // points. A trend of a sweep once answered 500.
 func TestEveryLinkDraws(t *testing.T) {
+	t.Parallel()
 	s, docs := everyMethodStore(t)
 	c := newClient(t, Options{Store: s, Version: "test"})
 	seen := map[string]bool{}
@@ -236,6 +237,7 @@ func TestDashboardPagesRead(t *testing.T) {
 // charts, on a comparison of two sweeps or on a disk trend; and the
 // list's network summaries, written in Mbit/s, in MB/s too.
 func TestUnitsOnEveryPage(t *testing.T) {
+	t.Parallel()
 	s, docs := everyMethodStore(t)
 	c := newClient(t, Options{Store: s, Version: "test", Units: "mb"})
 	pages := []string{"/", "/compare?run=20261101T060000Z-sweep1&run=20261102T060000Z-sweep2"}
