@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/thruput/thruput/internal/compare"
-	"github.com/thruput/thruput/internal/headline"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 )
@@ -47,7 +46,7 @@ func TestRenderImported(t *testing.T) {
 			if err := report.WriteHTML(&out, []*result.Document{d}, nil, report.HTMLOptions{}); err != nil {
 				t.Errorf("%s (%s) as HTML: %v", d.ID, d.Imported.File, err)
 			}
-			out.WriteString("\n" + headline.Summary(d))
+			out.WriteString("\n" + d.Summary())
 			noFalseZero(t, d, out.String())
 		})
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/thruput/thruput/internal/atomicfile"
 	"github.com/thruput/thruput/internal/chart"
 	"github.com/thruput/thruput/internal/compare"
-	"github.com/thruput/thruput/internal/headline"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/units"
 )
@@ -102,7 +101,7 @@ func summaryTable(docs []*result.Document, hds []htmlDoc, units string) *htmlTab
 		}
 		target := strings.Join(ts, "; ")
 		t.Rows = append(t.Rows, []htmlCell{{Text: hds[i].Heading, Link: hds[i].Anchor}, {Text: orUnknown(d.Host.Hostname)},
-			{Text: target}, {Text: Summary(d.SectionMethod(), headline.Summary(d), units)}, {Text: d.Status}})
+			{Text: target}, {Text: Summary(d.SectionMethod(), d.Summary(), units)}, {Text: d.Status}})
 	}
 	return t
 }

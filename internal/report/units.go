@@ -212,7 +212,7 @@ func comparisonIn(c *compare.Comparison, units string) *compare.Comparison {
 func Rates(s, units string) string { return storageOf(units).text(s) }
 
 // Summary is the headline figures of a stored run of method m
-// (headline.Summary, as the store keeps them) in the unit --units names,
+// (Document.Summary, as the store keeps them) in the unit --units names,
 // as the run's own page prints them: a network test's are written in
 // Mbit/s and stay so unless mib or mb is named; the others are written in
 // MiB/s and follow Rates.

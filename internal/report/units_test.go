@@ -9,7 +9,6 @@ import (
 
 	"github.com/thruput/thruput/internal/ceiling"
 	"github.com/thruput/thruput/internal/compare"
-	"github.com/thruput/thruput/internal/headline"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -332,7 +331,7 @@ func TestNetworkComparisonUnits(t *testing.T) {
 // or mb is named, a storage run's in MiB/s unless another unit is.
 func TestSummaryUnits(t *testing.T) {
 	net, sweep := readDoc("net"), readDoc("sweep")
-	ns, ss := headline.Summary(net), headline.Summary(sweep)
+	ns, ss := net.Summary(), sweep.Summary()
 	for units, want := range map[string][2]string{
 		"":        {ns, ss},
 		UnitsMbit: {ns, storageOf(UnitsMbit).text(ss)},

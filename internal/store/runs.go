@@ -12,7 +12,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/thruput/thruput/internal/headline"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -53,7 +52,7 @@ func derive(doc *result.Document) row {
 // DeriveColumns computes the Columns of a document.
 func DeriveColumns(doc *result.Document) Columns {
 	// Every target of a run over several, each list naming them all.
-	c := Columns{Summary: headline.Summary(doc), Target: doc.Subject()}
+	c := Columns{Summary: doc.Summary(), Target: doc.Subject()}
 	if len(doc.Targets) > 0 {
 		types := make([]string, len(doc.Targets))
 		for i, t := range doc.Targets {

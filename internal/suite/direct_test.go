@@ -10,7 +10,6 @@ import (
 
 	"github.com/thruput/thruput/internal/disk"
 	"github.com/thruput/thruput/internal/fstest"
-	"github.com/thruput/thruput/internal/headline"
 	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
 )
@@ -62,7 +61,7 @@ func TestRandomDirect(t *testing.T) {
 	if err := disk.Random(context.Background(), c, tg, "20260101T000000Z-abcdef", doc.Random, progress.Hooks{}); err != nil {
 		t.Fatal(err)
 	}
-	if h := headline.Summary(doc); !strings.Contains(h, "read") || !strings.Contains(h, "cached") {
+	if h := doc.Summary(); !strings.Contains(h, "read") || !strings.Contains(h, "cached") {
 		t.Errorf("headline of a buffered random read on tmpfs %q: want its read marked cached", h)
 	}
 }
