@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/thruput/thruput/internal/fairness"
 	"github.com/thruput/thruput/internal/fleet"
 	"github.com/thruput/thruput/internal/result"
 )
@@ -160,7 +159,7 @@ func TestFleetNetBench(t *testing.T) {
 			}
 			doc, err := result.Read(strings.NewReader(string(out)))
 			if err == nil {
-				lone, _ = fairness.Mbits(doc)
+				lone, _ = doc.ReceiverMbits()
 			}
 		}
 		_ = srv.Process.Kill()

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/thruput/thruput/internal/fairness"
 	"github.com/thruput/thruput/internal/iperf3"
 	"github.com/thruput/thruput/internal/lifecycle"
 	"github.com/thruput/thruput/internal/progress"
@@ -105,7 +104,7 @@ func (a *app) netClients(ctx context.Context, cfg iperf3.ClientConfig, n int, fo
 		docs[0].LoadLatency = group
 	}
 	id := lifecycle.NewID()
-	clients := make([]fairness.Client, n)
+	clients := make([]result.GroupClient, n)
 	failed := 0
 	for i, d := range docs {
 		name := strconv.Itoa(i + 1)
@@ -114,7 +113,7 @@ func (a *app) netClients(ctx context.Context, cfg iperf3.ClientConfig, n int, fo
 		}
 		if errs[i] != nil && !d.Measured() {
 			begins[i].Abandon()
-			clients[i] = fairness.Of(name, nil, errs[i])
+			clients[i] = result.GroupClientOf(name, nil, errs[i])
 			continue
 		}
 		a.conclude(d, errs[i], begins[i])
@@ -125,15 +124,15 @@ func (a *app) netClients(ctx context.Context, cfg iperf3.ClientConfig, n int, fo
 			d.Labels = map[string]string{}
 		}
 		d.Labels["clients"], d.Labels["client"] = id, name
-		clients[i] = fairness.Of(name, d, errs[i])
+		clients[i] = result.GroupClientOf(name, d, errs[i])
 		if err := a.Save(d); err != nil {
 			fmt.Fprintf(os.Stderr, "thruput: %v\n", err)
 		}
 	}
 	server := cfg.Host + ":" + strconv.Itoa(cfg.Port)
-	g := fairness.NewGroup(server, clients)
+	g := result.NewClientGroup(server, clients)
 	g.LoadLatency = group
-	if err := report.WriteFairness(out, []fairness.Group{g}, format); err != nil {
+	if err := report.WriteFairness(out, []result.ClientGroup{g}, format); err != nil {
 		return err
 	}
 	if failed > 0 {

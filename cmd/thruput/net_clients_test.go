@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/thruput/thruput/internal/fairness"
 	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/result"
 )
@@ -30,7 +29,7 @@ func TestClientsLatency(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
-	var groups []fairness.Group
+	var groups []result.ClientGroup
 	if err := json.Unmarshal([]byte(res.stdout), &groups); err != nil || len(groups) != 1 || len(groups[0].Clients) != 3 {
 		t.Fatalf("output %v:\n%s", err, res.stdout)
 	}

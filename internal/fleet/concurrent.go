@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/thruput/thruput/internal/fairness"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 )
@@ -123,22 +122,22 @@ type ConcurrentRuns struct {
 // ConcurrentOutput is fleet net --concurrent's JSON (field names
 // documented in docs/result-json.md).
 type ConcurrentOutput struct {
-	Groups      []fairness.Group `json:"groups"`
-	FailedHosts []MatrixHost     `json:"failed_hosts,omitempty"`
+	Groups      []result.ClientGroup `json:"groups"`
+	FailedHosts []MatrixHost         `json:"failed_hosts,omitempty"`
 }
 
 // Output arranges the runs by server.
 func (r ConcurrentRuns) Output() ConcurrentOutput {
-	out := ConcurrentOutput{Groups: []fairness.Group{}}
+	out := ConcurrentOutput{Groups: []result.ClientGroup{}}
 	for _, g := range r.Groups {
 		if len(g) == 0 {
 			continue
 		}
-		var clients []fairness.Client
+		var clients []result.GroupClient
 		for _, p := range g {
-			clients = append(clients, fairness.Of(p.From.Name, p.Doc, p.Err))
+			clients = append(clients, result.GroupClientOf(p.From.Name, p.Doc, p.Err))
 		}
-		out.Groups = append(out.Groups, fairness.NewGroup(g[0].To.Name, clients))
+		out.Groups = append(out.Groups, result.NewClientGroup(g[0].To.Name, clients))
 	}
 	for i, h := range r.Hosts {
 		if i < len(r.HostErrs) && r.HostErrs[i] != nil {

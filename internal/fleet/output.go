@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/thruput/thruput/internal/fairness"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/units"
@@ -137,7 +136,7 @@ func NewMatrix(hosts []Host, res []PairResult, hostErrs []error) Matrix {
 	}
 	for _, r := range res {
 		p := MatrixPair{From: r.From.Name, To: r.To.Name}
-		if v, ok := fairness.Mbits(r.Doc); ok {
+		if v, ok := r.Doc.ReceiverMbits(); ok {
 			p.MbitPerSecond = &v
 			p.Run = r.Doc.ID
 		}

@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/thruput/thruput/internal/fairness"
+	"github.com/thruput/thruput/internal/result"
 )
 
 // WriteFairness prints groups of clients run at once into one server
 // (net client --clients, fleet net --concurrent): a table (or markdown)
 // per group with a line per client, then the aggregate and the fairness
 // index, and the latency block under their load; or JSON.
-func WriteFairness(w io.Writer, groups []fairness.Group, format string) error {
+func WriteFairness(w io.Writer, groups []result.ClientGroup, format string) error {
 	if format == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

@@ -7,13 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/thruput/thruput/internal/fairness"
 	"github.com/thruput/thruput/internal/result"
 )
 
 func TestGroupOutputs(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
-	g := fairness.NewGroup("srv", []fairness.Client{
+	g := result.NewClientGroup("srv", []result.GroupClient{
 		{Client: "a", MbitPerSecond: f(30), Run: "r1"},
 		{Client: "b", MbitPerSecond: f(10), Run: "r2"},
 		{Client: "c", Error: "the server is busy running a test; try again later"},
@@ -22,7 +21,7 @@ func TestGroupOutputs(t *testing.T) {
 		t.Fatalf("group: %+v", g)
 	}
 	var tbl, md, js bytes.Buffer
-	if err := WriteFairness(&tbl, []fairness.Group{g}, "table"); err != nil {
+	if err := WriteFairness(&tbl, []result.ClientGroup{g}, "table"); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"30.00", "failed: the server is busy", "aggregate", "40.00", "Jain's fairness index 0.800"} {
@@ -30,13 +29,13 @@ func TestGroupOutputs(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, tbl.String())
 		}
 	}
-	if err := WriteFairness(&md, []fairness.Group{g}, "markdown"); err != nil {
+	if err := WriteFairness(&md, []result.ClientGroup{g}, "markdown"); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(md.String(), "| client | server | Mbit/s | status |\n|---|---|---|---|\n") {
 		t.Errorf("markdown:\n%s", md.String())
 	}
-	if err := WriteFairness(&js, []fairness.Group{g}, "json"); err != nil {
+	if err := WriteFairness(&js, []result.ClientGroup{g}, "json"); err != nil {
 		t.Fatal(err)
 	}
 	var back []map[string]any
@@ -53,13 +52,13 @@ func TestGroupOutputs(t *testing.T) {
 // keeps the section in its JSON; a group without has neither.
 func TestGroupLatency(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
-	g := fairness.NewGroup("srv", []fairness.Client{{Client: "1", MbitPerSecond: f(47)}, {Client: "2", MbitPerSecond: f(46)}})
+	g := result.NewClientGroup("srv", []result.GroupClient{{Client: "1", MbitPerSecond: f(47)}, {Client: "2", MbitPerSecond: f(46)}})
 	g.LoadLatency = &result.LoadLatency{Probe: "udp-echo", Port: 5201, IntervalNs: 10e6,
 		Idle:   &result.LatencyPhase{Phase: "idle", Sent: 50, Received: 50, RTT: &result.Delays{Samples: 50, P50Ns: 50e3, P50LowNs: 48e3, P50HighNs: 52e3}},
 		Loaded: []result.LatencyPhase{{Phase: "up", Sent: 200, Received: 200, RTT: &result.Delays{Samples: 200, P50Ns: 91e6, P50LowNs: 90e6, P50HighNs: 92e6}}}}
 	for _, format := range []string{"table", "markdown"} {
 		var b bytes.Buffer
-		if err := WriteFairness(&b, []fairness.Group{g}, format); err != nil {
+		if err := WriteFairness(&b, []result.ClientGroup{g}, format); err != nil {
 			t.Fatal(err)
 		}
 		out := b.String()
@@ -69,7 +68,7 @@ func TestGroupLatency(t *testing.T) {
 		}
 	}
 	var js bytes.Buffer
-	if err := WriteFairness(&js, []fairness.Group{g}, "json"); err != nil {
+	if err := WriteFairness(&js, []result.ClientGroup{g}, "json"); err != nil {
 		t.Fatal(err)
 	}
 	var back []struct {
@@ -80,7 +79,7 @@ func TestGroupLatency(t *testing.T) {
 	}
 	g.LoadLatency = nil
 	var b bytes.Buffer
-	if err := WriteFairness(&b, []fairness.Group{g}, "table"); err != nil || strings.Contains(b.String(), "Latency") {
+	if err := WriteFairness(&b, []result.ClientGroup{g}, "table"); err != nil || strings.Contains(b.String(), "Latency") {
 		t.Errorf("a group without latency: %v\n%s", err, b.String())
 	}
 }

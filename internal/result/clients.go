@@ -1,25 +1,21 @@
-// Package fairness holds the outcome of network tests run at once into one
-// server: each client's figure, their sum and Jain's fairness index, as
-// `net client --clients N` and `fleet net --concurrent` report them.
-package fairness
+package result
 
-import "github.com/thruput/thruput/internal/result"
-
-// Client is one client's test of a group (JSON field names documented in
-// docs/result-json.md).
-type Client struct {
+// GroupClient is one client's test of a ClientGroup (JSON field names
+// documented in docs/result-json.md, "Clients at once").
+type GroupClient struct {
 	// Client names the client: a fleet host, or its number with --clients.
 	Client string `json:"client"`
 	// MbitPerSecond is the senders' rate of the client's test, all
-	// directions added (see Of); absent when the test measured nothing.
+	// directions added (see GroupClientOf); absent when the test measured
+	// nothing.
 	MbitPerSecond *float64 `json:"mbit_per_second,omitempty"`
 	Run           string   `json:"run,omitempty"`
 	Error         string   `json:"error,omitempty"`
 }
 
-// Mbits is the figure a test is shown by: the receiver's rate of the
-// run's sums (all directions added), in Mbit/s.
-func Mbits(d *result.Document) (float64, bool) {
+// ReceiverMbits is the figure a network test is shown by: the receiver's
+// rate of the run's sums (all directions added), in Mbit/s.
+func (d *Document) ReceiverMbits() (float64, bool) {
 	if d == nil || d.Net == nil || len(d.Net.Sums) == 0 {
 		return 0, false
 	}
@@ -30,14 +26,14 @@ func Mbits(d *result.Document) (float64, bool) {
 	return bps / 1e6, true
 }
 
-// Of is a client's entry for its run doc and error. Its figure is the
-// senders' rate (all directions added): a sender counts over exactly the
-// test's time, so the windows of clients started together coincide; a
+// GroupClientOf is a client's entry for its run d and error. Its figure is
+// the senders' rate (all directions added): a sender counts over exactly
+// the test's time, so the windows of clients started together coincide; a
 // receiver's count goes on while the data still queued when the others
 // ended drains, at a rate the link only had once they stopped, and the
 // receivers' figures then add up to more than the link carries.
-func Of(name string, d *result.Document, err error) Client {
-	c := Client{Client: name}
+func GroupClientOf(name string, d *Document, err error) GroupClient {
+	c := GroupClient{Client: name}
 	if d != nil && d.Net != nil && len(d.Net.Sums) > 0 {
 		var bps float64
 		for _, s := range d.Net.Sums {
@@ -52,10 +48,12 @@ func Of(name string, d *result.Document, err error) Client {
 	return c
 }
 
-// Group is clients that ran at once into one server.
-type Group struct {
-	Server  string   `json:"server"`
-	Clients []Client `json:"clients"`
+// ClientGroup is the outcome of network tests run at once into one
+// server, as `net client --clients N` and `fleet net --concurrent` report
+// it: each client's figure, their sum and Jain's fairness index.
+type ClientGroup struct {
+	Server  string        `json:"server"`
+	Clients []GroupClient `json:"clients"`
 	// AggregateMbitPerSecond is the clients' figures added.
 	AggregateMbitPerSecond float64 `json:"aggregate_mbit_per_second"`
 	// Jain is Jain's fairness index of the figures: 1 when all clients got
@@ -63,13 +61,13 @@ type Group struct {
 	Jain *float64 `json:"jain_fairness_index,omitempty"`
 	// LoadLatency is the latency under the clients' load together (net
 	// client --clients: one probe stream beside the first client's test).
-	LoadLatency *result.LoadLatency `json:"latency_under_load,omitempty"`
+	LoadLatency *LoadLatency `json:"latency_under_load,omitempty"`
 }
 
-// NewGroup sums the clients' figures and rates their fairness. Clients
-// that measured nothing count in neither.
-func NewGroup(server string, clients []Client) Group {
-	g := Group{Server: server, Clients: clients}
+// NewClientGroup sums the clients' figures and rates their fairness.
+// Clients that measured nothing count in neither.
+func NewClientGroup(server string, clients []GroupClient) ClientGroup {
+	g := ClientGroup{Server: server, Clients: clients}
 	var xs []float64
 	for _, c := range clients {
 		if c.MbitPerSecond != nil {
@@ -98,7 +96,7 @@ func Jain(xs []float64) (float64, bool) {
 }
 
 // Failed counts the clients whose test failed.
-func (g Group) Failed() int {
+func (g ClientGroup) Failed() int {
 	n := 0
 	for _, c := range g.Clients {
 		if c.Error != "" {

@@ -1,4 +1,4 @@
-package fairness
+package result
 
 import (
 	"math"
