@@ -606,9 +606,12 @@ func startRun(t *testing.T, dir, file string, args ...string) (*exec.Cmd, *bytes
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	time.Sleep(200 * time.Millisecond)
 	return cmd, &stdout, &stderr
 }
+
+// midRun is how long the interrupt tests let a started run go on, so that
+// their signal lands while it writes rather than as it sets up.
+const midRun = 200 * time.Millisecond
 
 func TestInterruptLeavesNothing(t *testing.T) {
 	fstest.Long(t, "interrupts real runs")
@@ -616,6 +619,7 @@ func TestInterruptLeavesNothing(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
 			cmd, stdout, stderr := startSweep(t, dir)
+			time.Sleep(midRun)
 			start := time.Now()
 			_ = cmd.Process.Signal(sig)
 			_ = cmd.Wait()
@@ -650,6 +654,7 @@ func TestInterruptOtherMethods(t *testing.T) {
 			dir := t.TempDir()
 			args := append(append([]string{}, run[1:3]...), append([]string{dir}, run[3:]...)...)
 			cmd, stdout, stderr := startRun(t, dir, run[0], args...)
+			time.Sleep(midRun)
 			_ = cmd.Process.Signal(syscall.SIGINT)
 			_ = cmd.Wait()
 			if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(stderr.String(), "interrupted") {
