@@ -58,7 +58,11 @@ func idleTimeout(t *testing.T, r *Reader, buf []byte) {
 
 // TestReader reads a detached socket: data, then a timed-out wait, then
 // the end of the stream, and the descriptor is out of the runtime's hands.
+// It and TestReaderBatch spend most of their time waiting out Timeout on
+// an idle socket of their own, so they wait beside each other (after
+// TestProcs, which changes GOMAXPROCS for the whole process).
 func TestReader(t *testing.T) {
+	t.Parallel()
 	c, fd, peer := detached(t)
 	if _, err := c.Write([]byte("x")); err == nil {
 		t.Error("the original connection still writes after Detach")
@@ -124,6 +128,7 @@ func TestProcs(t *testing.T) {
 // than a batch within a few batchTimeouts, then reads single segments
 // again; an idle socket still waits the whole Timeout.
 func TestReaderBatch(t *testing.T) {
+	t.Parallel()
 	_, fd, peer := detached(t)
 	r := Reader{FD: fd, Block: Sys, Batch: true}
 	buf := make([]byte, BatchMax)
