@@ -41,7 +41,7 @@ func startServe(t *testing.T, size string) (string, *background) {
 }
 
 func TestHTTPAgainstServe(t *testing.T) {
-	u, srv := startServe(t, "32M")
+	u, srv := startServe(t, "8M")
 	o, doc := httpDoc(t, u+"some/file.bin", "--repeat", "3", "--window", "200ms")
 	if o.code != 0 || doc.Status != result.StatusOK {
 		t.Fatalf("exit %d, status %s: %s", o.code, doc.Status, o.stderr)
@@ -55,7 +55,7 @@ func TestHTTPAgainstServe(t *testing.T) {
 		t.Fatalf("--repeat 3: %d runs, summary %+v", len(h.Runs), h.Summary)
 	}
 	for i, r := range h.Runs {
-		if r.Bytes != 32<<20 || r.ContentLength == nil || *r.ContentLength != 32<<20 || r.StatusCode != 200 {
+		if r.Bytes != 8<<20 || r.ContentLength == nil || *r.ContentLength != 8<<20 || r.StatusCode != 200 {
 			t.Errorf("run %d: %d bytes, length %v, status %d", i+1, r.Bytes, r.ContentLength, r.StatusCode)
 		}
 		if r.MiBPerSec <= 0 || r.PeakMiBPerSec <= 0 || r.BitsPerSecond <= 0 || r.TTFBNs <= 0 || r.TotalNs <= r.TransferNs || len(r.Windows) == 0 {
@@ -91,11 +91,11 @@ func TestHTTPAgainstServe(t *testing.T) {
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 206 || len(b) != 100 || resp.Header.Get("Content-Range") != "bytes 100-199/33554432" {
+	if resp.StatusCode != 206 || len(b) != 100 || resp.Header.Get("Content-Range") != "bytes 100-199/8388608" {
 		t.Errorf("Range: %d, %d bytes, Content-Range %q", resp.StatusCode, len(b), resp.Header.Get("Content-Range"))
 	}
 	resp, err = http.Head(u)
-	if err != nil || resp.StatusCode != 200 || resp.ContentLength != 32<<20 || resp.Header.Get("Accept-Ranges") != "bytes" {
+	if err != nil || resp.StatusCode != 200 || resp.ContentLength != 8<<20 || resp.Header.Get("Accept-Ranges") != "bytes" {
 		t.Errorf("HEAD: %v %+v", err, resp)
 	}
 	resp, err = http.Post(u, "text/plain", strings.NewReader("x"))
