@@ -95,6 +95,10 @@ const inProcessLimit = 5 * time.Minute
 // output and error swapped for files of its own.
 var stdio sync.Mutex
 
+// The tests that mostly wait on a process of their own (a server, a shell,
+// a run killed or refused, the binary as nobody) run in parallel, so that
+// their waits overlap; their in-process runs still take turns on stdio.
+
 // thruput runs a command line in this process through run, as main does,
 // and returns its exit code and what it wrote on standard output and
 // error. The run has the process's os.Stdout and os.Stderr (cobra's help,
@@ -229,6 +233,7 @@ func TestVersionAndHelp(t *testing.T) {
 // commit and commit date TestMain linked in, as make build and
 // scripts/package do, and the toolchain and platform it was built with.
 func TestVersionFields(t *testing.T) {
+	t.Parallel()
 	platform := runtime.GOOS + "/" + runtime.GOARCH
 	out, err := exec.Command(thruputBin, "version", "--json").Output()
 	var tool result.Tool
@@ -294,6 +299,7 @@ func TestMan(t *testing.T) {
 // shell and completes a word with them: a script with an error would break
 // every shell session.
 func TestCompletions(t *testing.T) {
+	t.Parallel()
 	checks := []struct{ shell, script, want string }{
 		{"bash", "source <(thruput completion bash) && complete -p thruput", "-F __start_thruput thruput"},
 		{"zsh", "autoload -U compinit && compinit -u && source <(thruput completion zsh) && print -r -- $_comps[thruput]", "_thruput"},
@@ -671,6 +677,7 @@ func TestInterruptOtherMethods(t *testing.T) {
 }
 
 func TestKilledRunCleanedByNext(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cmd, _, _ := startSweep(t, dir)
 	_ = cmd.Process.Kill()

@@ -477,6 +477,7 @@ func TestSuiteRepeatAgainstServer(t *testing.T) {
 // TestStoreCheckedFirst: a store that cannot take the run stops it in the
 // first second (not after a long measurement), exit 2, and nothing is made.
 func TestStoreCheckedFirst(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	long := []string{"net", "client", "127.0.0.1", "-p", strconv.Itoa(freePort(t)), "-t", "300"}
 	for _, c := range []struct {

@@ -53,6 +53,7 @@ func TestMessagesNameTheFlag(t *testing.T) {
 // TestImportHost: --host names the machine of an iperf3 -J file too,
 // which names one of its own; it was ignored there.
 func TestImportHost(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("iperf3"); err != nil {
 		t.Skip("iperf3 is not installed")
 	}

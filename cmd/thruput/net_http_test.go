@@ -41,6 +41,7 @@ func startServe(t *testing.T, size string) (string, *background) {
 }
 
 func TestHTTPAgainstServe(t *testing.T) {
+	t.Parallel()
 	u, srv := startServe(t, "8M")
 	o, doc := httpDoc(t, u+"some/file.bin", "--repeat", "3", "--window", "200ms")
 	if o.code != 0 || doc.Status != result.StatusOK {

@@ -81,6 +81,7 @@ func get(t *testing.T, url string) (int, string) {
 }
 
 func TestServe(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "results.db")
 	doc := quickSweep(t, db, t.TempDir(), "fs=tmp")

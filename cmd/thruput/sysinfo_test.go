@@ -103,6 +103,7 @@ func TestSysinfoTable(t *testing.T) {
 // TestSysinfoWithoutRoot runs sysinfo as an unprivileged user, as most
 // people will: it must work, with every fact either read or absent.
 func TestSysinfoWithoutRoot(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		o := thruput(t, "sysinfo", "--json")
 		if o.code != 0 {
