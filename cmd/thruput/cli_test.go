@@ -151,17 +151,16 @@ func thruput(t testing.TB, args ...string) outcome {
 // unprivileged user gets).
 var asNobody = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 
-// nobodyBinary copies the binary into dir, which becomes 0755, so that
+// nobodyBinary links the binary into dir, which becomes 0755, so that
 // nobody can run it there: the test binary's own directory is root's
-// alone. The directories above dir must let nobody through.
+// alone. The directories above dir must let nobody through. A hard link,
+// not a copy: a copy is open for writing a moment, and a test forking
+// beside it then hands that descriptor to its child until the child
+// execs, and running the copy fails with "text file busy".
 func nobodyBinary(t testing.TB, dir string) string {
 	t.Helper()
-	data, err := os.ReadFile(thruputBin)
-	if err != nil {
-		t.Fatal(err)
-	}
 	bin := filepath.Join(dir, "thruput")
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
+	if err := os.Link(thruputBin, bin); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chmod(dir, 0o755); err != nil {
