@@ -122,6 +122,7 @@ func TestPin(t *testing.T) {
 // TestServerAffinityRefused: a server_affinity the server may not run on
 // is refused with iperf3's error 132, and the server serves the next test.
 func TestServerAffinityRefused(t *testing.T) {
+	t.Parallel() // waits on timeouts and a server of its own, beside the others that do
 	ts := startServer(t, ServerConfig{})
 	cfg := quickTest(ts.port)
 	cpu := MaxCPU

@@ -125,6 +125,7 @@ func TestParseResults(t *testing.T) {
 }
 
 func TestRecvJSONLimit(t *testing.T) {
+	t.Parallel() // waits on timeouts and a server of its own, beside the others that do
 	a, b := net.Pipe()
 	defer a.Close()
 	defer b.Close()

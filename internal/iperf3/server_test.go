@@ -274,6 +274,7 @@ func TestServerSurvivesHostileClients(t *testing.T) {
 }
 
 func TestServerLimitsAndAuth(t *testing.T) {
+	t.Parallel() // waits on timeouts and a server of its own, beside the others that do
 	ctx := context.Background()
 	secret := []byte("a shared secret")
 	ts := startServer(t, ServerConfig{Secret: secret, Limits: Limits{MaxDuration: 5 * time.Second, MaxStreams: 2, MaxBitrate: 1e9}})
