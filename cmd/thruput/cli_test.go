@@ -52,21 +52,8 @@ func TestMain(m *testing.M) {
 	os.Setenv("THRUPUT_DB", filepath.Join(dir, "results.db"))
 	// and runs a store refused go to a spool of their own.
 	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
-	// The one build of this machine's binary in a test run, static,
-	// stripped and stamped as make build makes it (TestVersionFields reads
-	// the stamps, TestCrossBuilds takes it as this platform's build), but
-	// without -trimpath: the packages compiled for the test binary serve
-	// it too, where -trimpath would compile every one of them again on a
-	// fresh machine. Stripped (-s -w), the link writes no debug
-	// information, about 40 % of its CPU time. Built by go run, not go
-	// build: go run keeps the executable in Go's build cache, so a test
-	// run with a warm cache and unchanged sources does not link it again,
-	// and its -exec cp copies it to thruputBin.
-	build := exec.Command("go", "run", "-buildvcs=false", "-exec", "cp",
-		"-ldflags", "-s -w -X main.version="+testVersion+" -X main.commit="+testCommit+" -X main.buildDate="+testDate, ".", thruputBin)
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build thruput: %v\n%s", err, out)
+	if err := buildThruput(thruputBin); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	if err := nettest.Sweep(); err != nil {
