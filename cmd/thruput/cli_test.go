@@ -79,12 +79,11 @@ type outcome struct {
 const inProcessLimit = 5 * time.Minute
 
 // stdio is held by the in-process run that has the process's standard
-// output and error swapped for files of its own.
+// output and error swapped for files of its own. The tests that mostly
+// wait on a process of their own (a server, a shell, a run killed or
+// refused, the binary as nobody) run in parallel, so that their waits
+// overlap; their in-process runs still take turns on stdio.
 var stdio sync.Mutex
-
-// The tests that mostly wait on a process of their own (a server, a shell,
-// a run killed or refused, the binary as nobody) run in parallel, so that
-// their waits overlap; their in-process runs still take turns on stdio.
 
 // thruput runs a command line in this process through run, as main does,
 // and returns its exit code and what it wrote on standard output and
