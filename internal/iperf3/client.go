@@ -209,6 +209,9 @@ func (c *client) test(ctx context.Context) (*result.Net, error) {
 		return nil, err
 	}
 	c.data.limited = true
+	if c.p.Reverse {
+		c.data.countReceived(c.p.count())
+	}
 	if err := c.connectStreams(ctx); err != nil {
 		return nil, err
 	}
@@ -315,6 +318,7 @@ func (c *client) loop(ctx context.Context, s *session, states <-chan stateOrErr)
 	stall := byLimit && c.p.UDP && c.p.Reverse && !c.p.Bidir
 	var received int64
 	lastArrival := time.Now()
+	reached := c.data.reached
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
@@ -348,6 +352,10 @@ func (c *client) loop(ctx context.Context, s *session, states <-chan stateOrErr)
 		timer.Reset(max(wait, 0))
 		select {
 		case <-timer.C:
+		case <-reached:
+			// Once: limitDone says it from the session's counts, which
+			// may lag the receivers' by a read in flight.
+			reached = nil
 		case <-ctx.Done():
 			return ctx.Err()
 		case so := <-states:
@@ -384,12 +392,8 @@ const udpStall = 2 * time.Second
 // limitDone: -n and -k count what this client sends, or in reverse what
 // it receives.
 func (c *client) limitDone(s *session) bool {
-	sending := !c.p.Reverse
-	moved := s.measuredBytes(sending)
-	if c.p.Bytes > 0 && moved >= c.p.Bytes {
-		return true
-	}
-	return c.p.Blocks > 0 && moved >= c.p.Blocks*int64(c.p.Len)
+	n := c.p.count()
+	return n > 0 && s.measuredBytes(!c.p.Reverse) >= n
 }
 
 func (c *client) streamError() error {

@@ -60,6 +60,15 @@ func (p *Params) streams() int {
 	return p.Parallel
 }
 
+// count is the bytes -n or -k ends a test at, 0 if neither: -k counts
+// blocks of -l.
+func (p *Params) count() int64 {
+	if p.Bytes > 0 {
+		return p.Bytes
+	}
+	return p.Blocks * int64(p.Len)
+}
+
 // wire is the parameter JSON as iperf3 writes it.
 func (p *Params) wire() map[string]any {
 	m := map[string]any{

@@ -227,7 +227,7 @@ func (d *dataPath) recvUDPBatch(s *stream) error {
 		arrived := time.Since(d.epoch).Seconds()
 		for off := 0; off+hdr <= n; off += seg {
 			sent, seq := d.readStamp(buf[off:])
-			s.bytes.Add(int64(min(seg, n-off)))
+			d.received(s, min(seg, n-off))
 			s.mu.Lock()
 			s.rcv.add(seq, arrived-sent)
 			s.mu.Unlock()
