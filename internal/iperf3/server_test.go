@@ -339,6 +339,9 @@ func TestClientServer(t *testing.T) {
 		{name: "tcp bidir", p: result.NetParameters{DurationNs: second, Streams: 2, Direction: "bidir", BitrateBps: 200e6}},
 		{name: "tcp paced", p: result.NetParameters{DurationNs: second, BitrateBps: 80e6}},
 		{name: "udp", p: result.NetParameters{Protocol: "udp", DurationNs: second, BitrateBps: 20e6, BlockSize: 1400}},
+		// The client ends the test as soon as it has the count: the
+		// server sends until then, and the loopback drops some.
+		{name: "udp reverse bytes", p: result.NetParameters{Protocol: "udp", Bytes: 4 << 20, BitrateBps: 1e9, Direction: result.DirDown}},
 		{name: "udp reverse 64-bit", p: result.NetParameters{Protocol: "udp", DurationNs: second, BitrateBps: 20e6, Direction: result.DirDown}, c64: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -388,6 +391,16 @@ func TestClientServer(t *testing.T) {
 					stops := reverse && c.p.OmitNs == 0 && (c.p.BitrateBps == 0 || c.p.Burst > 0)
 					if over := s.Sender.Bytes - c.p.Bytes; stops && over > defaultTCPBlockSize {
 						t.Errorf("%s: -n %d, the server sent %d past it", s.Direction, c.p.Bytes, over)
+					}
+					// A receiving client ends the test at the count:
+					// what arrives past it is what the server sends
+					// until it reads TEST_END, 30-130 kB on a quiet
+					// machine and up to 0.5 MB under load (0.45-0.55
+					// MB while the client looked every 5 ms; the
+					// moment is TestReceivedCount's). A client that
+					// missed the count would run 2 s to its stall.
+					if over := s.Receiver.Bytes - c.p.Bytes; udp && reverse && (over < 0 || over > c.p.Bytes/4) {
+						t.Errorf("%s: -n %d, the client received %d past it", s.Direction, c.p.Bytes, over)
 					}
 				}
 			}

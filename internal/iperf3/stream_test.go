@@ -102,3 +102,48 @@ func TestChunkOnlyForSenders(t *testing.T) {
 		t.Errorf("after sending, the chunk is %d bytes, want %d", len(d.chunk), want)
 	}
 }
+
+// TestReceivedCount: a client counting what it receives (-R -n) is told
+// the moment the receivers together have the count, never while the
+// start is omitted, and counting from where the omitted start ended.
+func TestReceivedCount(t *testing.T) {
+	d, err := newDataPath(&Params{Len: 1000}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.close()
+	reached := func() bool {
+		select {
+		case <-d.reached:
+			return true
+		default:
+			return false
+		}
+	}
+	d.countReceived(0)
+	if d.reached != nil {
+		t.Fatal("no count, yet something to wait for")
+	}
+	d.countReceived(3000)
+	a, b := &stream{}, &stream{}
+	d.omitting.Store(true)
+	d.received(a, 5000)
+	if reached() {
+		t.Fatal("reached during the omitted start")
+	}
+	d.endOmit()
+	d.omitting.Store(false)
+	d.received(a, 1500)
+	d.received(b, 1499)
+	if reached() {
+		t.Fatal("reached at 2999 of 3000 bytes after the omitted start")
+	}
+	d.received(b, 1)
+	if !reached() {
+		t.Fatal("not reached at 3000 bytes")
+	}
+	d.received(a, 1) // closes nothing twice
+	if got := a.bytes.Load() + b.bytes.Load(); got != 8001 {
+		t.Errorf("streams counted %d bytes, want 8001", got)
+	}
+}
