@@ -353,8 +353,9 @@ func loaded(t *testing.T, m measured) *result.LatencyPhase {
 }
 
 // deepQueue is tbf at 100 Mbit/s with latency 100ms: a queue of
-// rate×100 ms plus the bucket, 1.25 MB + 62.5 kB.
-var deepQueue = nettest.Queue{RateMbit: 100, Latency: "100ms"}
+// rate×100 ms plus the bucket, 1.25 MB + 62.5 kB. A sender's first
+// window, 1000 packets of 1448 bytes, overfills it at once.
+var deepQueue = nettest.Queue{RateMbit: 100, Latency: "100ms", InitCwnd: 1000}
 
 // queueDelay is what the deep queue holds, full, in time at its rate:
 // 1,312,500 bytes at 12.5 MB/s.
@@ -375,13 +376,10 @@ func TestLabDeepQueue(t *testing.T) {
 			// CUBIC fills the queue until it drops; BBR (this
 			// machine's default) would keep it nearly empty.
 			// Every try must agree with ping and irtt. The queue's
-			// arithmetic below needs a run that filled it: CUBIC's
-			// losses at the end of slow start can leave its window's
-			// plateau low for a whole short test (26 ms added of 105
-			// seen once, ping and irtt agreeing; 58 ms in two tries
-			// running, under a busy make check), so up to two more
-			// tries are taken while a try keeps the queue under 60 %
-			// full.
+			// arithmetic below needs a run that filled it, which
+			// the first window of 1000 packets does at the start
+			// (deepQueue); should CUBIC still leave the queue under
+			// 60 % full, up to two more tries are taken.
 			var m measured
 			var p *result.LatencyPhase
 			for try := 1; ; try++ {
