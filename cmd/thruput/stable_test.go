@@ -182,27 +182,41 @@ func TestUntilStableNet(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { srv.Process.Kill(); srv.Wait() }()
-	var doc *result.Document
-	var took time.Duration
-	for try := 0; try < 20 && doc == nil; try++ {
-		time.Sleep(100 * time.Millisecond)
-		start := time.Now()
-		out, err := lan.Command(t.Context(), 0, thruputBin, "net", "client", lan.Hosts[1].Addr, "-p", port, "-t", "30", "--until-stable", "--json", "-q", "--no-save").Output()
-		took = time.Since(start)
-		if err == nil {
-			doc, _ = result.Read(strings.NewReader(string(out)))
+	// measure runs the test once the server answers.
+	measure := func() (*result.Document, time.Duration) {
+		for range 20 {
+			time.Sleep(100 * time.Millisecond)
+			start := time.Now()
+			out, err := lan.Command(t.Context(), 0, thruputBin, "net", "client", lan.Hosts[1].Addr, "-p", port, "-t", "30", "--until-stable", "--json", "-q", "--no-save").Output()
+			if err == nil {
+				if doc, err := result.Read(strings.NewReader(string(out))); err == nil {
+					return doc, time.Since(start)
+				}
+			}
 		}
-	}
-	if doc == nil {
 		t.Fatal("no test ran")
+		return nil, 0
 	}
-	s := doc.Net.Sums[0]
-	t.Logf("%.1f Mbit/s in %v, interval %+v", s.Receiver.BitsPerSecond/1e6, took, s.Interval)
-	if took > 15*time.Second || s.Interval == nil || !s.Interval.Converged {
-		t.Errorf("took %v of -t 30, interval %+v", took, s.Interval)
-	}
-	if mbit := s.Receiver.BitsPerSecond / 1e6; mbit < 85 || mbit > 100 {
-		t.Errorf("%.1f Mbit/s on a 100 Mbit/s link", mbit)
+	// A busy make check can keep the shaped link's rate from settling
+	// (87 Mbit/s, ±2.01 % after 30 s against the 2 % asked): such a run
+	// must say so, and one more is taken, which must settle.
+	for run := 1; ; run++ {
+		doc, took := measure()
+		s := doc.Net.Sums[0]
+		t.Logf("%.1f Mbit/s in %v, interval %+v", s.Receiver.BitsPerSecond/1e6, took, s.Interval)
+		if mbit := s.Receiver.BitsPerSecond / 1e6; mbit < 85 || mbit > 100 {
+			t.Errorf("%.1f Mbit/s on a 100 Mbit/s link", mbit)
+		}
+		iv := s.Interval
+		if iv == nil {
+			t.Fatal("no interval")
+		}
+		if took <= 15*time.Second && iv.Converged {
+			break
+		}
+		if run == 2 || iv.Converged || iv.Relative <= iv.Target || took < 30*time.Second {
+			t.Fatalf("took %v of -t 30, interval %+v", took, iv)
+		}
 	}
 	// A download of 256 MiB (21 s at 100 Mbit/s) ends once its rate is
 	// known.
@@ -212,30 +226,41 @@ func TestUntilStableNet(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { hs.Process.Kill(); hs.Wait() }()
-	var run *result.HTTPRun
-	for try := 0; try < 30 && run == nil; try++ {
-		time.Sleep(200 * time.Millisecond)
-		start := time.Now()
-		out, err := lan.Command(t.Context(), 0, thruputBin, "net", "http", "http://"+lan.Hosts[1].Addr+":"+hport+"/", "--until-stable", "--json", "-q", "--no-save").Output()
-		took = time.Since(start)
-		if err != nil {
-			continue
+	download := func() (*result.HTTPRun, time.Duration) {
+		for range 30 {
+			time.Sleep(200 * time.Millisecond)
+			start := time.Now()
+			out, err := lan.Command(t.Context(), 0, thruputBin, "net", "http", "http://"+lan.Hosts[1].Addr+":"+hport+"/", "--until-stable", "--json", "-q", "--no-save").Output()
+			if err != nil {
+				continue
+			}
+			if d, err := result.Read(strings.NewReader(string(out))); err == nil && len(d.HTTP.Runs) == 1 {
+				return &d.HTTP.Runs[0], time.Since(start)
+			}
 		}
-		if d, err := result.Read(strings.NewReader(string(out))); err == nil && len(d.HTTP.Runs) == 1 {
-			run = &d.HTTP.Runs[0]
-		}
-	}
-	if run == nil {
 		t.Fatal("no download ran")
+		return nil, 0
 	}
-	t.Logf("download: %.1f Mbit/s, %d MiB in %v, interval %+v", run.BitsPerSecond/1e6, run.Bytes>>20, took, run.Interval)
-	if took > 15*time.Second || run.Bytes >= 256<<20 || run.Interval == nil || !run.Interval.Converged || run.Error != "" {
-		t.Errorf("the download took %v for %d bytes, interval %+v, error %q", took, run.Bytes, run.Interval, run.Error)
-	}
-	// Its figure is the rate the interval is of, warm-up cut, as the
-	// sweep's is.
-	if iv := run.Interval; iv != nil && (math.Abs(run.MiBPerSec*mib/iv.Mean-1) > 1e-9 || math.Abs(run.BitsPerSecond/8/iv.Mean-1) > 1e-9) {
-		t.Errorf("the figure %.3f MiB/s (%.0f bit/s) is not the interval's mean %.0f B/s", run.MiBPerSec, run.BitsPerSecond, iv.Mean)
+	// As above, a download the load kept from settling (a warm-up of
+	// 11.8 s under make check, then the whole file) gets one more.
+	for dl := 1; ; dl++ {
+		run, took := download()
+		t.Logf("download: %.1f Mbit/s, %d MiB in %v, interval %+v", run.BitsPerSecond/1e6, run.Bytes>>20, took, run.Interval)
+		iv := run.Interval
+		if iv == nil || run.Error != "" {
+			t.Fatalf("the download: interval %+v, error %q", iv, run.Error)
+		}
+		// Its figure is the rate the interval is of, warm-up cut, as
+		// the sweep's is.
+		if math.Abs(run.MiBPerSec*mib/iv.Mean-1) > 1e-9 || math.Abs(run.BitsPerSecond/8/iv.Mean-1) > 1e-9 {
+			t.Errorf("the figure %.3f MiB/s (%.0f bit/s) is not the interval's mean %.0f B/s", run.MiBPerSec, run.BitsPerSecond, iv.Mean)
+		}
+		if took <= 15*time.Second && run.Bytes < 256<<20 && iv.Converged {
+			break
+		}
+		if dl == 2 || run.Bytes < 256<<20 {
+			t.Fatalf("the download took %v for %d bytes, interval %+v", took, run.Bytes, iv)
+		}
 	}
 }
 

@@ -529,32 +529,39 @@ func TestLabShortQueue(t *testing.T) {
 // sameThroughput holds tests with probes to the same tests without:
 // within 2 %, the client alone in its namespace (no ping or irtt beside
 // it), two of each, in the order with, without, without, with, so that a
-// drift in the machine's speed falls on both alike. The best of each pair
+// drift in the machine's speed falls on both alike. The best of each kind
 // is compared: a stall (a retransmission timeout after a burst of drops
 // at the queue's end, or another process on this shared machine taking
 // the CPU) only lowers one run, while what the probes cost (64 bytes every
-// 10 ms, 0.05 % of the link) would lower both runs with them.
+// 10 ms, 0.05 % of the link) would lower every run with them. Where the
+// two are further apart, four more runs are taken in the same order: a
+// busy make check once lowered both runs with probes (91.4 and 85.6
+// Mbit/s against 93.4 and 93.6), and a real cost would lower all four.
 func (l *lab) sameThroughput(t *testing.T, what string, a labArgs) {
 	t.Helper()
 	a.Server, a.Port, a.Seconds, a.Omit, a.Idle = l.ServerAddr, labPort, 2, 1, time.Second
 	var with, without []float64
-	for _, probes := range []bool{true, false, false, true} {
-		a.Probes = probes
-		out := l.client(a)
-		if out.Err != "" {
-			t.Fatalf("%s, probes %v: %s", what, probes, out.Err)
+	var w, wo float64
+	for range 2 {
+		for _, probes := range []bool{true, false, false, true} {
+			a.Probes = probes
+			out := l.client(a)
+			if out.Err != "" {
+				t.Fatalf("%s, probes %v: %s", what, probes, out.Err)
+			}
+			if probes {
+				with = append(with, out.Mbps)
+			} else {
+				without = append(without, out.Mbps)
+			}
 		}
-		if probes {
-			with = append(with, out.Mbps)
-		} else {
-			without = append(without, out.Mbps)
+		w, wo = slices.Max(with), slices.Max(without)
+		t.Logf("%s: %.2f Mbit/s with probes (of %.2f), %.2f without (of %.2f)", what, w, with, wo, without)
+		if w >= 0.98*wo && w <= 1.02*wo {
+			return
 		}
 	}
-	w, wo := slices.Max(with), slices.Max(without)
-	t.Logf("%s: %.2f Mbit/s with probes (of %.2f), %.2f without (of %.2f)", what, w, with, wo, without)
-	if w < 0.98*wo || w > 1.02*wo {
-		t.Errorf("%s: throughput %.2f Mbit/s with probes, %.2f without: more than 2 %% apart", what, w, wo)
-	}
+	t.Errorf("%s: throughput %.2f Mbit/s with probes, %.2f without: more than 2 %% apart", what, w, wo)
 }
 
 // refused is iperf3 3.12's debug line for a connection it turned away
