@@ -75,10 +75,37 @@ func TestChunkOnlyForSenders(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := &stream{fd: fds[0], send: true}
-	defer s.close()
 	done := make(chan error, 1)
 	go func() { done <- d.sendTCP(s) }()
 	buf := make([]byte, 1<<20)
+	// stop ends the sender and the reader before the pair closes, also
+	// when the test fails: a read or write on a closed descriptor reaches
+	// whatever socket took its number next. A reader left running here
+	// once took a later test's control bytes (its client waited 30 s for
+	// PARAM_EXCHANGE, or read an end where SERVER_ERROR had been).
+	var sendErr error
+	stopped := false
+	stop := func() error {
+		if stopped {
+			return sendErr
+		}
+		stopped = true
+		d.stop.Store(true)
+		drained := make(chan struct{})
+		go func() { // drain the block the sender finishes, to the pair's end
+			defer close(drained)
+			for {
+				if n, _ := unix.Read(fds[1], buf); n <= 0 {
+					return
+				}
+			}
+		}()
+		sendErr = <-done
+		s.close()
+		<-drained
+		return sendErr
+	}
+	defer stop()
 	var got int
 	for got < 4<<20 {
 		n, err := unix.Read(fds[1], buf)
@@ -87,15 +114,7 @@ func TestChunkOnlyForSenders(t *testing.T) {
 		}
 		got += n
 	}
-	d.stop.Store(true)
-	go func() { // drain the block the sender finishes
-		for {
-			if n, _ := unix.Read(fds[1], buf); n <= 0 {
-				return
-			}
-		}
-	}()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	if want := sendChunk / d.p.Len * d.p.Len; len(d.chunk) != want {
