@@ -111,9 +111,28 @@ func (c *client) close() {
 func (c *client) expect(want int8, timeout time.Duration) error {
 	st, err := readState(c.ctrl, timeout)
 	if err != nil {
-		return c.ctrlErrorAfter(err, timeout)
+		return c.setupError(err, want, timeout)
 	}
 	return c.check(st, want)
+}
+
+// setupSteps name the states a client waits for between sending its
+// parameters and the test's start, as iperf3's source calls them.
+var setupSteps = map[int8]string{
+	stateCreateStreams: "CREATE_STREAMS",
+	stateTestStart:     "TEST_START",
+	stateTestRunning:   "TEST_RUNNING",
+}
+
+// setupError explains err from waiting up to waited for the state want:
+// a server that went quiet after it took the parameters speaks iperf3, and
+// the step it stopped at tells a stuck server from a slow one.
+func (c *client) setupError(err error, want int8, waited time.Duration) error {
+	step, ok := setupSteps[want]
+	if ne, isNet := err.(net.Error); ok && !c.running && isNet && ne.Timeout() {
+		return fmt.Errorf("%s took the test's parameters, then said nothing for %v (the client waited for %s): the server is overloaded or stuck", c.addr, waited, step)
+	}
+	return c.ctrlErrorAfter(err, waited)
 }
 
 func (c *client) check(st, want int8) error {

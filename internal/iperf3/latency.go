@@ -46,7 +46,7 @@ const maxLatencyIdle = 30 * time.Second
 func (c *client) readOffer() (*latency.Offer, error) {
 	st, err := readState(c.ctrl, setupTimeout)
 	if err != nil {
-		return nil, c.ctrlErrorAfter(err, setupTimeout)
+		return nil, c.setupError(err, stateCreateStreams, setupTimeout)
 	}
 	if st != stateLatencyEcho || !c.p.LatencyEcho {
 		return nil, c.check(st, stateCreateStreams)

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -254,4 +256,28 @@ func FuzzParseResults(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSetupError: a server that went quiet after the parameters is named
+// with the step it stopped at; one that never answered may be no iperf3
+// server at all; a lost connection during the test is a server gone.
+func TestSetupError(t *testing.T) {
+	c := &client{addr: "192.0.2.1:5201"}
+	for _, tc := range []struct {
+		want    int8
+		running bool
+		err     error
+		says    string
+	}{
+		{stateTestStart, false, os.ErrDeadlineExceeded, "took the test's parameters, then said nothing for 30s (the client waited for TEST_START)"},
+		{stateCreateStreams, false, os.ErrDeadlineExceeded, "(the client waited for CREATE_STREAMS)"},
+		{stateParamExchange, false, os.ErrDeadlineExceeded, "did not answer on the control connection within 30s (is it an iperf3 server?)"},
+		{stateTestRunning, false, io.EOF, "closed the control connection"},
+		{stateDisplayResults, true, os.ErrDeadlineExceeded, "stopped answering during the test"},
+	} {
+		c.running = tc.running
+		if got := c.setupError(tc.err, tc.want, 30*time.Second).Error(); !strings.Contains(got, tc.says) {
+			t.Errorf("state %d, %v: %q, want %q", tc.want, tc.err, got, tc.says)
+		}
+	}
 }
