@@ -32,9 +32,6 @@ func startServer(t *testing.T, cfg ServerConfig) *testServer {
 	t.Helper()
 	ts := &testServer{}
 	cfg.Addr = "127.0.0.1:0"
-	if cfg.ControlTimeout == 0 {
-		cfg.ControlTimeout = 300 * time.Millisecond
-	}
 	cfg.OnResult = func(_ *result.Net, _ string, err error) {
 		ts.mu.Lock()
 		ts.results = append(ts.results, err)
@@ -115,7 +112,9 @@ func openFDs(t *testing.T) int {
 // that after each it serves a good client, and that nothing leaks.
 func TestServerSurvivesHostileClients(t *testing.T) {
 	fstest.Long(t, "waits out hostile clients' timeouts")
-	ts := startServer(t, ServerConfig{IdleTimeout: 2 * time.Second})
+	// Short timeouts, for the silent clients to be waited out; long
+	// enough for the good clients under a busy make check.
+	ts := startServer(t, ServerConfig{IdleTimeout: 2 * time.Second, ControlTimeout: time.Second})
 	ctx := context.Background()
 	// Warm up: the first test starts goroutines and fds that stay (the
 	// netpoller), which are not leaks.
@@ -362,10 +361,19 @@ func TestClientServer(t *testing.T) {
 			}
 			for _, s := range n.Sums {
 				snd, rcv := s.Sender, s.Receiver
-				if snd.Bytes == 0 || rcv.Bytes == 0 || rcv.Bytes > snd.Bytes {
+				// Each end counts from its own end of -O, as iperf3's ends
+				// do: the instants are a control message apart, which a
+				// busy machine stretches (by 1 block of 128 KiB, 10 ms at
+				// 100 Mbit/s, in 1 of 17 runs beside the other packages'
+				// tests). Without -O both count every byte.
+				slack := int64(0)
+				if c.p.OmitNs > 0 {
+					slack = snd.Bytes / 20
+				}
+				if snd.Bytes == 0 || rcv.Bytes == 0 || rcv.Bytes > snd.Bytes+slack {
 					t.Errorf("%s: sent %d, received %d", s.Direction, snd.Bytes, rcv.Bytes)
 				}
-				if !udp && rcv.Bytes != snd.Bytes {
+				if d := rcv.Bytes - snd.Bytes; !udp && (d > slack || -d > slack) {
 					t.Errorf("%s: TCP sent %d but received %d", s.Direction, snd.Bytes, rcv.Bytes)
 				}
 				if c.p.BitrateBps > 0 && c.p.DurationNs > 0 {
