@@ -182,20 +182,27 @@ func TestUntilStableNet(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { srv.Process.Kill(); srv.Wait() }()
-	// measure runs the test once the server answers.
-	measure := func() (*result.Document, time.Duration) {
-		for range 20 {
-			time.Sleep(100 * time.Millisecond)
+	// answered runs thruput on the first host, up to tries times pause
+	// apart until its peer answers and ok takes the document; and how
+	// long that run took.
+	answered := func(tries int, pause time.Duration, ok func(*result.Document) bool, args ...string) (*result.Document, time.Duration) {
+		for range tries {
+			time.Sleep(pause)
 			start := time.Now()
-			out, err := lan.Command(t.Context(), 0, thruputBin, "net", "client", lan.Hosts[1].Addr, "-p", port, "-t", "30", "--until-stable", "--json", "-q", "--no-save").Output()
-			if err == nil {
-				if doc, err := result.Read(strings.NewReader(string(out))); err == nil {
-					return doc, time.Since(start)
-				}
+			out, err := lan.Command(t.Context(), 0, thruputBin, args...).Output()
+			if err != nil {
+				continue
+			}
+			if doc, err := result.Read(strings.NewReader(string(out))); err == nil && ok(doc) {
+				return doc, time.Since(start)
 			}
 		}
-		t.Fatal("no test ran")
+		t.Fatalf("thruput %s: no run", strings.Join(args, " "))
 		return nil, 0
+	}
+	measure := func() (*result.Document, time.Duration) {
+		return answered(20, 100*time.Millisecond, func(*result.Document) bool { return true },
+			"net", "client", lan.Hosts[1].Addr, "-p", port, "-t", "30", "--until-stable", "--json", "-q", "--no-save")
 	}
 	// A busy make check can keep the shaped link's rate from settling
 	// (87 Mbit/s, ±2.01 % after 30 s against the 2 % asked): such a run
@@ -227,19 +234,9 @@ func TestUntilStableNet(t *testing.T) {
 	}
 	defer func() { hs.Process.Kill(); hs.Wait() }()
 	download := func() (*result.HTTPRun, time.Duration) {
-		for range 30 {
-			time.Sleep(200 * time.Millisecond)
-			start := time.Now()
-			out, err := lan.Command(t.Context(), 0, thruputBin, "net", "http", "http://"+lan.Hosts[1].Addr+":"+hport+"/", "--until-stable", "--json", "-q", "--no-save").Output()
-			if err != nil {
-				continue
-			}
-			if d, err := result.Read(strings.NewReader(string(out))); err == nil && len(d.HTTP.Runs) == 1 {
-				return &d.HTTP.Runs[0], time.Since(start)
-			}
-		}
-		t.Fatal("no download ran")
-		return nil, 0
+		d, took := answered(30, 200*time.Millisecond, func(d *result.Document) bool { return len(d.HTTP.Runs) == 1 },
+			"net", "http", "http://"+lan.Hosts[1].Addr+":"+hport+"/", "--until-stable", "--json", "-q", "--no-save")
+		return &d.HTTP.Runs[0], took
 	}
 	// As above, a download the load kept from settling (a warm-up of
 	// 11.8 s under make check, then the whole file; or of 7.2 s, and the

@@ -2,6 +2,7 @@ package iperf3
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -83,13 +84,7 @@ func TestChunkOnlyForSenders(t *testing.T) {
 	// whatever socket took its number next. A reader left running here
 	// once took a later test's control bytes (its client waited 30 s for
 	// PARAM_EXCHANGE, or read an end where SERVER_ERROR had been).
-	var sendErr error
-	stopped := false
-	stop := func() error {
-		if stopped {
-			return sendErr
-		}
-		stopped = true
+	stop := sync.OnceValue(func() error {
 		d.stop.Store(true)
 		drained := make(chan struct{})
 		go func() { // drain the block the sender finishes, to the pair's end
@@ -100,11 +95,11 @@ func TestChunkOnlyForSenders(t *testing.T) {
 				}
 			}
 		}()
-		sendErr = <-done
+		err := <-done
 		s.close()
 		<-drained
-		return sendErr
-	}
+		return err
+	})
 	defer stop()
 	var got int
 	for got < 4<<20 {
