@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/units"
 )
 
 // latencyTable is the latency under load block under a network test's
@@ -29,14 +30,14 @@ func latencyTable(l *result.LoadLatency) *Table {
 		}
 		r := []string{name, strconv.Itoa(p.Sent), fmt.Sprintf("%.1f %%", 100*p.Loss), "-", "", "-", "-", "-", "-", "-", "-"}
 		if d := p.RTT; d != nil {
-			r[3], r[4] = msCell(d.P50Ns), "["+msCell(d.P50LowNs)+", "+msCell(d.P50HighNs)+"]"
-			r[5], r[6] = msCell(d.P90Ns), msCell(d.P99Ns)
+			r[3], r[4] = units.Millis(d.P50Ns), "["+units.Millis(d.P50LowNs)+", "+units.Millis(d.P50HighNs)+"]"
+			r[5], r[6] = units.Millis(d.P90Ns), units.Millis(d.P99Ns)
 		}
 		if p.Up != nil && p.Down != nil {
-			r[7], r[8] = msCell(p.Up.P50Ns), msCell(p.Down.P50Ns)
+			r[7], r[8] = units.Millis(p.Up.P50Ns), units.Millis(p.Down.P50Ns)
 		}
 		if a := p.Added; a != nil {
-			r[9] = fmt.Sprintf("%+.1f [%+.1f, %+.1f]", float64(a.Ns)/1e6, float64(a.LowNs)/1e6, float64(a.HighNs)/1e6)
+			r[9] = units.SignedMillis(a.Ns) + " [" + units.SignedMillis(a.LowNs) + ", " + units.SignedMillis(a.HighNs) + "]"
 		}
 		if m := p.RPM; m != nil {
 			r[10] = fmt.Sprintf("%.0f [%.0f, %.0f]", m.Value, m.Low, m.High)
@@ -51,7 +52,7 @@ func latencyTable(l *result.LoadLatency) *Table {
 	}
 	if l.ClockOffsetNs != nil && l.ClockOffsetErrorNs != nil {
 		t.Notes = append(t.Notes, note{Text: fmt.Sprintf("one-way delays: the server's clock is %s ms ±%s ms off this one's (from the idle probes, taking the idle path as symmetric)",
-			strconv.FormatFloat(float64(*l.ClockOffsetNs)/1e6, 'f', 3, 64), msCell(*l.ClockOffsetErrorNs))})
+			strconv.FormatFloat(float64(*l.ClockOffsetNs)/1e6, 'f', 3, 64), units.Millis(*l.ClockOffsetErrorNs))})
 	}
 	if l.Probe == "tcp-connect" {
 		t.Notes = append(t.Notes, note{Text: "probes are TCP handshakes (the server offered no UDP echo): round trips only, each a new connection through the loaded queue"})
@@ -63,19 +64,6 @@ func latencyTable(l *result.LoadLatency) *Table {
 		t.Notes = append(t.Notes, note{Text: l.Verdict})
 	}
 	return t
-}
-
-// msCell prints nanoseconds as milliseconds with three significant
-// figures' worth of decimals: 0.084, 1.23, 96.1.
-func msCell(ns int64) string {
-	ms := float64(ns) / 1e6
-	switch {
-	case ms < 1 && ms > -1:
-		return strconv.FormatFloat(ms, 'f', 3, 64)
-	case ms < 10 && ms > -10:
-		return strconv.FormatFloat(ms, 'f', 2, 64)
-	}
-	return strconv.FormatFloat(ms, 'f', 1, 64)
 }
 
 // loadLatencyHeader are the CSV columns of latency under load, after the

@@ -3,6 +3,8 @@ package result
 import (
 	"fmt"
 	"math"
+
+	"github.com/thruput/thruput/internal/units"
 )
 
 // LoadLatency is latency under load: a stream of small probes at a fixed
@@ -103,8 +105,10 @@ type LatencyHistogram struct {
 }
 
 // Edge is the lower edge of Counts[i], nanoseconds: 10^((First+i)/PerDecade).
+// The sum is taken in float64: First comes from a document, and on 32-bit
+// ARM a damaged one's First near 2^31 would wrap around to a small edge.
 func (h *LatencyHistogram) Edge(i int) float64 {
-	return math.Pow(10, float64(h.First+i)/float64(h.PerDecade))
+	return math.Pow(10, (float64(h.First)+float64(i))/float64(h.PerDecade))
 }
 
 // Delays are the quantiles of a phase's delays, nanoseconds. P50LowNs and
@@ -232,9 +236,9 @@ func (l *LoadLatency) Brief([]Target) string {
 	if p == nil {
 		return ""
 	}
-	s := fmt.Sprintf("loaded RTT %.1f ms", float64(p.RTT.P50Ns)/1e6)
+	s := "loaded RTT " + units.Millis(p.RTT.P50Ns) + " ms"
 	if p.Added != nil {
-		s += fmt.Sprintf(" (%+.1f ms over idle)", float64(p.Added.Ns)/1e6)
+		s += " (" + units.SignedMillis(p.Added.Ns) + " ms over idle)"
 	}
 	return s
 }

@@ -67,6 +67,16 @@ func TestSummary(t *testing.T) {
 				{Phase: "up", RTT: &Delays{P50Ns: 4e6}},
 				{Phase: "down", RTT: &Delays{P50Ns: 90.5e6}, Added: &Added{Ns: 90.47e6}}}}},
 			"down 94.1 Mbit/s, loaded RTT 90.5 ms (+90.5 ms over idle)"},
+		// Loopback: tens of microseconds, and a loaded median a hair
+		// under the idle one.
+		{"net loopback latency", &Document{Method: "net.client", Net: &Net{Sums: []NetSum{sum("up", 9.5e9)}},
+			LoadLatency: &LoadLatency{Loaded: []LatencyPhase{
+				{Phase: "up", RTT: &Delays{P50Ns: 41_000}, Added: &Added{Ns: -300}}}}},
+			"up 9500.0 Mbit/s, loaded RTT 0.041 ms (0.000 ms over idle)"},
+		{"net lan latency", &Document{Method: "net.client", Net: &Net{Sums: []NetSum{sum("up", 941e6)}},
+			LoadLatency: &LoadLatency{Loaded: []LatencyPhase{
+				{Phase: "up", RTT: &Delays{P50Ns: 2_470_000}, Added: &Added{Ns: 2_310_000}}}}},
+			"up 941.0 Mbit/s, loaded RTT 2.47 ms (+2.31 ms over idle)"},
 		{"net latency without answers under load", &Document{Method: "net.client", Net: &Net{Sums: []NetSum{sum("down", 94.1e6)}},
 			LoadLatency: &LoadLatency{Idle: &LatencyPhase{Phase: "idle", RTT: &Delays{P50Ns: 1e5}}, Loaded: []LatencyPhase{{Phase: "down", Sent: 10}}}},
 			"down 94.1 Mbit/s"},
