@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -88,7 +89,7 @@ func TestLatencyCharts(t *testing.T) {
 		t.Errorf("charts of probes all lost: %v", cs)
 	}
 	bad := latencyDoc()
-	bad.LoadLatency.Idle.RTTHistogram.First = 1 << 40
+	bad.LoadLatency.Idle.RTTHistogram.First = math.MaxInt32 // the largest a 32-bit int holds
 	bad.LoadLatency.Loaded[0].RTTHistogram = &result.LatencyHistogram{PerDecade: 1e9, Counts: make([]int, 3)}
 	if cs := Latency(bad); len(cs) != 1 || cs[0].Name != "latency" {
 		t.Errorf("charts of absurd histograms: %v", cs)
