@@ -2,12 +2,12 @@ package fleet
 
 import (
 	"context"
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -45,11 +45,20 @@ func TestDetectPlatform(t *testing.T) {
 		}
 		os.Symlink(p, filepath.Join(bin, tool))
 	}
+	// The machine is the input: /bin/sh's class as debug/elf reads it, not
+	// this test binary's word size (a 32-bit test binary under qemu-arm
+	// runs the host's 64-bit shell).
+	sh, err := elf.Open("/bin/sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[elf.Class]string{elf.ELFCLASS32: "32", elf.ELFCLASS64: "64"}[sh.Class]
+	sh.Close()
 	probe := exec.Command("/bin/sh", "-c", probeScript)
 	probe.Env = []string{"PATH=" + bin}
 	out, err := probe.Output()
-	if lines := strings.Split(string(out), "\n"); err != nil || len(lines) < 2 || lines[1] != strconv.Itoa(strconv.IntSize) {
-		t.Errorf("probe without getconf: %q %v, want %d-bit", out, err, strconv.IntSize)
+	if lines := strings.Split(string(out), "\n"); err != nil || len(lines) < 2 || lines[1] != want {
+		t.Errorf("probe without getconf: %q %v, want %s-bit", out, err, want)
 	}
 	if got := (Platform{GOARCH: "arm", GOARM: 6}).distName(); got != "thruput-linux-armv6" {
 		t.Errorf("distName %q, want make dist's name", got)
