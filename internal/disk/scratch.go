@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
@@ -80,11 +83,27 @@ func createFile(path string, b []byte) error {
 
 func self() (owner, error) {
 	host, _ := os.Hostname()
-	start, err := startTime(os.Getpid())
+	start, err := StartTime(os.Getpid())
 	if err != nil {
 		return owner{}, err
 	}
 	return owner{Hostname: host, BootID: bootID(), PID: os.Getpid(), StartTime: start}, nil
+}
+
+// readProc reads name, relative to /proc, through a descriptor of /proc.
+func readProc(name string) ([]byte, error) {
+	dir, err := unix.Open("/proc", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: "/proc", Err: err}
+	}
+	defer unix.Close(dir)
+	fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: "/proc/" + name, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), "/proc/"+name)
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 func bootID() string {
@@ -92,9 +111,18 @@ func bootID() string {
 	return strings.TrimSpace(string(b))
 }
 
-// startTime is what tells a live process from a later one that reused its PID.
-func startTime(pid int) (string, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+// StartTime is field 22 of /proc/PID/stat, the process's start in clock
+// ticks since boot: what tells a live process from a later one that
+// reused its PID.
+//
+// It reads the file through a descriptor of /proc, not by its full name:
+// qemu-user answers a process's reads of its own /proc/PID/stat by name
+// with a start time of its own making, a tick off the kernel's, which
+// every other process reads. A 32-bit thruput under qemu-arm would then
+// record a start that no later run sees, and take its live run for a
+// dead one.
+func StartTime(pid int) (string, error) {
+	b, err := readProc(strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return "", err
 	}
@@ -190,7 +218,7 @@ func judge(dir string, me owner) (bool, string) {
 	case o.BootID != me.BootID:
 		return true, "made before the last reboot"
 	}
-	st, err := startTime(o.PID)
+	st, err := StartTime(o.PID)
 	if err != nil || st != o.StartTime {
 		return true, fmt.Sprintf("process %d is gone", o.PID)
 	}
