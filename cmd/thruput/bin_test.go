@@ -8,7 +8,29 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/thruput/thruput/internal/exectest"
 )
+
+// buildBin builds thruputBin in dir. Under an emulator (exectest: the
+// tests built for 32-bit ARM, run by qemu-arm), thruputBin is a script
+// that runs the ARM binary beside it through the emulator, so that every
+// test, shell and completion that runs thruputBin by name runs it as
+// make check's native run does; dir is then open to all, as the tests
+// that run thruputBin as nobody need the binary behind the script.
+func buildBin(dir string) error {
+	if len(exectest.Wrapper()) == 0 {
+		return buildThruput(thruputBin)
+	}
+	elf := filepath.Join(dir, "thruput.elf")
+	if err := buildThruput(elf); err != nil {
+		return err
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return err
+	}
+	return exectest.Script(elf, thruputBin)
+}
 
 // buildThruput puts the binary under test at path: this machine's,
 // static, stripped and stamped as make build makes it (TestVersionFields

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
+	"github.com/thruput/thruput/internal/disk"
 	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/nettest"
 	"github.com/thruput/thruput/internal/result"
@@ -52,7 +52,7 @@ func TestMain(m *testing.M) {
 	os.Setenv("THRUPUT_DB", filepath.Join(dir, "results.db"))
 	// and runs a store refused go to a spool of their own.
 	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
-	if err := buildThruput(thruputBin); err != nil {
+	if err := buildBin(dir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -219,7 +219,12 @@ func TestVersionAndHelp(t *testing.T) {
 // scripts/package do, and the toolchain and platform it was built with.
 func TestVersionFields(t *testing.T) {
 	t.Parallel()
+	// The test binary is built for the platform thruputBin is, GOARM and
+	// all: linux/arm/v6 under make check's ARM run.
 	platform := runtime.GOOS + "/" + runtime.GOARCH
+	if arm := os.Getenv("GOARM"); runtime.GOARCH == "arm" && arm != "" {
+		platform += "/v" + arm
+	}
 	out, err := exec.Command(thruputBin, "version", "--json").Output()
 	var tool result.Tool
 	if err == nil {
@@ -498,12 +503,12 @@ func plantScratch(t *testing.T, target, name string, pid int, start string) stri
 }
 
 func procStart(t *testing.T, pid int) string {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	t.Helper()
+	start, err := disk.StartTime(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := string(b)
-	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])[19]
+	return start
 }
 
 func TestLeftoversCleaned(t *testing.T) {

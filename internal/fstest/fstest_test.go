@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/thruput/thruput/internal/exectest"
 )
 
 func TestMain(m *testing.M) { Main(m) }
@@ -480,7 +482,7 @@ func TestSweep(t *testing.T) {
 	// Ours, with mounts, loop devices and FUSE daemons of a killed process.
 	ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestSweepHelperProcess$")
+	cmd := exectest.CommandContext(ctx, os.Args[0], "-test.run=^TestSweepHelperProcess$")
 	cmd.Env = append(os.Environ(), "FSTEST_HELPER=crash")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thruput/thruput/internal/exectest"
 	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/store"
 )
@@ -57,7 +58,7 @@ func TestHelperProcess(t *testing.T) {
 }
 
 func helper(path, prefix string, n int, start time.Time) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
+	cmd := exectest.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
 	cmd.Env = append(os.Environ(), helperEnv+"=save", "STORE_PATH="+path, "STORE_PREFIX="+prefix, "STORE_COUNT="+strconv.Itoa(n))
 	if !start.IsZero() {
 		cmd.Env = append(cmd.Env, "STORE_START="+strconv.FormatInt(start.UnixNano(), 10))
