@@ -648,22 +648,27 @@ var (
 func fioPreamble(text string) map[string]fioPre {
 	out := map[string]fioPre{}
 	for _, l := range strings.Split(text, "\n") {
-		l = strings.TrimSpace(l)
-		m, bytesUnit := fioPreLine.FindStringSubmatch(l), true
-		if m == nil {
-			m, bytesUnit = fioPreLine2.FindStringSubmatch(l), false
+		name, p, ok := fioStartLine(l)
+		if _, dup := out[name]; ok && !dup {
+			out[name] = p
 		}
-		if m == nil {
-			continue
-		}
-		if _, dup := out[m[1]]; dup {
-			continue
-		}
-		depth, _ := strconv.Atoi(m[6])
-		rw, _, _ := strings.Cut(m[2], ":")
-		out[m[1]] = fioPre{rw: rw, readBS: fioRange(m[3], bytesUnit), writeBS: fioRange(m[4], bytesUnit), engine: m[5], iodepth: depth}
 	}
 	return out
+}
+
+// fioStartLine reads one start-up line: the job's name and what it says.
+func fioStartLine(l string) (string, fioPre, bool) {
+	l = strings.TrimSpace(l)
+	m, bytesUnit := fioPreLine.FindStringSubmatch(l), true
+	if m == nil {
+		m, bytesUnit = fioPreLine2.FindStringSubmatch(l), false
+	}
+	if m == nil {
+		return "", fioPre{}, false
+	}
+	depth, _ := strconv.Atoi(m[6])
+	rw, _, _ := strings.Cut(m[2], ":")
+	return m[1], fioPre{rw: rw, readBS: fioRange(m[3], bytesUnit), writeBS: fioRange(m[4], bytesUnit), engine: m[5], iodepth: depth}, true
 }
 
 // fioRange reads fio 3's "4096B-4096B" or "64.0KiB-64.0KiB", or fio 2's

@@ -68,9 +68,12 @@ type fioTextJob struct {
 	group, jobs           int
 	code                  int64
 	ended                 time.Time
-	dirs                  map[string]*fioTextDir
-	ios                   [3]int64
-	issued                bool
+	// pre is the job's start-up line, when the output kept it.
+	pre    fioPre
+	hasPre bool
+	dirs   map[string]*fioTextDir
+	ios    [3]int64
+	issued bool
 	// complete says the block reached its issued line, or that fio's
 	// output went on after it.
 	complete bool
@@ -103,6 +106,7 @@ func importFioText(data []byte, file string) ([]*result.Document, []string, erro
 	var cur *fioTextJob
 	var dir *fioTextDir
 	version, signal := "", ""
+	pre := map[string]fioPre{}
 	var lineErr error
 	// Offsets of each line, to cut each job's bytes for its id.
 	off := 0
@@ -121,6 +125,12 @@ func importFioText(data []byte, file string) ([]*result.Document, []string, erro
 			signal = m[1]
 			return
 		}
+		if name, p, ok := fioStartLine(line); ok {
+			// A log of several runs can name different jobs alike: each
+			// job takes the start-up line printed last before it.
+			pre[name] = p
+			return
+		}
 		if m := fioJobLine.FindStringSubmatch(line); m != nil {
 			if cur != nil {
 				cur.complete = true
@@ -130,6 +140,7 @@ func importFioText(data []byte, file string) ([]*result.Document, []string, erro
 				return
 			}
 			cur = &fioTextJob{name: m[1], version: version, signal: signal, dirs: map[string]*fioTextDir{}, start: start, line: n}
+			cur.pre, cur.hasPre = pre[m[1]]
 			cur.group, _ = strconv.Atoi(m[2])
 			cur.jobs, _ = strconv.Atoi(m[3])
 			cur.code, _ = strconv.ParseInt(m[4], 10, 64)
@@ -216,7 +227,6 @@ func importFioText(data []byte, file string) ([]*result.Document, []string, erro
 	if len(jobs) == 0 {
 		return nil, nil, fmt.Errorf("fio text: no job line (\"name: (groupid=0, jobs=1): err= 0\") found")
 	}
-	pre := fioPreamble(string(data))
 	var docs []*result.Document
 	var notes []string
 	for _, j := range jobs {
@@ -232,7 +242,7 @@ func importFioText(data []byte, file string) ([]*result.Document, []string, erro
 		if _, ok := j.dirs["trim"]; ok {
 			notes = append(notes, fmt.Sprintf("job %q: its trim figures are not kept (a result holds reads and writes)", clip(j.name)))
 		}
-		d := fioTextDoc(j, pre, file)
+		d := fioTextDoc(j, file)
 		identify([]*result.Document{d}, j.text)
 		docs = append(docs, d)
 	}
@@ -341,12 +351,12 @@ func fioLatency(s string, unit float64) int64 {
 // text states no job options: the start-up line, when the output kept
 // it, gives the mode, block size, engine and depth; O_DIRECT is never
 // printed.
-func fioTextDoc(j *fioTextJob, pre map[string]fioPre, file string) *result.Document {
+func fioTextDoc(j *fioTextJob, file string) *result.Document {
 	p := result.IOParameters{Jobs: j.jobs, Repeat: 1}
 	unstated := []string{"direct"}
-	info, hasPre := pre[j.name]
+	info := j.pre
 	reads, writes := fioDirections(info.rw)
-	if hasPre && (reads || writes) {
+	if j.hasPre && (reads || writes) {
 		p.RW = info.rw
 		p.BlockSize = pickSize(info.readBS, info.writeBS, reads, writes)
 		p.IODepth = info.iodepth
