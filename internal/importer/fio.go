@@ -658,6 +658,9 @@ func fioPreamble(text string) map[string]fioPre {
 
 // fioStartLine reads one start-up line: the job's name and what it says.
 func fioStartLine(l string) (string, fioPre, bool) {
+	if !strings.Contains(l, "(g=") {
+		return "", fioPre{}, false
+	}
 	l = strings.TrimSpace(l)
 	m, bytesUnit := fioPreLine.FindStringSubmatch(l), true
 	if m == nil {

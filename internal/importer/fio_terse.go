@@ -56,11 +56,17 @@ func isFioTerseLine(line []byte) bool {
 // start-up lines, which give each job's mode, block size, engine and
 // depth) are passed over.
 func importFioTerse(data []byte, file string) ([]*result.Document, []string, error) {
-	pre := fioPreamble(string(data))
+	pre := map[string]fioPre{}
 	var docs []*result.Document
 	var notes []string
 	var err error
 	eachLine(data, func(n int, line string) {
+		if name, p, ok := fioStartLine(line); ok {
+			// As in the normal output, the start-up line printed last
+			// before a job's line is the job's.
+			pre[name] = p
+			return
+		}
 		if err != nil || !isFioTerseLine([]byte(line)) {
 			return
 		}

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"regexp"
@@ -49,7 +50,9 @@ var (
 // isFioJobLine says whether line is the first line of a job's block in
 // fio's normal output.
 func isFioJobLine(line []byte) bool {
-	return fioJobLine.Match(trimLine(line))
+	// The literal first: a regexp goes through a long line of something
+	// else a hundred times slower.
+	return bytes.Contains(line, []byte("(groupid=")) && fioJobLine.Match(trimLine(line))
 }
 
 func trimLine(line []byte) []byte {
@@ -131,7 +134,7 @@ func importFioText(data []byte, file string) ([]*result.Document, []string, erro
 			pre[name] = p
 			return
 		}
-		if m := fioJobLine.FindStringSubmatch(line); m != nil {
+		if m := fioJobMatch(line); m != nil {
 			if cur != nil {
 				cur.complete = true
 			}
@@ -434,4 +437,12 @@ func fioTextFigures(t *fioTextDir, ios int64, issued bool, bs int64) *result.IOD
 		d.Latency = &l
 	}
 	return d
+}
+
+// fioJobMatch matches a job's first line, looking for its literal first.
+func fioJobMatch(line string) []string {
+	if !strings.Contains(line, "(groupid=") {
+		return nil
+	}
+	return fioJobLine.FindStringSubmatch(line)
 }
