@@ -278,15 +278,7 @@ func fioJob(j, global val, pre map[string]fioPre, entries int, ended time.Time, 
 	run.Read = fioDirection(j, "read", doesReads, f, p.BlockSize)
 	run.Write = fioDirection(j, "write", doesWrites, f, p.BlockSize)
 	if f.noOptions {
-		// The mode is not in the output; which directions moved data is.
-		switch {
-		case run.Read != nil && run.Write != nil:
-			p.RW = "rw"
-		case run.Write != nil:
-			p.RW = "write"
-		case run.Read != nil:
-			p.RW = "read"
-		}
+		p.RW = fioMovedData(run)
 	}
 	if run.ElapsedNs == 0 {
 		for _, d := range []string{"read", "write"} {
@@ -431,17 +423,7 @@ func fioDirection(j val, name string, want bool, f fioFormat, bs int64) *result.
 					if err != nil {
 						continue
 					}
-					v := scaled(pct.key(k), unit)
-					switch {
-					case near(q, 50):
-						l.P50Ns = v
-					case near(q, 95):
-						l.P95Ns = v
-					case near(q, 99):
-						l.P99Ns = v
-					case near(q, 99.9):
-						l.P999Ns = v
-					}
+					fioPercentile(l, q, scaled(pct.key(k), unit))
 				}
 			}
 			d.Latency = l
@@ -451,6 +433,35 @@ func fioDirection(j val, name string, want bool, f fioFormat, bs int64) *result.
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
+
+// fioPercentile keeps the q-th percentile of a latency, v nanoseconds,
+// when it is one a result holds.
+func fioPercentile(l *result.Latency, q float64, v int64) {
+	switch {
+	case near(q, 50):
+		l.P50Ns = v
+	case near(q, 95):
+		l.P95Ns = v
+	case near(q, 99):
+		l.P99Ns = v
+	case near(q, 99.9):
+		l.P999Ns = v
+	}
+}
+
+// fioMovedData is the mode of a job whose output does not state it:
+// which directions moved data.
+func fioMovedData(run result.IORun) string {
+	switch {
+	case run.Read != nil && run.Write != nil:
+		return "rw"
+	case run.Write != nil:
+		return "write"
+	case run.Read != nil:
+		return "read"
+	}
+	return ""
+}
 
 func scaled(x val, unit float64) int64 {
 	return x.scaledNs(unit)

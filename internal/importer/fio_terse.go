@@ -157,14 +157,7 @@ func fioTerseLine(line string, pre map[string]fioPre, file string) (*result.Docu
 	}
 	if p.RW == "" {
 		unstated = append(unstated, "rw")
-		switch {
-		case run.Read != nil && run.Write != nil:
-			p.RW = "rw"
-		case run.Write != nil:
-			p.RW = "write"
-		default:
-			p.RW = "read"
-		}
+		p.RW = fioMovedData(run)
 	}
 	d := newDoc(FIO, clip(version), file, result.MethodIO, time.Time{})
 	d.IO = &result.IO{Parameters: p, Engine: p.Engine, Runs: []result.IORun{run}}
@@ -213,17 +206,7 @@ func fioTerseDirection(f []string, at int) (*result.IODirection, int64, error) {
 			if err1 != nil || err2 != nil || !(pv >= 0 && pv <= maxFioFigure) {
 				return nil, 0, fmt.Errorf("field %d is %q, not a percentile (\"99.000000%%=1234\")", at+i+1, short(f[i]))
 			}
-			ns := int64(pv * 1000)
-			switch {
-			case near(pq, 50):
-				l.P50Ns = ns
-			case near(pq, 95):
-				l.P95Ns = ns
-			case near(pq, 99):
-				l.P99Ns = ns
-			case near(pq, 99.9):
-				l.P999Ns = ns
-			}
+			fioPercentile(l, pq, int64(pv*1000))
 		}
 		d.Latency = l
 	}

@@ -204,17 +204,7 @@ func importFioText(data []byte, file string) ([]*result.Document, []string, erro
 				q, _ := strconv.ParseFloat(p[1], 64)
 				v, _ := strconv.ParseFloat(p[2], 64)
 				v = min(v, maxFioFigure)
-				ns := int64(math.Round(v * dir.pctUnit))
-				switch {
-				case near(q, 50):
-					dir.clat.P50Ns = ns
-				case near(q, 95):
-					dir.clat.P95Ns = ns
-				case near(q, 99):
-					dir.clat.P99Ns = ns
-				case near(q, 99.9):
-					dir.clat.P999Ns = ns
-				}
+				fioPercentile(dir.clat, q, int64(math.Round(v*dir.pctUnit)))
 			}
 			return
 		}
@@ -385,16 +375,8 @@ func fioTextDoc(j *fioTextJob, file string) *result.Document {
 		}
 	}
 	if p.RW == "" {
-		// The mode is not in the output; which directions moved data is.
 		unstated = append(unstated, "rw")
-		switch {
-		case run.Read != nil && run.Write != nil:
-			p.RW = "rw"
-		case run.Write != nil:
-			p.RW = "write"
-		case run.Read != nil:
-			p.RW = "read"
-		}
+		p.RW = fioMovedData(run)
 	}
 	started := time.Time{}
 	if !j.ended.IsZero() {
