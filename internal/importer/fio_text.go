@@ -32,6 +32,8 @@ import (
 var (
 	fioJobLine     = regexp.MustCompile(`^(.*\S): \(groupid=(\d+), jobs=(\d+)\): err=\s*(-?\d+)(?:: pid=\d+)?(?:: (.*))?$`)
 	fioVersionLine = regexp.MustCompile(`^fio-(\d+\.\d+\S*)$`)
+	// fio 2.0.9 and older print their version bare ("2.0.8").
+	fioBareVersion = regexp.MustCompile(`^(2\.0\.\d+)$`)
 	// fio 3: "read: IOPS=10.1k, BW=39.5MiB/s (41.4MB/s)(2370MiB/60001msec)",
 	// with "; 0 zone resets" after it since 3.16.
 	fioDir3 = regexp.MustCompile(`^(read|write|trim|mixed)\s*: IOPS=([^,]+), BW=(\S+) \([^)]*\)\(([^/)]+)/(\d+)msec\)`)
@@ -110,6 +112,9 @@ func importFioText(data []byte, file string) ([]*result.Document, []string, erro
 	var dir *fioTextDir
 	version, signal := "", ""
 	pre := map[string]fioPre{}
+	// afterStart: the line before was a start-up line, which fio prints
+	// just before its version.
+	afterStart := false
 	var lineErr error
 	// Offsets of each line, to cut each job's bytes for its id.
 	off := 0
@@ -120,8 +125,18 @@ func importFioText(data []byte, file string) ([]*result.Document, []string, erro
 			return
 		}
 		line := strings.TrimSpace(raw)
+		bare := afterStart
+		afterStart = false
 		if m := fioVersionLine.FindStringSubmatch(line); m != nil {
 			version, signal = m[1], ""
+			return
+		}
+		if m := fioBareVersion.FindStringSubmatch(line); m != nil && bare {
+			version, signal = m[1], ""
+			return
+		}
+		if line == "..." {
+			afterStart = true
 			return
 		}
 		if m := fioSignal.FindStringSubmatch(line); m != nil {
@@ -132,6 +147,7 @@ func importFioText(data []byte, file string) ([]*result.Document, []string, erro
 			// A log of several runs can name different jobs alike: each
 			// job takes the start-up line printed last before it.
 			pre[name] = p
+			afterStart = true
 			return
 		}
 		if m := fioJobMatch(line); m != nil {

@@ -153,3 +153,24 @@ func TestFioTextTrim(t *testing.T) {
 		t.Errorf("notes %q", notes)
 	}
 }
+
+// fio 2.0.9 and older print their version without "fio-", after the
+// start-up lines; a bare version anywhere else is no fio's.
+func TestFioTextBareVersion(t *testing.T) {
+	block := "x: (groupid=0, jobs=1): err= 0: pid=2619\n  read : io=327521KB, bw=2273.7KB/s, iops=746 , runt=144052msec\n     issued r/w/d: total=81880/0/0, short=0/0/0\n"
+	for in, want := range map[string]string{
+		"x: (g=0): rw=randrw, bs=512-64K/512-64K, ioengine=libaio, iodepth=64\n2.0.8\nStarting 1 process\n\n" + block: "2.0.8",
+		"notes\n2.0.8\n" + block: "",
+	} {
+		docs, err := Import([]byte(in), "in")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := docs[0].Imported.Version; got != want {
+			t.Errorf("version %q, want %q, of:\n%s", got, want, in)
+		}
+		if docs[0].IO.Runs[0].Read.IOs != 81880 || docs[0].IO.Parameters.BlockSize != 0 {
+			t.Errorf("read %+v, parameters %+v", docs[0].IO.Runs[0].Read, docs[0].IO.Parameters)
+		}
+	}
+}
