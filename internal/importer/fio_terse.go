@@ -39,7 +39,7 @@ const (
 // version string ("3;fio-3.36;"), or version 2's job name, and at least as
 // many fields as the smallest version holds.
 func isFioTerseLine(line []byte) bool {
-	line = trimLine(line)
+	line = bytes.TrimSpace(line)
 	v, rest, ok := bytes.Cut(line, []byte(";"))
 	if !ok || len(v) == 0 || len(v) > 3 {
 		return false

@@ -54,23 +54,13 @@ var (
 func isFioJobLine(line []byte) bool {
 	// The literal first: a regexp goes through a long line of something
 	// else a hundred times slower.
-	return bytes.Contains(line, []byte("(groupid=")) && fioJobLine.Match(trimLine(line))
-}
-
-func trimLine(line []byte) []byte {
-	for len(line) > 0 && (line[0] == ' ' || line[0] == '\t') {
-		line = line[1:]
-	}
-	for len(line) > 0 && (line[len(line)-1] == ' ' || line[len(line)-1] == '\t' || line[len(line)-1] == '\r') {
-		line = line[:len(line)-1]
-	}
-	return line
+	return bytes.Contains(line, []byte("(groupid=")) && fioJobLine.Match(bytes.TrimSpace(line))
 }
 
 // fioTextJob is one job's block as read.
 type fioTextJob struct {
 	name, version, signal string
-	group, jobs           int
+	jobs                  int
 	code                  int64
 	ended                 time.Time
 	// pre is the job's start-up line, when the output kept it.
@@ -160,7 +150,6 @@ func importFioText(data []byte, file string) ([]*result.Document, []string, erro
 			}
 			cur = &fioTextJob{name: m[1], version: version, signal: signal, dirs: map[string]*fioTextDir{}, start: start, line: n}
 			cur.pre, cur.hasPre = pre[m[1]]
-			cur.group, _ = strconv.Atoi(m[2])
 			cur.jobs, _ = strconv.Atoi(m[3])
 			cur.code, _ = strconv.ParseInt(m[4], 10, 64)
 			// fio prints the time it reports the job, local and without
