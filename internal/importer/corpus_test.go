@@ -261,12 +261,13 @@ func jsonPath(v any, path string) (any, bool) {
 }
 
 // units turns a figure as the tool printed it into the result document's
-// unit: bytes, nanoseconds, MiB/s; sysbench 0.4's "Mb" is 2^20 bytes.
+// unit: bytes, nanoseconds, MiB/s; sysbench 0.4's "Mb" is 2^20 bytes, and
+// fio 2's KB/s, written KiB/s in a sidecar, 1024 bytes.
 var units = []struct {
 	suffix string
 	factor float64
 }{
-	{"KiB/s", 1.0 / 1024}, {"MiB/s", 1}, {"MB/s", 1e6 / (1 << 20)},
+	{"KiB/s", 1.0 / 1024}, {"MiB/s", 1}, {"MB/s", 1e6 / (1 << 20)}, {"B/s", 1.0 / (1 << 20)},
 	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"Mb", 1 << 20},
 	{"ms", 1e6}, {"us", 1e3}, {"ns", 1}, {"s", 1e9},
 }

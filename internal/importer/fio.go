@@ -15,6 +15,20 @@ import (
 // maxFioOutputs bounds the outputs read from one file.
 const maxFioOutputs = 4096
 
+// importFioAny reads each of fio's output formats: JSON when the data
+// holds fio's JSON, else the normal output's job blocks, else terse lines
+// (--append-terse prints both of the last two: the blocks say more).
+func importFioAny(data []byte, file string) ([]*result.Document, []string, error) {
+	if _, ok := outputStart(data, FIO); ok {
+		docs, err := importFio(data, file)
+		return docs, nil, err
+	}
+	if len(linesWhere(data, isFioJobLine)) > 0 {
+		return importFioText(data, file)
+	}
+	return importFioTerse(data, file)
+}
+
 // importFio converts fio --output-format=json: one document per entry of
 // jobs[], which is one job, one clone of a numjobs job, or a whole group
 // under group_reporting. A file that a script appended several runs to
@@ -264,15 +278,7 @@ func fioJob(j, global val, pre map[string]fioPre, entries int, ended time.Time, 
 	run.Read = fioDirection(j, "read", doesReads, f, p.BlockSize)
 	run.Write = fioDirection(j, "write", doesWrites, f, p.BlockSize)
 	if f.noOptions {
-		// The mode is not in the output; which directions moved data is.
-		switch {
-		case run.Read != nil && run.Write != nil:
-			p.RW = "rw"
-		case run.Write != nil:
-			p.RW = "write"
-		case run.Read != nil:
-			p.RW = "read"
-		}
+		p.RW = fioMovedData(run)
 	}
 	if run.ElapsedNs == 0 {
 		for _, d := range []string{"read", "write"} {
@@ -327,23 +333,28 @@ func fioJob(j, global val, pre map[string]fioPre, entries int, ended time.Time, 
 		d.Imported.Unstated = []string{"rw", "direct"}
 	}
 	d.Host.Hostname = j.key("hostname").str()
-	setLabel(d, "fio.job", name)
 	if f.client {
 		setLabel(d, "host", d.Host.Hostname)
 	}
-	if f.signal != "" {
-		// A Ctrl-C (or kill) ended the jobs early; fio still printed
-		// what they had done.
-		d.Status, d.Error = result.StatusInterrupted, "fio was stopped: terminating on signal "+f.signal
+	fioOutcome(d, name, j.key("error").i64(), f.signal)
+	return d
+}
+
+// fioOutcome labels a job's document with its name and says how the job
+// ended: interrupted when fio said a signal stopped it (it still printed
+// what the jobs had done), failed when the job reports an error.
+func fioOutcome(d *result.Document, name string, code int64, signal string) {
+	setLabel(d, "fio.job", name)
+	if signal != "" {
+		d.Status, d.Error = result.StatusInterrupted, "fio was stopped: terminating on signal "+signal
 	}
-	if code := j.key("error").i64(); code != 0 {
+	if code != 0 {
 		d.Status = result.StatusFailed
 		d.Error = fmt.Sprintf("fio job %q ended with error %d", name, code)
 		if code > 0 && code < 4096 {
 			d.Error += " (" + syscall.Errno(code).Error() + ")"
 		}
 	}
-	return d
 }
 
 // fioDirections says which directions an rw mode does.
@@ -412,17 +423,7 @@ func fioDirection(j val, name string, want bool, f fioFormat, bs int64) *result.
 					if err != nil {
 						continue
 					}
-					v := scaled(pct.key(k), unit)
-					switch {
-					case near(q, 50):
-						l.P50Ns = v
-					case near(q, 95):
-						l.P95Ns = v
-					case near(q, 99):
-						l.P99Ns = v
-					case near(q, 99.9):
-						l.P999Ns = v
-					}
+					fioPercentile(l, q, scaled(pct.key(k), unit))
 				}
 			}
 			d.Latency = l
@@ -432,6 +433,35 @@ func fioDirection(j val, name string, want bool, f fioFormat, bs int64) *result.
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
+
+// fioPercentile keeps the q-th percentile of a latency, v nanoseconds,
+// when it is one a result holds.
+func fioPercentile(l *result.Latency, q float64, v int64) {
+	switch {
+	case near(q, 50):
+		l.P50Ns = v
+	case near(q, 95):
+		l.P95Ns = v
+	case near(q, 99):
+		l.P99Ns = v
+	case near(q, 99.9):
+		l.P999Ns = v
+	}
+}
+
+// fioMovedData is the mode of a job whose output does not state it:
+// which directions moved data.
+func fioMovedData(run result.IORun) string {
+	switch {
+	case run.Read != nil && run.Write != nil:
+		return "rw"
+	case run.Write != nil:
+		return "write"
+	case run.Read != nil:
+		return "read"
+	}
+	return ""
+}
 
 func scaled(x val, unit float64) int64 {
 	return x.scaledNs(unit)
@@ -604,10 +634,13 @@ func splitFioPaths(v string) []string {
 	return out
 }
 
-// fioPre is what fio's start-up line for a job says about it:
-// "a: (g=0): rw=randread, bs=(R) 4096B-4096B, (W) ..., ioengine=psync, iodepth=1".
-// It names the engine and block size even when they were fio's defaults.
+// fioPre is what fio's start-up line for a job says about it: fio 3's
+// "a: (g=0): rw=randread, bs=(R) 4096B-4096B, (W) ..., ioengine=psync, iodepth=1",
+// or fio 2's "a: (g=0): rw=randread, bs=4K-4K/4K-4K/4K-4K, ioengine=psync, iodepth=1"
+// (2.0: read and write only). It names the mode, engine and block size
+// even when they were fio's defaults.
 type fioPre struct {
+	rw              string
 	readBS, writeBS int64
 	engine          string
 	iodepth         int
@@ -616,30 +649,53 @@ type fioPre struct {
 // fioSignal is the line fio prints when a signal ends its jobs.
 var fioSignal = regexp.MustCompile(`(?m)^fio: terminating on signal (\d+)`)
 
-var fioPreLine = regexp.MustCompile(`^(.+): \(g=\d+\): rw=[^,]*, bs=\(R\) ([^,]*), \(W\) ([^,]*), \(T\) [^,]*, ioengine=([^,]+), iodepth=(\d+)`)
+var (
+	fioPreLine  = regexp.MustCompile(`^(.+): \(g=\d+\): rw=([^,]*), bs=\(R\) ([^,]*), \(W\) ([^,]*), \(T\) [^,]*, ioengine=([^,]+), iodepth=(\d+)`)
+	fioPreLine2 = regexp.MustCompile(`^(.+): \(g=\d+\): rw=([^,]*), bs=([^/,]*)/([^/,]*)(?:/[^/,]*)?, ioengine=([^,]+), iodepth=(\d+)`)
+)
 
+// fioPreamble reads the start-up lines of text, by job name; a job's
+// first line is kept (numjobs clones print "..." after it).
 func fioPreamble(text string) map[string]fioPre {
 	out := map[string]fioPre{}
 	for _, l := range strings.Split(text, "\n") {
-		m := fioPreLine.FindStringSubmatch(strings.TrimRight(l, "\r"))
-		if m == nil {
-			continue
+		name, p, ok := fioStartLine(l)
+		if _, dup := out[name]; ok && !dup {
+			out[name] = p
 		}
-		if _, dup := out[m[1]]; dup {
-			continue
-		}
-		depth, _ := strconv.Atoi(m[5])
-		out[m[1]] = fioPre{readBS: fioRange(m[2]), writeBS: fioRange(m[3]), engine: m[4], iodepth: depth}
 	}
 	return out
 }
 
-// fioRange reads "4096B-4096B" or "64.0KiB-64.0KiB"; a true range has no
+// fioStartLine reads one start-up line: the job's name and what it says.
+func fioStartLine(l string) (string, fioPre, bool) {
+	if !strings.Contains(l, "(g=") {
+		return "", fioPre{}, false
+	}
+	l = strings.TrimSpace(l)
+	m, bytesUnit := fioPreLine.FindStringSubmatch(l), true
+	if m == nil {
+		m, bytesUnit = fioPreLine2.FindStringSubmatch(l), false
+	}
+	if m == nil {
+		return "", fioPre{}, false
+	}
+	depth, _ := strconv.Atoi(m[6])
+	rw, _, _ := strings.Cut(m[2], ":")
+	return m[1], fioPre{rw: rw, readBS: fioRange(m[3], bytesUnit), writeBS: fioRange(m[4], bytesUnit), engine: m[5], iodepth: depth}, true
+}
+
+// fioRange reads fio 3's "4096B-4096B" or "64.0KiB-64.0KiB", or fio 2's
+// "4K-4K" (its K being 1024, as in job options); a true range has no
 // single size.
-func fioRange(s string) int64 {
+func fioRange(s string, bytesUnit bool) int64 {
 	lo, hi, ok := strings.Cut(s, "-")
 	if !ok || lo != hi {
 		return 0
+	}
+	if !bytesUnit {
+		n, _ := fioSize(lo, 1024)
+		return n
 	}
 	return humanSize(lo)
 }

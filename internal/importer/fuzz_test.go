@@ -29,6 +29,16 @@ var fioSeeds = []string{
 	"{\n{\n{\"fio version\"",
 }
 
+var fioTextSeeds = []string{
+	"a: (g=0): rw=randrw, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, ioengine=psync, iodepth=1\nfio-3.33\n" +
+		"a: (groupid=0, jobs=1): err= 0: pid=7: Sat Nov 28 18:33:29 2026\n  read: IOPS=8.4k, BW=33.0MiB/s (34.6MB/s)(5680KiB/168msec)\n" +
+		"    clat (nsec): min=20, max=7561k, avg=114.43, stdev=290.71\n    clat percentiles (usec):\n     |  1.00th=[   34],  5.00th=[   39], 50.00th=[  100],\n     | 99.00th=[ 1004], 99.90th=[ 2966]\n" +
+		"  write: io=32800KB, bw=558985B/s, iops=136 , runt= 60086msec\n  trim: IOPS=1, BW=1B/s (1B/s)(1B/1msec)\n     issued rwts: total=1420,610,1,0 short=0,0,0,0 dropped=0,0,0,0\n\nRun status group 0 (all jobs):\n",
+	"x: (g=0): rw=read, bs=4K-4K/4K-4K, ioengine=sync, iodepth=1\n2.0.8\nx: (groupid=0, jobs=1): err= 5: pid=1\n  read : io=1024.0MB, bw=1473.8KB/s, iops=368 , runt=1msec\n     issued r/w/d: total=1/0/0, short=0/0/0\nfio: terminating on signal 2\n",
+	"3;fio-3.33;a;0;0;8192;34859;8714;235;0;0;0.000000;0.000000;25;8835;113.587594;337.221683;1.000000%=35;50.000000%=44;99.000000%=1004;99.900000%=2966" + strings.Repeat(";0", 110),
+	"5;fio-3.36;b;1;28" + strings.Repeat(";1", 160),
+}
+
 var iperf3Seeds = []string{
 	`{"start": {"connected": [{"socket": 5, "local_host": "::1", "local_port": 1, "remote_host": "::1", "remote_port": 5201}],
 	  "version": "iperf 3.12", "system_info": "Linux pi 6.1.21 #1 SMP armv6l", "timestamp": {"timesecs": 1795254211},
@@ -139,7 +149,19 @@ var downloadSeeds = []string{
 	"$ curl -o /dev/null http://pi.lan/100M\n  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current\n                                 Dload  Upload   Total   Spent    Left  Speed\n\r100  100M  100  100M    0     0  11.2M      0  0:00:08  0:00:08 --:--:-- 11.5M\n",
 }
 
-func FuzzFio(f *testing.F)      { fuzzWith(f, []string{FIO}, fioSeeds, importFio) }
+func FuzzFio(f *testing.F)     { fuzzWith(f, []string{FIO}, fioSeeds, importFio) }
+func FuzzFioText(f *testing.F) { fuzzWith(f, []string{FIO}, fioTextSeeds, withoutNotes(importFioText)) }
+func FuzzFioTerse(f *testing.F) {
+	fuzzWith(f, []string{FIO}, fioTextSeeds, withoutNotes(importFioTerse))
+}
+
+// withoutNotes adapts a reader that also returns notes to fuzzWith.
+func withoutNotes(parse func([]byte, string) ([]*result.Document, []string, error)) func([]byte, string) ([]*result.Document, error) {
+	return func(b []byte, file string) ([]*result.Document, error) {
+		docs, _, err := parse(b, file)
+		return docs, err
+	}
+}
 func FuzzIPerf3(f *testing.F)   { fuzzWith(f, []string{IPerf3}, iperf3Seeds, importIPerf3) }
 func FuzzSysbench(f *testing.F) { fuzzWith(f, []string{Sysbench}, sysbenchSeeds, importSysbench) }
 func FuzzDD(f *testing.F)       { fuzzWith(f, []string{DD}, ddSeeds, importDD) }
@@ -161,7 +183,7 @@ func FuzzThruput(f *testing.F) {
 
 // FuzzImport goes through Detect, as the command does.
 func FuzzImport(f *testing.F) {
-	for _, set := range [][]string{{"", "\xef\xbb\xbf{\"start\":{}}", "^C{\"start\":{}}"}, fioSeeds, iperf3Seeds, sysbenchSeeds, thruputSeeds, ddSeeds, downloadSeeds} {
+	for _, set := range [][]string{{"", "\xef\xbb\xbf{\"start\":{}}", "^C{\"start\":{}}"}, fioSeeds, fioTextSeeds, iperf3Seeds, sysbenchSeeds, thruputSeeds, ddSeeds, downloadSeeds} {
 		for _, s := range set {
 			f.Add([]byte(s))
 		}

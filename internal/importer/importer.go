@@ -86,7 +86,7 @@ func mayHold(data []byte, lit string, re *regexp.Regexp) bool {
 
 // Detect names the tool that produced data: "fio" (fio
 // --output-format=json, possibly with text before the JSON as fio prints
-// warnings), "iperf3" (iperf3 -J, or --json-stream, possibly after
+// warnings, or fio's normal or terse output), "iperf3" (iperf3 -J, or --json-stream, possibly after
 // terminal noise such as "^C" or an escape sequence), "sysbench"
 // (sysbench text output), "thruput" (a thruput result document, or JSON
 // lines of them), "dd", "wget" or "curl" (transcripts of their runs), or
@@ -111,6 +111,9 @@ func Detect(data []byte) string {
 		return tool
 	}
 	switch {
+	case bytes.Contains(head, []byte("(groupid=")) && len(linesWhere(head, isFioJobLine)) > 0,
+		bytes.IndexByte(head, ';') >= 0 && len(linesWhere(head, isFioTerseLine)) > 0:
+		return FIO
 	case mayHold(head, "copied, ", ddSummary) || mayHold(head, " bytes transferred in ", ddBSD):
 		return DD
 	case mayHold(head, "saved [", wgetSaved):
@@ -206,7 +209,7 @@ func ImportNotes(data []byte, file string) ([]*result.Document, []string, error)
 	tool := Detect(data)
 	switch tool {
 	case FIO:
-		docs, err = importFio(data, file)
+		docs, notes, err = importFioAny(data, file)
 	case IPerf3:
 		docs, err = importIPerf3(data, file)
 	case Sysbench:
@@ -235,7 +238,7 @@ func ImportNotes(data []byte, file string) ([]*result.Document, []string, error)
 	return docs, notes, nil
 }
 
-const unknownInput = "not a thruput result document, fio JSON, iperf3 -J JSON, sysbench fileio output, or a dd, wget or curl transcript"
+const unknownInput = "not a thruput result document, fio output (JSON, normal or terse), iperf3 -J JSON, sysbench fileio output, or a dd, wget or curl transcript"
 
 // checkMeasured refuses a document that holds no measurement and names
 // no failure either ({"start":{},"intervals":[],"end":{}}): stored, it
