@@ -139,10 +139,29 @@ var downloadSeeds = []string{
 	"$ curl -o /dev/null http://pi.lan/100M\n  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current\n                                 Dload  Upload   Total   Spent    Left  Speed\n\r100  100M  100  100M    0     0  11.2M      0  0:00:08  0:00:08 --:--:-- 11.5M\n",
 }
 
+var iozoneSeeds = []string{
+	"\tIozone: Performance Test of File I/O\n\t        Version $Revision: 3.506 $\n\tRun began: Thu Jan  1 00:00:01 1970\n\tO_DIRECT feature enabled\n\tCommand line used: iozone -a -I -f /mnt/x\n" +
+		"              kB  reclen    write  rewrite    read    reread    read     write     read   rewrite      read   fwrite frewrite    fread  freread\n" +
+		"\t  102400       4    56185    89196                      39337    85762\n            4096    1024   0\n",
+	"Iozone: Performance Test of File I/O\n kB reclen write\n 1 1 1\n",
+}
+
+var hdparmSeeds = []string{
+	"\n/dev/sda:\n Timing O_DIRECT cached reads:   17034 MB in  1.99 seconds = 8547.52 MB/sec\n Timing O_DIRECT disk reads:   1 MB in  3.00 seconds = 341.33 kB/sec\n",
+	"/dev/hda: Timing buffer-cache reads: 128 MB in 0.11 seconds =1120.07 MB/sec Timing buffered disk reads: 64 MB in 0.00 seconds = 1e400 MB/sec\n",
+}
+
 func FuzzFio(f *testing.F)      { fuzzWith(f, []string{FIO}, fioSeeds, importFio) }
 func FuzzIPerf3(f *testing.F)   { fuzzWith(f, []string{IPerf3}, iperf3Seeds, importIPerf3) }
 func FuzzSysbench(f *testing.F) { fuzzWith(f, []string{Sysbench}, sysbenchSeeds, importSysbench) }
 func FuzzDD(f *testing.F)       { fuzzWith(f, []string{DD}, ddSeeds, importDD) }
+func FuzzHDParm(f *testing.F)   { fuzzWith(f, []string{HDParm}, hdparmSeeds, importHDParm) }
+func FuzzIOzone(f *testing.F) {
+	fuzzWith(f, []string{IOzone}, iozoneSeeds, func(b []byte, file string) ([]*result.Document, error) {
+		docs, _, err := importIOzone(b, file)
+		return docs, err
+	})
+}
 
 // FuzzDownload reads wget's and curl's transcripts, and is seeded with the
 // corpus's of both.
@@ -161,7 +180,7 @@ func FuzzThruput(f *testing.F) {
 
 // FuzzImport goes through Detect, as the command does.
 func FuzzImport(f *testing.F) {
-	for _, set := range [][]string{{"", "\xef\xbb\xbf{\"start\":{}}", "^C{\"start\":{}}"}, fioSeeds, iperf3Seeds, sysbenchSeeds, thruputSeeds, ddSeeds, downloadSeeds} {
+	for _, set := range [][]string{{"", "\xef\xbb\xbf{\"start\":{}}", "^C{\"start\":{}}"}, fioSeeds, iperf3Seeds, sysbenchSeeds, thruputSeeds, ddSeeds, downloadSeeds, iozoneSeeds, hdparmSeeds} {
 		for _, s := range set {
 			f.Add([]byte(s))
 		}

@@ -44,6 +44,10 @@ const (
 	DD   = "dd"
 	Wget = "wget"
 	Curl = "curl"
+	// IOzone is iozone's auto-mode or -i table, HDParm hdparm's -t and
+	// -T timings.
+	IOzone = "iozone"
+	HDParm = "hdparm"
 )
 
 // detectWindow is how much of the input Detect looks at: enough for fio's
@@ -89,8 +93,9 @@ func mayHold(data []byte, lit string, re *regexp.Regexp) bool {
 // warnings), "iperf3" (iperf3 -J, or --json-stream, possibly after
 // terminal noise such as "^C" or an escape sequence), "sysbench"
 // (sysbench text output), "thruput" (a thruput result document, or JSON
-// lines of them), "dd", "wget" or "curl" (transcripts of their runs), or
-// "" if unknown. It reads only the start of data: a truncated file is
+// lines of them), "dd", "wget" or "curl" (transcripts of their runs),
+// "iozone" (its table), "hdparm" (its -t and -T timings), or "" if
+// unknown. It reads only the start of data: a truncated file is
 // still recognised, so that Import can say what is wrong with it.
 func Detect(data []byte) string {
 	head := data
@@ -111,12 +116,16 @@ func Detect(data []byte) string {
 		return tool
 	}
 	switch {
+	case bytes.Contains(head, iozoneBanner):
+		return IOzone
 	case mayHold(head, "copied, ", ddSummary) || mayHold(head, " bytes transferred in ", ddBSD):
 		return DD
 	case mayHold(head, "saved [", wgetSaved):
 		return Wget
 	case curlMeter.Match(head):
 		return Curl
+	case mayHold(head, "Timing ", hdparmTiming):
+		return HDParm
 	}
 	return ""
 }
@@ -217,6 +226,10 @@ func ImportNotes(data []byte, file string) ([]*result.Document, []string, error)
 		docs, err = importDD(data, file)
 	case Wget, Curl:
 		docs, err = importDownload(data, file, tool)
+	case IOzone:
+		docs, notes, err = importIOzone(data, file)
+	case HDParm:
+		docs, err = importHDParm(data, file)
 	default:
 		return nil, nil, errors.New(unknownInput)
 	}
@@ -235,7 +248,7 @@ func ImportNotes(data []byte, file string) ([]*result.Document, []string, error)
 	return docs, notes, nil
 }
 
-const unknownInput = "not a thruput result document, fio JSON, iperf3 -J JSON, sysbench fileio output, or a dd, wget or curl transcript"
+const unknownInput = "not a thruput result document, fio JSON, iperf3 -J JSON, sysbench fileio output, an iozone table, hdparm timings, or a dd, wget or curl transcript"
 
 // checkMeasured refuses a document that holds no measurement and names
 // no failure either ({"start":{},"intervals":[],"end":{}}): stored, it
