@@ -94,8 +94,8 @@ func mayHold(data []byte, lit string, re *regexp.Regexp) bool {
 // terminal noise such as "^C" or an escape sequence), "sysbench"
 // (sysbench text output), "thruput" (a thruput result document, or JSON
 // lines of them), "dd", "wget" or "curl" (transcripts of their runs),
-// "iozone" (its table), "hdparm" (its -t and -T timings), or "" if
-// unknown. It reads only the start of data: a truncated file is
+// "iozone" (its table), "hdparm" (its -t and -T timings), "kdiskmark"
+// or "crystaldiskmark" (their text reports), or "" if unknown. It reads only the start of data: a truncated file is
 // still recognised, so that Import can say what is wrong with it.
 func Detect(data []byte) string {
 	head := data
@@ -118,6 +118,10 @@ func Detect(data []byte) string {
 	switch {
 	case bytes.Contains(head, iozoneBanner):
 		return IOzone
+	case kdmBanner.Match(head):
+		return KDiskMark
+	case cdmBanner.Match(head):
+		return CrystalDiskMark
 	case mayHold(head, "copied, ", ddSummary) || mayHold(head, " bytes transferred in ", ddBSD):
 		return DD
 	case mayHold(head, "saved [", wgetSaved):
@@ -230,6 +234,8 @@ func ImportNotes(data []byte, file string) ([]*result.Document, []string, error)
 		docs, notes, err = importIOzone(data, file)
 	case HDParm:
 		docs, err = importHDParm(data, file)
+	case KDiskMark, CrystalDiskMark:
+		docs, notes, err = importMark(data, file)
 	default:
 		return nil, nil, errors.New(unknownInput)
 	}
@@ -248,7 +254,7 @@ func ImportNotes(data []byte, file string) ([]*result.Document, []string, error)
 	return docs, notes, nil
 }
 
-const unknownInput = "not a thruput result document, fio JSON, iperf3 -J JSON, sysbench fileio output, an iozone table, hdparm timings, or a dd, wget or curl transcript"
+const unknownInput = "not a thruput result document, fio JSON, iperf3 -J JSON, sysbench fileio output, an iozone table, hdparm timings, a KDiskMark or CrystalDiskMark report, or a dd, wget or curl transcript"
 
 // checkMeasured refuses a document that holds no measurement and names
 // no failure either ({"start":{},"intervals":[],"end":{}}): stored, it
