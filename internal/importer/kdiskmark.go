@@ -98,24 +98,20 @@ func importMark(data []byte, file string) ([]*result.Document, []string, error) 
 			notes = append(notes, fmt.Sprintf("line %d: the mixed read/write tests are not imported", n))
 			return
 		}
-		if m := markLine.FindStringSubmatch(l); m != nil {
-			if cur.phase == "" {
-				return
-			}
-			r, err := markResult(m[1], m[2], m[3], m[4], m[5], m[6], m[7], cur.phase)
-			if err != nil {
-				bad = fmt.Errorf("%s report: line %d: %v", d.Imported.Tool, n, err)
-				return
-			}
-			d.Mark.Results = append(d.Mark.Results, r)
-			return
-		}
-		if m := cdmOldLine.FindStringSubmatch(l); m != nil {
+		// A test line's fields: kind, size, unit, depth, threads, MB/s,
+		// IOPS, and the direction its heading or its own words give.
+		var f []string
+		if m := markLine.FindStringSubmatch(l); m != nil && cur.phase != "" {
+			f = append(m[1:8], cur.phase)
+		} else if m := cdmOldLine.FindStringSubmatch(l); m != nil {
 			if m[3] == "" || m[5] == "" || m[8] == "" {
 				notes = append(notes, fmt.Sprintf("line %d: %q names no block size, queue depth or IOPS: not imported", n, strings.TrimSpace(l)))
 				return
 			}
-			r, err := markResult(m[1], m[3], m[4], m[5], m[6], m[7], m[8], strings.ToLower(m[2]))
+			f = []string{m[1], m[3], m[4], m[5], m[6], m[7], m[8], strings.ToLower(m[2])}
+		}
+		if f != nil {
+			r, err := markResult(f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7])
 			if err != nil {
 				bad = fmt.Errorf("%s report: line %d: %v", d.Imported.Tool, n, err)
 				return
