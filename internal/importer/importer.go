@@ -2,8 +2,9 @@
 // sysbench, iozone, hdparm, KDiskMark and CrystalDiskMark, and the dd,
 // wget and curl transcripts people keep by hand, into thruput result
 // documents, so that a history started with those tools carries on in
-// thruput's store and compares with its own runs. It reads what the tools wrote across their versions (docs/import.md), as a
-// corpus of real outputs under testdata/real holds it to.
+// thruput's store and compares with its own runs. It reads what the tools
+// wrote across their versions (docs/import.md), as a corpus of real
+// outputs under testdata/real holds it to.
 // It also takes thruput's own documents back (one, or JSON lines of them as
 // `thruput results export` writes), so a history moves between machines.
 //
