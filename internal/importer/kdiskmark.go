@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,9 +20,10 @@ const (
 
 var (
 	// The banner of each report: "KDiskMark (3.2.0): https://...",
-	// "CrystalDiskMark 8.0.4 x64 (C) 2007-2021 hiyohiyo".
+	// "CrystalDiskMark 8.0.4 x64 (C) 2007-2021 hiyohiyo", or cut short to
+	// "CrystalDiskMark 5.1.0 x64".
 	kdmBanner = regexp.MustCompile(`KDiskMark \(([0-9][0-9.]*)\): https://github\.com/JonMagon/KDiskMark`)
-	cdmBanner = regexp.MustCompile(`CrystalDiskMark ([0-9][0-9.]*)[^\n]*\(C\)`)
+	cdmBanner = regexp.MustCompile(`CrystalDiskMark ([0-9]+\.[0-9.]+)(?: x(?:64|86)\b|\s+\(C\))`)
 	// markLine is a test of KDiskMark ("Sequential   1 MiB (Q=  8, T= 1):
 	// 50.851 MB/s [     49.7 IOPS] < 158255.28 us>") and CrystalDiskMark 7
 	// and 8 ("SEQ    1MiB (Q=  8, T= 1):  3552.436 MB/s [   3387.9 IOPS]"),
@@ -61,7 +63,7 @@ func importMark(data []byte, file string) ([]*result.Document, []string, error) 
 	start := func(tool, version string, n int) {
 		d := newDoc(tool, version, file, result.MethodMark, time.Time{})
 		d.Imported.Note = markNote
-		d.Imported.Unstated = []string{"direct", "duration_ns"}
+		d.Imported.Unstated = []string{"direct", "size", "duration_ns"}
 		if tool == KDiskMark {
 			d.Mark = &result.Mark{Engine: "fio"}
 		} else {
@@ -124,13 +126,14 @@ func importMark(data []byte, file string) ([]*result.Document, []string, error) 
 			shift := map[string]uint{"KiB": 10, "MiB": 20, "GiB": 30}[m[2]]
 			if size > 0 && size < 1<<(62-shift) {
 				d.Mark.Size = size << shift
+				d.Imported.Unstated = slices.DeleteFunc(d.Imported.Unstated, func(f string) bool { return f == "size" })
 			}
 			setLabel(d, d.Imported.Tool+".passes", m[3])
 		}
 		if m := markMeasure.FindStringSubmatch(l); m != nil {
 			if s, err := strconv.ParseInt(m[1], 10, 64); err == nil && s > 0 && s < maxSeconds {
 				d.Mark.DurationNs = s * 1e9
-				d.Imported.Unstated = []string{"direct"}
+				d.Imported.Unstated = slices.DeleteFunc(d.Imported.Unstated, func(f string) bool { return f == "duration_ns" })
 			}
 		}
 		if m := markProfile.FindStringSubmatch(l); m != nil {

@@ -136,8 +136,8 @@ type Imported struct {
 	// Unstated names the parameters the output did not state whose type
 	// has no absent value: `direct` (a bool, left false), `rw` (which
 	// then holds only the directions that moved data, read, write or rw),
-	// `time_ns` and a disk mark's `duration_ns` (left 0, which would
-	// otherwise read as unbounded).
+	// `time_ns` and a disk mark's `size` and `duration_ns` (left 0, which
+	// would otherwise read as unbounded).
 	// Renderers print them as unknown; no reader should take them for facts.
 	Unstated []string `json:"unstated,omitempty"`
 }
