@@ -22,12 +22,14 @@ func newResultsImportCmd(a *app) *cobra.Command {
 	var allOrNothing bool
 	c := &cobra.Command{
 		Use:   "import FILE|DIR...",
-		Short: "Bring in runs: thruput exports, fio, iperf3 and sysbench output, dd, wget and curl transcripts",
+		Short: "Bring in runs: thruput exports, fio, iperf3, sysbench, iozone, hdparm and disk mark output, dd, wget and curl transcripts",
 		Long: `Each file is recognised by its content: a thruput result document or JSON lines
 of them (from 'thruput results export'), fio --output-format=json (2.0 to 3.x,
 json+ and --client output too), iperf3 -J or --json-stream (client or server,
 3.0 to 3.21), the text sysbench fileio run prints (0.4, 0.5, 1.0, 1.1; a log
-of many runs gives a run each), or a transcript of dd runs (a block-size
+of many runs gives a run each), iozone's -a or -i table (a run per file
+size, record size and test), hdparm -t and -T timings, a KDiskMark or
+CrystalDiskMark text report, or a transcript of dd runs (a block-size
 sweep) or of wget or curl downloads. A directory stands for every file in it
 and below. Runs already in the store are skipped: a run's id comes from the
 output's bytes, so the same output imported again, from a copy or another

@@ -27,6 +27,9 @@ Doing random r/w test
 Threads started!
 `
 
+// iozoneHead is the second line of iozone 3.4xx's table header.
+const iozoneHead = "              kB  reclen    write  rewrite    read    reread    read     write     read   rewrite      read   fwrite frewrite    fread  freread\n"
+
 func TestBadInput(t *testing.T) {
 	garbage := make([]byte, 64<<10)
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -79,6 +82,18 @@ func TestBadInput(t *testing.T) {
 		{"thruput id not a file name", `{"format_version": 1, "id": "../x", "method": "disk.sweep"}`, "only letters"},
 		{"thruput step without target", `{"format_version": 1, "id": "a", "method": "disk.sweep", "sweep": {"steps": [{"target": 0}]}}`, "names target 0 of 0"},
 		{"thruput second line bad", "{\"format_version\": 1, \"id\": \"a\", \"method\": \"disk.io\"}\n{\"format_version\": \"one\"}\n", "thruput document 2"},
+		{"iozone banner alone", "\tIozone: Performance Test of File I/O\n\t        Version $Revision: 3.506 $\n", "iozone: no auto-mode or -i table"},
+		{"iozone header, no row", "Iozone: Performance Test of File I/O\n" + iozoneHead, "iozone: a table header with no row after it (truncated output?)"},
+		{"iozone throughput mode", "Iozone: Performance Test of File I/O\n\tChildren see throughput for  4 initial writers  =     221.13 kB/sec\n", "iozone: no auto-mode or -i table"},
+		{"iozone row off the columns", "Iozone: Performance Test of File I/O\n" + iozoneHead + "  102400   4    56185\n", `line 3: "4" does not line up under iozone's header`},
+		{"iozone record over the file", "Iozone: Performance Test of File I/O\n" + iozoneHead + "              64    1024   56185\n", "line 3: file size 64 kB, record size 1024 kB: not sizes iozone runs"},
+		{"iozone zero file", "Iozone: Performance Test of File I/O\n" + iozoneHead + "               0       4   56185\n", "line 3: file size 0 kB, record size 4 kB: not sizes"},
+		{"iozone huge figure", "Iozone: Performance Test of File I/O\n" + iozoneHead + "          102400       4 99999999999999999999\n", `line 3: "99999999999999999999" is not a number`},
+		{"hdparm huge count", "/dev/sda:\n Timing cached reads:   99999999999999999999 MB in  2.00 seconds = 1.00 MB/sec\n", "hdparm: line 2: \"Timing cached reads:   99999999999999999999 MB in  2.00 seconds = 1.00 MB/sec\" is not a count, a time and a rate"},
+		{"kdiskmark banner alone", "KDiskMark (3.2.0): https://github.com/JonMagon/KDiskMark\n", "disk mark report: no test line"},
+		{"kdiskmark test outside [Read]", "KDiskMark (3.2.0): https://github.com/JonMagon/KDiskMark\nSequential   1 MiB (Q=  8, T= 1):    50.851 MB/s [     49.7 IOPS]\n", "disk mark report: no test line"},
+		{"kdiskmark huge block", "KDiskMark (3.2.0): https://github.com/JonMagon/KDiskMark\n[Read]\nSequential 99999999999 MiB (Q=  8, T= 1):    50.851 MB/s [     49.7 IOPS]\n", "kdiskmark report: line 3: Sequential 99999999999MiB (Q=8, T=1): not a block size, depth, rate and IOPS"},
+		{"crystaldiskmark 6 sequential only", "CrystalDiskMark 6.0.0 x64 (C) 2007-2017 hiyohiyo\n   Sequential Read (Q= 32,T= 1) :    91.559 MB/s\n", "disk mark report: no test line"},
 		{"binary garbage", string(garbage), "not a thruput result document"},
 		{"10 MB line", long, "not a thruput result document"},
 		{"10 MB line after sysbench banner", "sysbench 1.0.20\n" + long + "\n", "only fileio runs"},

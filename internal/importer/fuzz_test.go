@@ -149,6 +149,23 @@ var downloadSeeds = []string{
 	"$ curl -o /dev/null http://pi.lan/100M\n  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current\n                                 Dload  Upload   Total   Spent    Left  Speed\n\r100  100M  100  100M    0     0  11.2M      0  0:00:08  0:00:08 --:--:-- 11.5M\n",
 }
 
+var iozoneSeeds = []string{
+	"\tIozone: Performance Test of File I/O\n\t        Version $Revision: 3.506 $\n\tRun began: Thu Jan  1 00:00:01 1970\n\tO_DIRECT feature enabled\n\tCommand line used: iozone -a -I -f /mnt/x\n" +
+		"              kB  reclen    write  rewrite    read    reread    read     write     read   rewrite      read   fwrite frewrite    fread  freread\n" +
+		"\t  102400       4    56185    89196                      39337    85762\n            4096    1024   0\n",
+	"Iozone: Performance Test of File I/O\n kB reclen write\n 1 1 1\n",
+}
+
+var hdparmSeeds = []string{
+	"\n/dev/sda:\n Timing O_DIRECT cached reads:   17034 MB in  1.99 seconds = 8547.52 MB/sec\n Timing O_DIRECT disk reads:   1 MB in  3.00 seconds = 341.33 kB/sec\n",
+	"/dev/hda: Timing buffer-cache reads: 128 MB in 0.11 seconds =1120.07 MB/sec Timing buffered disk reads: 64 MB in 0.00 seconds = 1e400 MB/sec\n",
+}
+
+var markSeeds = []string{
+	"KDiskMark (3.2.0): https://github.com/JonMagon/KDiskMark\n[Read]\nSequential   1 MiB (Q=  8, T= 1):    50.851 MB/s [     49.7 IOPS] < 158255.28 us>\n[Write]\nRandom 4 KiB (Q=32, T=16): 1e400 MB/s [ 1 IOPS]\nTest: 1 GiB (x2) [Measure: 5 sec / Interval: 5 sec]\nDate: 2026-02-26 16:29:06\n",
+	"CrystalDiskMark 6.0.0 x64 (C) 2007-2017 hiyohiyo\n  Random Read 4KiB (Q=  8,T= 8) :     7.892 MB/s [   1926.8 IOPS]\n  Sequential Read (T= 1) :    91.559 MB/s\n  Test : 1024 MiB [I: 11.7% (14.0/119.2 GiB)] (x5)\n  Date : 2019/04/01 1:33:09\n",
+}
+
 func FuzzFio(f *testing.F)     { fuzzWith(f, []string{FIO}, fioSeeds, importFio) }
 func FuzzFioText(f *testing.F) { fuzzWith(f, []string{FIO}, fioTextSeeds, withoutNotes(importFioText)) }
 func FuzzFioTerse(f *testing.F) {
@@ -165,6 +182,19 @@ func withoutNotes(parse func([]byte, string) ([]*result.Document, []string, erro
 func FuzzIPerf3(f *testing.F)   { fuzzWith(f, []string{IPerf3}, iperf3Seeds, importIPerf3) }
 func FuzzSysbench(f *testing.F) { fuzzWith(f, []string{Sysbench}, sysbenchSeeds, importSysbench) }
 func FuzzDD(f *testing.F)       { fuzzWith(f, []string{DD}, ddSeeds, importDD) }
+func FuzzHDParm(f *testing.F)   { fuzzWith(f, []string{HDParm}, hdparmSeeds, importHDParm) }
+func FuzzMark(f *testing.F) {
+	fuzzWith(f, []string{KDiskMark, CrystalDiskMark}, markSeeds, func(b []byte, file string) ([]*result.Document, error) {
+		docs, _, err := importMark(b, file)
+		return docs, err
+	})
+}
+func FuzzIOzone(f *testing.F) {
+	fuzzWith(f, []string{IOzone}, iozoneSeeds, func(b []byte, file string) ([]*result.Document, error) {
+		docs, _, err := importIOzone(b, file)
+		return docs, err
+	})
+}
 
 // FuzzDownload reads wget's and curl's transcripts, and is seeded with the
 // corpus's of both.
@@ -183,7 +213,7 @@ func FuzzThruput(f *testing.F) {
 
 // FuzzImport goes through Detect, as the command does.
 func FuzzImport(f *testing.F) {
-	for _, set := range [][]string{{"", "\xef\xbb\xbf{\"start\":{}}", "^C{\"start\":{}}"}, fioSeeds, fioTextSeeds, iperf3Seeds, sysbenchSeeds, thruputSeeds, ddSeeds, downloadSeeds} {
+	for _, set := range [][]string{{"", "\xef\xbb\xbf{\"start\":{}}", "^C{\"start\":{}}"}, fioSeeds, fioTextSeeds, iperf3Seeds, sysbenchSeeds, thruputSeeds, ddSeeds, downloadSeeds, iozoneSeeds, hdparmSeeds, markSeeds} {
 		for _, s := range set {
 			f.Add([]byte(s))
 		}

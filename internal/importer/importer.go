@@ -1,9 +1,10 @@
-// Package importer turns results measured earlier with fio, iperf3 and
-// sysbench, and the dd, wget and curl transcripts people keep by hand,
-// into thruput result documents, so that a history started with those
-// tools carries on in thruput's store and compares with its own runs. It
-// reads what the tools wrote across their versions (docs/import.md), as a
-// corpus of real outputs under testdata/real holds it to.
+// Package importer turns results measured earlier with fio, iperf3,
+// sysbench, iozone, hdparm, KDiskMark and CrystalDiskMark, and the dd,
+// wget and curl transcripts people keep by hand, into thruput result
+// documents, so that a history started with those tools carries on in
+// thruput's store and compares with its own runs. It reads what the tools
+// wrote across their versions (docs/import.md), as a corpus of real
+// outputs under testdata/real holds it to.
 // It also takes thruput's own documents back (one, or JSON lines of them as
 // `thruput results export` writes), so a history moves between machines.
 //
@@ -44,6 +45,10 @@ const (
 	DD   = "dd"
 	Wget = "wget"
 	Curl = "curl"
+	// IOzone is iozone's auto-mode or -i table, HDParm hdparm's -t and
+	// -T timings.
+	IOzone = "iozone"
+	HDParm = "hdparm"
 )
 
 // detectWindow is how much of the input Detect looks at: enough for fio's
@@ -89,8 +94,9 @@ func mayHold(data []byte, lit string, re *regexp.Regexp) bool {
 // warnings, or fio's normal or terse output), "iperf3" (iperf3 -J, or --json-stream, possibly after
 // terminal noise such as "^C" or an escape sequence), "sysbench"
 // (sysbench text output), "thruput" (a thruput result document, or JSON
-// lines of them), "dd", "wget" or "curl" (transcripts of their runs), or
-// "" if unknown. It reads only the start of data: a truncated file is
+// lines of them), "dd", "wget" or "curl" (transcripts of their runs),
+// "iozone" (its table), "hdparm" (its -t and -T timings), "kdiskmark"
+// or "crystaldiskmark" (their text reports), or "" if unknown. It reads only the start of data: a truncated file is
 // still recognised, so that Import can say what is wrong with it.
 func Detect(data []byte) string {
 	head := data
@@ -111,6 +117,12 @@ func Detect(data []byte) string {
 		return tool
 	}
 	switch {
+	case bytes.Contains(head, iozoneBanner):
+		return IOzone
+	case kdmBanner.Match(head):
+		return KDiskMark
+	case cdmBanner.Match(head):
+		return CrystalDiskMark
 	case bytes.Contains(head, []byte("(groupid=")) && len(linesWhere(head, isFioJobLine)) > 0,
 		bytes.IndexByte(head, ';') >= 0 && len(linesWhere(head, isFioTerseLine)) > 0:
 		return FIO
@@ -120,6 +132,8 @@ func Detect(data []byte) string {
 		return Wget
 	case curlMeter.Match(head):
 		return Curl
+	case mayHold(head, "Timing ", hdparmTiming):
+		return HDParm
 	}
 	return ""
 }
@@ -220,6 +234,12 @@ func ImportNotes(data []byte, file string) ([]*result.Document, []string, error)
 		docs, err = importDD(data, file)
 	case Wget, Curl:
 		docs, err = importDownload(data, file, tool)
+	case IOzone:
+		docs, notes, err = importIOzone(data, file)
+	case HDParm:
+		docs, err = importHDParm(data, file)
+	case KDiskMark, CrystalDiskMark:
+		docs, notes, err = importMark(data, file)
 	default:
 		return nil, nil, errors.New(unknownInput)
 	}
@@ -238,7 +258,7 @@ func ImportNotes(data []byte, file string) ([]*result.Document, []string, error)
 	return docs, notes, nil
 }
 
-const unknownInput = "not a thruput result document, fio output (JSON, normal or terse), iperf3 -J JSON, sysbench fileio output, or a dd, wget or curl transcript"
+const unknownInput = "not a thruput result document, fio output (JSON, normal or terse), iperf3 -J JSON, sysbench fileio output, an iozone table, hdparm timings, a KDiskMark or CrystalDiskMark report, or a dd, wget or curl transcript"
 
 // checkMeasured refuses a document that holds no measurement and names
 // no failure either ({"start":{},"intervals":[],"end":{}}): stored, it

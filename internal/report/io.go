@@ -19,6 +19,21 @@ func ioMode(direct bool) string {
 	return "buffered, evicted before each run"
 }
 
+// runMode is ioMode for thruput's own runs; an imported run is buffered
+// without the eviction only thruput does, or unknown when its output did
+// not say.
+func runMode(doc *result.Document, direct bool) string {
+	switch {
+	case doc.Imported == nil:
+		return ioMode(direct)
+	case direct:
+		return "O_DIRECT"
+	case doc.Imported.States("direct"):
+		return "buffered"
+	}
+	return "O_DIRECT or buffered unknown"
+}
+
 func init() {
 	views[result.MethodIO] = &view{tables: func(d *result.Document, units string) []Table { return ioTables(d, storageOf(units)) }, csv: ioCSV}
 	views[result.MethodMark] = &view{tables: func(d *result.Document, units string) []Table { return markTables(d, storageOf(units)) }, csv: markCSV}
@@ -94,17 +109,7 @@ func ioTitle(doc *result.Document) string {
 	if p.Size > 0 {
 		size = units.IEC(p.Size) + " per job"
 	}
-	parts := []string{rw + " " + bs, "iodepth " + depth, fmt.Sprintf("%d job(s)", p.Jobs), size}
-	switch {
-	case doc.Imported == nil:
-		parts = append(parts, ioMode(p.Direct))
-	case p.Direct:
-		parts = append(parts, "O_DIRECT")
-	case doc.Imported.States("direct"):
-		parts = append(parts, "buffered")
-	default:
-		parts = append(parts, "O_DIRECT or buffered unknown")
-	}
+	parts := []string{rw + " " + bs, "iodepth " + depth, fmt.Sprintf("%d job(s)", p.Jobs), size, runMode(doc, p.Direct)}
 	if doc.IO.Engine != "" {
 		parts = append(parts, doc.IO.Engine)
 	}
@@ -154,7 +159,14 @@ func ioCSV(w io.Writer, doc *result.Document) error {
 // markTables is the familiar 4x2 grid.
 func markTables(doc *result.Document, u storageUnit) []Table {
 	m := doc.Mark
-	title := fmt.Sprintf("%s, %s file, %s each, %s", u.name, units.IEC(m.Size), time.Duration(m.DurationNs), ioMode(m.Direct))
+	size, each := units.IEC(m.Size)+" file", time.Duration(m.DurationNs).String()+" each"
+	if m.Size == 0 {
+		size = "file size unknown"
+	}
+	if !doc.Imported.States("duration_ns") {
+		each = "time per test unknown"
+	}
+	title := fmt.Sprintf("%s, %s, %s, %s", u.name, size, each, runMode(doc, m.Direct))
 	// A run imported or stored without its engine has none to name.
 	if m.Engine != "" {
 		title += ", " + m.Engine

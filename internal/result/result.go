@@ -123,7 +123,8 @@ type Previous struct {
 
 // Imported says where a converted document came from.
 type Imported struct {
-	// Tool is "fio", "iperf3", "sysbench", "dd", "wget" or "curl";
+	// Tool is "fio", "iperf3", "sysbench", "dd", "wget", "curl", "iozone",
+	// "hdparm", "kdiskmark" or "crystaldiskmark";
 	// Version is the version its output names, when it names one.
 	Tool    string `json:"tool"`
 	Version string `json:"version,omitempty"`
@@ -134,8 +135,9 @@ type Imported struct {
 	Note string `json:"note,omitempty"`
 	// Unstated names the parameters the output did not state whose type
 	// has no absent value: `direct` (a bool, left false), `rw` (which
-	// then holds only the directions that moved data, read, write or rw)
-	// and `time_ns` (left 0, which would otherwise read as unbounded).
+	// then holds only the directions that moved data, read, write or rw),
+	// `time_ns` and a disk mark's `size` and `duration_ns` (left 0, which
+	// would otherwise read as unbounded).
 	// Renderers print them as unknown; no reader should take them for facts.
 	Unstated []string `json:"unstated,omitempty"`
 }

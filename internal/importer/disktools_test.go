@@ -1,0 +1,125 @@
+package importer
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/thruput/thruput/internal/result"
+)
+
+// TestMarkPresets: a disk mark report's tests are named as thruput's own
+// disk mark names its presets, so imported runs line up with its runs.
+func TestMarkPresets(t *testing.T) {
+	data, err := os.ReadFile("testdata/real/kdiskmark-1.6.0-fio-3.16-readme.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := Import(data, "in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range docs[0].Mark.Results {
+		got = append(got, r.Preset+" "+r.Phase)
+	}
+	want := "SEQ1M Q8T1 read,SEQ1M Q1T1 read,RND4K Q32T16 read,RND4K Q1T1 read,SEQ1M Q8T1 write,SEQ1M Q1T1 write,RND4K Q32T16 write,RND4K Q1T1 write"
+	if strings.Join(got, ",") != want {
+		t.Errorf("presets %q, want %q", strings.Join(got, ","), want)
+	}
+	if d := docs[0]; d.Mark.DurationNs != 0 || d.Imported.States("duration_ns") || d.Imported.States("direct") || d.Labels["kdiskmark.passes"] != "5" {
+		t.Errorf("duration %d, unstated %v, labels %v: the report states neither the measuring time nor O_DIRECT, and 5 passes", d.Mark.DurationNs, d.Imported.Unstated, d.Labels)
+	}
+}
+
+// TestMarkLayouts reads the test lines of KDiskMark 3 and CrystalDiskMark
+// 8 (block sizes run into their unit, a measuring time in the footer) and
+// of CrystalDiskMark 6, whose sequential line names no block size and is
+// left out with a note.
+func TestMarkLayouts(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, tool, presets string
+		duration                int64
+		note                    string
+	}{
+		{"KDiskMark 3", "KDiskMark (3.1.4): https://github.com/JonMagon/KDiskMark\n[Read]\nSequential   1 MiB (Q=  8, T= 1):    50.851 MB/s [     49.7 IOPS] < 158255.28 us>\n" +
+			"[Write]\nRandom       4 KiB (Q= 32, T= 1):    14.712 MB/s [   3678.0 IOPS] < 11072.93 us>\n\nProfile: Default\nTest: 1 GiB (x2) [Measure: 5 sec / Interval: 5 sec]\n",
+			KDiskMark, "SEQ1M Q8T1 read,RND4K Q32T1 write", 5e9, ""},
+		{"CrystalDiskMark 8", "CrystalDiskMark 8.0.4 x64 (C) 2007-2021 hiyohiyo\n[Read]\n  SEQ    1MiB (Q=  8, T= 1):  3552.436 MB/s [   3387.9 IOPS] <  2358.80 us>\n  SEQ  128KiB (Q= 32, T= 1):  3000.000 MB/s [  22888.2 IOPS] <  1397.00 us>\n" +
+			"[Mix] Read 70%/Write 30%\n  SEQ    1MiB (Q=  8, T= 1):  1000.000 MB/s [    953.7 IOPS] <  8000.00 us>\n   Test: 1 GiB (x5) [D: 38% (180/477GiB)]\n   Time: Measure 5 sec / Interval 5 sec \n",
+			CrystalDiskMark, "SEQ1M Q8T1 read,SEQ128K Q32T1 read", 5e9, "mixed read/write tests are not imported"},
+		{"CrystalDiskMark 6", "CrystalDiskMark 6.0.0 x64 (C) 2007-2017 hiyohiyo\n   Sequential Read (Q= 32,T= 1) :    91.559 MB/s\n Random Write 4KiB (Q=  8,T= 8) :     3.173 MB/s [    774.7 IOPS]\n",
+			CrystalDiskMark, "RND4K Q8T8 write", 0, "names no block size"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Detect([]byte(tc.in)); got != tc.tool {
+				t.Fatalf("Detect = %q, want %q", got, tc.tool)
+			}
+			docs, notes, err := ImportNotes([]byte(tc.in), "in")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range docs[0].Mark.Results {
+				got = append(got, r.Preset+" "+r.Phase)
+			}
+			if strings.Join(got, ",") != tc.presets || docs[0].Mark.DurationNs != tc.duration {
+				t.Errorf("presets %q, duration %d; want %q, %d", strings.Join(got, ","), docs[0].Mark.DurationNs, tc.presets, tc.duration)
+			}
+			if !strings.Contains(strings.Join(notes, "\n"), tc.note) {
+				t.Errorf("notes %q do not say %q", notes, tc.note)
+			}
+		})
+	}
+}
+
+// TestIOzoneColumns places each figure under the header column it ends
+// under, in iozone 3.506's wider layout and with tabs, so a test left out
+// of the run (a blank column) does not shift the ones after it.
+func TestIOzoneColumns(t *testing.T) {
+	in := "\tIozone: Performance Test of File I/O\n" +
+		"              kB  reclen    write    rewrite      read    reread      read     write      read    rewrite       read    fwrite  frewrite     fread   freread\n" +
+		"            4096       1       269      3114                          2843      2477\n" +
+		"\t    102400    1024   383514\n"
+	docs, notes, err := ImportNotes([]byte(in), "in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range docs {
+		got = append(got, d.IO.Parameters.RW)
+	}
+	if strings.Join(got, ",") != "write,randread,randwrite,write" {
+		t.Fatalf("tests %v", got)
+	}
+	if r := docs[1].IO.Runs[0].Read; r == nil || r.MiBPerSec != 2843.0/1024 || r.IOs != 4096 || docs[1].IO.Parameters.BlockSize != 1024 {
+		t.Errorf("random read of 4096 kB in 1 kB records: %+v", r)
+	}
+	if w := docs[3].IO.Runs[0].Write; w.MiBPerSec != 383514.0/1024 || docs[3].IO.Parameters.Size != 102400<<10 {
+		t.Errorf("tab-separated row: %+v", w)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], `"rewrite"`) {
+		t.Errorf("notes %q", notes)
+	}
+}
+
+// TestHDParmTimings: each timing is its own run of its device, -T's
+// labelled cached, --direct's O_DIRECT, and a rate under 1 MB/s printed
+// in kB/sec read as such.
+func TestHDParmTimings(t *testing.T) {
+	in := "\n/dev/mmcblk0:\n Timing O_DIRECT cached reads:   1234 MB in  2.00 seconds = 617.25 MB/sec\n Timing O_DIRECT disk reads:   2 MB in  3.50 seconds = 585.14 kB/sec\n"
+	docs, err := Import([]byte(in), "in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 2 {
+		t.Fatalf("%d runs", len(docs))
+	}
+	c, d := docs[0], docs[1]
+	if c.Labels["hdparm.timing"] != "cached" || d.Labels["hdparm.timing"] != "disk" || !c.IO.Parameters.Direct || c.Targets[0].Path != "/dev/mmcblk0" {
+		t.Errorf("labels %v %v, direct %v, targets %v", c.Labels, d.Labels, c.IO.Parameters.Direct, c.Targets)
+	}
+	if r := d.IO.Runs[0].Read; r.MiBPerSec != 585.14/1024 || r.Bytes != 2<<20 || r.IOs != 1 || d.Method != result.MethodIO {
+		t.Errorf("kB/sec run: %+v", r)
+	}
+}
