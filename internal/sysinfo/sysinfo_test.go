@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -93,17 +94,22 @@ func TestHost(t *testing.T) {
 			name:    "pi1",
 			fixture: "pi1",
 			want: result.Host{
-				Hostname:    "raspberrypi",
-				Kernel:      "6.1.21+",
-				OS:          "Raspbian GNU/Linux 11 (bullseye)",
-				Board:       "Raspberry Pi Model B Rev 2",
-				SoC:         "BCM2835",
-				Revision:    "000e",
-				CPUCore:     "ARM1176",
-				CPUModel:    "ARMv6-compatible processor rev 7 (v6l)",
-				CPUCores:    1,
-				MemoryBytes: 445376 * 1024,
-				CPUGovernor: "ondemand",
+				Hostname: "raspberrypi",
+				Kernel:   "6.1.21+",
+				OS:       "Raspbian GNU/Linux 11 (bullseye)",
+				// The ARMv6 build's "+" beside an ARM1176: uname -m
+				// was not recorded, and is inferred.
+				Arch:         "armv6l",
+				Inferred:     []string{"arch"},
+				InferredFrom: []string{"kernel release suffix +"},
+				Board:        "Raspberry Pi Model B Rev 2",
+				SoC:          "BCM2835",
+				Revision:     "000e",
+				CPUCore:      "ARM1176",
+				CPUModel:     "ARMv6-compatible processor rev 7 (v6l)",
+				CPUCores:     1,
+				MemoryBytes:  445376 * 1024,
+				CPUGovernor:  "ondemand",
 			},
 		},
 		{
@@ -139,16 +145,21 @@ func TestHost(t *testing.T) {
 			fixture: "pi1",
 			adjust:  withoutSys,
 			want: result.Host{
-				Hostname:    "raspberrypi",
-				Kernel:      "6.1.21+",
-				OS:          "Raspbian GNU/Linux 11 (bullseye)",
-				Board:       "Raspberry Pi Model B Rev 2",
-				SoC:         "BCM2835",
-				Revision:    "000e",
-				CPUCore:     "ARM1176",
-				CPUModel:    "ARMv6-compatible processor rev 7 (v6l)",
-				CPUCores:    1,
-				MemoryBytes: 445376 * 1024,
+				Hostname: "raspberrypi",
+				Kernel:   "6.1.21+",
+				OS:       "Raspbian GNU/Linux 11 (bullseye)",
+				// The ARMv6 build's "+" beside an ARM1176: uname -m
+				// was not recorded, and is inferred.
+				Arch:         "armv6l",
+				Inferred:     []string{"arch"},
+				InferredFrom: []string{"kernel release suffix +"},
+				Board:        "Raspberry Pi Model B Rev 2",
+				SoC:          "BCM2835",
+				Revision:     "000e",
+				CPUCore:      "ARM1176",
+				CPUModel:     "ARMv6-compatible processor rev 7 (v6l)",
+				CPUCores:     1,
+				MemoryBytes:  445376 * 1024,
 			},
 		},
 		{
@@ -163,7 +174,7 @@ func TestHost(t *testing.T) {
 			if tc.adjust != nil {
 				roots = tc.adjust(roots)
 			}
-			if got := roots.Host(); got != tc.want {
+			if got := roots.Host(); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("Host() =\n%+v\nwant\n%+v", got, tc.want)
 			}
 		})
