@@ -27,6 +27,9 @@ var (
 	// ("Running DD READ test...", "write test"); "reads" and "written"
 	// are left out, as hdparm's "Timing buffered disk reads" is no dd run.
 	ddHeading = regexp.MustCompile(`(?i)\b(read|reading|write|writing)\b`)
+	// ddHeadingTopic is what makes a line naming a direction a heading of
+	// a measurement, and not apt's "Reading package lists...".
+	ddHeadingTopic = regexp.MustCompile(`(?i)\b(dd|tests?|testing|speed|bench|benchmark|throughput|performance)\b`)
 	// ddNoRun is dd refusing its command: no summary follows, and the
 	// command is no run's.
 	ddNoRun = regexp.MustCompile(`^dd: (failed to open|invalid|unrecognized operand|missing)`)
@@ -146,7 +149,7 @@ func importDD(data []byte, file string) ([]*result.Document, error) {
 				script.refused()
 			} else if strings.Contains(l, " records in") {
 				return
-			} else if words := ddHeading.FindAllStringSubmatch(l, -1); words != nil {
+			} else if words := ddHeading.FindAllStringSubmatch(l, -1); words != nil && ddHeadingTopic.MatchString(l) {
 				heading = headingPhase(words)
 			}
 			return

@@ -241,6 +241,9 @@ func TestDDDirection(t *testing.T) {
 		// hdparm's "Timing buffered disk reads" names no dd run.
 		{"hdparm's reads", " Timing buffered disk reads:  74 MB in  3.01 seconds =  24.59 MB/sec\n" + sum, []string{"unknown"}},
 		{"summaries alone", sum + sum, []string{"unknown", "unknown"}},
+		// Words of a direction in a line about no measurement.
+		{"apt's reading", "Reading package lists... Done\n" + sum, []string{"unknown"}},
+		{"speed heading", "Write Speed (MB/s)\n" + sum, []string{"write"}},
 		{"both words", "read/write test\n" + sum, []string{"unknown"}},
 		// dd writing to a pipe names no direction; the heading does.
 		{"pipe under a heading", "Read test\n$ dd if=/dev/zero bs=1M count=512 | nc pi 9\n" + recs + sum, []string{"read"}},
