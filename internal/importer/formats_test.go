@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -274,10 +275,19 @@ func TestDDDirection(t *testing.T) {
 	if p := d.Sweep.Parameters; p.Read || p.Write || d.Targets[0].Path != "" {
 		t.Errorf("unknown direction: parameters %+v, target %+v", p, d.Targets[0])
 	}
-	// Shown as such, not left out and not passed off as a read or write.
+	// Shown as such, not left out and not passed off as a read or write,
+	// in every format.
 	var out bytes.Buffer
-	if err := report.Write(&out, d, report.Options{Format: "table"}); err != nil {
-		t.Fatal(err)
+	for _, format := range report.Formats {
+		if err := report.Write(&out, d, report.Options{Format: format}); err != nil {
+			t.Fatalf("as %s: %v", format, err)
+		}
+	}
+	if err := report.WriteHTML(io.Discard, []*result.Document{d}, nil, report.HTMLOptions{}); err != nil {
+		t.Fatalf("as HTML: %v", err)
+	}
+	if err := report.WriteMetrics(io.Discard, []*result.Document{d}); err != nil {
+		t.Fatalf("as metrics: %v", err)
 	}
 	if s := out.String(); !strings.Contains(s, "Read or write (the output did not say), MiB/s: as dd printed it") || !strings.Contains(s, "14.5") {
 		t.Errorf("report of a step of unknown direction:\n%s", s)
