@@ -147,8 +147,6 @@ func importDD(data []byte, file string) ([]*result.Document, error) {
 		if m == nil {
 			if ddNoRun.MatchString(strings.TrimSpace(l)) {
 				script.refused()
-			} else if strings.Contains(l, " records in") {
-				return
 			} else if words := ddHeading.FindAllStringSubmatch(l, -1); words != nil && ddHeadingTopic.MatchString(l) {
 				heading = headingPhase(words)
 			}
@@ -266,7 +264,7 @@ func (a ddArgs) phase() string {
 		return result.PhaseRead
 	case a.of != "", a.toVariable && a.data != "":
 		return result.PhaseWrite
-	case a.in != "" && a.data == "" && a.in != "/dev/zero" && !a.toVariable:
+	case a.in != "" && a.data == "" && !a.toVariable:
 		return result.PhaseRead
 	}
 	return ""
@@ -280,7 +278,7 @@ func parseDDArgs(s string) ddArgs {
 		v = strings.Trim(v, `"'`)
 		if !ok || strings.ContainsAny(v, "$[`") {
 			// A shell variable or a placeholder: not what dd was given.
-			a.toVariable = a.toVariable || k == "of"
+			a.toVariable = a.toVariable || (ok && k == "of")
 			continue
 		}
 		switch k {
