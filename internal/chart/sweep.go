@@ -24,11 +24,15 @@ func sweepCharts(runs []run, u Unit) []*Chart {
 	var out []*Chart
 	for _, phase := range []string{result.PhaseWrite, result.PhaseRead} {
 		var ss []*series
+		// An imported run's figures are what its tool printed: the page
+		// cache and fsync of thruput's own steps are not claimed for them.
+		imported := false
 		for _, r := range runs {
 			p := r.doc.Sweep.Parameters
 			if (phase == result.PhaseWrite && !p.Write) || (phase == result.PhaseRead && !p.Read) {
 				continue
 			}
+			imported = imported || r.doc.Imported != nil
 			labels := result.TargetLabels(r.doc.Targets)
 			for ti := range r.doc.Targets {
 				var steps []result.SweepStep
@@ -69,7 +73,12 @@ func sweepCharts(runs []run, u Unit) []*Chart {
 			continue
 		}
 		title := "Write, " + u.Name + " by block size (fsync included)"
-		if phase == result.PhaseRead {
+		switch {
+		case imported && phase == result.PhaseRead:
+			title = "Read, " + u.Name + " by block size"
+		case imported:
+			title = "Write, " + u.Name + " by block size"
+		case phase == result.PhaseRead:
 			title = "Read, " + u.Name + " by block size (page cache evicted)"
 		}
 		out = append(out, lineChart("sweep-"+phase, title, u.Name, ss))

@@ -1,14 +1,18 @@
 package importer
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -210,6 +214,86 @@ func TestDDStatusProgress(t *testing.T) {
 		"536870912 bytes (537 MB, 512 MiB) copied, 2 s, 268 MB/s\n"
 	if s := importOne(t, cut, 1)[0].Sweep.Steps; len(s) != 2 || s[1].Bytes != 1<<29 || s[0].Ops != 0 {
 		t.Errorf("summary lines alone: %+v", s)
+	}
+}
+
+// TestDDDirection: where no dd command says whether a run read or wrote,
+// the log's own words do; where nothing does, the phase is unknown.
+func TestDDDirection(t *testing.T) {
+	phases := func(in string) []string {
+		t.Helper()
+		var out []string
+		for _, s := range importOne(t, in, 1)[0].Sweep.Steps {
+			out = append(out, s.Phase)
+		}
+		return out
+	}
+	const (
+		sum  = "536870912 bytes (537 MB, 512 MiB) copied, 35.3134 s, 15.2 MB/s\n"
+		recs = "512+0 records in\n512+0 records out\n"
+	)
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+	}{
+		// A heading holds until the next: two reads after one.
+		{"headings", "Running DD WRITE test...\n" + sum + "temp=42.2'C\n\nRunning DD READ test...\n" + sum + sum, []string{"write", "read", "read"}},
+		{"lower-case heading", "== write test ==\n" + sum, []string{"write"}},
+		// hdparm's "Timing buffered disk reads" names no dd run.
+		{"hdparm's reads", " Timing buffered disk reads:  74 MB in  3.01 seconds =  24.59 MB/sec\n" + sum, []string{"unknown"}},
+		{"summaries alone", sum + sum, []string{"unknown", "unknown"}},
+		// Words of a direction in a line about no measurement.
+		{"apt's reading", "Reading package lists... Done\n" + sum, []string{"unknown"}},
+		{"speed heading", "Write Speed (MB/s)\n" + sum, []string{"write"}},
+		{"both words", "read/write test\n" + sum, []string{"unknown"}},
+		// dd writing to a pipe names no direction; the heading does.
+		{"pipe under a heading", "Read test\n$ dd if=/dev/zero bs=1M count=512 | nc pi 9\n" + recs + sum, []string{"read"}},
+		{"pipe alone", "$ dd if=/dev/zero bs=1M count=512 | nc pi 9\n" + recs + sum, []string{"unknown"}},
+		// A command beats a heading.
+		{"command over heading", "Running DD WRITE test...\ndd if=/mnt/t of=/dev/null bs=1M\n" + recs + sum, []string{"read"}},
+		// A loop printed before its output: its runs take its commands in
+		// turn, round and round.
+		{"loop", "for i in 1 2; do\n  dd if=/dev/zero of=/mnt/t bs=1M count=512 conv=fsync\n  dd if=/mnt/t of=/dev/null bs=1M\ndone\n" +
+			recs + sum + recs + sum + recs + sum + recs + sum, []string{"write", "read", "write", "read"}},
+		// A script's echo of each command before the command counts once.
+		{"echoed script", "echo \"dd if=/dev/zero of=/mnt/t bs=1M\"\ndd if=/dev/zero of=/mnt/t bs=1M\necho \"dd if=/mnt/t of=/dev/null bs=1M\"\ndd if=/mnt/t of=/dev/null bs=1M\n" +
+			sum + sum, []string{"write", "read"}},
+		// A command dd refused made no run.
+		{"refused command", "$ dd if=/mnt/nope of=/dev/null bs=1M\ndd: failed to open '/mnt/nope': No such file or directory\n$ dd if=/dev/zero of=/mnt/t bs=1M count=512\n" + recs + sum, []string{"write"}},
+		// An example typed well before the run is not the run's script.
+		{"example, then the run", "dd if=/dev/zero of=[PATH] bs=[BS]\n\nthen\n\nfor\n\nreal\n\n$ dd if=/mnt/t of=/dev/null bs=1M\n" + recs + sum, []string{"read"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := phases(tc.in); !slices.Equal(got, tc.want) {
+				t.Errorf("phases %q, want %q", got, tc.want)
+			}
+		})
+	}
+	// An unknown step is neither a read nor a write of the sweep, and has
+	// no target path.
+	d := importOne(t, sum, 1)[0]
+	if p := d.Sweep.Parameters; p.Read || p.Write || d.Targets[0].Path != "" {
+		t.Errorf("unknown direction: parameters %+v, target %+v", p, d.Targets[0])
+	}
+	// Shown as such, not left out and not passed off as a read or write,
+	// in every format.
+	var out bytes.Buffer
+	for _, format := range report.Formats {
+		if err := report.Write(&out, d, report.Options{Format: format}); err != nil {
+			t.Fatalf("as %s: %v", format, err)
+		}
+	}
+	if err := report.WriteHTML(io.Discard, []*result.Document{d}, nil, report.HTMLOptions{}); err != nil {
+		t.Fatalf("as HTML: %v", err)
+	}
+	if err := report.WriteMetrics(io.Discard, []*result.Document{d}); err != nil {
+		t.Fatalf("as metrics: %v", err)
+	}
+	if s := out.String(); !strings.Contains(s, "Read or write (the output did not say), MiB/s: as dd printed it") || !strings.Contains(s, "14.5") {
+		t.Errorf("report of a step of unknown direction:\n%s", s)
+	}
+	if b := d.Summary(); !strings.Contains(b, "read or write (unknown) 14.5 MiB/s") {
+		t.Errorf("summary %q", b)
 	}
 }
 

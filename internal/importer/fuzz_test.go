@@ -142,6 +142,8 @@ var ddSeeds = []string{
 	"dd if=/dev/zero of=/mnt/t bs=4M count=64 oflag=direct\n64+0 records in\n64+0 records out\n268435456 bytes (268 MB, 256 MiB) copied, 12.5 s, 21.5 MB/s\n",
 	"dd if=/mnt/t of=/dev/null bs=$bs\n1073741824 bytes (1.0GB) copied, 9.654585 seconds, 106.1MB/s\n",
 	"25165824 bytes transferred in 0.026832 secs (937899773 bytes/sec)\n",
+	"Running DD WRITE test...\n536870912 bytes (537 MB, 512 MiB) copied, 35.3134 s, 15.2 MB/s\nRunning DD READ test...\n536870912 bytes (537 MB, 512 MiB) copied, 23.3369 s, 23.0 MB/s\n",
+	"dd if=/dev/zero of=t bs=1M count=8\ndd if=t of=/dev/null bs=1M\ndd: failed to open 'u': No such file\n8388608 bytes (8.4 MB, 8.0 MiB) copied, 0.1 s, 84 MB/s\n",
 }
 
 var downloadSeeds = []string{

@@ -555,6 +555,7 @@ func hostFacts(d *result.Document) []htmlFact {
 		add("Userland", fmt.Sprintf("%s, %d-bit", h.UserlandArch, h.UserlandBits))
 	}
 	add("Governor", h.CPUGovernor)
+	add("Inferred", inferredLine(h))
 	t := d.Tool
 	add("Measured with", strings.TrimSpace(strings.Join([]string{t.Name, t.Version, t.Platform, t.GoVersion}, " ")))
 	return out

@@ -185,7 +185,7 @@ func init() {
 
 func sweepTables(doc *result.Document, units string) []Table {
 	var ts []Table
-	for _, phase := range []string{result.PhaseWrite, result.PhaseRead} {
+	for _, phase := range []string{result.PhaseWrite, result.PhaseRead, result.PhaseUnknown} {
 		if t := sweepTable(doc, phase, storageOf(units)); t != nil {
 			ts = append(ts, *t)
 		}
@@ -329,27 +329,47 @@ const (
 
 func sweepTable(doc *result.Document, phase string, u storageUnit) *Table {
 	p := doc.Sweep.Parameters
-	if (phase == result.PhaseWrite && !p.Write) || (phase == result.PhaseRead && !p.Read) {
+	if (phase == result.PhaseWrite && !p.Write) || (phase == result.PhaseRead && !p.Read) ||
+		(phase == result.PhaseUnknown && !slices.ContainsFunc(doc.Sweep.Steps, func(s result.SweepStep) bool { return s.Phase == phase })) {
 		return nil
-	}
-	title := "Write, " + u.name + ": fsync included"
-	if phase == result.PhaseRead {
-		title = "Read, " + u.name + ": page cache evicted before each step"
 	}
 	io := "buffered"
 	if p.Direct {
 		io = "O_DIRECT"
 	}
-	bound := time.Duration(p.MaxTimeNs).String()
-	if tg := sweepTarget(doc); tg > 0 {
-		bound += fmt.Sprintf(" or stable to ±%g %%", tg*100)
+	var title string
+	switch {
+	case doc.Imported != nil:
+		// Another tool's steps: no file size, time bound, eviction or
+		// fsync of thruput's is theirs.
+		title = importedSweepTitle(phase, u.name, doc.Imported.Tool, p)
+	case phase == result.PhaseRead:
+		title = "Read, " + u.name + ": page cache evicted before each step"
+	default:
+		title = "Write, " + u.name + ": fsync included"
 	}
-	title += fmt.Sprintf(" (%s per step or %s, %s data, %s)", units.IEC(p.FileSize), bound, p.Data, io)
+	if doc.Imported == nil {
+		bound := time.Duration(p.MaxTimeNs).String()
+		if tg := sweepTarget(doc); tg > 0 {
+			bound += fmt.Sprintf(" or stable to ±%g %%", tg*100)
+		}
+		title += fmt.Sprintf(" (%s per step or %s, %s data, %s)", units.IEC(p.FileSize), bound, p.Data, io)
+	}
 
 	t := &Table{Title: title, Header: append([]string{"block"}, result.TargetLabels(doc.Targets)...)}
 	used := map[string]bool{}
-	for _, bs := range p.BlockSizes {
-		row := []string{units.BlockLabel(bs)}
+	sizes := p.BlockSizes
+	// An imported step whose output did not give its block size (dd run
+	// by a script that printed only its summary) has a row of its own.
+	if slices.ContainsFunc(doc.Sweep.Steps, func(s result.SweepStep) bool { return s.Phase == phase && s.BlockSize == 0 }) {
+		sizes = append(slices.Clone(sizes), 0)
+	}
+	for _, bs := range sizes {
+		label := units.BlockLabel(bs)
+		if bs == 0 {
+			label = "unknown"
+		}
+		row := []string{label}
 		for ti := range doc.Targets {
 			row = append(row, sweepCell(doc.Sweep.Steps, ti, phase, bs, used, u))
 		}
@@ -378,6 +398,28 @@ func sweepTable(doc *result.Document, phase string, u storageUnit) *Table {
 		}
 	}
 	return t
+}
+
+// importedSweepTitle heads an imported sweep's table with what its
+// output said: the direction, "unknown" where it did not say, the data
+// and O_DIRECT when its commands named them.
+func importedSweepTitle(phase, unit, tool string, p result.SweepParameters) string {
+	title := map[string]string{result.PhaseWrite: "Write", result.PhaseRead: "Read"}[phase]
+	if title == "" {
+		title = "Read or write (the output did not say)"
+	}
+	title += ", " + unit + ": as " + tool + " printed it"
+	var said []string
+	if p.Data != "" {
+		said = append(said, p.Data+" data")
+	}
+	if p.Direct {
+		said = append(said, "O_DIRECT")
+	}
+	if len(said) > 0 {
+		title += " (" + strings.Join(said, ", ") + ")"
+	}
+	return title
 }
 
 // sweepTarget is --until-stable's target the steps ran to, 0 for none.

@@ -66,6 +66,9 @@ func sysinfoTables(doc result.Sysinfo) []Table {
 		{"OS", fmt.Sprintf("%s, kernel %s %s, userland %s", or(h.OS), or(h.Kernel), or(h.Arch), userland)},
 		{"CPU", CPULine(doc.System.CPU)},
 	}}
+	if line := inferredLine(h); line != "" {
+		host.Rows = append(host.Rows, []string{"Inferred", line})
+	}
 
 	usb := Table{Title: "USB", Left: true}
 	if len(doc.System.USB) == 0 {
@@ -221,4 +224,18 @@ func ceilingText(bytesPerSec float64, network bool) string {
 		return fmt.Sprintf("%.0f Mbit/s", bytesPerSec*8/1e6)
 	}
 	return fmt.Sprintf("%.1f MB/s", bytesPerSec/1e6)
+}
+
+// inferredLine says which host facts were worked out rather than read,
+// and from what: "soc, cpu_core, arch from kernel release suffix -v7+,
+// peripheral address 3f980000"; "" when all were read.
+func inferredLine(h result.Host) string {
+	if len(h.Inferred) == 0 {
+		return ""
+	}
+	line := strings.Join(h.Inferred, ", ")
+	if len(h.InferredFrom) > 0 {
+		line += " from " + strings.Join(h.InferredFrom, ", ")
+	}
+	return line
 }

@@ -202,6 +202,14 @@ type Host struct {
 	// CPUGovernor is CPU 0's frequency governor (ondemand, powersave ...):
 	// a governor that keeps the clock low slows every small-block figure.
 	CPUGovernor string `json:"cpu_governor,omitempty"`
+	// Inferred names the facts above, by their JSON names ("soc",
+	// "cpu_core", "arch", "userland_arch", "userland_bits"), that the
+	// machine did not state but were worked out from others, as on a
+	// capture without cpuinfo or device tree; InferredFrom says from what
+	// ("kernel release suffix -v7+", "peripheral address 3f980000",
+	// "cpuinfo model name (v8l)"). Both absent when every fact was read.
+	Inferred     []string `json:"inferred,omitempty"`
+	InferredFrom []string `json:"inferred_from,omitempty"`
 }
 
 // Target describes one directory a disk method wrote into.

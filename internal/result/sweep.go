@@ -39,6 +39,9 @@ type SweepParameters struct {
 const (
 	PhaseWrite = "write"
 	PhaseRead  = "read"
+	// PhaseUnknown is an imported step whose output did not say whether it
+	// read or wrote (a dd summary line with no command or heading).
+	PhaseUnknown = "unknown"
 )
 
 // Cache states of a read step, measured with mincore just before the read.
@@ -134,7 +137,7 @@ func (s *Sweep) Brief(targets []Target) string {
 // sweepBest is the best block size of each phase among the steps of
 // target ti, or of every target when ti is negative.
 func sweepBest(steps []SweepStep, ti int) string {
-	var best [2]*SweepStep // read, write
+	var best [3]*SweepStep // read, write, unknown
 	for i := range steps {
 		st := &steps[i]
 		if ti >= 0 && st.Target != ti {
@@ -146,6 +149,8 @@ func sweepBest(steps []SweepStep, ti int) string {
 			k = 0
 		case PhaseWrite:
 			k = 1
+		case PhaseUnknown:
+			k = 2
 		}
 		if k >= 0 && st.MiBPerSec > 0 && (best[k] == nil || st.MiBPerSec > best[k].MiBPerSec) {
 			best[k] = st
@@ -163,6 +168,9 @@ func sweepBest(steps []SweepStep, ti int) string {
 	}
 	if st := best[1]; st != nil {
 		parts = append(parts, fmt.Sprintf("write %.1f MiB/s", st.MiBPerSec))
+	}
+	if st := best[2]; st != nil {
+		parts = append(parts, fmt.Sprintf("read or write (unknown) %.1f MiB/s", st.MiBPerSec))
 	}
 	if len(parts) == 0 {
 		return ""

@@ -57,7 +57,8 @@ func (fs FS) Host() result.Host {
 		// Only the BCM2835 has an ARM1176 among the chips that print these.
 		h.SoC = "BCM2835"
 	}
-	if h.CPUModel == "" {
+	fs.inferPi(&h, ci)
+	if h.CPUModel == "" && !slices.Contains(h.Inferred, "cpu_core") {
 		h.CPUModel = h.CPUCore
 	}
 	// The online list counts what the scheduler can use right now; cpuinfo
