@@ -75,10 +75,12 @@ test:
 # ARM1176). -short: the tests that need root, namespaces or seconds of
 # measuring run natively in `test`. THRUPUT_TEST_EXEC hands the emulator
 # to the tests that start a binary of their own (internal/exectest).
+# -trimpath, as TestCrossBuilds and the package test build for ARMv6: the
+# packages all three need are compiled once on a fresh machine.
 ARM_EXEC := qemu-arm-static -cpu arm1176
 test-arm:
 	GOARCH=arm GOARM=6 CGO_ENABLED=0 THRUPUT_TEST_EXEC='$(ARM_EXEC)' \
-		$(GO) test -short -count=1 -timeout 15m -exec '$(ARM_EXEC)' ./...
+		$(GO) test -short -count=1 -trimpath -timeout 15m -exec '$(ARM_EXEC)' ./...
 
 # The developer's loop: unit, golden and fixture tests only, no root.
 test-short:

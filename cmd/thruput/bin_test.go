@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 
 	"github.com/thruput/thruput/internal/exectest"
 )
@@ -55,8 +56,12 @@ func buildThruput(path string) error {
 	// Otherwise go run builds it, not go build: go run keeps the executable
 	// in Go's build cache, so a change to the tests alone does not link it
 	// again, and its -exec cp copies it to path.
-	build := exec.Command("go", "run", "-buildvcs=false", "-exec", "cp",
-		"-ldflags", "-s -w -X main.version="+testVersion+" -X main.commit="+testCommit+" -X main.buildDate="+testDate, ".", path)
+	args := []string{"run", "-buildvcs=false", "-exec", "cp"}
+	if trimmed() {
+		args = append(args, "-trimpath")
+	}
+	args = append(args, "-ldflags", "-s -w -X main.version="+testVersion+" -X main.commit="+testCommit+" -X main.buildDate="+testDate, ".", path)
+	build := exec.Command("go", args...)
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		return fmt.Errorf("build thruput: %v\n%s", err, out)
@@ -65,6 +70,23 @@ func buildThruput(path string) error {
 		keep(path, cached)
 	}
 	return nil
+}
+
+// trimmed is whether this test binary was built with -trimpath (make
+// test-arm builds so, sharing the ARM packages TestCrossBuilds and the
+// package test compile): the binary is then built so too, from the same
+// compiled packages.
+func trimmed() bool {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "-trimpath" {
+			return s.Value == "true"
+		}
+	}
+	return false
 }
 
 // cachedBinary is where the binary built from this test binary's sources

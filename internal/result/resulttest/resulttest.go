@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/thruput/thruput/internal/result"
@@ -16,9 +15,20 @@ import (
 // Frozen reads every frozen document, by file name.
 func Frozen(t testing.TB) map[string]*result.Document {
 	t.Helper()
-	// Found from this file, so that any package's test reads the same.
-	_, self, _, _ := runtime.Caller(0)
-	files, err := filepath.Glob(filepath.Join(filepath.Dir(self), "..", "testdata", "frozen", "*.json"))
+	// Found from the module's root, above the package the test runs in,
+	// so that any package's test reads the same; not from this file's
+	// path, which a -trimpath build (make test-arm) leaves relative.
+	root, err := os.Getwd()
+	for err == nil {
+		if _, serr := os.Stat(filepath.Join(root, "go.mod")); serr == nil {
+			break
+		}
+		if filepath.Dir(root) == root {
+			t.Fatal("no go.mod above the test's directory")
+		}
+		root = filepath.Dir(root)
+	}
+	files, err := filepath.Glob(filepath.Join(root, "internal", "result", "testdata", "frozen", "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no frozen documents: %v", err)
 	}
