@@ -6,11 +6,19 @@
 // internal/sysinfo are written by hand and share the reader's
 // assumptions; a kernel is not.
 //
+// The same guest runs the 32-bit ARM builds (armv7, armv6) on that 64-bit
+// kernel, as Raspberry Pi OS 32-bit runs on a Pi 3 or 4, where neither
+// qemu-user (which has no io_uring) nor an amd64 machine can: every disk
+// method on the SD card formatted ext4 and the USB disk formatted vfat,
+// io_uring through the kernel's compat system calls, and a network test
+// over the guest's loopback (Machine.Runs).
+//
 // The kernel and busybox come from Debian's arm64 packages, fetched and
 // unpacked by scripts/pilab-fetch into a cache directory (Dir). The guest
 // runs a small initramfs built here: busybox, the modules the devices
-// need and a thruput binary, with an init script that prints the files
-// it was asked about between markers on the serial console.
+// and filesystems need and a thruput binary, with an init script that
+// prints the files it was asked about, and the output of the commands it
+// was given, between markers on the serial console.
 package pilab
 
 import (

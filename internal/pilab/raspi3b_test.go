@@ -46,13 +46,19 @@ var hostFacts = []struct {
 	// arm64 cpuinfo names no core; its CPU part 0xd03 is the Cortex-A53.
 	{"cpu_core", "Cortex-A53", func(g Guest) string { return firstOr(cpuinfo(g, "CPU part"), "") }, "0xd03"},
 	// ELF class 2 is 64-bit; machine 0xb7 (183) is EM_AARCH64.
-	{"userland_bits", "64", func(g Guest) string { return elfByte(g, 4) }, "02"},
-	{"userland_arch", "aarch64", func(g Guest) string { return elfByte(g, 18) }, "b7"},
+	{"userland_bits", "64", func(g Guest) string { return elfByte(g, "/bin/sh", 4) }, "02"},
+	{"userland_arch", "aarch64", func(g Guest) string { return elfByte(g, "/bin/sh", 18) }, "b7"},
+	// The width of the thruput that ran is its own ELF class, 1 for the
+	// 32-bit builds; it depends on the build, so want is the kernel's view.
+	{"process_bits", "", func(g Guest) string {
+		return map[string]string{"01": "32", "02": "64"}[elfByte(g, "/bin/thruput", 4)]
+	}, ""},
 }
 
-// elfByte is byte i of /bin/sh's header in the guest's od dump, in hex.
-func elfByte(g Guest, i int) string {
-	if f := strings.Fields(g.Value("od -An -tx1 -N20 /bin/sh")); i < len(f) {
+// elfByte is byte i of the header of the guest's file path, from the
+// guest's od dump, in hex.
+func elfByte(g Guest, path string, i int) string {
+	if f := strings.Fields(g.Value("od -An -tx1 -N20 " + path)); i < len(f) {
 		return f[i]
 	}
 	return ""
@@ -86,8 +92,15 @@ var blockWant = []struct{ name, bus, driver, usbPath string }{
 // the architecture and cores, the USB tree with speeds and drivers, the
 // disks and the network adapter.
 func TestRaspi3bSysinfo(t *testing.T) {
-	m := newMachine(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	m := newMachine(t, "", nil)
+	checkSysinfo(t, boot(t, m, 90*time.Second))
+}
+
+// boot runs the guest and returns its parsed dump, failing the test when
+// the guest did not finish it or a module did not load.
+func boot(t *testing.T, m *Machine, timeout time.Duration) Guest {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	start := time.Now()
 	err := m.Run(ctx)
@@ -108,6 +121,13 @@ func TestRaspi3bSysinfo(t *testing.T) {
 	if len(g.Failed) > 0 {
 		t.Errorf("modules that did not load: %v", g.Failed)
 	}
+	return g
+}
+
+// checkSysinfo checks that `thruput sysinfo --json`, run in the guest,
+// agrees with what the guest's kernel shows.
+func checkSysinfo(t *testing.T, g Guest) {
+	t.Helper()
 	if st := g.Status["thruput sysinfo --json"]; st != "rc=0" {
 		t.Fatalf("thruput sysinfo in the guest: %s; output:\n%s", st, g.Files["thruput sysinfo --json"])
 	}
@@ -214,11 +234,13 @@ func TestRaspi3bSysinfo(t *testing.T) {
 	}
 }
 
-// newMachine finds QEMU and the unpacked packages, builds an arm64
-// thruput and prepares a guest in a temporary directory. Without QEMU or
-// the packages it skips, except under CI (CI=true), where that skip
-// would hide a setup that lost them: it fails.
-func newMachine(t *testing.T) *Machine {
+// newMachine finds QEMU, mkfs.ext4 and the unpacked packages, builds a
+// thruput (arm64, or 32-bit ARM at level goarm, "7" or "6") and
+// prepares a guest in a temporary directory that runs the script runs
+// after its dump. Without QEMU, mkfs.ext4 or the packages it skips,
+// except under CI (CI=true), where that skip would hide a setup that
+// lost them: it fails.
+func newMachine(t *testing.T, goarm string, runs []byte) *Machine {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("skipped with -short: boots an emulated Raspberry Pi for about 20 s")
@@ -227,15 +249,21 @@ func newMachine(t *testing.T) *Machine {
 	if err != nil {
 		skipMissing(t, "no qemu-system-aarch64 (Debian's qemu-system-arm)")
 	}
+	if _, err := MkfsExt4(); err != nil {
+		skipMissing(t, "%v", err)
+	}
 	kit := requireKit(t)
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "thruput")
 	build := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", bin, "github.com/thruput/thruput/cmd/thruput")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm64")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building an arm64 thruput: %v\n%s", err, out)
+	if goarm != "" {
+		build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm", "GOARM="+goarm)
 	}
-	m := &Machine{Dir: dir, Kit: kit, Qemu: qemu}
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building thruput for the guest (%v): %v\n%s", build.Env[len(build.Env)-2:], err, out)
+	}
+	m := &Machine{Dir: dir, Kit: kit, Qemu: qemu, Runs: runs}
 	if err := m.Prepare(bin); err != nil {
 		t.Fatal(err)
 	}
