@@ -10,8 +10,10 @@
 // kernel, as Raspberry Pi OS 32-bit runs on a Pi 3 or 4, where neither
 // qemu-user (which has no io_uring) nor an amd64 machine can: every disk
 // method on the SD card formatted ext4 and the USB disk formatted vfat,
-// io_uring through the kernel's compat system calls, and a network test
-// over the guest's loopback (Machine.Runs).
+// io_uring through the kernel's compat system calls, and network tests
+// over the guest's loopback and, with a client on this side through
+// QEMU's forward (Machine.ServerPort), over the emulated USB adapter
+// (Machine.Runs).
 //
 // The kernel and busybox come from Debian's arm64 packages, fetched and
 // unpacked by scripts/pilab-fetch into a cache directory (Dir). The guest

@@ -115,6 +115,11 @@ type Machine struct {
 	// Ended says how QEMU ended after Run: "by the guest's watchdog
 	// reset" or "killed after the dump".
 	Ended string
+	// ServerPort, when not 0, is the port on this machine's 127.0.0.1
+	// that QEMU forwards to port 5201 of the guest's USB network adapter
+	// (10.0.2.15, the address QEMU's user-mode network gives a guest),
+	// where a net server in the guest can take a client from here.
+	ServerPort int
 	// Runs is a shell script the guest's init runs after its dump, inside
 	// the dump's markers, with the disks mounted (the SD card's ext4 on
 	// /mnt/sd, the USB disk's vfat on /mnt/usb) and /bin/thruput in
@@ -155,6 +160,22 @@ func (m *Machine) Console() []byte {
 	return bytes.Clone(m.console.buf.Bytes())
 }
 
+// WaitFor returns once the guest's console has carried marker (a line
+// the guest's script prints when it is ready for something from this
+// side), or with ctx's error.
+func (m *Machine) WaitFor(ctx context.Context, marker string) error {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for !bytes.Contains(m.Console(), []byte(marker)) {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the guest's console has no %s: %w", marker, ctx.Err())
+		case <-tick.C:
+		}
+	}
+	return nil
+}
+
 // Args is QEMU's command line: the raspi3b machine, Debian's kernel with
 // the Pi 3 B device tree, and behind the Pi's single USB port a hub with
 // a disk and a network adapter on it (the Pi 3 B's own LAN9514 is a hub
@@ -167,6 +188,11 @@ func (m *Machine) Console() []byte {
 // four cores on one host thread (thread=single), so a boot takes one
 // host core, not every one the machine shares with others.
 func (m *Machine) Args() []string {
+	netdev := "user,id=n0,restrict=on"
+	if m.ServerPort != 0 {
+		// restrict=on leaves explicit forwards working.
+		netdev += fmt.Sprintf(",hostfwd=tcp:127.0.0.1:%d-10.0.2.15:5201", m.ServerPort)
+	}
 	return []string{
 		"-M", "raspi3b",
 		"-accel", "tcg,thread=single",
@@ -180,7 +206,7 @@ func (m *Machine) Args() []string {
 		"-device", "usb-hub,port=1",
 		"-drive", "if=none,id=usbdisk,format=raw,file=" + filepath.Join(m.Dir, "usb.img"),
 		"-device", "usb-storage,port=1.1,drive=usbdisk",
-		"-netdev", "user,id=n0,restrict=on",
+		"-netdev", netdev,
 		"-device", "usb-net,port=1.2,netdev=n0",
 		"-drive", "if=sd,format=raw,file=" + filepath.Join(m.Dir, "sd.img"),
 	}

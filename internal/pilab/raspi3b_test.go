@@ -93,17 +93,29 @@ var blockWant = []struct{ name, bus, driver, usbPath string }{
 // disks and the network adapter.
 func TestRaspi3bSysinfo(t *testing.T) {
 	m := newMachine(t, "", nil)
-	checkSysinfo(t, boot(t, m, 90*time.Second))
+	checkSysinfo(t, boot(t, m, 90*time.Second, nil))
 }
 
 // boot runs the guest and returns its parsed dump, failing the test when
-// the guest did not finish it or a module did not load.
-func boot(t *testing.T, m *Machine, timeout time.Duration) Guest {
+// the guest did not finish it or a module did not load. beside, when not
+// nil, runs while the guest does (a peer on this side), its context
+// ended when QEMU ends; boot returns after it.
+func boot(t *testing.T, m *Machine, timeout time.Duration, beside func(context.Context)) Guest {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	start := time.Now()
+	besideDone := make(chan struct{})
+	bctx, bcancel := context.WithCancel(ctx)
+	go func() {
+		defer close(besideDone)
+		if beside != nil {
+			beside(bctx)
+		}
+	}()
 	err := m.Run(ctx)
+	bcancel()
+	<-besideDone
 	out := m.Console()
 	if err != nil {
 		t.Fatalf("%v; console:\n%s", err, tail(out, 4000))
@@ -254,20 +266,29 @@ func newMachine(t *testing.T, goarm string, runs []byte) *Machine {
 	}
 	kit := requireKit(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "thruput")
-	build := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", bin, "github.com/thruput/thruput/cmd/thruput")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm64")
+	platform := []string{"GOOS=linux", "GOARCH=arm64"}
 	if goarm != "" {
-		build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm", "GOARM="+goarm)
+		platform = []string{"GOOS=linux", "GOARCH=arm", "GOARM=" + goarm}
 	}
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building thruput for the guest (%v): %v\n%s", build.Env[len(build.Env)-2:], err, out)
-	}
+	bin := buildThruput(t, dir, platform...)
 	m := &Machine{Dir: dir, Kit: kit, Qemu: qemu, Runs: runs}
 	if err := m.Prepare(bin); err != nil {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// buildThruput builds a static thruput into dir for the platform env
+// names (GOOS=, GOARCH=, GOARM=; none: this machine's).
+func buildThruput(t *testing.T, dir string, env ...string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "thruput")
+	build := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", bin, "github.com/thruput/thruput/cmd/thruput")
+	build.Env = append(append(os.Environ(), "CGO_ENABLED=0"), env...)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building thruput %v: %v\n%s", env, err, out)
+	}
+	return bin
 }
 
 // sysinfoJSON is the part of `thruput sysinfo --json` checked here. host
