@@ -66,11 +66,12 @@ served "net server usb"
 const mib = 1 << 20
 
 // TestRaspi3bArm32 boots the emulated Pi 3 B with a 32-bit thruput, the
-// armv7 and the armv6 build, on Debian's arm64 kernel, as Raspberry Pi
-// OS 32-bit runs on a Pi 3 or 4: the SD card formatted ext4, the USB
-// disk vfat. Each disk method and two network tests run in the guest,
-// and their documents must show a 32-bit process on an aarch64 kernel,
-// the filesystem measured, io_uring as the engine (not the sync
+// armv7 and the armv6 build, in a 32-bit userland (Debian's armhf
+// busybox, init included) on Debian's arm64 kernel, as Raspberry Pi OS
+// 32-bit runs on a Pi 3 or 4: the SD card formatted ext4, the USB disk
+// vfat. Each disk method and two network tests run in the guest,
+// and their documents must show a 32-bit process in a 32-bit userland
+// on an aarch64 kernel, the filesystem measured, io_uring as the engine (not the sync
 // fallback) and the bytes that were asked for; the guest's server also
 // takes a client from this machine over the emulated USB adapter.
 func TestRaspi3bArm32(t *testing.T) {
@@ -114,9 +115,9 @@ func TestRaspi3bArm32(t *testing.T) {
 				if d.Method != method || d.Status != "ok" {
 					t.Errorf("%s: method %q status %q %s, want %q ok", name, d.Method, d.Status, d.Error, method)
 				}
-				if d.Tool.Platform != platform || d.Host.ProcessBits != 32 || d.Host.Arch != "aarch64" {
-					t.Errorf("%s: tool.platform %q, host.process_bits %d, host.arch %q; want %s, a 32-bit process on aarch64",
-						name, d.Tool.Platform, d.Host.ProcessBits, d.Host.Arch, platform)
+				if h := d.Host; d.Tool.Platform != platform || h.ProcessBits != 32 || h.Arch != "aarch64" || h.UserlandArch != "arm" || h.UserlandBits != 32 {
+					t.Errorf("%s: tool.platform %q, host.process_bits %d, arch %q, userland %q %d-bit; want %s, a 32-bit process in a 32-bit arm userland on aarch64",
+						name, d.Tool.Platform, h.ProcessBits, h.Arch, h.UserlandArch, h.UserlandBits, platform)
 				}
 				return d
 			}

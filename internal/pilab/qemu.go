@@ -39,11 +39,12 @@ var DeviceModules = []string{
 // Debian's kernel mounts it with by default (437 and ascii).
 var FilesystemModules = []string{"ext4", "crc32c_generic", "vfat", "nls_cp437", "nls_ascii"}
 
-// Initramfs writes the guest's initramfs to path: busybox, the modules
+// Initramfs writes the guest's initramfs to path: busybox (the file
+// busybox names: the guest's whole userland, init included), the modules
 // (in load order, under /modules), the thruput binary, the init script
 // and, when runs is not empty, the script init runs after its dump
 // (/runs.sh).
-func Initramfs(path string, kit Kit, thruput string, runs []byte) error {
+func Initramfs(path string, kit Kit, busybox, thruput string, runs []byte) error {
 	mods, err := OpenModules(kit.Modules)
 	if err != nil {
 		return err
@@ -70,7 +71,7 @@ func Initramfs(path string, kit Kit, thruput string, runs []byte) error {
 		}
 		c.File(fmt.Sprintf("modules/%02d-%s", i, filepath.Base(p)), 0o644, data)
 	}
-	for _, bin := range []struct{ name, path string }{{"bin/busybox", kit.Busybox}, {"bin/thruput", thruput}} {
+	for _, bin := range []struct{ name, path string }{{"bin/busybox", busybox}, {"bin/thruput", thruput}} {
 		data, err := os.ReadFile(bin.path)
 		if err != nil {
 			return err
@@ -115,6 +116,9 @@ type Machine struct {
 	// Ended says how QEMU ended after Run: "by the guest's watchdog
 	// reset" or "killed after the dump".
 	Ended string
+	// Busybox is the guest's userland: Kit.Busybox (arm64) when empty,
+	// Kit.Busybox32 for a 32-bit one.
+	Busybox string
 	// ServerPort, when not 0, is the port on this machine's 127.0.0.1
 	// that QEMU forwards to port 5201 of the guest's USB network adapter
 	// (10.0.2.15, the address QEMU's user-mode network gives a guest),
@@ -217,7 +221,11 @@ func (m *Machine) Args() []string {
 // is formatted ext4 here, by e2fsprogs' mkfs.ext4 (busybox's mke2fs makes
 // only ext2); the guest formats the USB disk vfat with busybox's mkdosfs.
 func (m *Machine) Prepare(thruput string) error {
-	if err := Initramfs(filepath.Join(m.Dir, "initramfs.cpio"), m.Kit, thruput, m.Runs); err != nil {
+	busybox := m.Busybox
+	if busybox == "" {
+		busybox = m.Kit.Busybox
+	}
+	if err := Initramfs(filepath.Join(m.Dir, "initramfs.cpio"), m.Kit, busybox, thruput, m.Runs); err != nil {
 		return fmt.Errorf("initramfs: %w", err)
 	}
 	for name, size := range map[string]int64{"sd.img": 64 << 20, "usb.img": 32 << 20} {

@@ -45,14 +45,23 @@ var hostFacts = []struct {
 	{"cpu_cores", "4", func(g Guest) string { return strconv.Itoa(len(cpuinfo(g, "processor"))) }, ""},
 	// arm64 cpuinfo names no core; its CPU part 0xd03 is the Cortex-A53.
 	{"cpu_core", "Cortex-A53", func(g Guest) string { return firstOr(cpuinfo(g, "CPU part"), "") }, "0xd03"},
-	// ELF class 2 is 64-bit; machine 0xb7 (183) is EM_AARCH64.
-	{"userland_bits", "64", func(g Guest) string { return elfByte(g, "/bin/sh", 4) }, "02"},
-	{"userland_arch", "aarch64", func(g Guest) string { return elfByte(g, "/bin/sh", 18) }, "b7"},
-	// The width of the thruput that ran is its own ELF class, 1 for the
-	// 32-bit builds; it depends on the build, so want is the kernel's view.
-	{"process_bits", "", func(g Guest) string {
-		return map[string]string{"01": "32", "02": "64"}[elfByte(g, "/bin/thruput", 4)]
-	}, ""},
+	// The userland (/bin/sh, busybox) and the thruput that ran are the
+	// guest's choice, arm64 or 32-bit ARM, so want is what their ELF
+	// headers say.
+	{"userland_bits", "", func(g Guest) string { return elfBits(g, "/bin/sh") }, ""},
+	{"userland_arch", "", func(g Guest) string { return elfMachine(g, "/bin/sh") }, ""},
+	{"process_bits", "", func(g Guest) string { return elfBits(g, "/bin/thruput") }, ""},
+}
+
+// elfBits is the width an ELF class says (byte 4: 1 is 32-bit, 2 64-bit);
+// elfMachine the architecture its machine says (bytes 18-19, 0x28 is
+// EM_ARM, 0xb7 EM_AARCH64); "" for anything else.
+func elfBits(g Guest, path string) string {
+	return map[string]string{"01": "32", "02": "64"}[elfByte(g, path, 4)]
+}
+
+func elfMachine(g Guest, path string) string {
+	return map[string]string{"28": "arm", "b7": "aarch64"}[elfByte(g, path, 18)]
 }
 
 // elfByte is byte i of the header of the guest's file path, from the
@@ -247,9 +256,9 @@ func checkSysinfo(t *testing.T, g Guest) {
 }
 
 // newMachine finds QEMU, mkfs.ext4 and the unpacked packages, builds a
-// thruput (arm64, or 32-bit ARM at level goarm, "7" or "6") and
-// prepares a guest in a temporary directory that runs the script runs
-// after its dump. Without QEMU, mkfs.ext4 or the packages it skips,
+// thruput (arm64, or 32-bit ARM at level goarm, "7" or "6", then in the
+// armhf busybox's 32-bit userland) and prepares a guest in a temporary
+// directory that runs the script runs after its dump. Without QEMU, mkfs.ext4 or the packages it skips,
 // except under CI (CI=true), where that skip would hide a setup that
 // lost them: it fails.
 func newMachine(t *testing.T, goarm string, runs []byte) *Machine {
@@ -265,6 +274,9 @@ func newMachine(t *testing.T, goarm string, runs []byte) *Machine {
 		skipMissing(t, "%v", err)
 	}
 	kit := requireKit(t)
+	if goarm != "" && kit.Busybox32 == "" {
+		skipMissing(t, "no armhf busybox in %s for a 32-bit userland (scripts/pilab-fetch fetches it)", Dir())
+	}
 	dir := t.TempDir()
 	platform := []string{"GOOS=linux", "GOARCH=arm64"}
 	if goarm != "" {
@@ -272,6 +284,9 @@ func newMachine(t *testing.T, goarm string, runs []byte) *Machine {
 	}
 	bin := buildThruput(t, dir, platform...)
 	m := &Machine{Dir: dir, Kit: kit, Qemu: qemu, Runs: runs}
+	if goarm != "" {
+		m.Busybox = kit.Busybox32
+	}
 	if err := m.Prepare(bin); err != nil {
 		t.Fatal(err)
 	}
