@@ -291,3 +291,33 @@ func TestArgsForward(t *testing.T) {
 		t.Errorf("with port 40123: -netdev %q", got)
 	}
 }
+
+// TestFindKitBusybox32: the armhf busybox beside root is the kit's 32-bit
+// userland when scripts/pilab-fetch put it there, and its absence (an
+// older fetch) leaves the rest of the kit usable.
+func TestFindKitBusybox32(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "root")
+	for _, f := range []string{"boot/vmlinuz-6.1.0-50-arm64", "usr/lib/linux-image-6.1.0-50-arm64/broadcom/bcm2837-rpi-3-b.dtb",
+		"lib/modules/6.1.0-50-arm64/modules.order", "bin/busybox"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if k, err := FindKit(root); err != nil || k.Busybox32 != "" {
+		t.Fatalf("FindKit without armhf/ = %+v, %v; want a kit without Busybox32", k, err)
+	}
+	b32 := filepath.Join(dir, "armhf/bin/busybox")
+	if err := os.MkdirAll(filepath.Dir(b32), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b32, nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if k, err := FindKit(root); err != nil || k.Busybox32 != b32 {
+		t.Fatalf("FindKit with armhf/ = %+v, %v; want Busybox32 %s", k, err, b32)
+	}
+}
