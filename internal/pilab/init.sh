@@ -1,7 +1,9 @@
 #!/bin/busybox sh
 # The guest's init: loads the modules the devices need, waits for the
 # devices, then prints `thruput sysinfo --json` and the kernel's own view
-# of the same hardware between markers on the console, and powers off.
+# of the same hardware between markers on the console; with a /runs.sh
+# it mounts the SD card (ext4) and the USB disk (formatted vfat here) and
+# runs that script too, before the end marker. Then it powers off.
 /bin/busybox --install -s /bin
 mkdir -p /proc /sys /dev /tmp /run
 mount -t proc proc /proc
@@ -43,7 +45,7 @@ dump() {
 # empty line keeps it off the marker.
 echo
 echo "@@PILAB-BEGIN"
-for c in "uname -m" "uname -r" "od -An -tx1 -N20 /bin/sh"; do
+for c in "uname -m" "uname -r" "od -An -tx1 -N20 /bin/sh" "od -An -tx1 -N20 /bin/thruput"; do
 	echo "@@F $c"
 	$c
 	echo "@@E"
@@ -66,6 +68,27 @@ for b in /sys/block/*; do
 	# An SD card's host controller: mmcblk0 -> mmc0:4567 -> mmc0 -> host.
 	case ${b##*/} in mmcblk*) dump "$b/device/../../../driver" ;; esac
 done
+# run prints a command's output as a file named NAME, its exit status
+# after @@E, and what it wrote to stderr as the file "NAME (stderr)".
+run() {
+	name=$1
+	shift
+	echo "@@F $name"
+	"$@" 2>/tmp/stderr
+	echo "@@E rc=$?"
+	if [ -s /tmp/stderr ]; then
+		echo "@@F $name (stderr)"
+		cat /tmp/stderr
+		echo "@@E"
+	fi
+}
+if [ -f /runs.sh ]; then
+	mkdir -p /mnt/sd /mnt/usb
+	run "mount sd" mount -t ext4 /dev/mmcblk0 /mnt/sd
+	run "mkdosfs usb" mkdosfs -n PILABUSB /dev/sda
+	run "mount usb" mount -t vfat /dev/sda /mnt/usb
+	. /runs.sh
+fi
 echo "@@PILAB-END"
 # QEMU's raspi3b cannot power off; the watchdog's reset (bcm2835_wdt)
 # ends QEMU, which runs with -no-reboot.

@@ -6,11 +6,22 @@
 // internal/sysinfo are written by hand and share the reader's
 // assumptions; a kernel is not.
 //
-// The kernel and busybox come from Debian's arm64 packages, fetched and
-// unpacked by scripts/pilab-fetch into a cache directory (Dir). The guest
-// runs a small initramfs built here: busybox, the modules the devices
-// need and a thruput binary, with an init script that prints the files
-// it was asked about between markers on the serial console.
+// The same guest runs the 32-bit ARM builds (armv7, armv6) in a 32-bit
+// userland (Debian's armhf busybox) on that 64-bit kernel, as Raspberry
+// Pi OS 32-bit runs on a Pi 3 or 4, where neither qemu-user (which has
+// no io_uring) nor an amd64 machine can: every disk method on the SD
+// card formatted ext4 and the USB disk formatted vfat, io_uring through
+// the kernel's compat system calls, and network tests over the guest's
+// loopback and, with a client on this side through QEMU's forward, over
+// the emulated USB adapter (Machine.Runs, Machine.ServerPort).
+//
+// The kernel and busybox come from Debian's arm64 packages, and the
+// 32-bit busybox from its armhf one, fetched and unpacked by
+// scripts/pilab-fetch into a cache directory (Dir). The guest runs a
+// small initramfs built here: busybox, the modules the devices and
+// filesystems need and a thruput binary, with an init script that prints
+// the files it was asked about, and the output of the commands it was
+// given, between markers on the serial console.
 package pilab
 
 import (
@@ -39,6 +50,11 @@ type Kit struct {
 	Modules string
 	// Busybox is the static arm64 busybox.
 	Busybox string
+	// Busybox32 is the static armhf busybox (armhf/bin/busybox beside
+	// root): the 32-bit userland of a guest that runs a 32-bit thruput,
+	// as Raspberry Pi OS 32-bit is on a 64-bit kernel. Empty when an
+	// older scripts/pilab-fetch left it out.
+	Busybox32 string
 }
 
 // ErrNoKit says scripts/pilab-fetch has not been run (or failed).
@@ -65,5 +81,13 @@ func FindKit(root string) (Kit, error) {
 			return Kit{}, fmt.Errorf("%w: %v (scripts/pilab-fetch puts it there)", ErrNoKit, err)
 		}
 	}
+	if b := filepath.Join(filepath.Dir(root), "armhf/bin/busybox"); fileExists(b) {
+		k.Busybox32 = b
+	}
 	return k, nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

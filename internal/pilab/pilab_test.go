@@ -250,3 +250,74 @@ func TestRunEndings(t *testing.T) {
 		}
 	})
 }
+
+// TestWaitFor: a marker the guest prints while QEMU runs is seen then,
+// and one it never prints ends with the context, named in the error.
+func TestWaitFor(t *testing.T) {
+	m := fakeQemu(t, "echo booting; sleep 0.3; echo @@READY; sleep 60")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ran := make(chan error, 1)
+	go func() { ran <- m.Run(ctx) }()
+	wait, wcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer wcancel()
+	if err := m.WaitFor(wait, "@@READY"); err != nil {
+		t.Fatalf("WaitFor(@@READY) = %v; console %q", err, m.Console())
+	}
+	short, scancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer scancel()
+	if err := m.WaitFor(short, "@@NEVER"); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "@@NEVER") {
+		t.Errorf("WaitFor(@@NEVER) = %v, want the deadline, naming the marker", err)
+	}
+	cancel()
+	<-ran
+}
+
+// TestArgsForward: QEMU forwards a port to the guest's server only when
+// asked, and its user-mode network stays restricted either way.
+func TestArgsForward(t *testing.T) {
+	netdev := func(m *Machine) string {
+		args := m.Args()
+		i := slices.Index(args, "-netdev")
+		if i < 0 || i+1 >= len(args) {
+			t.Fatalf("no -netdev in %q", args)
+		}
+		return args[i+1]
+	}
+	if got := netdev(&Machine{}); got != "user,id=n0,restrict=on" {
+		t.Errorf("without a port: -netdev %q", got)
+	}
+	if got := netdev(&Machine{ServerPort: 40123}); got != "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:40123-10.0.2.15:5201" {
+		t.Errorf("with port 40123: -netdev %q", got)
+	}
+}
+
+// TestFindKitBusybox32: the armhf busybox beside root is the kit's 32-bit
+// userland when scripts/pilab-fetch put it there, and its absence (an
+// older fetch) leaves the rest of the kit usable.
+func TestFindKitBusybox32(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "root")
+	for _, f := range []string{"boot/vmlinuz-6.1.0-50-arm64", "usr/lib/linux-image-6.1.0-50-arm64/broadcom/bcm2837-rpi-3-b.dtb",
+		"lib/modules/6.1.0-50-arm64/modules.order", "bin/busybox"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if k, err := FindKit(root); err != nil || k.Busybox32 != "" {
+		t.Fatalf("FindKit without armhf/ = %+v, %v; want a kit without Busybox32", k, err)
+	}
+	b32 := filepath.Join(dir, "armhf/bin/busybox")
+	if err := os.MkdirAll(filepath.Dir(b32), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b32, nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if k, err := FindKit(root); err != nil || k.Busybox32 != b32 {
+		t.Fatalf("FindKit with armhf/ = %+v, %v; want Busybox32 %s", k, err, b32)
+	}
+}

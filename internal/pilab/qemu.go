@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -30,15 +31,25 @@ var DeviceModules = []string{
 	"sdhci-iproc", "bcm2835", "bcm2835_wdt",
 }
 
-// Initramfs writes the guest's initramfs to path: busybox, the modules
-// (in load order, under /modules), the thruput binary and the init
-// script.
-func Initramfs(path string, kit Kit, thruput string) error {
+// FilesystemModules are the modules the guest's two filesystems need:
+// ext4 on the SD card, as Raspberry Pi OS formats its root, with the
+// crc32c its metadata checksums ask the crypto API for (a soft
+// dependency, which .modinfo's depends= does not name), and vfat on the
+// USB disk, as a USB stick comes, with the code page and character set
+// Debian's kernel mounts it with by default (437 and ascii).
+var FilesystemModules = []string{"ext4", "crc32c_generic", "vfat", "nls_cp437", "nls_ascii"}
+
+// Initramfs writes the guest's initramfs to path: busybox (the file
+// busybox names: the guest's whole userland, init included), the modules
+// (in load order, under /modules), the thruput binary, the init script
+// and, when runs is not empty, the script init runs after its dump
+// (/runs.sh).
+func Initramfs(path string, kit Kit, busybox, thruput string, runs []byte) error {
 	mods, err := OpenModules(kit.Modules)
 	if err != nil {
 		return err
 	}
-	files, err := mods.Closure(DeviceModules...)
+	files, err := mods.Closure(append(slices.Clone(DeviceModules), FilesystemModules...)...)
 	if err != nil {
 		return err
 	}
@@ -60,7 +71,7 @@ func Initramfs(path string, kit Kit, thruput string) error {
 		}
 		c.File(fmt.Sprintf("modules/%02d-%s", i, filepath.Base(p)), 0o644, data)
 	}
-	for _, bin := range []struct{ name, path string }{{"bin/busybox", kit.Busybox}, {"bin/thruput", thruput}} {
+	for _, bin := range []struct{ name, path string }{{"bin/busybox", busybox}, {"bin/thruput", thruput}} {
 		data, err := os.ReadFile(bin.path)
 		if err != nil {
 			return err
@@ -69,10 +80,30 @@ func Initramfs(path string, kit Kit, thruput string) error {
 	}
 	c.Symlink("bin/sh", "busybox")
 	c.File("init", 0o755, initScript)
+	if len(runs) > 0 {
+		c.File("runs.sh", 0o755, runs)
+	}
 	if err := c.Close(); err != nil {
 		return err
 	}
 	return f.Close()
+}
+
+// ErrNoMkfs says e2fsprogs' mkfs.ext4 is not installed.
+var ErrNoMkfs = errors.New("no mkfs.ext4 (Debian's e2fsprogs) to format the SD card's image")
+
+// MkfsExt4 finds mkfs.ext4 on PATH, or in /usr/sbin and /sbin, which a
+// user's PATH may leave out: formatting an image file needs no root.
+func MkfsExt4() (string, error) {
+	if p, err := exec.LookPath("mkfs.ext4"); err == nil {
+		return p, nil
+	}
+	for _, p := range []string{"/usr/sbin/mkfs.ext4", "/sbin/mkfs.ext4"} {
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", ErrNoMkfs
 }
 
 // Machine is one boot of the emulated Pi 3 B.
@@ -85,6 +116,20 @@ type Machine struct {
 	// Ended says how QEMU ended after Run: "by the guest's watchdog
 	// reset" or "killed after the dump".
 	Ended string
+	// Busybox is the guest's userland: Kit.Busybox (arm64) when empty,
+	// Kit.Busybox32 for a 32-bit one.
+	Busybox string
+	// ServerPort, when not 0, is the port on this machine's 127.0.0.1
+	// that QEMU forwards to port 5201 of the guest's USB network adapter
+	// (10.0.2.15, the address QEMU's user-mode network gives a guest),
+	// where a net server in the guest can take a client from here.
+	ServerPort int
+	// Runs is a shell script the guest's init runs after its dump, inside
+	// the dump's markers, with the disks mounted (the SD card's ext4 on
+	// /mnt/sd, the USB disk's vfat on /mnt/usb) and /bin/thruput in
+	// place; what it prints between "@@F name" and "@@E" lines is parsed
+	// as the dump's files are. Empty runs nothing.
+	Runs []byte
 	// Stderr is what QEMU itself printed (its usb-net's complaints):
 	// kept off the console, where it could cut into the dump.
 	Stderr  bytes.Buffer
@@ -119,6 +164,22 @@ func (m *Machine) Console() []byte {
 	return bytes.Clone(m.console.buf.Bytes())
 }
 
+// WaitFor returns once the guest's console has carried marker (a line
+// the guest's script prints when it is ready for something from this
+// side), or with ctx's error.
+func (m *Machine) WaitFor(ctx context.Context, marker string) error {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for !bytes.Contains(m.Console(), []byte(marker)) {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the guest's console has no %s: %w", marker, ctx.Err())
+		case <-tick.C:
+		}
+	}
+	return nil
+}
+
 // Args is QEMU's command line: the raspi3b machine, Debian's kernel with
 // the Pi 3 B device tree, and behind the Pi's single USB port a hub with
 // a disk and a network adapter on it (the Pi 3 B's own LAN9514 is a hub
@@ -127,10 +188,18 @@ func (m *Machine) Console() []byte {
 // The kernel's console is the mini UART (ttyS1, as the device tree's
 // stdout-path says: the PL011 serves Bluetooth on a Pi 3), which QEMU
 // wires to its second -serial. The network adapter's user-mode backend
-// has restrict=on, so the guest reaches nothing outside.
+// has restrict=on, so the guest reaches nothing outside. TCG runs the
+// four cores on one host thread (thread=single), so a boot takes one
+// host core, not every one the machine shares with others.
 func (m *Machine) Args() []string {
+	netdev := "user,id=n0,restrict=on"
+	if m.ServerPort != 0 {
+		// restrict=on leaves explicit forwards working.
+		netdev += fmt.Sprintf(",hostfwd=tcp:127.0.0.1:%d-10.0.2.15:5201", m.ServerPort)
+	}
 	return []string{
 		"-M", "raspi3b",
+		"-accel", "tcg,thread=single",
 		"-kernel", m.Kit.Kernel,
 		"-dtb", m.Kit.DTB,
 		"-initrd", filepath.Join(m.Dir, "initramfs.cpio"),
@@ -141,16 +210,22 @@ func (m *Machine) Args() []string {
 		"-device", "usb-hub,port=1",
 		"-drive", "if=none,id=usbdisk,format=raw,file=" + filepath.Join(m.Dir, "usb.img"),
 		"-device", "usb-storage,port=1.1,drive=usbdisk",
-		"-netdev", "user,id=n0,restrict=on",
+		"-netdev", netdev,
 		"-device", "usb-net,port=1.2,netdev=n0",
 		"-drive", "if=sd,format=raw,file=" + filepath.Join(m.Dir, "sd.img"),
 	}
 }
 
 // Prepare writes the initramfs and the two disk images into m.Dir. The
-// SD card's size must be a power of two for QEMU's SD model.
+// SD card's size must be a power of two for QEMU's SD model. The SD card
+// is formatted ext4 here, by e2fsprogs' mkfs.ext4 (busybox's mke2fs makes
+// only ext2); the guest formats the USB disk vfat with busybox's mkdosfs.
 func (m *Machine) Prepare(thruput string) error {
-	if err := Initramfs(filepath.Join(m.Dir, "initramfs.cpio"), m.Kit, thruput); err != nil {
+	busybox := m.Busybox
+	if busybox == "" {
+		busybox = m.Kit.Busybox
+	}
+	if err := Initramfs(filepath.Join(m.Dir, "initramfs.cpio"), m.Kit, busybox, thruput, m.Runs); err != nil {
 		return fmt.Errorf("initramfs: %w", err)
 	}
 	for name, size := range map[string]int64{"sd.img": 64 << 20, "usb.img": 32 << 20} {
@@ -165,6 +240,17 @@ func (m *Machine) Prepare(thruput string) error {
 		if err != nil {
 			return err
 		}
+	}
+	// 4 KiB blocks, as on a card's root filesystem (mke2fs picks 1 KiB
+	// for one this small), and no lazy initialisation left to the guest.
+	mkfsExt4, err := MkfsExt4()
+	if err != nil {
+		return err
+	}
+	mkfs := exec.Command(mkfsExt4, "-q", "-F", "-b", "4096", "-L", "pilab-sd",
+		"-E", "lazy_itable_init=0,lazy_journal_init=0", filepath.Join(m.Dir, "sd.img"))
+	if out, err := mkfs.CombinedOutput(); err != nil {
+		return fmt.Errorf("mkfs.ext4 on the SD card's image: %v: %s", err, bytes.TrimSpace(out))
 	}
 	return nil
 }

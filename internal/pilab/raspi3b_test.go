@@ -45,14 +45,29 @@ var hostFacts = []struct {
 	{"cpu_cores", "4", func(g Guest) string { return strconv.Itoa(len(cpuinfo(g, "processor"))) }, ""},
 	// arm64 cpuinfo names no core; its CPU part 0xd03 is the Cortex-A53.
 	{"cpu_core", "Cortex-A53", func(g Guest) string { return firstOr(cpuinfo(g, "CPU part"), "") }, "0xd03"},
-	// ELF class 2 is 64-bit; machine 0xb7 (183) is EM_AARCH64.
-	{"userland_bits", "64", func(g Guest) string { return elfByte(g, 4) }, "02"},
-	{"userland_arch", "aarch64", func(g Guest) string { return elfByte(g, 18) }, "b7"},
+	// The userland (/bin/sh, busybox) and the thruput that ran are the
+	// guest's choice, arm64 or 32-bit ARM, so want is what their ELF
+	// headers say.
+	{"userland_bits", "", func(g Guest) string { return elfBits(g, "/bin/sh") }, ""},
+	{"userland_arch", "", func(g Guest) string { return elfMachine(g, "/bin/sh") }, ""},
+	{"process_bits", "", func(g Guest) string { return elfBits(g, "/bin/thruput") }, ""},
 }
 
-// elfByte is byte i of /bin/sh's header in the guest's od dump, in hex.
-func elfByte(g Guest, i int) string {
-	if f := strings.Fields(g.Value("od -An -tx1 -N20 /bin/sh")); i < len(f) {
+// elfBits is the width an ELF class says (byte 4: 1 is 32-bit, 2 64-bit);
+// elfMachine the architecture its machine says (bytes 18-19, 0x28 is
+// EM_ARM, 0xb7 EM_AARCH64); "" for anything else.
+func elfBits(g Guest, path string) string {
+	return map[string]string{"01": "32", "02": "64"}[elfByte(g, path, 4)]
+}
+
+func elfMachine(g Guest, path string) string {
+	return map[string]string{"28": "arm", "b7": "aarch64"}[elfByte(g, path, 18)]
+}
+
+// elfByte is byte i of the header of the guest's file path, from the
+// guest's od dump, in hex.
+func elfByte(g Guest, path string, i int) string {
+	if f := strings.Fields(g.Value("od -An -tx1 -N20 " + path)); i < len(f) {
 		return f[i]
 	}
 	return ""
@@ -86,11 +101,30 @@ var blockWant = []struct{ name, bus, driver, usbPath string }{
 // the architecture and cores, the USB tree with speeds and drivers, the
 // disks and the network adapter.
 func TestRaspi3bSysinfo(t *testing.T) {
-	m := newMachine(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	m := newMachine(t, "", nil)
+	checkSysinfo(t, boot(t, m, 90*time.Second, nil))
+}
+
+// boot runs the guest and returns its parsed dump, failing the test when
+// the guest did not finish it or a module did not load. beside, when not
+// nil, runs while the guest does (a peer on this side), its context
+// ended when QEMU ends; boot returns after it.
+func boot(t *testing.T, m *Machine, timeout time.Duration, beside func(context.Context)) Guest {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	start := time.Now()
+	besideDone := make(chan struct{})
+	bctx, bcancel := context.WithCancel(ctx)
+	go func() {
+		defer close(besideDone)
+		if beside != nil {
+			beside(bctx)
+		}
+	}()
 	err := m.Run(ctx)
+	bcancel()
+	<-besideDone
 	out := m.Console()
 	if err != nil {
 		t.Fatalf("%v; console:\n%s", err, tail(out, 4000))
@@ -108,6 +142,13 @@ func TestRaspi3bSysinfo(t *testing.T) {
 	if len(g.Failed) > 0 {
 		t.Errorf("modules that did not load: %v", g.Failed)
 	}
+	return g
+}
+
+// checkSysinfo checks that `thruput sysinfo --json`, run in the guest,
+// agrees with what the guest's kernel shows.
+func checkSysinfo(t *testing.T, g Guest) {
+	t.Helper()
 	if st := g.Status["thruput sysinfo --json"]; st != "rc=0" {
 		t.Fatalf("thruput sysinfo in the guest: %s; output:\n%s", st, g.Files["thruput sysinfo --json"])
 	}
@@ -214,11 +255,13 @@ func TestRaspi3bSysinfo(t *testing.T) {
 	}
 }
 
-// newMachine finds QEMU and the unpacked packages, builds an arm64
-// thruput and prepares a guest in a temporary directory. Without QEMU or
-// the packages it skips, except under CI (CI=true), where that skip
-// would hide a setup that lost them: it fails.
-func newMachine(t *testing.T) *Machine {
+// newMachine finds QEMU, mkfs.ext4 and the unpacked packages, builds a
+// thruput (arm64, or 32-bit ARM at level goarm, "7" or "6", then in the
+// armhf busybox's 32-bit userland) and prepares a guest in a temporary
+// directory that runs the script runs after its dump. Without QEMU, mkfs.ext4 or the packages it skips,
+// except under CI (CI=true), where that skip would hide a setup that
+// lost them: it fails.
+func newMachine(t *testing.T, goarm string, runs []byte) *Machine {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("skipped with -short: boots an emulated Raspberry Pi for about 20 s")
@@ -227,19 +270,40 @@ func newMachine(t *testing.T) *Machine {
 	if err != nil {
 		skipMissing(t, "no qemu-system-aarch64 (Debian's qemu-system-arm)")
 	}
-	kit := requireKit(t)
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "thruput")
-	build := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", bin, "github.com/thruput/thruput/cmd/thruput")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm64")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building an arm64 thruput: %v\n%s", err, out)
+	if _, err := MkfsExt4(); err != nil {
+		skipMissing(t, "%v", err)
 	}
-	m := &Machine{Dir: dir, Kit: kit, Qemu: qemu}
+	kit := requireKit(t)
+	if goarm != "" && kit.Busybox32 == "" {
+		skipMissing(t, "no armhf busybox in %s for a 32-bit userland (scripts/pilab-fetch fetches it)", Dir())
+	}
+	dir := t.TempDir()
+	platform := []string{"GOOS=linux", "GOARCH=arm64"}
+	if goarm != "" {
+		platform = []string{"GOOS=linux", "GOARCH=arm", "GOARM=" + goarm}
+	}
+	bin := buildThruput(t, dir, platform...)
+	m := &Machine{Dir: dir, Kit: kit, Qemu: qemu, Runs: runs}
+	if goarm != "" {
+		m.Busybox = kit.Busybox32
+	}
 	if err := m.Prepare(bin); err != nil {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// buildThruput builds a static thruput into dir for the platform env
+// names (GOOS=, GOARCH=, GOARM=; none: this machine's).
+func buildThruput(t *testing.T, dir string, env ...string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "thruput")
+	build := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", bin, "github.com/thruput/thruput/cmd/thruput")
+	build.Env = append(append(os.Environ(), "CGO_ENABLED=0"), env...)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building thruput %v: %v\n%s", env, err, out)
+	}
+	return bin
 }
 
 // sysinfoJSON is the part of `thruput sysinfo --json` checked here. host

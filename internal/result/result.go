@@ -176,6 +176,12 @@ type Host struct {
 	UserlandArch string `json:"userland_arch,omitempty"`
 	// UserlandBits is /bin/sh's ELF class, 32 or 64.
 	UserlandBits int `json:"userland_bits,omitempty"`
+	// ProcessBits is the width of the thruput build that read the machine
+	// (32 for GOARCH arm or 386; a capture keeps it): 32 beside a 64-bit
+	// Arch is a 32-bit process on a 64-bit kernel, whose system calls
+	// (io_uring's too) go through the kernel's compat layer, whatever
+	// /bin/sh is.
+	ProcessBits int `json:"process_bits,omitempty"`
 	// Board is the device-tree model ("Raspberry Pi Model B Rev 2"), else
 	// a Raspberry Pi kernel's cpuinfo Model line, else the model its
 	// Revision code names, else on PCs the DMI vendor and product name.

@@ -26,6 +26,7 @@ func (fs FS) Host() result.Host {
 		h.Arch = fs.machine()
 	}
 	h.UserlandArch, h.UserlandBits = fs.userland()
+	h.ProcessBits = fs.processBits()
 	ci := fs.cpuinfo()
 	h.CPUModel, h.CPUCore = ci.model, ci.core
 	h.Revision = ci.revision

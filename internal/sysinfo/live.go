@@ -11,9 +11,10 @@ import (
 	"github.com/thruput/thruput/internal/throttle"
 )
 
-// Live facts are the few the reader asks the running kernel for rather
-// than reads from a file: uname(2)'s machine, nl80211's WiFi link and the
-// firmware mailbox's throttling word. A capture keeps each as a
+// Live facts are the few the reader asks the running kernel or build for
+// rather than reads from a file: uname(2)'s machine, nl80211's WiFi link,
+// the firmware mailbox's throttling word and the width of the thruput
+// build reading them. A capture keeps each as a
 // pseudo-file under factsDir, which no machine has, and a reader of that
 // capture reads them back there, so that --root of a capture prints what
 // sysinfo printed on the machine.
@@ -63,6 +64,18 @@ func (fs FS) machine() string {
 		tap.fact("uname-machine", []byte(m+"\n"))
 	}
 	return m
+}
+
+// processBits is the width of the running thruput build (32 for GOARCH
+// arm): beside a 64-bit kernel, what says its system calls go through
+// the kernel's compat layer.
+func (fs FS) processBits() int {
+	if !fs.Live {
+		n, _ := strconv.Atoi(fs.recorded("process-bits"))
+		return n
+	}
+	tap.fact("process-bits", []byte(strconv.Itoa(strconv.IntSize)+"\n"))
+	return strconv.IntSize
 }
 
 // wifiLinks is nl80211's link of each named wireless interface.

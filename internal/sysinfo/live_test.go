@@ -3,6 +3,8 @@ package sysinfo
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"testing"
 
 	"github.com/thruput/thruput/internal/result"
@@ -10,7 +12,7 @@ import (
 
 // TestCaptureKeepsLiveFacts: what a live machine is asked rather than read
 // (uname's machine, nl80211's WiFi rate, the firmware mailbox's throttling
-// word) is kept by a capture and read back from it, so --root of the
+// word, the build's width) is kept by a capture and read back from it, so --root of the
 // capture prints what the machine printed. The machine is the Pi 4
 // fixture made live, its kernel answering with the values of a Pi 4 on a
 // 5.10 kernel (no kernel.arch file), associated at 5 GHz, once throttled.
@@ -46,7 +48,12 @@ func TestCaptureKeepsLiveFacts(t *testing.T) {
 	if err := live.Capture(&capture, false, func() error { read(live); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	for _, entry := range []string{"-- thruput/uname-machine --\naarch64\n", "-- thruput/vcio-get_throttled --\n50005\n", "-- thruput/nl80211/wlan0 --\n"} {
+	// The width is the test binary's own: 32 under qemu-arm.
+	if want.Host.ProcessBits != strconv.IntSize {
+		t.Errorf("host.process_bits = %d, want this build's %d", want.Host.ProcessBits, strconv.IntSize)
+	}
+	bits := fmt.Sprintf("-- thruput/process-bits --\n%d\n", strconv.IntSize)
+	for _, entry := range []string{"-- thruput/uname-machine --\naarch64\n", "-- thruput/vcio-get_throttled --\n50005\n", "-- thruput/nl80211/wlan0 --\n", bits} {
 		if !bytes.Contains(capture.Bytes(), []byte(entry)) {
 			t.Errorf("the capture has no %q", entry)
 		}
