@@ -58,7 +58,11 @@ func unpacked(t testing.TB, archive string) FS {
 		}
 		trees.dir, trees.fs = dir, map[string]FS{}
 	}
-	b, err := os.ReadFile(filepath.Join("testdata", archive))
+	path := archive // a capture outside the repository (realdata) by its path
+	if !filepath.IsAbs(archive) {
+		path = filepath.Join("testdata", archive)
+	}
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
