@@ -123,7 +123,8 @@ func Check(ctx context.Context, c CheckConfig, t result.Target, runID string, ou
 // checkRun lays out a fresh file, as the job file's prepare step does
 // (sdtest.sh removes it after each run), and runs the steps on it.
 func checkRun(ctx context.Context, c CheckConfig, t result.Target, s *Scratch, run *result.CheckRun, label string, h progress.Hooks) error {
-	base := IOConfig{IOParameters: result.IOParameters{RW: "write", Jobs: 1, Size: c.Size, Direct: true, Engine: c.Engine, Repeat: 1}, Corrupt: -1}
+	base := IOConfig{IOParameters: result.IOParameters{RW: "write", Jobs: 1, Size: c.Size, Direct: true, Engine: c.Engine, Repeat: 1}, Corrupt: -1,
+		EndFsync: c.Preset == result.CheckRPiSD}
 	fds, err := layOut(ctx, s, base, h)
 	defer func() {
 		closeAll(fds)
