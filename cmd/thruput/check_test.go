@@ -295,3 +295,45 @@ stonewall
 	}
 	fstest.AssertNoScratch(t, mnt)
 }
+
+// TestCheckCounts: rpi-sd on a temporary directory runs the job file's
+// five steps, each a pass over the file or its time, and the counts add
+// up: requests times block size are the bytes; the table says the rule.
+func TestCheckCounts(t *testing.T) {
+	fstest.Long(t, "measures for seconds")
+	dir := t.TempDir()
+	o := thruput(t, "disk", "check", dir, "--preset", "rpi-sd", "--size", "8M", "-t", "0.3s", "--json", "-q", "--no-save", "--no-health")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	doc, err := result.Read(strings.NewReader(o.stdout))
+	if err != nil || doc.Check == nil || doc.Method != result.MethodCheck {
+		t.Fatalf("%v: %s", err, o.stdout)
+	}
+	for ri, run := range doc.Check.Runs {
+		var names []string
+		for _, s := range run.Steps {
+			names = append(names, s.Name)
+			if s.Bytes != s.IOs*s.BlockSize || s.IOs == 0 {
+				t.Errorf("run %d %s: %d requests of %d B, %d bytes", ri+1, s.Name, s.IOs, s.BlockSize, s.Bytes)
+			}
+			if !s.TimeBased && s.RW != "randread" && s.RW != "randwrite" && s.Bytes != 8<<20 {
+				t.Errorf("run %d %s: %d bytes, one pass over the 8 MiB file", ri+1, s.Name, s.Bytes)
+			}
+			if s.IODepth != 32 {
+				t.Errorf("run %d %s: QD%d", ri+1, s.Name, s.IODepth)
+			}
+		}
+		if strings.Join(names, " ") != "prepare-file seq-write seq-read rand-4k-write rand-4k-read" {
+			t.Errorf("run %d steps %v", ri+1, names)
+		}
+	}
+	if c := doc.Check; c.Pass == nil || len(c.Criteria) != 3 || *c.Pass != (len(c.Runs) < 3 || *c.Runs[2].Pass) {
+		t.Errorf("pass %v, %d criteria, %d runs", c.Pass, len(c.Criteria), len(c.Runs))
+	}
+	o = thruput(t, "disk", "check", dir, "--size", "8M", "-t", "0.3s", "--claim", "C10", "-q", "--no-save", "--no-health")
+	if o.code != 0 || !strings.Contains(o.stdout, "Class verdict, claim: --claim") || !strings.Contains(o.stdout, "PASS: the card meets C10 as claimed (--claim).") {
+		t.Errorf("class table: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	fstest.AssertNoScratch(t, dir)
+}
