@@ -75,7 +75,7 @@ func checkCeilings(e *explainer) {
 		for i := range c.Criteria {
 			capBy(&c.Criteria[i], hops)
 		}
-		c.Verdict = rpiVerdict(c)
+		c.Verdict = c.RPiVerdict()
 		return
 	}
 	claimed, source := claim(c, dev)
@@ -203,31 +203,6 @@ func classVerdict(cs []result.Criterion, judged []string, source string) (*bool,
 		v = "PASS: the card meets " + strings.Join(reach, " ") + " as claimed (" + source + ")."
 	}
 	return &pass, v + readerNote
-}
-
-// rpiVerdict words the best-of-three rule's outcome as sdtest.sh does.
-func rpiVerdict(c *result.Check) string {
-	if c.Pass == nil {
-		return ""
-	}
-	n := len(c.Runs)
-	rule := "Raspberry Pi's rule: up to three runs, passing on the first that passes"
-	if *c.Pass {
-		return fmt.Sprintf("PASS on run %d of up to 3 (%s).", n, rule)
-	}
-	var why []string
-	capped := false
-	for _, cr := range c.Criteria {
-		if !cr.Pass {
-			why = append(why, fmt.Sprintf("%s %s %s < %s", cr.What, number(cr.Value), cr.Metric, number(cr.Limit)))
-			capped = capped || cr.CappedBy != ""
-		}
-	}
-	v := fmt.Sprintf("FAIL in all %d runs (%s); the last: %s.", n, rule, strings.Join(why, "; "))
-	if capped {
-		v += " The reader, not the card, set some of these figures."
-	}
-	return v
 }
 
 // noClass is the verdict on a disk that claims no SD class: its link and

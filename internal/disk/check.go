@@ -111,6 +111,7 @@ func Check(ctx context.Context, c CheckConfig, t result.Target, runID string, ou
 				pass := allPass(run.Criteria)
 				run.Pass = &pass
 				out.Criteria, out.Pass = run.Criteria, run.Pass
+				out.Verdict = out.RPiVerdict()
 				if pass {
 					break
 				}

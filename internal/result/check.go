@@ -228,3 +228,29 @@ func (s CheckStep) Conditions() string {
 	}
 	return fmt.Sprintf("%s %s, QD%d, O_DIRECT, %s", units.IEC(s.BlockSize), s.RW, s.IODepth, span)
 }
+
+// RPiVerdict words rpi-sd's outcome under its best-of-three rule, and
+// whether the reader set a failing figure (CappedBy).
+func (c *Check) RPiVerdict() string {
+	if c.Pass == nil {
+		return ""
+	}
+	n := len(c.Runs)
+	rule := "Raspberry Pi's rule: up to three runs, passing on the first that passes"
+	if *c.Pass {
+		return fmt.Sprintf("PASS on run %d of up to 3 (%s).", n, rule)
+	}
+	var why []string
+	capped := false
+	for _, cr := range c.Criteria {
+		if !cr.Pass {
+			why = append(why, fmt.Sprintf("%s %s %s < %s", cr.What, count(cr.Value), cr.Metric, count(cr.Limit)))
+			capped = capped || cr.CappedBy != ""
+		}
+	}
+	v := fmt.Sprintf("FAIL in each of the %d runs (%s); the last: %s.", n, rule, strings.Join(why, "; "))
+	if capped {
+		v += " The reader, not the card, set some of these figures."
+	}
+	return v
+}
