@@ -19,14 +19,15 @@ import (
 func newDiskCmd(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "disk",
-		Short: "Measure storage: block-size sweep, random file I/O, queue-depth I/O, presets, cleanup",
+		Short: "Measure storage: block-size sweep, random file I/O, queue-depth I/O, presets, card check, cleanup",
 		Example: `  thruput disk sweep --target /mnt/usb
   thruput disk random /mnt/usb --time 60s
   thruput disk io /mnt/usb --rw randread --iodepth 32
   thruput disk mark /mnt/usb
+  thruput disk check /mnt/sd --preset rpi-sd
   thruput disk clean /mnt/usb`,
 	}
-	c.AddCommand(newDiskSweepCmd(a), newDiskRandomCmd(a), newDiskIOCmd(a), newDiskMarkCmd(a), newDiskCleanCmd(a))
+	c.AddCommand(newDiskSweepCmd(a), newDiskRandomCmd(a), newDiskIOCmd(a), newDiskMarkCmd(a), newDiskCheckCmd(a), newDiskCleanCmd(a))
 	return c
 }
 

@@ -28,6 +28,7 @@ var explainers = map[result.Method]func(e *explainer){
 	result.MethodRandom:    randomCeilings,
 	result.MethodIO:        ioCeilings,
 	result.MethodMark:      markCeilings,
+	result.MethodCheck:     checkCeilings,
 	result.MethodNetClient: netCeilings,
 	result.MethodNetServer: netCeilings,
 	result.MethodHTTP:      httpCeilings,

@@ -24,7 +24,7 @@ type figure struct {
 }
 
 // sections in the order the methods' own reports print them.
-var sections = []string{"sweep write", "sweep read", "mark", "io read", "io write", "random", "net up", "net down", "http"}
+var sections = []string{"sweep write", "sweep read", "mark", "check", "io read", "io write", "random", "net up", "net down", "http"}
 
 // sectionRank places a section the list does not know (a section any
 // method can carry) after the method's own, by name.

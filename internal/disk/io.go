@@ -44,6 +44,9 @@ type IOConfig struct {
 	// Corrupt, when not negative, flips a byte at that offset of job 0's
 	// file between writing and verifying: the check of the checker.
 	Corrupt int64
+	// EndFsync ends a run that wrote with an fsync of each file, inside
+	// its time, as fio's end_fsync=1 (Raspberry Pi's SD test sets it).
+	EndFsync bool
 }
 
 func (c IOConfig) runtime() time.Duration { return time.Duration(c.RuntimeNs) }
@@ -381,6 +384,16 @@ func runIO(ctx context.Context, c IOConfig, fds []int, h progress.Hooks, label s
 		if j.last.After(last) {
 			last = j.last
 		}
+	}
+	// fio's end_fsync=1: the job's time runs on to the end of an fsync
+	// of its file after the last write.
+	if c.EndFsync && wr.ios > 0 {
+		for _, fd := range fds {
+			if ferr := unix.Fsync(fd); ferr != nil && err == nil {
+				err = ferr
+			}
+		}
+		last = time.Now()
 	}
 	run.ElapsedNs = max(0, int64(last.Sub(first)))
 	dir := func(n ioCount) *result.IODirection {

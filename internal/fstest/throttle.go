@@ -63,7 +63,20 @@ func NewThrottle(t testing.TB, dir string) *Throttle {
 // Set caps reads and writes at these bytes per second (0: no cap).
 func (th *Throttle) Set(t testing.TB, read, write int64) {
 	t.Helper()
-	for file, v := range map[string]int64{"blkio.throttle.read_bps_device": read, "blkio.throttle.write_bps_device": write} {
+	th.set(t, map[string]int64{"blkio.throttle.read_bps_device": read, "blkio.throttle.write_bps_device": write})
+}
+
+// SetIOPS caps reads and writes at these requests per second (0: no
+// cap), as the block layer counts them: a large request split to the
+// device's limits counts as several.
+func (th *Throttle) SetIOPS(t testing.TB, read, write int64) {
+	t.Helper()
+	th.set(t, map[string]int64{"blkio.throttle.read_iops_device": read, "blkio.throttle.write_iops_device": write})
+}
+
+func (th *Throttle) set(t testing.TB, caps map[string]int64) {
+	t.Helper()
+	for file, v := range caps {
 		if err := os.WriteFile(filepath.Join(th.dir, file), []byte(th.dev+" "+strconv.FormatInt(v, 10)), 0o644); err != nil {
 			t.Fatalf("fstest: %s: %v", file, err)
 		}

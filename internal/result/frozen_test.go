@@ -39,7 +39,7 @@ func TestFrozenDocuments(t *testing.T) {
 			t.Errorf("%s lost fields when read and written again:\n%s", f, strings.Join(lost, "\n"))
 		}
 	})
-	for _, m := range []Method{MethodSweep, MethodRandom, MethodIO, MethodMark, MethodNetClient, MethodNetServer, MethodHTTP} {
+	for _, m := range []Method{MethodSweep, MethodRandom, MethodIO, MethodMark, MethodCheck, MethodNetClient, MethodNetServer, MethodHTTP} {
 		if !methods[m] {
 			t.Errorf("no frozen %s document in %s", m, frozenDir)
 		}

@@ -16,6 +16,9 @@ const (
 	MethodIO Method = "disk.io"
 	// MethodMark is the four desktop presets (Mark).
 	MethodMark Method = "disk.mark"
+	// MethodCheck is a card judged against its classes, or Raspberry
+	// Pi's SD Card Speed Test (Check).
+	MethodCheck Method = "disk.check"
 	// MethodNetClient and MethodNetServer are the iperf3 test from each
 	// end (Net).
 	MethodNetClient Method = "net.client"

@@ -67,6 +67,8 @@ type Document struct {
 	IO *IO `json:"io,omitempty"`
 	// Mark holds the four presets of MethodMark.
 	Mark *Mark `json:"mark,omitempty"`
+	// Check holds the card check of MethodCheck.
+	Check *Check `json:"check,omitempty"`
 	// Net holds the network test of MethodNetClient and MethodNetServer.
 	Net *Net `json:"net,omitempty"`
 	// HTTP holds the download of MethodHTTP.

@@ -121,6 +121,7 @@ var methodSections = []methodSection{
 	{MethodRandom, func(d *Document) Section { return section(d.Random) }, targetLabel, false, false},
 	{MethodIO, func(d *Document) Section { return section(d.IO) }, targetLabel, false, false},
 	{MethodMark, func(d *Document) Section { return section(d.Mark) }, targetLabel, false, false},
+	{MethodCheck, func(d *Document) Section { return section(d.Check) }, targetLabel, false, false},
 	{MethodNetClient, func(d *Document) Section { return section(d.Net) }, netLabels, true, true},
 	{MethodNetServer, func(d *Document) Section { return section(d.Net) }, netLabels, true, true},
 	{MethodHTTP, func(d *Document) Section { return section(d.HTTP) }, urlLabel, true, false},

@@ -83,7 +83,7 @@ func TestSubject(t *testing.T) {
 // test and the download, and their sections say the interface the data
 // crossed; a disk method's run crossed none.
 func TestLinkAndCrossed(t *testing.T) {
-	for _, m := range []Method{MethodSweep, MethodRandom, MethodIO, MethodMark, MethodNetClient, MethodNetServer, MethodHTTP} {
+	for _, m := range []Method{MethodSweep, MethodRandom, MethodIO, MethodMark, MethodCheck, MethodNetClient, MethodNetServer, MethodHTTP} {
 		if want := m == MethodNetClient || m == MethodNetServer || m == MethodHTTP; m.Link() != want {
 			t.Errorf("%s: Link %v, want %v", m, m.Link(), want)
 		}
