@@ -82,7 +82,7 @@ func TestCheckRefusesTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := unix.Fallocate(int(f.Fd()), 0, 0, int64(st.Bavail)*st.Bsize-(1<<20)); err != nil {
+	if err := unix.Fallocate(int(f.Fd()), 0, 0, int64(st.Bavail)*int64(st.Bsize)-(1<<20)); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
