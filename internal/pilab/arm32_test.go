@@ -81,7 +81,10 @@ func TestRaspi3bArm32(t *testing.T) {
 			m.ServerPort = freePort(t)
 			host := buildThruput(t, t.TempDir())
 			var hostClient []byte
-			g := boot(t, m, 5*time.Minute, func(ctx context.Context) {
+			// A bound against a hung guest, not a timing: a build's
+			// run takes 40-75 s on one host core, and an armv6 run took
+			// 348 s once with both cores taken by other jobs.
+			g := boot(t, m, 12*time.Minute, func(ctx context.Context) {
 				if err := m.WaitFor(ctx, "@@NET-SERVER-READY"); err != nil {
 					t.Error(err)
 					return
