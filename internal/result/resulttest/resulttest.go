@@ -9,25 +9,16 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/thruput/thruput/internal/realdata"
 	"github.com/thruput/thruput/internal/result"
 )
 
 // Frozen reads every frozen document, by file name.
 func Frozen(t testing.TB) map[string]*result.Document {
 	t.Helper()
-	// Found from the module's root, above the package the test runs in,
-	// so that any package's test reads the same; not from this file's
-	// path, which a -trimpath build (make test-arm) leaves relative.
-	root, err := os.Getwd()
-	for err == nil {
-		if _, serr := os.Stat(filepath.Join(root, "go.mod")); serr == nil {
-			break
-		}
-		if filepath.Dir(root) == root {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		root = filepath.Dir(root)
-	}
+	// Found from the module's root, so that any package's test reads the
+	// same.
+	root := realdata.ModuleRoot(t)
 	files, err := filepath.Glob(filepath.Join(root, "internal", "result", "testdata", "frozen", "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no frozen documents: %v", err)
