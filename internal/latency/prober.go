@@ -67,7 +67,7 @@ type Prober struct {
 	mu      sync.Mutex
 	phase   int
 	kind    string
-	samples []*sample
+	samples []sample
 	// loadDir is the test's direction (up, down, bidir); omitEnd ends
 	// its ramp.
 	loadDir            string
@@ -77,14 +77,18 @@ type Prober struct {
 	idleAfter          bool
 	lost               string
 	udpPort, tcpPort   int
-	conn               *net.UDPConn
-	token              [TokenSize]byte
-	local              net.IP
-	server             net.IP
-	running            bool
-	stop               chan struct{}
-	wg                 sync.WaitGroup
-	stopped            bool
+	// queue sends the probes and reads the echoes when the kernel
+	// stamps them; without stamps conn does, and readEchoes waits for
+	// each echo.
+	queue   *queueReader
+	conn    *net.UDPConn
+	token   [TokenSize]byte
+	local   net.IP
+	server  net.IP
+	running bool
+	stop    chan struct{}
+	wg      sync.WaitGroup
+	stopped bool
 }
 
 // New makes a prober; nothing is sent before Start.
@@ -129,13 +133,21 @@ func (p *Prober) Start(ctx context.Context, local, remote net.Addr, offer *Offer
 	if err != nil {
 		return
 	}
+	var queue *queueReader
+	if stampReceives(conn) {
+		if queue, err = newQueueReader(conn); err != nil {
+			return // conn is closed: handshakes probe the load
+		}
+		conn = nil
+	}
 	p.mu.Lock()
-	p.kind, p.conn, p.token, p.udpPort = KindUDPEcho, conn, token, offer.Port
+	p.kind, p.conn, p.token, p.udpPort, p.queue = KindUDPEcho, conn, token, offer.Port, queue
 	p.phase, p.idleStart = phaseIdle, p.now()
 	p.mu.Unlock()
-	stampReceives(conn)
-	p.wg.Add(1)
-	go p.readEchoes()
+	if queue == nil {
+		p.wg.Add(1)
+		go p.readEchoes()
+	}
 	p.run()
 	p.idle(ctx)
 	p.mu.Lock()
@@ -233,8 +245,8 @@ func (p *Prober) idle(ctx context.Context) {
 func (p *Prober) idleIsKnown() bool {
 	p.mu.Lock()
 	var rtt []int64
-	for _, s := range p.samples {
-		if s.phase == phaseIdle && s.answered && s.kind == p.kind {
+	for i := range p.samples {
+		if s := &p.samples[i]; s.phase == phaseIdle && s.answered && s.kind == p.kind {
 			rtt = append(rtt, int64(s.rtt))
 		}
 	}
@@ -247,8 +259,9 @@ func (p *Prober) idleIsKnown() bool {
 	return half <= max(idleKnown*float64(d.P50Ns), float64(idleFloor))
 }
 
-// run starts the sender: one probe every interval while a phase is on.
-// Called with p.mu not held.
+// run starts the sender: one probe every interval while a phase is on,
+// after reading the echoes that came since the last. Called with p.mu not
+// held.
 func (p *Prober) run() {
 	p.mu.Lock()
 	if p.running {
@@ -263,6 +276,7 @@ func (p *Prober) run() {
 		tick := time.NewTicker(p.cfg.Interval)
 		defer tick.Stop()
 		for {
+			p.drain()
 			p.send()
 			select {
 			case <-tick.C:
@@ -284,22 +298,25 @@ func (p *Prober) send() {
 		p.mu.Unlock()
 		return
 	}
-	s := &sample{phase: phase, kind: p.kind}
-	seq := uint64(len(p.samples))
-	p.samples = append(p.samples, s)
-	kind, conn, token := p.kind, p.conn, p.token
-	server := &net.TCPAddr{IP: p.server, Port: p.tcpPort}
-	local := &net.TCPAddr{IP: p.local}
-	p.mu.Unlock()
-	if kind == KindUDPEcho {
+	seq := len(p.samples)
+	p.samples = append(p.samples, sample{phase: phase, kind: p.kind})
+	if p.kind == KindUDPEcho {
 		var buf [probeSize]byte
-		p.mu.Lock()
-		s.sent = p.now()
-		pk := packet{token: token, seq: seq, sent: s.sent}
+		p.samples[seq].sent = p.now()
+		pk := packet{token: p.token, seq: uint64(seq), sent: p.samples[seq].sent}
+		if p.queue != nil {
+			p.queue.send(pk.encode(buf[:]))
+			p.mu.Unlock()
+			return
+		}
+		conn := p.conn
 		p.mu.Unlock()
 		_, _ = conn.Write(pk.encode(buf[:]))
 		return
 	}
+	server := &net.TCPAddr{IP: p.server, Port: p.tcpPort}
+	local := &net.TCPAddr{IP: p.local}
+	p.mu.Unlock()
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -307,23 +324,52 @@ func (p *Prober) send() {
 		t0 := time.Now()
 		c, err := d.Dial("tcp", server.String())
 		rtt := time.Since(t0)
+		p.mu.Lock()
+		s := &p.samples[seq]
+		s.sent = t0.Sub(p.base).Nanoseconds()
 		// A refusal is a round trip too: the RST came back.
 		if err == nil || errors.Is(err, syscall.ECONNREFUSED) {
-			p.mu.Lock()
-			s.sent, s.rtt, s.answered = t0.Sub(p.base).Nanoseconds(), rtt, true
-			p.mu.Unlock()
-		} else {
-			p.mu.Lock()
-			s.sent = t0.Sub(p.base).Nanoseconds()
-			p.mu.Unlock()
+			s.rtt, s.answered = rtt, true
 		}
+		p.mu.Unlock()
 		if c != nil {
 			c.Close()
 		}
 	}()
 }
 
-// readEchoes matches echoes to their probes.
+// drain records the echoes queued since it last looked, with the
+// kernel's receive times; nothing without a queue.
+func (p *Prober) drain() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.queue == nil {
+		return
+	}
+	for {
+		b, at, ok := p.queue.next()
+		if !ok {
+			return
+		}
+		p.echoed(b, at.Sub(p.base).Nanoseconds())
+	}
+}
+
+// echoed matches an echo received at recv to its probe; p.mu held.
+func (p *Prober) echoed(b []byte, recv int64) {
+	pk, err := decode(b)
+	if err != nil || !pk.echo || pk.token != p.token || pk.seq >= uint64(len(p.samples)) {
+		return
+	}
+	s := &p.samples[pk.seq]
+	if !s.answered && s.kind == KindUDPEcho && pk.sent == s.sent {
+		s.answered, s.recv, s.srvRecv, s.srvSent = true, recv, pk.srvRecv, pk.srvSent
+		s.rtt = time.Duration(recv - s.sent - (pk.srvSent - pk.srvRecv))
+	}
+}
+
+// readEchoes matches echoes to their probes as they come, on a socket
+// the kernel does not stamp.
 func (p *Prober) readEchoes() {
 	defer p.wg.Done()
 	buf, oob := make([]byte, probeSize+1), make([]byte, oobSize)
@@ -338,18 +384,8 @@ func (p *Prober) readEchoes() {
 			// the connected socket: the probe was lost.
 			continue
 		}
-		pk, err := decode(buf[:n])
-		if err != nil || !pk.echo || pk.token != p.token {
-			continue
-		}
 		p.mu.Lock()
-		if pk.seq < uint64(len(p.samples)) {
-			s := p.samples[pk.seq]
-			if !s.answered && s.kind == KindUDPEcho && pk.sent == s.sent {
-				s.answered, s.recv, s.srvRecv, s.srvSent = true, recv, pk.srvRecv, pk.srvSent
-				s.rtt = time.Duration(recv - s.sent - (pk.srvSent - pk.srvRecv))
-			}
-		}
+		p.echoed(buf[:n], recv)
 		p.mu.Unlock()
 	}
 }
@@ -357,8 +393,8 @@ func (p *Prober) readEchoes() {
 // answered counts the answered probes of phase; p.mu held.
 func (p *Prober) answered(phase int) int {
 	n := 0
-	for _, s := range p.samples {
-		if s.phase == phase && s.answered {
+	for i := range p.samples {
+		if s := &p.samples[i]; s.phase == phase && s.answered {
 			n++
 		}
 	}
@@ -376,11 +412,17 @@ func (p *Prober) Result() *result.LoadLatency {
 	p.stopped = true
 	p.phase = phaseNone
 	conn, started := p.conn, p.server != nil
+	echoes := conn != nil || p.queue != nil
 	p.mu.Unlock()
-	if conn != nil {
+	if echoes {
 		p.awaitEchoes(min(echoWait, p.lastEchoWait()))
 	}
 	close(p.stop)
+	p.mu.Lock()
+	if p.queue != nil {
+		p.queue.close()
+	}
+	p.mu.Unlock()
 	if conn != nil {
 		conn.Close()
 	}
@@ -399,10 +441,11 @@ func (p *Prober) awaitEchoes(d time.Duration) {
 	end := time.Now().Add(d)
 	recent := p.now() - 2*d.Nanoseconds()
 	for time.Now().Before(end) {
+		p.drain()
 		p.mu.Lock()
 		pending := false
-		for _, s := range p.samples {
-			if s.kind == KindUDPEcho && !s.answered && s.sent > recent {
+		for i := range p.samples {
+			if s := &p.samples[i]; s.kind == KindUDPEcho && !s.answered && s.sent > recent {
 				pending = true
 				break
 			}
@@ -421,8 +464,8 @@ func (p *Prober) lastEchoWait() time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var worst time.Duration
-	for _, s := range p.samples {
-		if s.answered && s.rtt > worst {
+	for i := range p.samples {
+		if s := &p.samples[i]; s.answered && s.rtt > worst {
 			worst = s.rtt
 		}
 	}

@@ -4,8 +4,11 @@ import (
 	"encoding/binary"
 	"net"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/thruput/thruput/internal/sockio"
 )
 
 // Receive times come from the kernel (SO_TIMESTAMPNS: when the datagram
@@ -14,17 +17,31 @@ import (
 // round trip. The kernel stamps CLOCK_REALTIME; the time since the stamp is
 // taken off a monotonic reading, so a wall-clock step during the test
 // moves nothing.
+//
+// With the kernel's stamps the prober need not wake for each echo at all:
+// it reads the echoes queued since the last probe when it wakes to send
+// the next one (a queueReader), one wake-up a probe instead of two.
 
-// stampReceives asks the kernel to stamp conn's datagrams; a socket that
-// cannot is read with wake-up times instead.
-func stampReceives(conn *net.UDPConn) {
+// maxStampAge bounds how old a stamp may be when it is read: echoes wait
+// in the queue for up to one probe interval (at most 1 s), and a stamp
+// older than this, or from the future, means the wall clock stepped.
+const maxStampAge = 5 * time.Second
+
+// stampReceives asks the kernel to stamp conn's datagrams and says
+// whether it will; a socket that cannot is read with wake-up times
+// instead.
+func stampReceives(conn *net.UDPConn) bool {
 	raw, err := conn.SyscallConn()
 	if err != nil {
-		return
+		return false
 	}
-	_ = raw.Control(func(fd uintptr) {
-		_ = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
-	})
+	var serr error
+	if err := raw.Control(func(fd uintptr) {
+		serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
+	}); err != nil {
+		return false
+	}
+	return serr == nil
 }
 
 // oobSize holds one SCM_TIMESTAMPNS message.
@@ -37,18 +54,25 @@ func readStamped(conn *net.UDPConn, buf, oob []byte) (n int, from *net.UDPAddr, 
 	if err != nil {
 		return n, from, 0, err
 	}
-	now := time.Now()
-	msgs, perr := unix.ParseSocketControlMessage(oob[:oobn])
-	if perr != nil {
-		return n, from, 0, nil
-	}
-	for _, m := range msgs {
-		if m.Header.Level != unix.SOL_SOCKET || m.Header.Type != unix.SCM_TIMESTAMPNS {
+	return n, from, stampAge(oob[:oobn], time.Now()), nil
+}
+
+// stampAge finds the receive stamp among a datagram's control messages
+// and says how long before now it was taken; 0 without one. It allocates
+// nothing: the prober calls it for every echo.
+func stampAge(oob []byte, now time.Time) time.Duration {
+	for len(oob) > 0 {
+		h, d, rest, err := unix.ParseOneSocketControlMessage(oob)
+		if err != nil {
+			return 0
+		}
+		oob = rest
+		if h.Level != unix.SOL_SOCKET || h.Type != unix.SCM_TIMESTAMPNS {
 			continue
 		}
 		// A struct timespec: two longs, 32-bit on 32-bit ARM.
 		var sec, nsec int64
-		switch d, ne := m.Data, binary.NativeEndian; len(d) {
+		switch ne := binary.NativeEndian; len(d) {
 		case 16:
 			sec, nsec = int64(ne.Uint64(d)), int64(ne.Uint64(d[8:]))
 		case 8:
@@ -56,10 +80,78 @@ func readStamped(conn *net.UDPConn, buf, oob []byte) (n int, from *net.UDPAddr, 
 		default:
 			continue
 		}
-		if ago = now.Sub(time.Unix(sec, nsec)); ago < 0 || ago > time.Second {
-			ago = 0
+		if ago := now.Sub(time.Unix(sec, nsec)); ago >= 0 && ago <= maxStampAge {
+			return ago
 		}
-		return n, from, ago, nil
+		return 0
 	}
-	return n, from, 0, nil
+	return 0
+}
+
+// queueReader reads the datagrams queued on a stamped socket without
+// waiting and without allocating, and sends the probes. The socket is out
+// of the runtime's netpoller (sockio.Detach): left in it, every echo woke
+// the netpoller's thread for a read nobody waited on, which cost more
+// than the wake-up it was meant to save. Its methods are called under the
+// prober's lock, which also guards the descriptor against its close.
+// Neither call waits (MSG_DONTWAIT), so both are raw system calls: an
+// announced one wakes the runtime's monitor, which then polls for a
+// millisecond, every probe.
+type queueReader struct {
+	fd       int
+	buf, oob []byte
+	iov      unix.Iovec
+	hdr      unix.Msghdr
+}
+
+// newQueueReader takes conn over; conn is closed.
+func newQueueReader(conn *net.UDPConn) (*queueReader, error) {
+	fd, err := sockio.Detach(conn)
+	if err != nil {
+		return nil, err
+	}
+	q := &queueReader{fd: fd, buf: make([]byte, probeSize+1), oob: make([]byte, oobSize)}
+	q.iov.Base = &q.buf[0]
+	q.iov.SetLen(len(q.buf))
+	q.hdr.Iov = &q.iov
+	q.hdr.SetIovlen(1)
+	q.hdr.Control = &q.oob[0]
+	return q, nil
+}
+
+// next reads one queued datagram: its bytes and when the kernel received
+// it, on the monotonic clock (time.Since works on it). ok is false once
+// the queue is empty or the socket closed.
+func (q *queueReader) next() (b []byte, at time.Time, ok bool) {
+	for q.fd >= 0 {
+		q.hdr.SetControllen(len(q.oob))
+		n, _, e := unix.RawSyscall(unix.SYS_RECVMSG, uintptr(q.fd), uintptr(unsafe.Pointer(&q.hdr)), unix.MSG_DONTWAIT)
+		switch e {
+		case 0:
+			now := time.Now()
+			return q.buf[:n], now.Add(-stampAge(q.oob[:int(q.hdr.Controllen)], now)), true
+		case unix.EINTR, unix.ECONNREFUSED:
+			// ICMP port unreachable comes back as ECONNREFUSED on the
+			// connected socket, once: the probe was lost, and the
+			// datagrams behind it are still there.
+			continue
+		default:
+			return nil, at, false
+		}
+	}
+	return nil, at, false
+}
+
+// send sends one probe; a full send buffer loses it rather than wait.
+func (q *queueReader) send(b []byte) {
+	if q.fd >= 0 {
+		_, _, _ = unix.RawSyscall6(unix.SYS_SENDTO, uintptr(q.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), unix.MSG_DONTWAIT, 0, 0)
+	}
+}
+
+func (q *queueReader) close() {
+	if q.fd >= 0 {
+		unix.Close(q.fd)
+		q.fd = -1
+	}
 }

@@ -21,7 +21,8 @@ func (p *Prober) summarise() *result.LoadLatency {
 		l.Port = p.udpPort
 	}
 	var idle, load []*sample
-	for _, s := range p.samples {
+	for i := range p.samples {
+		s := &p.samples[i]
 		// A handshake that fell back from a lost echo counts with its
 		// own kind only.
 		if s.kind != p.kind {

@@ -32,12 +32,12 @@ func TestQuantile(t *testing.T) {
 
 // echoes makes answered echo probes with the given one-way delays (ms)
 // and a server clock off by offset.
-func echoes(ph int, up, down float64, n int, offset time.Duration) []*sample {
-	var ss []*sample
+func echoes(ph int, up, down float64, n int, offset time.Duration) []sample {
+	var ss []sample
 	for i := range n {
 		sent := int64(i) * int64(10*time.Millisecond)
 		u, d := int64(up*1e6), int64(down*1e6)
-		s := &sample{phase: ph, kind: KindUDPEcho, answered: true, sent: sent}
+		s := sample{phase: ph, kind: KindUDPEcho, answered: true, sent: sent}
 		s.srvRecv = sent + u + int64(offset)
 		s.srvSent = s.srvRecv + 1000
 		s.recv = sent + u + 1000 + d
@@ -124,8 +124,8 @@ func TestSummaryAllLost(t *testing.T) {
 	p := New(Config{})
 	p.kind, p.tcpPort, p.udpPort, p.loadDir = KindUDPEcho, 5201, 40000, "up"
 	p.samples = echoes(phaseIdle, 1, 1, 50, 0)
-	for _, s := range p.samples {
-		s.answered = false
+	for i := range p.samples {
+		p.samples[i].answered = false
 	}
 	l := p.summarise()
 	if want := "latency probes lost: the path drops UDP to port 40000"; l.Lost != want {
