@@ -241,6 +241,10 @@ type Target struct {
 	Partition string `json:"partition,omitempty"`
 	// DeviceModel is the vendor and model the device reports.
 	DeviceModel string `json:"device_model,omitempty"`
+	// DeviceID names the hardware itself (an SD card's CID, a disk's
+	// WWN or serial, a USB bridge's ids): see ParseDeviceID for its
+	// forms. Absent where the device has none (a loop device, tmpfs).
+	DeviceID string `json:"device_id,omitempty"`
 	// LoopBackingFile is the file behind a loop device.
 	LoopBackingFile string `json:"loop_backing_file,omitempty"`
 	// LogicalBlockSize of the device in bytes.

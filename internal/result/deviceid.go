@@ -1,0 +1,177 @@
+package result
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// A device id names the piece of hardware a run measured by what the
+// hardware says of itself, so one card's runs line up over its life
+// whatever machine, slot or mount path it was in, and a card swapped
+// under the same path starts a series of its own. Its form is
+// "kind:body", lower case, of letters, digits and . _ : - alone:
+//
+//	sd:<mid>-<oid>-<name>-<serial>-<yyyy>-<mm>   an SD card's CID
+//	emmc:<mid>-<oid>-<name>-<serial>-<yyyy>-<mm> an eMMC chip's CID
+//	wwn:<naa.|eui.|nvme.…>                       a disk's world wide name
+//	disk:<vendor model serial>                   a disk's own serial
+//	usb:<vid>:<pid>:<serial>                     a USB disk's bridge
+//	mac:<aa:bb:cc:dd:ee:ff>                      a network interface
+//
+// A part the hardware does not give is left empty ("sd:03-5344-sr64g--
+// 2018-08"): such an id names a model rather than one unit.
+var deviceKinds = []string{"sd", "emmc", "wwn", "disk", "usb", "mac"}
+
+// maxDeviceID bounds an id: the longest sysfs gives (a t10 wwid) is under
+// 100 characters.
+const maxDeviceID = 160
+
+// idPart makes a fact from the hardware fit an id: lower case, runs of
+// anything but letters, digits, '.' and '-' as one '_', none at either end.
+func idPart(s string) string {
+	var b strings.Builder
+	gap := false
+	for _, r := range strings.ToLower(strings.TrimSpace(s)) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '-' {
+			if gap && b.Len() > 0 {
+				b.WriteByte('_')
+			}
+			gap = false
+			b.WriteRune(r)
+			continue
+		}
+		gap = true
+	}
+	return b.String()
+}
+
+// DeviceID is the card's id: "sd:…" for an SD card, "emmc:…" for an eMMC
+// chip (mmc true), "" without a manufacturer id.
+func (c CardIdentity) DeviceID(mmc bool) string {
+	mid := strings.TrimPrefix(strings.ToLower(c.ManufacturerID), "0x")
+	if mid == "" {
+		return ""
+	}
+	kind := "sd:"
+	if mmc {
+		kind = "emmc:"
+	}
+	// "MM/YYYY" as sysfs prints it, written year first so ids sort by age.
+	date := c.Date
+	if m, y, ok := strings.Cut(c.Date, "/"); ok {
+		date = y + "-" + m
+	}
+	parts := []string{mid, strings.TrimPrefix(strings.ToLower(c.OEMID), "0x"), c.Name, strings.TrimPrefix(strings.ToLower(c.Serial), "0x"), date}
+	for i, p := range parts {
+		parts[i] = idPart(p)
+	}
+	return kind + strings.Join(parts, "-")
+}
+
+// WWNDeviceID is the id of a disk from its sysfs wwid: a world wide name
+// (naa., eui., nvme.) as "wwn:…", a SCSI t10 id (vendor, model and serial)
+// as "disk:…"; "" for anything else, and for a name of zeros alone (a
+// redacted capture's).
+func WWNDeviceID(wwid string) string {
+	w := strings.ToLower(strings.TrimSpace(wwid))
+	for _, p := range []string{"naa.", "eui.", "nvme."} {
+		if name, ok := strings.CutPrefix(w, p); ok {
+			if strings.Trim(name, "0") == "" {
+				return ""
+			}
+			return "wwn:" + idPart(w)
+		}
+	}
+	if rest, ok := strings.CutPrefix(w, "t10."); ok && idPart(rest) != "" {
+		return "disk:" + idPart(rest)
+	}
+	return ""
+}
+
+// SerialDeviceID is "disk:<model>_<serial>" from a disk's serial file
+// (NVMe, virtio), "" without a serial.
+func SerialDeviceID(model, serial string) string {
+	if idPart(serial) == "" {
+		return ""
+	}
+	return "disk:" + idPart(model+" "+serial)
+}
+
+// USBDeviceID is "usb:<vid>:<pid>:<serial>" of a USB device, "" without
+// its ids.
+func USBDeviceID(vid, pid, serial string) string {
+	if idPart(vid) == "" || idPart(pid) == "" {
+		return ""
+	}
+	return "usb:" + idPart(vid) + ":" + idPart(pid) + ":" + idPart(serial)
+}
+
+// MACDeviceID is "mac:<address>" of a network interface, "" for an
+// address that is not a MAC or is all zeros (a redacted capture's).
+func MACDeviceID(addr string) string {
+	a := strings.ToLower(strings.TrimSpace(addr))
+	f := strings.Split(a, ":")
+	if len(f) != 6 || strings.Trim(a, "0:") == "" {
+		return ""
+	}
+	for _, x := range f {
+		if len(x) != 2 || strings.Trim(x, "0123456789abcdef") != "" {
+			return ""
+		}
+	}
+	return "mac:" + a
+}
+
+// ParseDeviceID checks an id or the start of one, as --device and
+// device_id= take it ("sd:", "sd:03-5344", a whole id), and returns it in
+// lower case. The kind and its colon must be whole: a prefix matches the
+// ids that start with it, and "s" would match every kind's by accident.
+func ParseDeviceID(s string) (string, error) {
+	id := strings.ToLower(strings.TrimSpace(s))
+	kind, _, ok := strings.Cut(id, ":")
+	switch {
+	case id == "":
+		return "", fmt.Errorf("device id is empty: want KIND:…, KIND one of %s (thruput sysinfo shows each disk's and interface's)", strings.Join(deviceKinds, ", "))
+	case !ok || !slices.Contains(deviceKinds, kind):
+		return "", fmt.Errorf("device id %q: want KIND:…, KIND one of %s (thruput sysinfo shows each disk's and interface's)", s, strings.Join(deviceKinds, ", "))
+	case len(id) > maxDeviceID:
+		return "", fmt.Errorf("device id %q: longer than %d characters", s, maxDeviceID)
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == ':' || r == '-') {
+			return "", fmt.Errorf("device id %q: holds %q; an id has only letters, digits, '.', '_', ':' and '-'", s, r)
+		}
+	}
+	return id, nil
+}
+
+// DeviceIDs are the ids of the hardware the run measured, each once, in
+// the order of its targets: each target's DeviceID, and for a network run
+// the id of the interface it crossed, from its System. Empty for a run
+// that recorded none (runs before ids were kept, loop devices, tmpfs).
+func (d *Document) DeviceIDs() []string {
+	var ids []string
+	add := func(id string) {
+		if id != "" && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	for _, t := range d.Targets {
+		add(t.DeviceID)
+	}
+	if iface := d.Crossed(); iface != "" && d.System != nil {
+		for _, n := range d.System.NetInterfaces {
+			if n.Name == iface {
+				add(n.DeviceID)
+			}
+		}
+	}
+	return ids
+}
+
+// HasDevice says whether one of the run's ids starts with prefix (an id
+// ParseDeviceID returned).
+func (d *Document) HasDevice(prefix string) bool {
+	return slices.ContainsFunc(d.DeviceIDs(), func(id string) bool { return strings.HasPrefix(id, prefix) })
+}
