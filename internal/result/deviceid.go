@@ -152,8 +152,10 @@ func ParseDeviceID(s string) (string, error) {
 // that recorded none (runs before ids were kept, loop devices, tmpfs).
 func (d *Document) DeviceIDs() []string {
 	var ids []string
-	add := func(id string) {
-		if id != "" && !slices.Contains(ids, id) {
+	// An id this thruput would not write (a document made by hand or by
+	// another program) is left out rather than stored malformed.
+	add := func(raw string) {
+		if id, err := ParseDeviceID(raw); err == nil && id == raw && !slices.Contains(ids, id) {
 			ids = append(ids, id)
 		}
 	}
