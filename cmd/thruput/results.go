@@ -45,6 +45,7 @@ their id or any unique prefix of it (at least 4 characters).`,
 type filterFlags struct {
 	method, host, status string
 	labels               []string
+	device               string
 	since, until         string
 	limit                int
 	// all is --all where the command hides runs that did not end ok.
@@ -55,6 +56,7 @@ func (f *filterFlags) add(fl *pflag.FlagSet, limit int) {
 	fl.StringVar(&f.method, "method", "", "only this method (disk.sweep), or a family ending in a dot (disk.)")
 	fl.StringVar(&f.host, "host", "", "only runs made on this hostname")
 	fl.StringArrayVar(&f.labels, "label", nil, "only runs with this `key=value` label, or with the key at all; repeatable (all must match)")
+	fl.StringVar(&f.device, "device", "", "only runs that measured this hardware: an `ID` as thruput sysinfo shows it (sd:03-5344-…, wwn:…, usb:…, mac:…) or its start")
 	fl.StringVar(&f.since, "since", "", "only runs started at or after this time: 2026-11-21, 2026-11-21T13:00, or an age such as 24h or 7d")
 	fl.StringVar(&f.until, "until", "", "only runs started before this time (same forms as --since)")
 	fl.StringVar(&f.status, "status", "", "only runs that ended ok, partial (failed part-way), failed or interrupted")
@@ -89,6 +91,13 @@ func (f *filterFlags) filter(now time.Time) (store.Filter, error) {
 		}
 		flt.Labels = append(flt.Labels, q)
 	}
+	if f.device != "" {
+		id, err := result.ParseDeviceID(f.device)
+		if err != nil {
+			return flt, usage.Errorf("--device: %w", err)
+		}
+		flt.Device = id
+	}
 	var err error
 	if flt.Since, err = store.ParseWhen(f.since, now); err != nil {
 		return flt, usage.Errorf("--since: %w", err)
@@ -107,6 +116,7 @@ func newResultsListCmd(a *app) *cobra.Command {
 		Args:  cobra.NoArgs,
 		Example: `  thruput results list
   thruput results list --method net. --since 7d
+  thruput results list --device sd:03-5344-sr64g
   thruput results list --label channel --label site=home --json`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			flt, err := f.filter(time.Now())

@@ -162,18 +162,20 @@ func (d *Document) DeviceIDs() []string {
 	for _, t := range d.Targets {
 		add(t.DeviceID)
 	}
-	if iface := d.Crossed(); iface != "" && d.System != nil {
-		for _, n := range d.System.NetInterfaces {
-			if n.Name == iface {
-				add(n.DeviceID)
-			}
-		}
-	}
+	add(d.interfaceID(d.Crossed()))
 	return ids
 }
 
-// HasDevice says whether one of the run's ids starts with prefix (an id
-// ParseDeviceID returned).
-func (d *Document) HasDevice(prefix string) bool {
-	return slices.ContainsFunc(d.DeviceIDs(), func(id string) bool { return strings.HasPrefix(id, prefix) })
+// interfaceID is the id of the network interface of that name in the
+// run's System, "" when it has none.
+func (d *Document) interfaceID(name string) string {
+	if name == "" || d.System == nil {
+		return ""
+	}
+	for _, n := range d.System.NetInterfaces {
+		if n.Name == name {
+			return n.DeviceID
+		}
+	}
+	return ""
 }
