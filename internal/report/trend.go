@@ -35,8 +35,8 @@ type lineKind interface{ LineKind() string }
 const maxTrendLines = 8
 
 // Trend charts every figure of docs (oldest first) over the runs' start
-// times, a chart per kind of figure and a line per step, target or
-// direction: the same figures /metrics and the textfile export give,
+// times, a chart per kind of figure and a line per step, target, device
+// or direction: the same figures /metrics and the textfile export give,
 // followed through time; rates are in the unit --units names (units).
 func Trend(docs []*result.Document, units string) []*chart.Chart {
 	lines := map[string]map[string]*chart.TrendLine{}
@@ -59,9 +59,14 @@ func Trend(docs []*result.Document, units string) []*chart.Chart {
 			unit, scale := trendUnit(s.gauge, units)
 			parts := slices.Clone(kind)
 			for _, k := range slices.Sorted(maps.Keys(s.labels)) {
-				if k != "host" {
+				if k != "host" && k != "device_id" {
 					parts = append(parts, s.labels[k])
 				}
+			}
+			// The hardware last, after the step and target it qualifies:
+			// a card swapped under one path is a line of its own.
+			if id := s.labels["device_id"]; id != "" {
+				parts = append(parts, result.ShortDeviceID(id))
 			}
 			key := strings.Join(parts, " ")
 			if lines[s.gauge.Name] == nil {

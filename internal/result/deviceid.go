@@ -123,6 +123,26 @@ func MACDeviceID(addr string) string {
 	return "mac:" + a
 }
 
+// ShortDeviceID is the part of an id that tells one unit from another of
+// its model, for a chart's legend, which has room for a few words: an SD
+// card's or eMMC's serial ("sd …1a2b3c4d"), else its name and date, and
+// the last eight characters of other ids ("usb …000000ff").
+func ShortDeviceID(id string) string {
+	kind, body, _ := strings.Cut(id, ":")
+	if kind == "sd" || kind == "emmc" {
+		if f := strings.Split(body, "-"); len(f) == 6 {
+			if f[3] != "" {
+				return kind + " …" + f[3]
+			}
+			return kind + " " + f[2] + " " + f[4] + "-" + f[5]
+		}
+	}
+	if len(body) > 8 {
+		return kind + " …" + body[len(body)-8:]
+	}
+	return id
+}
+
 // ParseDeviceID checks an id or the start of one, as --device and
 // device_id= take it ("sd:", "sd:03-5344", a whole id), and returns it in
 // lower case. The kind and its colon must be whole: a prefix matches the

@@ -43,6 +43,22 @@ func TestDeviceIDForms(t *testing.T) {
 	}
 }
 
+// TestShortDeviceID: what a legend keeps of each kind.
+func TestShortDeviceID(t *testing.T) {
+	for id, want := range map[string]string{
+		"sd:03-5344-sr64g-1a2b3c4d-2018-08": "sd …1a2b3c4d",
+		"emmc:15-0100-bjtd4r--2024-07":      "emmc bjtd4r 2024-07",
+		"usb:152d:0578:0000000000ff":        "usb …000000ff",
+		"mac:dc:a6:32:01:02:03":             "mac …01:02:03",
+		"usb:152d:0578:":                    "usb …2d:0578:",
+		"sd:x":                              "sd:x",
+	} {
+		if got := ShortDeviceID(id); got != want {
+			t.Errorf("ShortDeviceID(%q) = %q, want %q", id, got, want)
+		}
+	}
+}
+
 // TestParseDeviceIDRefuses: what --device and device_id= refuse, each
 // with a message naming the problem.
 func TestParseDeviceIDRefuses(t *testing.T) {
