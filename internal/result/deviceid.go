@@ -77,7 +77,7 @@ func WWNDeviceID(wwid string) string {
 	w := strings.ToLower(strings.TrimSpace(wwid))
 	for _, p := range []string{"naa.", "eui.", "nvme."} {
 		if name, ok := strings.CutPrefix(w, p); ok {
-			if strings.Trim(name, "0") == "" {
+			if zeros(name) {
 				return ""
 			}
 			return "wwn:" + idPart(w)
@@ -89,20 +89,27 @@ func WWNDeviceID(wwid string) string {
 	return ""
 }
 
+// zeros says whether a serial is zeros alone, as a redacted capture
+// writes every serial (and as no unit's is).
+func zeros(serial string) bool { return strings.Trim(serial, "0 \n") == "" }
+
 // SerialDeviceID is "disk:<model>_<serial>" from a disk's serial file
-// (NVMe, virtio), "" without a serial.
+// (NVMe, virtio), "" without a serial or with one of zeros alone.
 func SerialDeviceID(model, serial string) string {
-	if idPart(serial) == "" {
+	if idPart(serial) == "" || zeros(serial) {
 		return ""
 	}
 	return "disk:" + idPart(model+" "+serial)
 }
 
 // USBDeviceID is "usb:<vid>:<pid>:<serial>" of a USB device, "" without
-// its ids.
+// its ids; a serial of zeros alone is left empty.
 func USBDeviceID(vid, pid, serial string) string {
 	if idPart(vid) == "" || idPart(pid) == "" {
 		return ""
+	}
+	if zeros(serial) {
+		serial = ""
 	}
 	return "usb:" + idPart(vid) + ":" + idPart(pid) + ":" + idPart(serial)
 }

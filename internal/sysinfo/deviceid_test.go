@@ -120,4 +120,19 @@ func TestLiveDeviceIDs(t *testing.T) {
 	if !slices.ContainsFunc(s.BlockDevices, func(d result.BlockDevice) bool { return d.Bus == "loop" }) {
 		t.Log("no loop device here")
 	}
+	// The disk under this test's directory, as a run's target records
+	// it: a virtio disk's id is its serial file's, as the disk lists it.
+	tg, err := Default().Target(t.TempDir())
+	if err != nil || tg.Device == "" {
+		t.Skipf("no block device under the temporary directory: %v", err)
+	}
+	serial, _ := os.ReadFile("/sys/block/" + tg.Device + "/serial")
+	for _, d := range Default().SystemWith([]string{tg.Device}).BlockDevices {
+		if d.Name == tg.Device && d.DeviceID != tg.DeviceID {
+			t.Errorf("target on %s: id %q, the disk's %q", tg.Device, tg.DeviceID, d.DeviceID)
+		}
+	}
+	if d := strings.TrimSpace(string(serial)); d != "" && strings.HasPrefix(tg.Device, "vd") && tg.DeviceID != result.SerialDeviceID("", d) {
+		t.Errorf("virtio disk %s with serial %q: id %q", tg.Device, d, tg.DeviceID)
+	}
 }
