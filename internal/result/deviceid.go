@@ -66,8 +66,12 @@ func (c CardIdentity) DeviceID(mmc bool) string {
 	for i, p := range parts {
 		parts[i] = idPart(p)
 	}
-	return kind + strings.Join(parts, "-")
+	return bounded(kind + strings.Join(parts, "-"))
 }
+
+// bounded cuts an id made of what the hardware reports to the length
+// ParseDeviceID takes: a longer one is a device's junk, not its name.
+func bounded(id string) string { return id[:min(len(id), maxDeviceID)] }
 
 // WWNDeviceID is the id of a disk from its sysfs wwid: a world wide name
 // (naa., eui., nvme.) as "wwn:…", a SCSI t10 id (vendor, model and serial)
@@ -80,11 +84,11 @@ func WWNDeviceID(wwid string) string {
 			if zeros(name) {
 				return ""
 			}
-			return "wwn:" + idPart(w)
+			return bounded("wwn:" + idPart(w))
 		}
 	}
 	if rest, ok := strings.CutPrefix(w, "t10."); ok && idPart(rest) != "" {
-		return "disk:" + idPart(rest)
+		return bounded("disk:" + idPart(rest))
 	}
 	return ""
 }
@@ -99,19 +103,24 @@ func SerialDeviceID(model, serial string) string {
 	if idPart(serial) == "" || zeros(serial) {
 		return ""
 	}
-	return "disk:" + idPart(model+" "+serial)
+	return bounded("disk:" + idPart(model+" "+serial))
 }
 
-// USBDeviceID is "usb:<vid>:<pid>:<serial>" of a USB device, "" without
-// its ids; a serial of zeros alone is left empty.
-func USBDeviceID(vid, pid, serial string) string {
+// USBDeviceID is "usb:<vid>:<pid>:<serial>" of a USB disk, with ":<lun>"
+// after it when the SCSI LUN is not 0 (a dual bridge's second disk); ""
+// without its ids. A serial of zeros alone is left empty.
+func USBDeviceID(vid, pid, serial, lun string) string {
 	if idPart(vid) == "" || idPart(pid) == "" {
 		return ""
 	}
 	if zeros(serial) {
 		serial = ""
 	}
-	return "usb:" + idPart(vid) + ":" + idPart(pid) + ":" + idPart(serial)
+	id := "usb:" + idPart(vid) + ":" + idPart(pid) + ":" + idPart(serial)
+	if l := idPart(lun); l != "" && l != "0" {
+		id += ":" + l
+	}
+	return bounded(id)
 }
 
 // MACDeviceID is "mac:<address>" of a network interface, "" for an

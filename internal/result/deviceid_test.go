@@ -25,10 +25,11 @@ func TestDeviceIDForms(t *testing.T) {
 		{SerialDeviceID("QEMU HARDDISK", ""), ""},
 		{SerialDeviceID("", "overlayblk"), "disk:overlayblk"},
 		{SerialDeviceID("", "0000000000"), ""},
-		{USBDeviceID("152d", "0578", "000000000000"), "usb:152d:0578:"},
-		{USBDeviceID("152d", "0578", "0000000000FF"), "usb:152d:0578:0000000000ff"},
-		{USBDeviceID("152d", "0578", ""), "usb:152d:0578:"},
-		{USBDeviceID("", "0578", "x"), ""},
+		{USBDeviceID("152d", "0578", "000000000000", ""), "usb:152d:0578:"},
+		{USBDeviceID("152d", "0578", "0000000000FF", "0"), "usb:152d:0578:0000000000ff"},
+		{USBDeviceID("152d", "0578", "", ""), "usb:152d:0578:"},
+		{USBDeviceID("1058", "0a10", "", "1"), "usb:1058:0a10::1"},
+		{USBDeviceID("", "0578", "x", ""), ""},
 		{MACDeviceID("DC:A6:32:01:02:03\n"), "mac:dc:a6:32:01:02:03"},
 		{MACDeviceID("00:00:00:00:00:00"), ""},
 		{MACDeviceID("00:11:22:33:44"), ""},
@@ -120,6 +121,26 @@ func FuzzParseDeviceID(f *testing.F) {
 		}
 		if again, err := ParseDeviceID(id); err != nil || again != id {
 			t.Fatalf("ParseDeviceID(%q) = %q, %v; want it back", id, again, err)
+		}
+	})
+}
+
+// FuzzDeviceIDFromSysfs: whatever a sysfs file holds, an id made of it is
+// none or one that ParseDeviceID takes back unchanged, so that the store
+// never keeps an id its filter cannot find.
+func FuzzDeviceIDFromSysfs(f *testing.F) {
+	for _, s := range []string{"naa.600224803d3e456b\n", "t10.ATA     Samsung SSD", "0x1a2b3c4d", "dc:a6:32:01:02:03", "08/2018", "SR 64G\x00", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, id := range []string{WWNDeviceID(s), SerialDeviceID(s, s), USBDeviceID(s, s, s, s), MACDeviceID(s),
+			CardIdentity{ManufacturerID: s, OEMID: s, Name: s, Serial: s, Date: s}.DeviceID(false)} {
+			if id == "" {
+				continue
+			}
+			if back, err := ParseDeviceID(id); err != nil || back != id {
+				t.Fatalf("id %q from %q: ParseDeviceID gives %q, %v", id, s, back, err)
+			}
 		}
 	})
 }

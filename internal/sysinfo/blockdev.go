@@ -150,11 +150,7 @@ func usbDiskID(a ancestry, dev, usb string) string {
 	if id := result.WWNDeviceID(readValue(filepath.Join(dev, "wwid"))); strings.HasPrefix(id, "wwn:") {
 		return id
 	}
-	id := result.USBDeviceID(readValue(filepath.Join(usb, "idVendor")), readValue(filepath.Join(usb, "idProduct")), readValue(filepath.Join(usb, "serial")))
-	if lun := scsiLUN(a); id != "" && lun != "" && lun != "0" {
-		id += ":" + lun
-	}
-	return id
+	return result.USBDeviceID(readValue(filepath.Join(usb, "idVendor")), readValue(filepath.Join(usb, "idProduct")), readValue(filepath.Join(usb, "serial")), scsiLUN(a))
 }
 
 // scsiLUN is the LUN of the SCSI device in the chain (its name is
