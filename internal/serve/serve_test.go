@@ -176,7 +176,7 @@ func testPages(t *testing.T, s store.Store) {
 		{"/runs/20261101T060000Z-aaaa01", 200, []string{"<svg", "/mnt/usb", `href="/"`}},
 		{"/runs/20261101T06", 200, []string{"<svg"}},
 		{"/compare?run=card%3Da&run=card%3Db", 200, []string{"0.51x", "<svg"}},
-		{"/trend?host=pi4&method=disk.sweep", 200, []string{"<svg", "3 run(s)", `data-series="8"`, "1M read /mnt/usb sd …0000aaaa", "1M read /mnt/usb sd …0000bbbb"}},
+		{"/trend?host=pi4&method=disk.sweep", 200, []string{"<svg", "3 run(s)", `data-series="8"`, "sd …0000aaaa 1M read /mnt/usb", "sd …0000bbbb 1M read /mnt/usb"}},
 		{"/trend?device=" + cardA, 200, []string{"<svg", cardA + ", 3 run(s) over time", `href="/?device=` + url.QueryEscape(cardA)}},
 		{"/trend?device=SD:03-5344", 200, []string{"4 run(s)"}},
 		{"/?device=" + cardB, 200, []string{"20261103T060000Z-bbbb03", `href="/trend?device=` + url.QueryEscape(cardB)}},
