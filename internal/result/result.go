@@ -93,8 +93,8 @@ type Document struct {
 	// thruput's own runs.
 	Imported *Imported `json:"imported,omitempty"`
 	// Previous sets the run against the last comparable one in the store
-	// when it was made (same method, host, target and parameters);
-	// absent with --no-compare or when there was none.
+	// when it was made (same method, host, target, hardware and
+	// parameters); absent with --no-compare or when there was none.
 	Previous *Previous `json:"previous,omitempty"`
 }
 
