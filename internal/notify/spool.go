@@ -274,6 +274,7 @@ func (s *spool) deliverDue(ctx context.Context, r Receiver, dir string, ents []*
 		if _, ok := sent[id]; ok {
 			// Delivered by a process that stopped before removing it.
 			os.Remove(e.file)
+			e.file = ""
 			continue
 		}
 		if !e.Permanent && s.now().Before(e.NextTry) {
@@ -287,6 +288,8 @@ func (s *spool) deliverDue(ctx context.Context, r Receiver, dir string, ents []*
 				return delivered, err
 			}
 			os.Remove(e.file)
+			e.file = ""
+			errs = append(errs, s.delivered(r, dir, e.Notification))
 			delivered++
 			continue
 		}
@@ -303,6 +306,13 @@ func (s *spool) deliverDue(ctx context.Context, r Receiver, dir string, ents []*
 			break
 		}
 	}
+	var waiting []*entry
+	for _, e := range ents {
+		if e.file != "" {
+			waiting = append(waiting, e)
+		}
+	}
+	errs = append(errs, s.refresh(ctx, r, dir, waiting))
 	return delivered, errors.Join(errs...)
 }
 
