@@ -126,6 +126,10 @@ func backoff(attempts int) time.Duration {
 	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
 }
 
+// ErrSpooled is in the error of a Send whose notification waits in the
+// spool: it is not lost, and Flush (or a later Send) delivers it.
+var ErrSpooled = errors.New("kept in the spool")
+
 // Send delivers n to r now, after the notifications the spool already
 // holds for r whose retry is due. If r cannot take it, n stays in the
 // spool under spoolDir and the error says so and why; Flush delivers it
@@ -223,7 +227,7 @@ func (s *spool) send(ctx context.Context, r Receiver, n Notification) error {
 	if why == nil {
 		why = errors.New("earlier notifications wait for their retry")
 	}
-	return fmt.Errorf("receiver %q: %s kept in the spool %s to send later: %w", r.Name, n.Status, s.dir, why)
+	return fmt.Errorf("receiver %q: %s %w %s to send later: %w", r.Name, n.Status, ErrSpooled, s.dir, why)
 }
 
 func (s *spool) flush(ctx context.Context, rs []Receiver) (int, error) {
