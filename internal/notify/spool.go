@@ -141,7 +141,8 @@ func Send(ctx context.Context, spoolDir string, r Receiver, n Notification) erro
 
 // Flush delivers what the spool under spoolDir holds for the receivers rs
 // whose retry is due, oldest first, and returns how many were delivered.
-// Errors name the receivers that still hold notifications, and why.
+// Errors name the receivers that still hold notifications waiting for a
+// retry, and why; refusals stay quiet here, and Pending lists them.
 func Flush(ctx context.Context, spoolDir string, rs []Receiver) (int, error) {
 	return newSpool(spoolDir).flush(ctx, rs)
 }
@@ -224,6 +225,11 @@ func (s *spool) send(ctx context.Context, r Receiver, n Notification) error {
 		}
 	}
 	why := errors.Join(ferr, err, lerr)
+	for _, e := range ents {
+		if why == nil && e.file != "" && e.Permanent && e.Notification.ID() == id {
+			why = fmt.Errorf("refused before, not retried while the receiver's address stays: %s", e.LastError)
+		}
+	}
 	if why == nil {
 		why = errors.New("earlier notifications wait for their retry")
 	}

@@ -252,7 +252,10 @@ func TestPermanentRefusal(t *testing.T) {
 	if len(q) != 1 || !q[0].Permanent || !strings.Contains(q[0].LastError, "no such hook") {
 		t.Fatalf("pending %+v: want the refusal kept with its reason", q)
 	}
-	// A later notification is not held back by the refused one.
+	err = s.send(context.Background(), r, n)
+	if !errors.Is(err, ErrSpooled) || !strings.Contains(err.Error(), "refused before") || !strings.Contains(err.Error(), "404 Not Found") {
+		t.Fatalf("sending a refused notification again: %v", err)
+	}
 	h.mu.Lock()
 	h.status = 0
 	h.mu.Unlock()
@@ -260,8 +263,12 @@ func TestPermanentRefusal(t *testing.T) {
 	if k, err := s.flush(context.Background(), []Receiver{r}); k != 0 || err != nil || h.count() != 0 {
 		t.Fatalf("flush retried a refusal: %d, %v", k, err)
 	}
+	// A later notification is not held back by the refused one.
+	if err := s.send(context.Background(), r, resolved(n)); err != nil || h.count() != 1 {
+		t.Fatalf("send behind a refusal: %v, server got %d", err, h.count())
+	}
 	r.Webhook = srv.URL + "/right"
-	if k, err := s.flush(context.Background(), []Receiver{r}); k != 1 || err != nil || h.count() != 1 {
+	if k, err := s.flush(context.Background(), []Receiver{r}); k != 1 || err != nil || h.count() != 2 || h.got[1].Status != "firing" {
 		t.Fatalf("flush after the URL changed: %d, %v", k, err)
 	}
 }
