@@ -93,6 +93,8 @@ func TestBadInput(t *testing.T) {
 		{"kdiskmark banner alone", "KDiskMark (3.2.0): https://github.com/JonMagon/KDiskMark\n", "disk mark report: no test line"},
 		{"kdiskmark test outside [Read]", "KDiskMark (3.2.0): https://github.com/JonMagon/KDiskMark\nSequential   1 MiB (Q=  8, T= 1):    50.851 MB/s [     49.7 IOPS]\n", "disk mark report: no test line"},
 		{"kdiskmark huge block", "KDiskMark (3.2.0): https://github.com/JonMagon/KDiskMark\n[Read]\nSequential 99999999999 MiB (Q=  8, T= 1):    50.851 MB/s [     49.7 IOPS]\n", "kdiskmark report: line 3: Sequential 99999999999MiB (Q=8, T=1): not a block size, depth, rate and IOPS"},
+		{"pibenchmarks rows without figures", "HDParm                    Disk Read                  MB/s\nDD                        Disk Write                 MB/s\n", "PiBenchmarks table: no row with a figure"},
+		{"pibenchmarks odd unit", "IOZone                    4k read                   12 MB/s\n", `PiBenchmarks table: line 1: IOZone 4k read: "12 MB/s" is not a figure in the unit the script prints`},
 		{"crystaldiskmark 6 sequential only", "CrystalDiskMark 6.0.0 x64 (C) 2007-2017 hiyohiyo\n   Sequential Read (Q= 32,T= 1) :    91.559 MB/s\n", "disk mark report: no test line"},
 		{"binary garbage", string(garbage), "not a thruput result document"},
 		{"10 MB line", long, "not a thruput result document"},

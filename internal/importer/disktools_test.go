@@ -123,3 +123,62 @@ func TestHDParmTimings(t *testing.T) {
 		t.Errorf("kB/sec run: %+v", r)
 	}
 }
+
+// TestPiBenchTable reads Storage.sh's result table as one disk.mark run:
+// a result per row named by its tool and shape, each rate in the unit the
+// script printed, the score as a label. A table pasted without its heading
+// is read from its first row, a row seen twice starts the next table, and
+// a row left empty by a failed test is noted, not imported.
+func TestPiBenchTable(t *testing.T) {
+	data, err := os.ReadFile("testdata/real/pibenchmarks-orangepi5-sd-and-nvme-blog.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := Import(data, "in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range docs[0].Mark.Results {
+		got = append(got, r.Preset+" "+r.Phase)
+	}
+	want := "hdparm SEQ2M Q1T1 read,hdparm cached SEQ2M Q1T1 read,dd SEQ4K Q1T1 write,fio RND4K Q64T1 read,fio RND4K Q64T1 write," +
+		"iozone SEQ4K Q1T1 read,iozone SEQ4K Q1T1 write,iozone RND4K Q1T1 read,iozone RND4K Q1T1 write"
+	if strings.Join(got, ",") != want {
+		t.Errorf("presets %q, want %q", strings.Join(got, ","), want)
+	}
+	if docs[0].Labels["pibenchmarks.score"] != "1409" || docs[1].Labels["pibenchmarks.score"] != "18873" {
+		t.Errorf("scores %v %v, the tables print 1409 and 18873", docs[0].Labels, docs[1].Labels)
+	}
+	// An hdparm rate is MiB/s and 2 MiB a read; iozone's KB/s are KiB/s
+	// in 4 KiB records.
+	if r := docs[0].Mark.Results[0]; !near64(r.IOPS, 45.51/2) || !near64(r.MBPerSec, 45.51*(1<<20)/1e6) {
+		t.Errorf("hdparm row: %+v", r)
+	}
+	if r := docs[0].Mark.Results[5]; !near64(r.IOPS, 12542.0/4) {
+		t.Errorf("iozone row: %+v", r)
+	}
+
+	in := "HDParm                    Disk Read                 12.50 MB/sec\n" +
+		"HDParm                    Cached Disk Read           MB/sec\n" +
+		"DD                        Disk Write                1,2 GB/s\n" +
+		"HDParm                    Disk Read                 512.00 kB/sec\n" +
+		"FIO                       4k random read             IOPS ( KB/s)\n" +
+		"                          Score: 7\n"
+	docs, notes, err := ImportNotes([]byte(in), "in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 2 || len(docs[0].Mark.Results) != 2 || len(docs[1].Mark.Results) != 1 || docs[1].Labels["pibenchmarks.score"] != "7" {
+		t.Fatalf("%d tables: %+v", len(docs), docs)
+	}
+	if r := docs[0].Mark.Results[1]; !near64(r.MBPerSec, 1200) {
+		t.Errorf("dd's 1,2 GB/s (a decimal comma): %+v", r)
+	}
+	if r := docs[1].Mark.Results[0]; !near64(r.MiBPerSec, 0.5) {
+		t.Errorf("hdparm's 512.00 kB/sec: %+v", r)
+	}
+	if j := strings.Join(notes, "\n"); !strings.Contains(j, "line 2: HDParm Cached Disk Read has no figure") || !strings.Contains(j, "line 5: FIO 4k random read has no figure") {
+		t.Errorf("notes %q", notes)
+	}
+}

@@ -185,6 +185,17 @@ func FuzzIPerf3(f *testing.F)   { fuzzWith(f, []string{IPerf3}, iperf3Seeds, imp
 func FuzzSysbench(f *testing.F) { fuzzWith(f, []string{Sysbench}, sysbenchSeeds, importSysbench) }
 func FuzzDD(f *testing.F)       { fuzzWith(f, []string{DD}, ddSeeds, importDD) }
 func FuzzHDParm(f *testing.F)   { fuzzWith(f, []string{HDParm}, hdparmSeeds, importHDParm) }
+
+var pibenchSeeds = []string{
+	"     Category                  Test                      Result\nHDParm                    Disk Read                 40.97 MB/s\nHDParm                    Cached Disk Read           MB/sec\n" +
+		"DD                        Disk Write                1,7 GB/s\nFIO                       4k random read            2807 IOPS (11228 KB/s)\nIOZone                    4k random write           1e400 KB/s\n\n                          Score: 1132\n",
+	"FIO                       4k random write           99999999999999999999 IOPS (1 KB/s)\nFIO                       4k random write           1 IOPS (1 KB/s)\n",
+}
+
+func FuzzPiBench(f *testing.F) {
+	fuzzWith(f, []string{PiBenchmarks}, pibenchSeeds, withoutNotes(importPiBench))
+}
+
 func FuzzMark(f *testing.F) {
 	fuzzWith(f, []string{KDiskMark, CrystalDiskMark}, markSeeds, func(b []byte, file string) ([]*result.Document, error) {
 		docs, _, err := importMark(b, file)
@@ -215,7 +226,7 @@ func FuzzThruput(f *testing.F) {
 
 // FuzzImport goes through Detect, as the command does.
 func FuzzImport(f *testing.F) {
-	for _, set := range [][]string{{"", "\xef\xbb\xbf{\"start\":{}}", "^C{\"start\":{}}"}, fioSeeds, fioTextSeeds, iperf3Seeds, sysbenchSeeds, thruputSeeds, ddSeeds, downloadSeeds, iozoneSeeds, hdparmSeeds, markSeeds} {
+	for _, set := range [][]string{{"", "\xef\xbb\xbf{\"start\":{}}", "^C{\"start\":{}}"}, fioSeeds, fioTextSeeds, iperf3Seeds, sysbenchSeeds, thruputSeeds, ddSeeds, downloadSeeds, iozoneSeeds, hdparmSeeds, markSeeds, pibenchSeeds} {
 		for _, s := range set {
 			f.Add([]byte(s))
 		}
