@@ -33,13 +33,26 @@ var (
 	pibenchDD     = regexp.MustCompile(`^(\d+(?:[.,]\d+)?) (kB/s|MB/s|GB/s)$`)
 	pibenchFio    = regexp.MustCompile(`^(\d+(?:\.\d+)?) IOPS \((\d+(?:\.\d+)?) KB/s\)$`)
 	pibenchKBs    = regexp.MustCompile(`^(\d+(?:\.\d+)?) KB/s$`)
+	// terminalCode is an escape sequence tput writes: a colour or style
+	// ("\x1b[33m", "\x1b[1m"), the reset "\x1b(B\x1b[m". Storage.sh wraps
+	// its heading, its score and its own messages in them, and a log
+	// saved from its output keeps them.
+	terminalCode = regexp.MustCompile(`\x1b(?:\[[0-9;?]*[ -/]*[@-~]|[()][0-9A-Za-z]|[@-Z\\-_])`)
 )
+
+// plainLine is line without the terminal's escape sequences.
+func plainLine(line string) string {
+	if !strings.Contains(line, "\x1b") {
+		return line
+	}
+	return terminalCode.ReplaceAllString(line, "")
+}
 
 // isPiBenchRow says whether line is a row of the table. Every row holds
 // "Disk " or "4k ": a line without either, however long, is passed over
 // without the regexp.
 func isPiBenchRow(line []byte) bool {
-	return (bytes.Contains(line, []byte("Disk ")) || bytes.Contains(line, []byte("4k "))) && pibenchRow.Match(line)
+	return (bytes.Contains(line, []byte("Disk ")) || bytes.Contains(line, []byte("4k "))) && pibenchRow.MatchString(plainLine(string(line)))
 }
 
 const pibenchNote = "read from PiBenchmarks' Storage.sh result table: each test's rate as the script printed it (hdparm's MB is 2^20 bytes, dd's as dd printed it, fio's and iozone's KB are 1024 bytes); the sizes, times and whether hdparm ran with --direct differ between the script's versions and the table does not say"
@@ -89,6 +102,7 @@ func importPiBench(data []byte, file string) ([]*result.Document, []string, erro
 		if bad != nil {
 			return
 		}
+		l = plainLine(l)
 		if pibenchHeader.MatchString(l) {
 			start()
 			return
