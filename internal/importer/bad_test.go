@@ -58,6 +58,7 @@ func TestBadInput(t *testing.T) {
 		{"truncated fio text", "fio-3.33\na: (groupid=0, jobs=1): err= 0: pid=7: Sat Nov 28 18:33:29 2026\n  read: IOPS=8714, BW=34.0MiB/s (35.7MB/s)(8192KiB/235msec)\n    clat (usec): min=25, max=8835, avg=113.59, stdev=337.22\n",
 			`fio text: job "a" (line 2) is cut off before its "issued" line (truncated output?)`},
 		{"fio text job without figures", "b: (groupid=0, jobs=1): err= 0: pid=7\n     issued rwts: total=0,0,0,0 short=0,0,0,0 dropped=0,0,0,0\n", `fio text: job "b" (line 1) has no read, write or trim line`},
+		{"fio text rate of bytes without /s", "All clients: (groupid=0, jobs=2): err= 0: pid=0\n  read: IOPS=1, BW=12MiB (1M)(1MiB/1msec)\n", `line 2: "read: IOPS=1, BW=12MiB (1M)(1MiB/1msec)": not IOPS, a rate and an amount fio prints`},
 		{"fio text bad rate", "c: (groupid=0, jobs=1): err= 0: pid=7\n  read: IOPS=1, BW=12XB/s (1MB/s)(1MiB/1msec)\n", `line 2: "read: IOPS=1, BW=12XB/s (1MB/s)(1MiB/1msec)": not IOPS, a rate and an amount fio prints`},
 		{"fio terse too few fields", "3;fio-3.33;a;0;0;8192;34859;8714;235\n", "fio terse line 1: 9 fields, where terse version 3 has at least 121 (truncated line?)"},
 		{"fio terse unknown version", "6;fio-3.40;a;0;0" + strings.Repeat(";0", 200) + "\n", "fio terse line 1: terse version 6: only versions 3, 4 and 5 are read"},
