@@ -199,3 +199,26 @@ func TestPiBenchTable(t *testing.T) {
 		t.Errorf("notes %q", notes)
 	}
 }
+
+// TestMarkWithoutBanner: a report copied from its units line on, without
+// the banner, is read; its test lines' layout names the tool, and a second
+// units line starts the next report.
+func TestMarkWithoutBanner(t *testing.T) {
+	units := "* MB/s = 1,000,000 bytes/s [SATA/600 = 600,000,000 bytes/s]\n* KB = 1000 bytes, KiB = 1024 bytes\n\n[Read]\n"
+	in := units + "  SEQ    1MiB (Q=  8, T= 1):  5024.997 MB/s [   4792.2 IOPS] <  1667.96 us>\n" +
+		units + "Sequential   1 MiB (Q=  8, T= 1):    50.851 MB/s [     49.7 IOPS] < 158255.28 us>\n"
+	if got := Detect([]byte(in)); got != CrystalDiskMark {
+		t.Fatalf("Detect = %q", got)
+	}
+	docs, err := Import([]byte(in), "in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 2 || docs[0].Imported.Tool != CrystalDiskMark || docs[1].Imported.Tool != KDiskMark || docs[1].Tool.Name != KDiskMark ||
+		docs[1].Mark.Engine != "fio" || docs[0].Imported.Version != "" || docs[1].Mark.Results[0].MBPerSec != 50.851 {
+		t.Fatalf("%d reports: %+v", len(docs), docs)
+	}
+	if _, err := Import([]byte(units), "in"); err == nil || !strings.Contains(err.Error(), "disk mark report: no test line") {
+		t.Errorf("a units line alone: %v", err)
+	}
+}

@@ -129,6 +129,10 @@ func Detect(data []byte) string {
 		return KDiskMark
 	case cdmBanner.Match(head):
 		return CrystalDiskMark
+	case bytes.Contains(head, []byte(markUnits)):
+		// A report copied from its units line on, without the banner
+		// that names its tool: its test lines' layout will.
+		return CrystalDiskMark
 	case bytes.Contains(head, []byte("(groupid=")) && len(linesWhere(head, isFioJobLine)) > 0,
 		bytes.IndexByte(head, ';') >= 0 && len(linesWhere(head, isFioTerseLine)) > 0:
 		return FIO
