@@ -11,7 +11,20 @@ import (
 // TestMarkPresets: a disk mark report's tests are named as thruput's own
 // disk mark names its presets, so imported runs line up with its runs.
 func TestMarkPresets(t *testing.T) {
-	data, err := os.ReadFile("testdata/real/kdiskmark-1.6.0-fio-3.16-readme.md")
+	docs := importCorpusFile(t, "kdiskmark-1.6.0-fio-3.16-readme.md")
+	want := "SEQ1M Q8T1 read,SEQ1M Q1T1 read,RND4K Q32T16 read,RND4K Q1T1 read,SEQ1M Q8T1 write,SEQ1M Q1T1 write,RND4K Q32T16 write,RND4K Q1T1 write"
+	if got := presetsOf(docs[0]); got != want {
+		t.Errorf("presets %q, want %q", got, want)
+	}
+	if d := docs[0]; d.Mark.DurationNs != 0 || d.Imported.States("duration_ns") || d.Imported.States("direct") || d.Labels["kdiskmark.passes"] != "5" {
+		t.Errorf("duration %d, unstated %v, labels %v: the report states neither the measuring time nor O_DIRECT, and 5 passes", d.Mark.DurationNs, d.Imported.Unstated, d.Labels)
+	}
+}
+
+// importCorpusFile imports a file of the corpus under testdata/real.
+func importCorpusFile(t *testing.T, name string) []*result.Document {
+	t.Helper()
+	data, err := os.ReadFile("testdata/real/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -19,17 +32,16 @@ func TestMarkPresets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return docs
+}
+
+// presetsOf names a disk mark run's tests, "preset phase", in order.
+func presetsOf(d *result.Document) string {
 	var got []string
-	for _, r := range docs[0].Mark.Results {
+	for _, r := range d.Mark.Results {
 		got = append(got, r.Preset+" "+r.Phase)
 	}
-	want := "SEQ1M Q8T1 read,SEQ1M Q1T1 read,RND4K Q32T16 read,RND4K Q1T1 read,SEQ1M Q8T1 write,SEQ1M Q1T1 write,RND4K Q32T16 write,RND4K Q1T1 write"
-	if strings.Join(got, ",") != want {
-		t.Errorf("presets %q, want %q", strings.Join(got, ","), want)
-	}
-	if d := docs[0]; d.Mark.DurationNs != 0 || d.Imported.States("duration_ns") || d.Imported.States("direct") || d.Labels["kdiskmark.passes"] != "5" {
-		t.Errorf("duration %d, unstated %v, labels %v: the report states neither the measuring time nor O_DIRECT, and 5 passes", d.Mark.DurationNs, d.Imported.Unstated, d.Labels)
-	}
+	return strings.Join(got, ",")
 }
 
 // TestMarkLayouts reads the test lines of KDiskMark 3 and CrystalDiskMark
@@ -59,12 +71,8 @@ func TestMarkLayouts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, r := range docs[0].Mark.Results {
-				got = append(got, r.Preset+" "+r.Phase)
-			}
-			if strings.Join(got, ",") != tc.presets || docs[0].Mark.DurationNs != tc.duration {
-				t.Errorf("presets %q, duration %d; want %q, %d", strings.Join(got, ","), docs[0].Mark.DurationNs, tc.presets, tc.duration)
+			if got := presetsOf(docs[0]); got != tc.presets || docs[0].Mark.DurationNs != tc.duration {
+				t.Errorf("presets %q, duration %d; want %q, %d", got, docs[0].Mark.DurationNs, tc.presets, tc.duration)
 			}
 			if !strings.Contains(strings.Join(notes, "\n"), tc.note) {
 				t.Errorf("notes %q do not say %q", notes, tc.note)
@@ -130,22 +138,11 @@ func TestHDParmTimings(t *testing.T) {
 // is read from its first row, a row seen twice starts the next table, and
 // a row left empty by a failed test is noted, not imported.
 func TestPiBenchTable(t *testing.T) {
-	data, err := os.ReadFile("testdata/real/pibenchmarks-orangepi5-sd-and-nvme-blog.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs, err := Import(data, "in")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, r := range docs[0].Mark.Results {
-		got = append(got, r.Preset+" "+r.Phase)
-	}
+	docs := importCorpusFile(t, "pibenchmarks-orangepi5-sd-and-nvme-blog.md")
 	want := "hdparm SEQ2M Q1T1 read,hdparm cached SEQ2M Q1T1 read,dd SEQ4K Q1T1 write,fio RND4K Q64T1 read,fio RND4K Q64T1 write," +
 		"iozone SEQ4K Q1T1 read,iozone SEQ4K Q1T1 write,iozone RND4K Q1T1 read,iozone RND4K Q1T1 write"
-	if strings.Join(got, ",") != want {
-		t.Errorf("presets %q, want %q", strings.Join(got, ","), want)
+	if got := presetsOf(docs[0]); got != want {
+		t.Errorf("presets %q, want %q", got, want)
 	}
 	if docs[0].Labels["pibenchmarks.score"] != "1409" || docs[1].Labels["pibenchmarks.score"] != "18873" {
 		t.Errorf("scores %v %v, the tables print 1409 and 18873", docs[0].Labels, docs[1].Labels)

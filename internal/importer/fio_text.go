@@ -36,12 +36,12 @@ var (
 	// fio --client prints no version line; each server it connects to
 	// says its own: "hostname=nodo2, be=0, 64-bit, os=Linux, arch=x86-64,
 	// fio=fio-3.25, flags=1".
-	fioServerLine = regexp.MustCompile(`^hostname=\S+, .*\bfio=fio-(\d+\.\d+[^,\s]*),`)
+	fioServerLine = regexp.MustCompile(`^hostname=([^,\s]+), .*\bfio=fio-(\d+\.\d+[^,\s]*),`)
 	// fio --client puts a server's name before what the server printed:
-	// its start-up lines ("<pi4> a: (g=0): rw=read, ..."), and, alone at
-	// the end of a line, before each job's block it reports.
-	fioClientLine = regexp.MustCompile(`^<([^<>\s]+)> (.*)$`)
-	fioClientTail = regexp.MustCompile(`<([^<>\s]+)>$`)
+	// its start-up lines ("<pi4> a: (g=0): rw=read, ..."), and at the end
+	// of a status line; not before the job blocks, whose servers come in
+	// no order the text shows.
+	fioClientLine = regexp.MustCompile(`^<([^<>\s]+)> ?(.*)$`)
 	// fio 2.0.9 and older print their version bare ("2.0.8").
 	fioBareVersion = regexp.MustCompile(`^(2\.0\.\d+)$`)
 	// fio 3: "read: IOPS=10.1k, BW=39.5MiB/s (41.4MB/s)(2370MiB/60001msec)",
@@ -112,11 +112,9 @@ func importFioText(data []byte, file string) ([]*result.Document, []string, erro
 	var cur *fioTextJob
 	var dir *fioTextDir
 	version, signal := "", ""
-	// pre holds the start-up line of each job, by name, or by server and
-	// name in a --client run; server is the one named before the next
-	// job's block.
 	pre := map[string]fioPre{}
-	server := ""
+	// servers are the fio servers a --client run names.
+	servers := map[string]bool{}
 	// afterStart: the line before was a start-up line, which fio prints
 	// just before its version.
 	afterStart := false
@@ -130,15 +128,9 @@ func importFioText(data []byte, file string) ([]*result.Document, []string, erro
 			return
 		}
 		line := strings.TrimSpace(raw)
-		from := ""
 		if m := fioClientLine.FindStringSubmatch(line); m != nil {
-			from, line = m[1], m[2]
-		}
-		if m := fioClientTail.FindStringSubmatch(line); m != nil {
-			server = m[1]
-			if line = strings.TrimSpace(strings.TrimSuffix(line, m[0])); line == "" {
-				return
-			}
+			servers[m[1]] = true
+			line = m[2]
 		}
 		bare := afterStart
 		afterStart = false
@@ -147,7 +139,8 @@ func importFioText(data []byte, file string) ([]*result.Document, []string, erro
 			return
 		}
 		if m := fioServerLine.FindStringSubmatch(line); m != nil {
-			version = m[1]
+			servers[m[1]] = true
+			version = m[2]
 			return
 		}
 		if m := fioBareVersion.FindStringSubmatch(line); m != nil && bare {
@@ -165,7 +158,7 @@ func importFioText(data []byte, file string) ([]*result.Document, []string, erro
 		if name, p, ok := fioStartLine(line); ok {
 			// A log of several runs can name different jobs alike: each
 			// job takes the start-up line printed last before it.
-			pre[fioServerKey(from, name)] = p
+			pre[name] = p
 			afterStart = true
 			return
 		}
@@ -177,9 +170,8 @@ func importFioText(data []byte, file string) ([]*result.Document, []string, erro
 				lineErr = fmt.Errorf("fio text: more than %d jobs", maxFioOutputs)
 				return
 			}
-			cur = &fioTextJob{name: m[1], server: server, version: version, signal: signal, dirs: map[string]*fioTextDir{}, start: start, line: n}
-			cur.pre, cur.hasPre = pre[fioServerKey(server, m[1])]
-			server = ""
+			cur = &fioTextJob{name: m[1], version: version, signal: signal, dirs: map[string]*fioTextDir{}, start: start, line: n}
+			cur.pre, cur.hasPre = pre[m[1]]
 			cur.jobs, _ = strconv.Atoi(m[3])
 			cur.code, _ = strconv.ParseInt(m[4], 10, 64)
 			// fio prints the time it reports the job, local and without
@@ -277,6 +269,13 @@ func importFioText(data []byte, file string) ([]*result.Document, []string, erro
 		}
 		if _, ok := j.dirs["trim"]; ok {
 			notes = append(notes, fmt.Sprintf("job %q: its trim figures are not kept (a result holds reads and writes)", clip(j.name)))
+		}
+		if len(servers) == 1 {
+			// One server ran every job; of several, which ran a job
+			// the text does not say.
+			for s := range servers {
+				j.server = s
+			}
 		}
 		d := fioTextDoc(j, file)
 		identify([]*result.Document{d}, j.text)
@@ -444,15 +443,6 @@ func fioTextDoc(j *fioTextJob, file string) *result.Document {
 	}
 	fioOutcome(d, j.name, j.code, j.signal)
 	return d
-}
-
-// fioServerKey is a start-up line's key: its job's name, with the server's
-// in a --client run, whose servers may run jobs of the same name.
-func fioServerKey(server, name string) string {
-	if server == "" {
-		return name
-	}
-	return server + "\x00" + name
 }
 
 // fioTextFigures turns a direction's printed figures into a result's.

@@ -171,16 +171,23 @@ func importMark(data []byte, file string) ([]*result.Document, []string, error) 
 	if bad != nil {
 		return nil, notes, bad
 	}
+	return markedOnly(docs, notes, data, "report", errors.New("disk mark report: no test line (\"Sequential 1 MiB (Q= 8, T= 1): 542.516 MB/s [ 529.8 IOPS]\") under [Read] or [Write]"))
+}
+
+// markedOnly keeps the reports of data (what the tool calls one) that hold
+// a result, noting the others, and gives them their ids; none is the
+// error when no report holds one.
+func markedOnly(docs []*result.Document, notes []string, data []byte, what string, none error) ([]*result.Document, []string, error) {
 	out := docs[:0]
 	for i, d := range docs {
 		if len(d.Mark.Results) == 0 {
-			notes = append(notes, fmt.Sprintf("report %d holds no test it could read", i+1))
+			notes = append(notes, fmt.Sprintf("%s %d holds no test with a figure", what, i+1))
 			continue
 		}
 		out = append(out, d)
 	}
 	if len(out) == 0 {
-		return nil, notes, errors.New("disk mark report: no test line (\"Sequential 1 MiB (Q= 8, T= 1): 542.516 MB/s [ 529.8 IOPS]\") under [Read] or [Write]")
+		return nil, notes, none
 	}
 	identify(out, data)
 	return out, notes, nil

@@ -135,19 +135,7 @@ func importPiBench(data []byte, file string) ([]*result.Document, []string, erro
 	if bad != nil {
 		return nil, notes, bad
 	}
-	out := docs[:0]
-	for i, d := range docs {
-		if len(d.Mark.Results) == 0 {
-			notes = append(notes, fmt.Sprintf("table %d holds no test with a figure", i+1))
-			continue
-		}
-		out = append(out, d)
-	}
-	if len(out) == 0 {
-		return nil, notes, errors.New("PiBenchmarks table: no row with a figure (\"HDParm   Disk Read   40.97 MB/s\")")
-	}
-	identify(out, data)
-	return out, notes, nil
+	return markedOnly(docs, notes, data, "table", errors.New("PiBenchmarks table: no row with a figure (\"HDParm   Disk Read   40.97 MB/s\")"))
 }
 
 // errNoValue is a row printed without a figure: the script's test failed
