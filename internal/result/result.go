@@ -126,7 +126,7 @@ type Previous struct {
 // Imported says where a converted document came from.
 type Imported struct {
 	// Tool is "fio", "iperf3", "sysbench", "dd", "wget", "curl", "iozone",
-	// "hdparm", "kdiskmark" or "crystaldiskmark";
+	// "hdparm", "kdiskmark", "crystaldiskmark" or "pibenchmarks";
 	// Version is the version its output names, when it names one.
 	Tool    string `json:"tool"`
 	Version string `json:"version,omitempty"`
