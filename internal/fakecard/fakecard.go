@@ -21,6 +21,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -62,6 +63,10 @@ type Options struct {
 	Mode Mode
 	// SectorSize is the loop device's logical sector size; 0 means 512.
 	SectorSize int
+	// Latency is added to every read and write the card serves: a slow
+	// card, so that a test can act while a program is still at work on it
+	// (interrupt it midway).
+	Latency time.Duration
 }
 
 // Card is a started fake card.
@@ -73,7 +78,8 @@ type Card struct {
 	// Mode is what it does past Real.
 	Mode Mode
 
-	store *os.File
+	store   *os.File
+	latency time.Duration
 }
 
 // fileName is the card's file in the FUSE mount.
@@ -105,7 +111,7 @@ func Start(t testing.TB, o Options) *Card {
 	if err := store.Truncate(o.Real); err != nil {
 		t.Fatalf("fakecard: %v", err)
 	}
-	c := &Card{Announced: o.Announced, Real: o.Real, Mode: o.Mode, store: store}
+	c := &Card{Announced: o.Announced, Real: o.Real, Mode: o.Mode, store: store, latency: o.Latency}
 
 	mnt := fstest.MountPoint(t)
 	root := &fs.Inode{}
@@ -157,6 +163,8 @@ func (o Options) check() error {
 		return fmt.Errorf("sizes %d and %d: want multiples of the sector size %d", o.Real, o.Announced, ss)
 	case o.Mode != ModeWrap && o.Mode != ModeDrop:
 		return fmt.Errorf("unknown mode %v", o.Mode)
+	case o.Latency < 0:
+		return fmt.Errorf("negative latency %v", o.Latency)
 	}
 	return nil
 }
@@ -208,6 +216,7 @@ func (n *node) Open(context.Context, uint32) (fs.FileHandle, uint32, syscall.Err
 }
 
 func (n *node) Read(_ context.Context, _ fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	time.Sleep(n.card.latency)
 	if off >= n.card.Announced {
 		return fuse.ReadResultData(nil), 0
 	}
@@ -227,6 +236,7 @@ func (n *node) Read(_ context.Context, _ fs.FileHandle, dest []byte, off int64) 
 }
 
 func (n *node) Write(_ context.Context, _ fs.FileHandle, data []byte, off int64) (uint32, syscall.Errno) {
+	time.Sleep(n.card.latency)
 	if off+int64(len(data)) > n.card.Announced {
 		return 0, syscall.ENOSPC
 	}
