@@ -109,7 +109,11 @@ func TestCard(t *testing.T) {
 			}
 
 			first, past := block(t, 4096, 'a'), block(t, 4096, 'b')
+			before := c.Writes()
 			mustWriteAt(t, f, first, 4096)
+			if c.Writes() == before {
+				t.Errorf("a write through %s left Writes at %d", c.Device, before)
+			}
 			mustWriteAt(t, f, past, c.Real+4096)
 
 			wantStart, wantPast := past, make([]byte, 4096)
