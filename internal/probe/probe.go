@@ -85,6 +85,9 @@ type prober struct {
 // search runs the passes and fills p.out's verdict. ctx ends it between
 // two writes.
 func (p *prober) search(ctx context.Context) error {
+	if err := p.seeCache(); err != nil {
+		return err
+	}
 	hi := p.n // the first block known not to keep data
 	first := evenly(p.ref+1, p.n, samplesPerPass)
 	// f3probe's wraparound test: the reference block's stamp read back at
@@ -122,6 +125,35 @@ func (p *prober) search(ctx context.Context) error {
 		}
 	}
 	p.conclude(hi)
+	return nil
+}
+
+// seeCache writes the last block and reads it straight back, as f3probe
+// begins: lost at once, it shows that no write cache stands in front of
+// the memory's end, and the passes write no cache flush. A block read back
+// as written may come from a cache, or from memory: the flush stays.
+func (p *prober) seeCache() error {
+	if p.zone <= 1 {
+		return nil
+	}
+	last := run{p.n - 1, 1}
+	if p.backup != nil {
+		if err := p.backup.save(p, []run{last}); err != nil {
+			return err
+		}
+	}
+	if err := p.writeStamps(last); err != nil {
+		return err
+	}
+	blk := p.buf[:p.bs]
+	if _, err := p.dev.ReadAt(blk, last.first*p.bs); err != nil {
+		return fmt.Errorf("reading back the last block: %w", err)
+	}
+	p.out.Read += p.bs
+	if st, _ := p.check(blk, last.first); st != good {
+		p.zone = 1
+		p.out.CacheFlush = 0
+	}
 	return nil
 }
 

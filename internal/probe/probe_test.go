@@ -109,7 +109,10 @@ func probeCard(t *testing.T, c *card, flush int64) *result.Probe {
 	before := sha256.Sum256(c.mem)
 	out := &result.Probe{Announced: c.size, BlockSize: 512, FirstBad: -1}
 	p := &prober{dev: c, bs: 512, n: c.size / 512, tag: rand.Uint64(), buf: make([]byte, chunk), out: out, ref: reserved / 512}
-	p.zone = min(flush/512, p.n-p.ref)
+	p.zone = max(1, min(flush/512, p.n-p.ref))
+	if p.zone > 1 {
+		out.CacheFlush = p.zone * 512
+	}
 	var err error
 	if p.backup, err = newBackup(t.TempDir(), "/dev/model", c.size, 512); err != nil {
 		t.Fatal(err)
@@ -173,8 +176,12 @@ func TestSearchCache(t *testing.T) {
 	const mib = 1 << 20
 	c := newCard(1024*mib, 32*mib, 0)
 	c.cache = 4 * mib
-	if out := probeCard(t, c, DefaultCacheFlush); out.Verdict != result.ProbeFake || out.Usable != 32*mib {
-		t.Errorf("4 MiB cache, 16 MiB flush: %s", out.Summary)
+	if out := probeCard(t, c, DefaultCacheFlush); out.Verdict != result.ProbeFake || out.Usable != 32*mib || out.CacheFlush != DefaultCacheFlush {
+		t.Errorf("4 MiB cache, 16 MiB flush: %s, %d bytes flushed", out.Summary, out.CacheFlush)
+	}
+	// Without a cache the last block is lost at once: no flush needed.
+	if out := probeCard(t, newCard(1024*mib, 32*mib, 0), DefaultCacheFlush); out.Usable != 32*mib || out.CacheFlush != 0 {
+		t.Errorf("no cache: %s, %d bytes flushed, want none", out.Summary, out.CacheFlush)
 	}
 	c = newCard(1024*mib, 32*mib, 0)
 	c.cache = 4 * mib

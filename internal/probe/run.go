@@ -59,8 +59,11 @@ func Run(ctx context.Context, cfg Config, h progress.Hooks) (*result.Probe, erro
 	out := &result.Probe{Device: cfg.Device, Announced: size, BlockSize: int(bs), FirstBad: -1}
 	p := &prober{dev: f, bs: bs, n: size / bs, tag: rand.Uint64(), buf: buf, h: h, label: cfg.Device, out: out, start: start}
 	p.ref = reserved / bs
-	p.zone = min(cfg.CacheFlush/bs, p.n-p.ref)
-	out.CacheFlush = p.zone * bs
+	// The flush begins at the reference block, which every pass writes.
+	p.zone = max(1, min(cfg.CacheFlush/bs, p.n-p.ref))
+	if p.zone > 1 {
+		out.CacheFlush = p.zone * bs
+	}
 	if !cfg.Destructive {
 		dir := cfg.BackupDir
 		if dir == "" {
