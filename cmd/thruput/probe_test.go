@@ -23,7 +23,6 @@ import (
 	"github.com/thruput/thruput/internal/result"
 )
 
-
 // probeDevice is a device under probe and how to read back what it keeps,
 // past the device itself.
 type probeDevice struct {
