@@ -377,3 +377,30 @@ func appears(path string) bool {
 	}
 	return false
 }
+
+// TestProbeFlags: --probe's flags out of place, and what is no block
+// device, are refused with exit 2 before anything is opened.
+func TestProbeFlags(t *testing.T) {
+	bak := filepath.Join(t.TempDir(), "sdb.bak")
+	if err := os.WriteFile(bak, []byte("not a backup\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--destructive", "."}, "--destructive is for --probe DEVICE"},
+		{[]string{"--restore", bak}, "--restore is for --probe DEVICE"},
+		{[]string{"--probe", "/dev/null", "."}, `--probe takes a device and no DIR (got ".")`},
+		{[]string{"--probe", "/dev/null"}, "/dev/null is not a block device"},
+		{[]string{"--probe", "/nonexistent/sdz"}, "/nonexistent/sdz: no such file or directory"},
+		{[]string{"--probe", "/dev/null", "--restore", bak, "--destructive"}, "--restore writes a backup back and probes nothing"},
+		{[]string{"--probe", "/dev/null", "--restore", bak}, "--restore " + bak + ": not a thruput probe backup"},
+		{[]string{"--probe", "/dev/null", "--format", "csv"}, `--format "csv": use one of table, json, markdown`},
+	} {
+		res := thruput(t, append([]string{"disk", "check"}, tc.args...)...)
+		if res.code != 2 || !strings.Contains(res.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 saying %q", tc.args, res.code, res.stderr, tc.want)
+		}
+	}
+}

@@ -31,6 +31,16 @@ import (
 // in 512-byte blocks) needs three passes. f3probe samples up to 1024.
 const samplesPerPass = 256
 
+// Without a cache flush a pass costs only its own blocks, so more passes
+// of fewer blocks write less: the first pass stamps firstSamples, spread
+// over the whole device to find bad blocks below the end as well (f3probe
+// samples 64 blocks for that), the next narrowSamples each (1 GiB in
+// 512-byte blocks: 64 + 5 x 16 blocks instead of 3 x 256).
+const (
+	firstSamples  = 64
+	narrowSamples = 16
+)
+
 // reserved is the start of the device the probe never writes: where the
 // partition table and boot code live, as f3probe leaves it. The block just
 // after it is the reference every wraparound is found by.
@@ -89,7 +99,11 @@ func (p *prober) search(ctx context.Context) error {
 		return err
 	}
 	hi := p.n // the first block known not to keep data
-	first := evenly(p.ref+1, p.n, samplesPerPass)
+	k1, k := int64(samplesPerPass), int64(samplesPerPass)
+	if p.zone <= 1 {
+		k1, k = firstSamples, narrowSamples
+	}
+	first := evenly(p.ref+1, p.n, k1)
 	// f3probe's wraparound test: the reference block's stamp read back at
 	// ref + 2^k means the card ignores address bit k.
 	var wraps []int64
@@ -119,7 +133,7 @@ func (p *prober) search(ctx context.Context) error {
 		if hi-lo <= 1 {
 			break
 		}
-		samples = evenly(lo+1, hi, samplesPerPass)
+		samples = evenly(lo+1, hi, k)
 		if got, err = p.pass(ctx, samples, nil); err != nil {
 			return err
 		}
