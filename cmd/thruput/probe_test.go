@@ -174,12 +174,7 @@ func TestProbe(t *testing.T) {
 				t.Errorf("got %s %s usable %d wrap %d restored %v, want %s %s usable %d wrap %d restored", got.Verdict, got.Kind, got.Usable, got.Wrap, got.Restored,
 					tc.verdict, tc.kind, tc.usable, tc.wrap)
 			}
-			if d.sum(t) != before {
-				t.Errorf("the device's memory changed under the probe")
-			}
-			if left := probeBackups(t); len(left) != 0 {
-				t.Errorf("backups left: %v", left)
-			}
+			restored(t, d, before, "the probe")
 			wantFix := ""
 			if tc.verdict != result.ProbeGenuine {
 				wantFix = fmt.Sprintf("parted -s %s unit s mklabel msdos mkpart primary fat32 2048 %d", d.dev, tc.usable/512-1)
@@ -245,12 +240,7 @@ func TestProbeInterrupted(t *testing.T) {
 			if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(stderr.String(), "interrupted; every block it overwrote was written back") {
 				t.Errorf("exit %d, stderr %q", code, stderr.String())
 			}
-			if d.sum(t) != before {
-				t.Errorf("the device's memory differs after an interrupted probe")
-			}
-			if left := probeBackups(t); len(left) != 0 {
-				t.Errorf("backups left: %v", left)
-			}
+			restored(t, d, before, "an interrupted probe")
 		})
 	}
 }
@@ -270,11 +260,18 @@ func TestProbeKilled(t *testing.T) {
 	if res.code != 0 || !strings.Contains(res.stdout, "written back from "+left[0]) {
 		t.Errorf("restore: exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
 	}
+	restored(t, d, before, "--restore")
+}
+
+// restored checks that the device's memory is as before and no backup is
+// left after what ran.
+func restored(t *testing.T, d probeDevice, before [32]byte, after string) {
+	t.Helper()
 	if d.sum(t) != before {
-		t.Errorf("the device's memory differs after --restore")
+		t.Errorf("the device's memory differs after %s", after)
 	}
 	if left := probeBackups(t); len(left) != 0 {
-		t.Errorf("backups left after --restore: %v", left)
+		t.Errorf("backups left after %s: %v", after, left)
 	}
 }
 

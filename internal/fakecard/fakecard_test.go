@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -44,15 +45,8 @@ func TestEach(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if len(got) != len(tc.want) {
+		if !slices.Equal(got, tc.want) {
 			t.Errorf("%v at %d+%d: pieces %v, want %v", tc.mode, tc.off, tc.n, got, tc.want)
-			continue
-		}
-		for i := range got {
-			if got[i] != tc.want[i] {
-				t.Errorf("%v at %d+%d: pieces %v, want %v", tc.mode, tc.off, tc.n, got, tc.want)
-				break
-			}
 		}
 	}
 }

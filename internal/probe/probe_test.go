@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -226,16 +227,8 @@ func TestEvenly(t *testing.T) {
 		{0, 100, 3, []int64{0, 49, 99}},
 		{5, 5, 3, nil},
 	} {
-		got := evenly(tc.from, tc.to, tc.k)
-		if len(got) != len(tc.want) {
+		if got := evenly(tc.from, tc.to, tc.k); !slices.Equal(got, tc.want) {
 			t.Errorf("evenly(%d, %d, %d) = %v, want %v", tc.from, tc.to, tc.k, got, tc.want)
-			continue
-		}
-		for i := range got {
-			if got[i] != tc.want[i] {
-				t.Errorf("evenly(%d, %d, %d) = %v, want %v", tc.from, tc.to, tc.k, got, tc.want)
-				break
-			}
 		}
 	}
 }
