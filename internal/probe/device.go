@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/thruput/thruput/internal/sysinfo"
 	"github.com/thruput/thruput/internal/usage"
 )
 
@@ -86,26 +86,17 @@ type mountOn struct{ source, point string }
 // mountsOn lists the mounts of any device in parts (by number) or names
 // (by source path: FUSE filesystems such as fusefat show 0:N).
 func (r Roots) mountsOn(parts map[string]string, names map[string]bool) ([]mountOn, error) {
-	f, err := os.Open(filepath.Join(r.Proc, "self/mountinfo"))
+	all, err := sysinfo.FS{Proc: r.Proc}.Mounts()
 	if err != nil {
-		return nil, fmt.Errorf("reading the mount table: %w", err)
+		return nil, err
 	}
-	defer f.Close()
 	var out []mountOn
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		fields := strings.Split(sc.Text(), " ")
-		sep := slices.Index(fields, "-")
-		if len(fields) < 10 || sep < 6 || sep+2 >= len(fields) {
-			continue
-		}
-		source := fields[sep+2]
-		if _, ok := parts[fields[2]]; ok || names[source] {
-			out = append(out, mountOn{source, unescape(fields[4])})
+	for _, m := range all {
+		if _, ok := parts[fmt.Sprintf("%d:%d", m.Major, m.Minor)]; ok || names[m.Source] {
+			out = append(out, mountOn{m.Source, m.Point})
 		}
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // swapsOn lists the swap areas on the devices named.
@@ -124,12 +115,6 @@ func (r Roots) swapsOn(names map[string]bool) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// unescape undoes mountinfo's octal escapes of space, tab, newline and
-// backslash in a mount point.
-func unescape(s string) string {
-	return strings.NewReplacer(`\040`, " ", `\011`, "\t", `\012`, "\n", `\134`, `\`).Replace(s)
 }
 
 func exists(path string) bool {
