@@ -237,7 +237,8 @@ func TestProbeInterrupted(t *testing.T) {
 			cmd, stderr, d, before := startProbe(t)
 			_ = cmd.Process.Signal(sig)
 			_ = cmd.Wait()
-			if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(stderr.String(), "interrupted; every block it overwrote was written back") {
+			want := "thruput: probing " + d.dev + ": interrupted; every block it overwrote was written back\n"
+			if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.HasSuffix(stderr.String(), want) {
 				t.Errorf("exit %d, stderr %q", code, stderr.String())
 			}
 			restored(t, d, before, "an interrupted probe")

@@ -87,10 +87,16 @@ func Run(ctx context.Context, cfg Config, h progress.Hooks) (*result.Probe, erro
 		out.Restored = true
 	}
 	out.ElapsedNs = time.Since(start).Nanoseconds()
-	if searchErr != nil {
-		if out.Restored {
-			return nil, fmt.Errorf("probing %s: %w; every block it overwrote was written back", cfg.Device, searchErr)
-		}
+	switch {
+	case errors.Is(searchErr, context.Canceled) && out.Restored:
+		// Not wrapped: the command's usual interrupt line speaks of test
+		// files, and the probe made none.
+		return nil, fmt.Errorf("probing %s: interrupted; every block it overwrote was written back", cfg.Device)
+	case errors.Is(searchErr, context.Canceled):
+		return nil, fmt.Errorf("probing %s: interrupted; the blocks it wrote keep its stamps (--destructive)", cfg.Device)
+	case searchErr != nil && out.Restored:
+		return nil, fmt.Errorf("probing %s: %w; every block it overwrote was written back", cfg.Device, searchErr)
+	case searchErr != nil:
 		return nil, fmt.Errorf("probing %s: %w", cfg.Device, searchErr)
 	}
 	if out.Verdict != result.ProbeGenuine && out.Usable > reserved {
@@ -100,10 +106,10 @@ func Run(ctx context.Context, cfg Config, h progress.Hooks) (*result.Probe, erro
 	return out, nil
 }
 
-// fixCommand is the f3fix of parted: a new msdos partition table with one
-// FAT32 partition from sector 2048 (1 MiB, as f3fix and most cards have it)
-// to the last usable 512-byte sector. parted counts sectors of 512 bytes
-// whatever the device's logical block size is not; its end is inclusive.
+// fixCommand is f3fix done with parted: a new msdos partition table with
+// one FAT32 partition from sector 2048 (1 MiB, as f3fix and most cards
+// have it) to the last usable 512-byte sector, inclusive, as parted counts
+// an end given in sectors.
 func fixCommand(device string, usable int64) string {
 	return fmt.Sprintf("parted -s %s unit s mklabel msdos mkpart primary fat32 2048 %d", device, usable/512-1)
 }
