@@ -29,7 +29,11 @@ func ProbeTable(p *result.Probe) Table {
 		add("bad blocks", fmt.Sprintf("%d probed, the first at byte %d", p.BadBlocks, p.FirstBad))
 	}
 	add("granularity", strconv.Itoa(p.BlockSize)+" bytes (the device's logical block)")
-	add("cache flush", units.IEC(p.CacheFlush)+" written after each pass's stamps")
+	if p.CacheFlush > 0 {
+		add("cache flush", units.IEC(p.CacheFlush)+" written after each pass's stamps")
+	} else {
+		add("cache flush", "none: a block written past the end was lost at once, so no cache hid it")
+	}
 	add("work", fmt.Sprintf("%d passes, %s written, %s read, %s", p.Passes, units.IEC(p.Written), units.IEC(p.Read),
 		time.Duration(p.ElapsedNs).Round(time.Millisecond)))
 	if p.Restored {
