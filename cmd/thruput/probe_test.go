@@ -129,9 +129,10 @@ func f3Probe(t *testing.T, dev string) (verdict string, usable int64, took time.
 }
 
 // TestProbe probes a wraparound and a dropping fake (1 GiB announced, 128
-// MiB real) and a genuine loop device: verdict and usable size exact to
-// the block (512 bytes here), every byte of the memory as it was after,
-// no backup left. f3probe runs on the same devices; its verdicts are
+// MiB real), a dropping one of 4 KiB blocks keeping 40 MiB and a block,
+// and a genuine loop device: verdict and usable size exact to the block
+// (512 or 4096 bytes), every byte of the memory as it was after, no
+// backup left. f3probe runs on the same devices; its verdicts are
 // logged beside thruput's and held to what the device really is.
 func TestProbe(t *testing.T) {
 	fstest.RequireRoot(t)
@@ -150,6 +151,8 @@ func TestProbe(t *testing.T) {
 			// losing data, and it calls the card damaged with 0 usable.
 			"calls a plain wraparound fake damaged, 0 usable"},
 		{"drop", &fakecard.Options{Announced: 1 << 30, Real: 128 * mib, Mode: fakecard.ModeDrop}, result.ProbeFake, result.ProbeDropped, 128 * mib, 0, ""},
+		// 4 KiB logical blocks: the probe's unit, and f3probe's.
+		{"drop 4k", &fakecard.Options{Announced: 256 * mib, Real: 40*mib + 4096, Mode: fakecard.ModeDrop, SectorSize: 4096}, result.ProbeFake, result.ProbeDropped, 40*mib + 4096, 0, ""},
 		{"genuine", nil, result.ProbeGenuine, "", 256 * mib, 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
