@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/thruput/thruput/internal/probe"
 	"github.com/thruput/thruput/internal/report"
@@ -26,11 +28,23 @@ func (pf *probeFlags) add(c *cobra.Command) {
 	fl.StringVar(&pf.restore, "restore", "", "with --probe: write back the blocks a killed probe left in backup `FILE`, and remove it")
 }
 
+// probeOwn are the flags --probe takes, besides the output's.
+var probeOwn = map[string]bool{"probe": true, "destructive": true, "cache": true, "restore": true}
+
 // runProbe is disk check --probe: the device's verdict as a table or
 // JSON, or --restore's write-back.
 func (a *app) runProbe(cmd *cobra.Command, pf *probeFlags, args []string) error {
 	if len(args) > 0 {
 		return usage.Errorf("--probe takes a device and no DIR (got %q)", args[0])
+	}
+	var other []string
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if !probeOwn[f.Name] && cmd.InheritedFlags().Lookup(f.Name) == nil {
+			other = append(other, "--"+f.Name)
+		}
+	})
+	if len(other) > 0 {
+		return usage.Errorf("%s: not for --probe, which measures no speed and keeps nothing in the history", strings.Join(other, ", "))
 	}
 	format, err := a.formatOf("table", "json", "markdown")
 	if err != nil {

@@ -398,6 +398,7 @@ func TestProbeFlags(t *testing.T) {
 		{[]string{"--probe", "/dev/null", "--restore", bak, "--destructive"}, "--restore writes a backup back and probes nothing"},
 		{[]string{"--probe", "/dev/null", "--restore", bak}, "--restore " + bak + ": not a thruput probe backup"},
 		{[]string{"--probe", "/dev/null", "--format", "csv"}, `--format "csv": use one of table, json, markdown`},
+		{[]string{"--probe", "/dev/null", "--label", "card=x", "--preset", "rpi-sd"}, "--label, --preset: not for --probe"},
 	} {
 		res := thruput(t, append([]string{"disk", "check"}, tc.args...)...)
 		if res.code != 2 || !strings.Contains(res.stderr, tc.want) {
