@@ -136,6 +136,14 @@ func f3Probe(t *testing.T, dev string) (verdict string, usable int64, took time.
 // logged beside thruput's and held to what the device really is.
 func TestProbe(t *testing.T) {
 	fstest.RequireRoot(t)
+	_, err := exec.LookPath("f3probe")
+	if err != nil && os.Getenv("CI") == "true" {
+		t.Fatal("f3probe is not installed (Debian's f3 package, which scripts/setup installs)")
+	}
+	withF3 := err == nil
+	if !withF3 {
+		t.Log("f3probe is not installed (Debian's f3 package): thruput's probe alone is checked")
+	}
 	for _, tc := range []struct {
 		name          string
 		card          *fakecard.Options
@@ -187,6 +195,9 @@ func TestProbe(t *testing.T) {
 			}
 			t.Logf("thruput: %s in %v (%d passes, %d KiB written)", got.Summary, took.Round(time.Millisecond), got.Passes, got.Written>>10)
 
+			if !withF3 {
+				return
+			}
 			f3Verdict, f3Usable, f3Took := f3Probe(t, d.dev)
 			t.Logf("f3probe: %s, %d bytes usable, in %v", f3Verdict, f3Usable, f3Took.Round(time.Millisecond))
 			f3Right := f3Verdict == tc.verdict && f3Usable == tc.usable
