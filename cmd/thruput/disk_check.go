@@ -22,6 +22,7 @@ var checkNames = map[string]string{"Preset": "--preset", "Size": "--size", "Rand
 func newDiskCheckCmd(a *app) *cobra.Command {
 	var cfg disk.CheckConfig
 	var claim string
+	var capacity capacityFlags
 	c := &cobra.Command{
 		Use:   "check [DIR]",
 		Short: "Is this card what it claims? Its SD classes judged, or Raspberry Pi's SD Card Speed Test",
@@ -70,6 +71,12 @@ to three runs, passing on the first run that passes.`,
 			if err != nil {
 				return err
 			}
+			if err := capacity.check(cmd); err != nil {
+				return err
+			}
+			if capacity.on {
+				return capacity.run(a, cmd, args, format)
+			}
 			if claim != "" {
 				for _, cl := range strings.Split(claim, ",") {
 					cl = strings.ToUpper(strings.TrimSpace(cl))
@@ -95,5 +102,6 @@ to three runs, passing on the first run that passes.`,
 	fl.VarP(units.NewDuration((*time.Duration)(&cfg.RandomNs), 10*time.Second), "time", "t", "bound on each random step and the class verdict's sustained write (rpi-sd's runtime=10)")
 	fl.StringVar(&claim, "claim", "", "judge against these classes instead of the card's registers: a list of "+strings.Join(ceiling.Classes, ","))
 	fl.StringVar(&cfg.Engine, "engine", disk.EngineUring, "io_uring (as fio's libaio, queue depth kept) or sync")
+	capacity.add(fl)
 	return c
 }

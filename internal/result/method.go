@@ -19,6 +19,9 @@ const (
 	// MethodCheck is a card judged against its classes, or Raspberry
 	// Pi's SD Card Speed Test (Check).
 	MethodCheck Method = "disk.check"
+	// MethodCapacity is disk check --capacity: the free space filled
+	// with f3's .h2w files and read back (Capacity).
+	MethodCapacity Method = "disk.capacity"
 	// MethodNetClient and MethodNetServer are the iperf3 test from each
 	// end (Net).
 	MethodNetClient Method = "net.client"
