@@ -123,22 +123,26 @@ func listNames(ns []int) string {
 	return s
 }
 
-// resumeHint says, on a stop, what is left and how to go on.
+// resumeHint says, on a stop, what is left and how to go on. Files are
+// numbered from StartAt on, and Files holds the whole ones.
 func resumeHint(err error, cfg CapacityConfig, out *result.Capacity, dir string) error {
 	if !errors.Is(err, context.Canceled) {
 		return err
 	}
+	err = interrupted{context.Canceled}
+	at := cfg.StartAt + len(out.Files)
 	switch {
 	case cfg.VerifyOnly:
-		at := cfg.StartAt
 		if len(out.Files) > 0 {
 			at = out.Files[len(out.Files)-1].Number
 		}
-		return fmt.Errorf("%w: stopped while reading; to read the rest: --verify-only --start-at %d", err, at)
-	case cfg.Keep && len(out.Files) > 0:
-		return fmt.Errorf("%w: the whole files written are kept in %s; to go on: --start-at %d --keep", err, dir, out.Files[len(out.Files)-1].Number+1)
+		return fmt.Errorf("%w: stopped reading %s; to read on from there: --verify-only --start-at %d", err, h2w.Name(at), at)
+	case cfg.Keep && out.Read != nil:
+		return fmt.Errorf("%w: the files are kept in %s; to read them: --verify-only", err, dir)
+	case cfg.Keep:
+		return fmt.Errorf("%w: %d whole files are kept in %s; to go on filling: --start-at %d --keep, then --verify-only reads them all", err, len(out.Files), dir, at)
 	}
-	return fmt.Errorf("%w: its files were removed; with --keep a stopped run keeps them and can go on with --start-at", err)
+	return fmt.Errorf("%w: its files were removed (a run with --keep keeps them, to go on with --start-at)", err)
 }
 
 // fill writes files from cfg.StartAt until the filesystem is full or
@@ -215,6 +219,14 @@ func nonFull(err error) error {
 	return err
 }
 
+// noRoom says the filesystem of fd has no room left: a write that failed
+// then ends the fill whatever the error, as some filesystems give
+// another than ENOSPC (fusefat, the FUSE vfat, says EPERM).
+func noRoom(fd int) bool {
+	var st unix.Statfs_t
+	return unix.Fstatfs(fd, &st) == nil && int64(st.Bavail)*int64(st.Bsize) < 64<<10
+}
+
 // writeH2W writes file n's sectors into fd until it holds 1 GiB or the
 // filesystem is full (full is then true: the file is cut to whole
 // sectors), syncing and dropping what it wrote from the page cache about
@@ -239,7 +251,7 @@ func writeH2W(ctx context.Context, fd, n int, buf buffer, ph *fillPhase, f *resu
 			if err != nil || w == 0 {
 				f.Bytes += int64(done)
 				ph.add(int64(done))
-				if err = nonFull(err); err != nil {
+				if err = nonFull(err); err != nil && !noRoom(fd) {
 					return false, err
 				}
 				// The filesystem is full: keep whole sectors only.
