@@ -12,7 +12,7 @@ import (
 
 // capacityNames are the flags that set the fields disk.CapacityConfig's
 // messages name.
-var capacityNames = map[string]string{"StartAt": "--start-at", "EndAt": "--end-at"}
+var capacityNames = map[string]string{"StartAt": "--start-at", "EndAt": "--end-at", "DropCaches": "--drop-caches"}
 
 // capacityFlags are disk check --capacity's flags.
 type capacityFlags struct {
@@ -25,6 +25,7 @@ func (c *capacityFlags) add(fl *pflag.FlagSet) {
 	fl.BoolVar(&c.cfg.VerifyOnly, "verify-only", false, "with --capacity: read back the .h2w files already in DIR (f3write's, or a --keep run's), writing nothing")
 	fl.IntVar(&c.cfg.StartAt, "start-at", 1, "with --capacity: first N.h2w file (f3's --start-at)")
 	fl.IntVar(&c.cfg.EndAt, "end-at", 0, "with --capacity: last N.h2w file (f3's --end-at; 0: until the filesystem is full)")
+	fl.BoolVar(&c.cfg.DropCaches, "drop-caches", false, "with --capacity: also drop all clean caches before the read back (root), for a FUSE filesystem on the card (fusefat) that reads it through the device's cache")
 	fl.BoolVar(&c.cfg.Keep, "keep", false, "with --capacity: leave the files written in DIR (for f3read, or to go on with --start-at)")
 }
 
@@ -40,7 +41,7 @@ func (c *capacityFlags) check(cmd *cobra.Command) error {
 		}
 		return nil
 	}
-	for _, n := range []string{"verify-only", "start-at", "end-at", "keep"} {
+	for _, n := range []string{"verify-only", "start-at", "end-at", "keep", "drop-caches"} {
 		if fl.Changed(n) {
 			return usage.Errorf("--%s goes with --capacity", n)
 		}

@@ -32,6 +32,8 @@ func (c CapacityConfig) Validate() error {
 		return usage.Invalidf("{StartAt} %d: files are numbered from 1", c.StartAt)
 	case c.EndAt != 0 && c.EndAt < c.StartAt:
 		return usage.Invalidf("{EndAt} %d is before {StartAt} %d", c.EndAt, c.StartAt)
+	case c.DropCaches && os.Geteuid() != 0:
+		return usage.Invalidf("{DropCaches} needs root (it writes /proc/sys/vm/drop_caches)")
 	}
 	return nil
 }
@@ -254,14 +256,21 @@ func writeH2W(ctx context.Context, fd, n int, buf buffer, ph *fillPhase, f *resu
 				if err = nonFull(err); err != nil && !noRoom(fd) {
 					return false, err
 				}
-				// The filesystem is full: keep whole sectors only.
-				keep := f.Bytes / h2w.SectorSize * h2w.SectorSize
-				if keep != f.Bytes {
+				// The filesystem is full. The file is what it holds, which
+				// may be more than the writes said (fusefat took part of
+				// the write it failed), cut to whole sectors.
+				var st unix.Stat_t
+				if err := unix.Fstat(fd, &st); err != nil {
+					return false, err
+				}
+				keep := st.Size / h2w.SectorSize * h2w.SectorSize
+				if keep != st.Size {
 					if err := unix.Ftruncate(fd, keep); err != nil {
 						return false, err
 					}
-					f.Bytes = keep
 				}
+				ph.add(keep - f.Bytes)
+				f.Bytes = keep
 				return true, nil
 			}
 		}
@@ -296,6 +305,11 @@ func readBack(ctx context.Context, t result.Target, numbers []int, out *result.C
 		return err
 	}
 	defer buf.free()
+	if out.DropCaches {
+		if err := dropAllCaches(); err != nil {
+			return err
+		}
+	}
 	ph := newFillPhase(t.Label(), "h2w read", total, h)
 	out.Read = &ph.CapacityPhase
 	defer ph.end()

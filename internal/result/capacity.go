@@ -49,6 +49,10 @@ type CapacityParameters struct {
 	EndAt   int `json:"end_at"`
 	// VerifyOnly reads files another run or f3write left, writing none.
 	VerifyOnly bool `json:"verify_only"`
+	// DropCaches is true when every clean cache was dropped before the
+	// read back (root): what reaches a cache fadvise cannot, such as a
+	// FUSE filesystem's reads of the device under it.
+	DropCaches bool `json:"drop_caches"`
 }
 
 // CapacityFile is one N.h2w file.
