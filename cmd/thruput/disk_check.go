@@ -56,7 +56,24 @@ depth 32; a prepare pass in 512 KiB blocks, sequential write and read in
 4 MiB blocks, then 10 s each of 4 KiB random write and read. It passes with
 sequential write >= 10,000 KB/s (fio's KB, 1024 bytes), random write >=
 500 IOPS and random read >= 1,500 IOPS (A1's), and follows its rule: up
-to three runs, passing on the first run that passes.`,
+to three runs, passing on the first run that passes.
+
+--capacity fills the free space of the filesystem under DIR with f3write's
+files (1.h2w, 2.h2w ... of 1 GiB, the last one shorter, in DIR itself),
+then reads every one back, as f3write and f3read do: f3read verifies
+thruput's files, and --verify-only reads f3write's (or a --keep run's).
+Each 512-byte sector is ok, corrupted, changed or overwritten (holding
+data written elsewhere: a fake card that wraps around); the verdict is
+genuine, or FAIL with the usable size, which exits 0 like any verdict.
+Writes are synced and dropped from the page cache about once a second and
+files are read back past it, so the rates are the card's. --start-at and
+--end-at pick the file numbers (f3's options); the files are removed at
+the end, on a failure or on Ctrl-C, unless --keep. thruput never writes
+over or removes a file it did not make: a DIR already holding N.h2w files
+in the range is refused. The risk is wear (the whole free space is
+written once) and, on a fake, the filesystem itself: writes past the
+real size land on its own structures, so a fake's other files can be
+lost. A full filesystem, a tmpfs or a read-only mount: exit 2.`,
 		Example: `  # the card under /home against the classes it claims
   thruput disk check /home
 
@@ -64,7 +81,13 @@ to three runs, passing on the first run that passes.`,
   thruput disk check /var/tmp --preset rpi-sd
 
   # a card whose registers cannot be read, judged as a C10 A1 card
-  thruput disk check /mnt/sd --claim C10,A1 --json`,
+  thruput disk check /mnt/sd --claim C10,A1 --json
+
+  # is this 64 GB card really 64 GB? (fills it, then reads it back)
+  thruput disk check --capacity /media/pi/SDCARD
+
+  # read back what f3write left there
+  thruput disk check --capacity --verify-only /media/pi/SDCARD`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			format, err := a.outputFormat()
