@@ -294,21 +294,7 @@ func TestCapacityRefuses(t *testing.T) {
 	}
 
 	full := fstest.Mount(t, "ext4", 16<<20)
-	var st unix.Statfs_t
-	if err := unix.Statfs(full, &st); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Create(filepath.Join(full, "filler"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// As root, every free block: the reserved ones too.
-	for size := int64(st.Bfree) * int64(st.Bsize); size > 0; size -= 4096 {
-		if unix.Fallocate(int(f.Fd()), 0, 0, size) == nil {
-			break
-		}
-	}
-	f.Close()
+	fillUp(t, full, 0)
 	before := entries(t, full)
 	o = thruput(t, "disk", "check", "--capacity", full)
 	if o.code != 2 || !strings.Contains(o.stderr, "free: the filesystem is full, there is nothing to fill") {
@@ -365,6 +351,31 @@ func TestCapacityInterrupt(t *testing.T) {
 		}
 		if got := entries(t, mnt); !slices.Equal(got, before) {
 			t.Errorf("%v: left %v, had %v", c.sig, got, before)
+		}
+	}
+}
+
+// fillUp fills the filesystem under dir with one file, up to leave bytes
+// of its free blocks (the reserved ones too: the tests run as root).
+func fillUp(t *testing.T, dir string, leave int64) {
+	t.Helper()
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(dir, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	// ext4 needs blocks of its own to map the file: step down until it
+	// fits.
+	for size := int64(st.Bfree)*int64(st.Bsize) - leave; ; size -= 4096 {
+		if size <= 0 {
+			t.Fatalf("fillUp %s: nothing could be allocated", dir)
+		}
+		if unix.Fallocate(int(f.Fd()), 0, 0, size) == nil {
+			return
 		}
 	}
 }

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/result"
 )
@@ -73,19 +71,7 @@ func TestCheckRefusesTargets(t *testing.T) {
 	fstest.AssertNoScratch(t, ro)
 
 	full := fstest.Mount(t, "ext4", 32<<20)
-	// Fill it: a file as large as the free space, less what ext4 keeps.
-	var st unix.Statfs_t
-	if err := unix.Statfs(full, &st); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Create(filepath.Join(full, "filler"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := unix.Fallocate(int(f.Fd()), 0, 0, int64(st.Bavail)*int64(st.Bsize)-(1<<20)); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	fillUp(t, full, 1<<20)
 	o = thruput(t, "disk", "check", full, "--size", "8M")
 	if o.code != 2 || !strings.Contains(o.stderr, "not enough free space") {
 		t.Errorf("full: exit %d, %q", o.code, o.stderr)
