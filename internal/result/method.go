@@ -31,5 +31,10 @@ const (
 )
 
 // Command is the method as its command is typed, "disk sweep", which is
-// how headings and titles name it.
-func (m Method) Command() string { return strings.ReplaceAll(string(m), ".", " ") }
+// how headings and titles name it; disk.capacity is a mode of disk check.
+func (m Method) Command() string {
+	if m == MethodCapacity {
+		return "disk check --capacity"
+	}
+	return strings.ReplaceAll(string(m), ".", " ")
+}
