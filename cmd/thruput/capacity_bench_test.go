@@ -108,13 +108,13 @@ func TestCapacityBench(t *testing.T) {
 		fmt.Printf("  %-22s %10.1f %10.1f %7.3fx\n", "write MiB/s", med(tw), med(fw), med(tw)/med(fw))
 		fmt.Printf("  %-22s %10.1f %10.1f %7.3fx\n", "read MiB/s", med(tr), med(fr), med(tr)/med(fr))
 		fmt.Printf("  %-22s %10.2f %10.2f %7.3fx\n", "whole run s (lower)", med(tt), med(ft), med(tt)/med(ft))
-		fmt.Printf("  runs: thruput write %v read %v; f3 write %v read %v\n", rounded(tw), rounded(tr), rounded(fw), rounded(fr))
+		fmt.Printf("  runs: thruput write %v read %v; f3 write %v read %v\n", whole(tw), whole(tr), whole(fw), whole(fr))
 		v := map[bool]string{true: "PASS", false: "FAIL"}
 		fmt.Printf("%s  %s: write %.3fx, read %.3fx f3's (>= 0.95x)\n", v[med(tw)/med(fw) >= 0.95 && med(tr)/med(fr) >= 0.95], where, med(tw)/med(fw), med(tr)/med(fr))
 	}
 }
 
-func rounded(x []float64) []string {
+func whole(x []float64) []string {
 	var out []string
 	for _, v := range x {
 		out = append(out, strconv.FormatFloat(v, 'f', 0, 64))

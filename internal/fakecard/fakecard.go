@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -80,6 +81,7 @@ type Card struct {
 
 	store   *os.File
 	latency time.Duration
+	writes  atomic.Int64
 }
 
 // fileName is the card's file in the FUSE mount.
@@ -176,6 +178,10 @@ func (c *Card) ReadReal(p []byte, off int64) (int, error) {
 	return c.store.ReadAt(p, off)
 }
 
+// Writes counts the write requests the card has served: how a test knows
+// a program has begun writing to it.
+func (c *Card) Writes() int64 { return c.writes.Load() }
+
 // node is the card's file.
 type node struct {
 	fs.Inode
@@ -237,6 +243,7 @@ func (n *node) Read(_ context.Context, _ fs.FileHandle, dest []byte, off int64) 
 
 func (n *node) Write(_ context.Context, _ fs.FileHandle, data []byte, off int64) (uint32, syscall.Errno) {
 	time.Sleep(n.card.latency)
+	n.card.writes.Add(1)
 	if off+int64(len(data)) > n.card.Announced {
 		return 0, syscall.ENOSPC
 	}

@@ -2,13 +2,20 @@ package fakecard
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/thruput/thruput/internal/exectest"
 	"github.com/thruput/thruput/internal/fstest"
 )
 
@@ -44,15 +51,8 @@ func TestEach(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if len(got) != len(tc.want) {
+		if !slices.Equal(got, tc.want) {
 			t.Errorf("%v at %d+%d: pieces %v, want %v", tc.mode, tc.off, tc.n, got, tc.want)
-			continue
-		}
-		for i := range got {
-			if got[i] != tc.want[i] {
-				t.Errorf("%v at %d+%d: pieces %v, want %v", tc.mode, tc.off, tc.n, got, tc.want)
-				break
-			}
 		}
 	}
 }
@@ -109,7 +109,11 @@ func TestCard(t *testing.T) {
 			}
 
 			first, past := block(t, 4096, 'a'), block(t, 4096, 'b')
+			before := c.Writes()
 			mustWriteAt(t, f, first, 4096)
+			if c.Writes() == before {
+				t.Errorf("a write through %s left Writes at %d", c.Device, before)
+			}
 			mustWriteAt(t, f, past, c.Real+4096)
 
 			wantStart, wantPast := past, make([]byte, 4096)
@@ -174,4 +178,52 @@ func mustReadAt(t *testing.T, f *os.File, off int64) []byte {
 		t.Fatalf("read at %d: %v", off, err)
 	}
 	return p
+}
+
+// TestSweepHelperProcess starts a card and dies with it, as a test killed
+// midway would.
+func TestSweepHelperProcess(t *testing.T) {
+	if os.Getenv("FAKECARD_HELPER") != "crash" {
+		t.Skip("helper process for TestSweep")
+	}
+	c := Start(t, Options{Announced: 64 * mib, Real: 8 * mib})
+	fmt.Printf("DEVICE %s\n", c.Device)
+	_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+}
+
+// TestSweep: what a killed test's card leaves (a loop device on a file of
+// a FUSE mount whose server died) is gone after fstest.Sweep: the loop
+// device first, which keeps the mount busy, then the mount.
+func TestSweep(t *testing.T) {
+	fstest.RequireRoot(t)
+	cmd := exectest.Command(os.Args[0], "-test.run=^TestSweepHelperProcess$", "-test.v")
+	cmd.Env = append(os.Environ(), "FAKECARD_HELPER=crash")
+	out, _ := cmd.CombinedOutput()
+	m := regexp.MustCompile(`DEVICE (/dev/loop\d+)`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("the helper started no card:\n%s", out)
+	}
+	dev := string(m[1])
+	backing := filepath.Join("/sys/block", filepath.Base(dev), "loop/backing_file")
+	file, err := os.ReadFile(backing)
+	if err != nil {
+		t.Fatalf("the killed helper's %s is not attached: %v", dev, err)
+	}
+	mnt := filepath.Dir(strings.TrimSpace(string(file)))
+	// Should Sweep miss it, the device is detached all the same: by then
+	// it names its file as the lazily unmounted FUSE mount left it.
+	t.Cleanup(func() {
+		if b, err := os.ReadFile(backing); err == nil && strings.TrimSpace(string(b)) == "/"+fileName {
+			_, _ = fstest.Exec(time.Minute, "losetup", "-d", dev)
+		}
+	})
+	if err := fstest.Sweep(); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(backing); err == nil {
+		t.Errorf("%s still attached after Sweep, to %s", dev, b)
+	}
+	if mi, err := os.ReadFile("/proc/self/mountinfo"); err != nil || bytes.Contains(mi, []byte(" "+mnt+" ")) {
+		t.Errorf("the card's mount %s is left after Sweep (%v)", mnt, err)
+	}
 }
