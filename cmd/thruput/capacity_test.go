@@ -467,3 +467,27 @@ func TestCapacityFakeCard(t *testing.T) {
 		})
 	}
 }
+
+// TestCapacityResume: a fill cut at --end-at 1 and gone on with
+// --start-at 2, as a stopped --keep run is, makes the two files f3write
+// would (1.h2w of exactly 1 GiB, 2.h2w from 1 GiB of the fill on), which
+// f3read verifies with thruput's counts, and --verify-only reads both.
+// The filesystem is a little over 1 GiB: file 2's offsets are the point.
+func TestCapacityResume(t *testing.T) {
+	fstest.RequireRoot(t)
+	mnt := fstest.Mount(t, "ext4", 1100<<20)
+	first := capacityJSON(t, mnt, "--end-at", "1", "--keep")
+	if len(first.Files) != 1 || first.Files[0].Bytes != 1<<30 || first.Pass == nil || !*first.Pass {
+		t.Fatalf("--end-at 1: files %+v, verdict %q", first.Files, first.Verdict)
+	}
+	second := capacityJSON(t, mnt, "--start-at", "2", "--keep")
+	if len(second.Files) != 1 || second.Files[0].Number != 2 || second.Files[0].Bytes == 0 || second.Pass == nil || !*second.Pass {
+		t.Fatalf("--start-at 2: files %+v, verdict %q", second.Files, second.Verdict)
+	}
+	all := capacityJSON(t, mnt, "--verify-only")
+	if len(all.Files) != 2 || all.Sectors.Lost() != 0 || all.UsableBytes != first.UsableBytes+second.UsableBytes {
+		t.Errorf("--verify-only: files %+v, sectors %+v", all.Files, all.Sectors)
+	}
+	files, counts := f3Read(t, mnt)
+	sameCounts(t, "two files", all, files, counts)
+}
