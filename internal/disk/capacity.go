@@ -423,6 +423,8 @@ func judgeCapacity(out *result.Capacity) {
 	switch {
 	case pass:
 		out.Verdict = fmt.Sprintf("genuine: all %s written read back intact", units.IEC(written))
+	case written == 0 && readAll:
+		out.Verdict = "FAIL: nothing to judge: the files hold no whole sector"
 	case s.Overwritten > 0:
 		out.Verdict = fmt.Sprintf("FAIL: fake: %s of the %s written came back holding data written elsewhere (the card wraps around); usable %s", units.IEC(s.Overwritten*h2w.SectorSize), units.IEC(written), usable)
 	default:
