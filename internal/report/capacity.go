@@ -54,9 +54,19 @@ func capacityTables(doc *result.Document, u storageUnit) []Table {
 		}
 	}
 	for i, p := range []*result.CapacityPhase{c.Write, c.Read} {
-		if p != nil {
-			f.Rows = append(f.Rows, []string{[]string{"all, write", "all, read"}[i], units.IEC(p.Bytes), "", "", "", ""})
-			f.Rows[len(f.Rows)-1][2+i] = rate(u, p.MiBPerSec)
+		if p == nil {
+			continue
+		}
+		phase := []string{"write", "read"}[i]
+		f.Rows = append(f.Rows, []string{"all, " + phase, units.IEC(p.Bytes), "", "", "", ""})
+		f.Rows[len(f.Rows)-1][2+i] = rate(u, p.MiBPerSec)
+		if len(p.OverTime) > 1 {
+			lo, hi := p.OverTime[0].MiBPerSec, p.OverTime[0].MiBPerSec
+			for _, s := range p.OverTime {
+				lo, hi = min(lo, s.MiBPerSec), max(hi, s.MiBPerSec)
+			}
+			f.Notes = append(f.Notes, note{Text: fmt.Sprintf("%s over time: %s to %s %s in %d spans of about a second (each in --json's over_time)",
+				phase, f1(u.of(lo)), f1(u.of(hi)), u.name, len(p.OverTime))})
 		}
 	}
 	return []Table{v, f}

@@ -20,7 +20,8 @@ func TestCapacityTables(t *testing.T) {
 				{Number: 1, Bytes: 1 << 30, WriteMiBPerSec: 12.5, ReadMiBPerSec: 20, Sectors: result.SectorCounts{OK: 262144, Overwritten: 1835008}},
 				{Number: 2, Bytes: 1 << 29, WriteMiBPerSec: 12, ReadError: "input/output error"},
 			},
-			Write:   &result.CapacityPhase{Bytes: 3 << 29, MiBPerSec: 12.3},
+			Write: &result.CapacityPhase{Bytes: 3 << 29, MiBPerSec: 12.3,
+				OverTime: []result.RateSample{{AtNs: 1e9, Bytes: 15 << 20, MiBPerSec: 15}, {AtNs: 2e9, Bytes: 9 << 20, MiBPerSec: 9.5}}},
 			Read:    &result.CapacityPhase{Bytes: 1 << 30, MiBPerSec: 20},
 			Sectors: result.SectorCounts{OK: 262144, Overwritten: 1835008}, UsableBytes: 128 << 20,
 			Aliases: []result.CapacityAlias{{At: 128 << 20, Holds: 0, Sectors: 1835008}},
@@ -39,6 +40,7 @@ func TestCapacityTables(t *testing.T) {
 		"the .h2w files are left in /media/sd",
 		"2.h2w not read to its end: input/output error",
 		"all, write    1.5 GiB   12.3",
+		"write over time: 9.5 to 15.0 MiB/s in 2 spans of about a second",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
