@@ -20,29 +20,9 @@ import (
 	"github.com/thruput/thruput/internal/result"
 )
 
-// TestCapacityBadFlags: flags --capacity refuses, and a missing
-// directory: exit 2, one line, nothing written.
-func TestCapacityBadFlags(t *testing.T) {
-	for _, c := range []struct {
-		args []string
-		msg  string
-	}{
-		{[]string{"--capacity", "--start-at", "0"}, "--start-at 0: files are numbered from 1"},
-		{[]string{"--capacity", "--start-at", "3", "--end-at", "2"}, "--end-at 2 is before --start-at 3"},
-		{[]string{"--capacity", "--preset", "rpi-sd"}, "--preset is for the class verdict and rpi-sd, not --capacity"},
-		{[]string{"--capacity", "--size", "8M"}, "--size is for the class verdict and rpi-sd, not --capacity"},
-		{[]string{"--keep"}, "--keep goes with --capacity"},
-		{[]string{"--verify-only"}, "--verify-only goes with --capacity"},
-	} {
-		dir := t.TempDir()
-		o := thruput(t, append([]string{"disk", "check", dir}, c.args...)...)
-		if o.code != 2 || !strings.Contains(o.stderr, c.msg) || strings.Count(o.stderr, "\n") != 1 {
-			t.Errorf("%v: exit %d, stderr %q; want 2 and one line with %q", c.args, o.code, o.stderr, c.msg)
-		}
-		if left := entries(t, dir); len(left) != 0 {
-			t.Errorf("%v: left behind %v", c.args, left)
-		}
-	}
+// TestCapacityMissingDir: a DIR that does not exist is exit 2 (the
+// flags --capacity refuses are in TestCheckBadInput).
+func TestCapacityMissingDir(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "missing")
 	if o := thruput(t, "disk", "check", "--capacity", missing); o.code != 2 || !strings.Contains(o.stderr, missing+" does not exist") {
 		t.Errorf("a missing directory: exit %d, %q", o.code, o.stderr)

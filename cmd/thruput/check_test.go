@@ -14,9 +14,9 @@ import (
 	"github.com/thruput/thruput/internal/result"
 )
 
-// TestCheckBadInput: flags disk check refuses before anything is
-// written, and a target that is no directory: exit 2, one line, nothing
-// left behind.
+// TestCheckBadInput: flags disk check (and its --capacity mode) refuses
+// before anything is written, and a target that is no directory: exit 2,
+// one line, nothing left behind.
 func TestCheckBadInput(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
@@ -33,6 +33,12 @@ func TestCheckBadInput(t *testing.T) {
 		{[]string{"--claim", "C10,Z9"}, `--claim "Z9": use SD classes from C2, C4`},
 		{[]string{"--preset", "rpi-sd", "--claim", "A1"}, "--claim is for the class verdict"},
 		{[]string{"--engine", "libaio"}, `--engine "libaio"`},
+		{[]string{"--capacity", "--start-at", "0"}, "--start-at 0: files are numbered from 1"},
+		{[]string{"--capacity", "--start-at", "3", "--end-at", "2"}, "--end-at 2 is before --start-at 3"},
+		{[]string{"--capacity", "--preset", "rpi-sd"}, "--preset is for the class verdict and rpi-sd, not --capacity"},
+		{[]string{"--capacity", "--size", "8M"}, "--size is for the class verdict and rpi-sd, not --capacity"},
+		{[]string{"--keep"}, "--keep goes with --capacity"},
+		{[]string{"--verify-only"}, "--verify-only goes with --capacity"},
 	} {
 		dir := t.TempDir()
 		o := thruput(t, append([]string{"disk", "check", dir}, c.args...)...)
