@@ -10,15 +10,13 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/result"
 )
 
-// TestCheckBadInput: flags disk check refuses before anything is
-// written, and a target that is no directory: exit 2, one line, nothing
-// left behind.
+// TestCheckBadInput: flags disk check (and its --capacity mode) refuses
+// before anything is written, and a target that is no directory: exit 2,
+// one line, nothing left behind.
 func TestCheckBadInput(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
@@ -35,6 +33,12 @@ func TestCheckBadInput(t *testing.T) {
 		{[]string{"--claim", "C10,Z9"}, `--claim "Z9": use SD classes from C2, C4`},
 		{[]string{"--preset", "rpi-sd", "--claim", "A1"}, "--claim is for the class verdict"},
 		{[]string{"--engine", "libaio"}, `--engine "libaio"`},
+		{[]string{"--capacity", "--start-at", "0"}, "--start-at 0: files are numbered from 1"},
+		{[]string{"--capacity", "--start-at", "3", "--end-at", "2"}, "--end-at 2 is before --start-at 3"},
+		{[]string{"--capacity", "--preset", "rpi-sd"}, "--preset is for the class verdict and rpi-sd, not --capacity"},
+		{[]string{"--capacity", "--size", "8M"}, "--size is for the class verdict and rpi-sd, not --capacity"},
+		{[]string{"--keep"}, "--keep goes with --capacity"},
+		{[]string{"--verify-only"}, "--verify-only goes with --capacity"},
 	} {
 		dir := t.TempDir()
 		o := thruput(t, append([]string{"disk", "check", dir}, c.args...)...)
@@ -73,19 +77,7 @@ func TestCheckRefusesTargets(t *testing.T) {
 	fstest.AssertNoScratch(t, ro)
 
 	full := fstest.Mount(t, "ext4", 32<<20)
-	// Fill it: a file as large as the free space, less what ext4 keeps.
-	var st unix.Statfs_t
-	if err := unix.Statfs(full, &st); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Create(filepath.Join(full, "filler"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := unix.Fallocate(int(f.Fd()), 0, 0, int64(st.Bavail)*int64(st.Bsize)-(1<<20)); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	fillUp(t, full, 1<<20)
 	o = thruput(t, "disk", "check", full, "--size", "8M")
 	if o.code != 2 || !strings.Contains(o.stderr, "not enough free space") {
 		t.Errorf("full: exit %d, %q", o.code, o.stderr)

@@ -22,6 +22,7 @@ var checkNames = map[string]string{"Preset": "--preset", "Size": "--size", "Rand
 func newDiskCheckCmd(a *app) *cobra.Command {
 	var cfg disk.CheckConfig
 	var claim string
+	var capacity capacityFlags
 	var pf probeFlags
 	c := &cobra.Command{
 		Use:   "check [DIR] | --probe DEVICE",
@@ -58,6 +59,24 @@ sequential write >= 10,000 KB/s (fio's KB, 1024 bytes), random write >=
 500 IOPS and random read >= 1,500 IOPS (A1's), and follows its rule: up
 to three runs, passing on the first run that passes.
 
+--capacity fills the free space of the filesystem under DIR with f3write's
+files (1.h2w, 2.h2w ... of 1 GiB, the last one shorter, in DIR itself),
+then reads every one back, as f3write and f3read do: f3read verifies
+thruput's files, and --verify-only reads f3write's (or a --keep run's).
+Each 512-byte sector is ok, corrupted, changed or overwritten (holding
+data written elsewhere: a fake card that wraps around); the verdict is
+genuine, or FAIL with the usable size, which exits 0 like any verdict.
+Writes are synced and dropped from the page cache about once a second and
+files are read back past it, so the rates are the card's. --start-at and
+--end-at pick the file numbers (f3's options); the files are removed at
+the end, on a failure or on Ctrl-C, unless --keep. thruput never writes
+over or removes a file it did not make: a DIR already holding N.h2w files
+in the range is refused. The risk is wear (the whole free space is
+written once) and, on a fake, the filesystem itself: writes past the
+real size land on its own structures, so a fake's other files can be
+lost. A full filesystem, a tmpfs or a read-only mount: exit 2.
+
+
 --probe DEVICE asks whether a card holds the memory it announces, as
 f3probe does, in seconds to minutes: on a whole block device (/dev/sdb,
 /dev/mmcblk0, not a partition), with nothing of it mounted, it writes
@@ -88,6 +107,13 @@ keeps no backup: the data on the card is damaged where the probe wrote.`,
   # a card whose registers cannot be read, judged as a C10 A1 card
   thruput disk check /mnt/sd --claim C10,A1 --json
 
+  # is this 64 GB card really 64 GB? (fills it, then reads it back)
+  thruput disk check --capacity /media/pi/SDCARD
+
+  # read back what f3write left there
+  thruput disk check --capacity --verify-only /media/pi/SDCARD
+
+
   # is the card in the USB reader a fake? (unmount it first)
   thruput disk check --probe /dev/sdb
 
@@ -106,6 +132,12 @@ keeps no backup: the data on the card is damaged where the probe wrote.`,
 			format, err := a.outputFormat()
 			if err != nil {
 				return err
+			}
+			if err := capacity.check(cmd); err != nil {
+				return err
+			}
+			if capacity.on {
+				return capacity.run(a, cmd, args, format)
 			}
 			if claim != "" {
 				for _, cl := range strings.Split(claim, ",") {
@@ -132,6 +164,7 @@ keeps no backup: the data on the card is damaged where the probe wrote.`,
 	fl.VarP(units.NewDuration((*time.Duration)(&cfg.RandomNs), 10*time.Second), "time", "t", "bound on each random step and the class verdict's sustained write (rpi-sd's runtime=10)")
 	fl.StringVar(&claim, "claim", "", "judge against these classes instead of the card's registers: a list of "+strings.Join(ceiling.Classes, ","))
 	fl.StringVar(&cfg.Engine, "engine", disk.EngineUring, "io_uring (as fio's libaio, queue depth kept) or sync")
+	capacity.add(fl)
 	pf.add(c)
 	return c
 }

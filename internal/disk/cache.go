@@ -27,11 +27,20 @@ func evict(path string, dropAll bool) (string, error) {
 	if !dropAll {
 		return "fadvise", nil
 	}
-	unix.Sync()
-	if err := os.WriteFile("/proc/sys/vm/drop_caches", []byte("3\n"), 0); err != nil {
-		return "", fmt.Errorf("drop caches: %w", err)
+	if err := dropAllCaches(); err != nil {
+		return "", err
 	}
 	return "fadvise+drop_caches", nil
+}
+
+// dropAllCaches writes every dirty page back and drops every clean cache
+// (root only).
+func dropAllCaches() error {
+	unix.Sync()
+	if err := os.WriteFile("/proc/sys/vm/drop_caches", []byte("3\n"), 0); err != nil {
+		return fmt.Errorf("drop caches: %w", err)
+	}
+	return nil
 }
 
 // residency measures which share of a file's pages sit in the page cache,

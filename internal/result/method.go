@@ -19,6 +19,9 @@ const (
 	// MethodCheck is a card judged against its classes, or Raspberry
 	// Pi's SD Card Speed Test (Check).
 	MethodCheck Method = "disk.check"
+	// MethodCapacity is disk check --capacity: the free space filled
+	// with f3's .h2w files and read back (Capacity).
+	MethodCapacity Method = "disk.capacity"
 	// MethodNetClient and MethodNetServer are the iperf3 test from each
 	// end (Net).
 	MethodNetClient Method = "net.client"
@@ -28,5 +31,10 @@ const (
 )
 
 // Command is the method as its command is typed, "disk sweep", which is
-// how headings and titles name it.
-func (m Method) Command() string { return strings.ReplaceAll(string(m), ".", " ") }
+// how headings and titles name it; disk.capacity is a mode of disk check.
+func (m Method) Command() string {
+	if m == MethodCapacity {
+		return "disk check --capacity"
+	}
+	return strings.ReplaceAll(string(m), ".", " ")
+}

@@ -69,6 +69,8 @@ type Document struct {
 	Mark *Mark `json:"mark,omitempty"`
 	// Check holds the card check of MethodCheck.
 	Check *Check `json:"check,omitempty"`
+	// Capacity holds the fill and read back of MethodCapacity.
+	Capacity *Capacity `json:"capacity,omitempty"`
 	// Net holds the network test of MethodNetClient and MethodNetServer.
 	Net *Net `json:"net,omitempty"`
 	// HTTP holds the download of MethodHTTP.

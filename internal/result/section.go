@@ -122,6 +122,7 @@ var methodSections = []methodSection{
 	{MethodIO, func(d *Document) Section { return section(d.IO) }, targetLabel, false, false},
 	{MethodMark, func(d *Document) Section { return section(d.Mark) }, targetLabel, false, false},
 	{MethodCheck, func(d *Document) Section { return section(d.Check) }, targetLabel, false, false},
+	{MethodCapacity, func(d *Document) Section { return section(d.Capacity) }, targetLabel, false, false},
 	{MethodNetClient, func(d *Document) Section { return section(d.Net) }, netLabels, true, true},
 	{MethodNetServer, func(d *Document) Section { return section(d.Net) }, netLabels, true, true},
 	{MethodHTTP, func(d *Document) Section { return section(d.HTTP) }, urlLabel, true, false},
