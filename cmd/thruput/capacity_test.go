@@ -78,17 +78,19 @@ func f3Read(t *testing.T, dir string) (map[int]result.SectorCounts, result.Secto
 	return files, total
 }
 
-// capacityJSON runs disk check --capacity, which must succeed.
+// capacityJSON runs disk check --capacity, which must succeed: exit 0,
+// or 3 with a FAIL verdict.
 func capacityJSON(t *testing.T, args ...string) *result.Capacity {
 	t.Helper()
 	o := thruput(t, append([]string{"disk", "check", "--capacity", "--json", "--no-health", "-q"}, args...)...)
-	if o.code != 0 {
+	if o.code != exitOK && o.code != exitVerdict {
 		t.Fatalf("disk check --capacity %v: exit %d\n%s", args, o.code, o.stderr)
 	}
 	doc, err := result.Read(strings.NewReader(o.stdout))
 	if err != nil || doc.Capacity == nil {
 		t.Fatalf("disk check --capacity %v: %v\n%s", args, err, o.stdout)
 	}
+	checkExit(t, doc, o.code)
 	return doc.Capacity
 }
 
@@ -415,8 +417,8 @@ func TestCapacityFakeCard(t *testing.T) {
 			o := thruput(t, args...)
 			took := time.Since(start)
 			doc, err := result.Read(strings.NewReader(o.stdout))
-			if err != nil || doc.Capacity == nil || o.code != 0 {
-				t.Fatalf("exit %d, %v\n%s\n%s", o.code, err, o.stderr, o.stdout)
+			if err != nil || doc.Capacity == nil || o.code != exitVerdict {
+				t.Fatalf("exit %d (want 3, a FAIL verdict), %v\n%s\n%s", o.code, err, o.stderr, o.stdout)
 			}
 			c := doc.Capacity
 			t.Logf("%s: thruput in %v: %s; free %d, written %d, sectors %+v, %d overwritten runs, first %+v",

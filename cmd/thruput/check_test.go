@@ -88,11 +88,32 @@ func TestCheckRefusesTargets(t *testing.T) {
 // checkJSON runs disk check in the throttle's cgroup.
 func checkJSON(t *testing.T, th *fstest.Throttle, args ...string) *result.Document {
 	t.Helper()
-	doc, _, _ := throttled(t, th, append([]string{"disk", "check", "--no-health"}, args...)...)
+	doc, _, cmd := throttled(t, th, append([]string{"disk", "check", "--no-health"}, args...)...)
 	if doc.Check == nil || len(doc.Check.Runs) == 0 {
 		t.Fatalf("%v: no check section", args)
 	}
+	checkExit(t, doc, cmd.ProcessState.ExitCode())
 	return doc
+}
+
+// checkExit: a check exits 3 exactly when its verdict is FAIL (the
+// card, the capacity or the probe), else 0.
+func checkExit(t *testing.T, doc *result.Document, code int) {
+	t.Helper()
+	var pass *bool
+	switch {
+	case doc.Check != nil:
+		pass = doc.Check.Pass
+	case doc.Capacity != nil:
+		pass = doc.Capacity.Pass
+	}
+	want := exitOK
+	if pass != nil && !*pass {
+		want = exitVerdict
+	}
+	if code != want {
+		t.Errorf("exit %d for pass %v, want %d", code, pass, want)
+	}
 }
 
 // criteriaOf are a check's criteria as "class step: PASS|FAIL".
@@ -295,13 +316,14 @@ func TestCheckCounts(t *testing.T) {
 	fstest.Long(t, "measures for seconds")
 	dir := t.TempDir()
 	o := thruput(t, "disk", "check", dir, "--preset", "rpi-sd", "--size", "8M", "-t", "0.3s", "--json", "-q", "--no-save", "--no-health")
-	if o.code != 0 {
+	if o.code != exitOK && o.code != exitVerdict {
 		t.Fatalf("exit %d: %s", o.code, o.stderr)
 	}
 	doc, err := result.Read(strings.NewReader(o.stdout))
 	if err != nil || doc.Check == nil || doc.Method != result.MethodCheck {
 		t.Fatalf("%v: %s", err, o.stdout)
 	}
+	checkExit(t, doc, o.code)
 	for ri, run := range doc.Check.Runs {
 		var names []string
 		for _, s := range run.Steps {

@@ -54,8 +54,14 @@ func (c *capacityFlags) run(a *app, cmd *cobra.Command, args []string, format st
 	if err := c.cfg.Validate(); err != nil {
 		return usage.Named(err, capacityNames)
 	}
-	return a.runDisk(cmd, result.MethodCapacity, args, format, capacityNames, func(doc *result.Document, h progress.Hooks) error {
+	var judged *result.Capacity
+	err := a.runDisk(cmd, result.MethodCapacity, args, format, capacityNames, func(doc *result.Document, h progress.Hooks) error {
 		doc.Capacity = &result.Capacity{}
+		judged = doc.Capacity
 		return disk.Capacity(cmd.Context(), c.cfg, doc.Targets[0], doc.Capacity, h)
 	})
+	if err != nil || judged == nil {
+		return err
+	}
+	return verdictErr(judged.Pass)
 }

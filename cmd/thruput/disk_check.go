@@ -65,7 +65,7 @@ then reads every one back, as f3write and f3read do: f3read verifies
 thruput's files, and --verify-only reads f3write's (or a --keep run's).
 Each 512-byte sector is ok, corrupted, changed or overwritten (holding
 data written elsewhere: a fake card that wraps around); the verdict is
-genuine, or FAIL with the usable size, which exits 0 like any verdict.
+genuine, or FAIL with the usable size.
 Writes are synced and dropped from the page cache about once a second and
 files are read back past it, so the rates are the card's. --start-at and
 --end-at pick the file numbers (f3's options); the files are removed at
@@ -151,10 +151,16 @@ keeps no backup: the data on the card is damaged where the probe wrote.`,
 			if err := cfg.Validate(); err != nil {
 				return usage.Named(err, checkNames)
 			}
-			return a.runDisk(cmd, result.MethodCheck, args, format, checkNames, func(doc *result.Document, h progress.Hooks) error {
+			var judged *result.Check
+			err = a.runDisk(cmd, result.MethodCheck, args, format, checkNames, func(doc *result.Document, h progress.Hooks) error {
 				doc.Check = &result.Check{}
+				judged = doc.Check
 				return disk.Check(cmd.Context(), cfg, doc.Targets[0], doc.ID, doc.Check, h)
 			})
+			if err != nil || judged == nil {
+				return err
+			}
+			return verdictErr(judged.Pass)
 		},
 	}
 	fl := c.Flags()

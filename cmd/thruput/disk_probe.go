@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/thruput/thruput/internal/probe"
 	"github.com/thruput/thruput/internal/report"
+	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/units"
 	"github.com/thruput/thruput/internal/usage"
 )
@@ -73,10 +75,11 @@ func (a *app) runProbe(cmd *cobra.Command, pf *probeFlags, args []string) error 
 	if err != nil {
 		return err
 	}
-	return a.write(func(w io.Writer) error {
+	genuine := out.Verdict == result.ProbeGenuine
+	return errors.Join(a.write(func(w io.Writer) error {
 		if format == "json" {
 			return writeJSON(w, out)
 		}
 		return report.ProbeTable(out).Print(w, format == "markdown")
-	})
+	}), verdictErr(&genuine))
 }

@@ -25,7 +25,20 @@ const (
 	exitOK     = 0
 	exitFailed = 1 // the measurement failed or was interrupted
 	exitUsage  = 2 // bad flags, arguments or targets: nothing was measured
+	// exitVerdict is disk check's FAIL: the card fell short of its class
+	// or Raspberry Pi's test, is a fake, or lost data. Apart from 1, so a
+	// script can tell a card to throw away from a run that went wrong.
+	exitVerdict = 3
 )
+
+// verdictErr is the exit status of a check whose verdict is pass; a nil
+// pass (nothing judged) is no failure.
+func verdictErr(pass *bool) error {
+	if pass != nil && !*pass {
+		return exitStatus(exitVerdict)
+	}
+	return nil
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)

@@ -174,8 +174,8 @@ func TestProbe(t *testing.T) {
 			start := time.Now()
 			res := thruput(t, "disk", "check", "--probe", d.dev, "--json", "-q")
 			took := time.Since(start)
-			if res.code != 0 {
-				t.Fatalf("exit %d, stderr %q", res.code, res.stderr)
+			if want := map[bool]int{true: exitOK, false: exitVerdict}[tc.verdict == result.ProbeGenuine]; res.code != want {
+				t.Fatalf("exit %d, want %d for %s; stderr %q", res.code, want, tc.verdict, res.stderr)
 			}
 			var got result.Probe
 			if err := json.Unmarshal([]byte(res.stdout), &got); err != nil {

@@ -55,7 +55,9 @@ the ceiling of the part it crosses, and keeps the history.
 
 Exit status: 0 when the run succeeded, 1 when a measurement failed or was
 interrupted (the figures gathered so far are still printed), 2 for bad usage
-(nothing was measured or written).`,
+(nothing was measured or written), 3 when disk check's verdict is FAIL (a card
+below its class or Raspberry Pi's test, a fake, lost data), as f3probe
+exits apart for a fake.`,
 		Example: `  thruput suite                                  # every method, briefly, here; then an HTML report
   thruput disk sweep --target /mnt/usb --target /mnt/sd --label card=sandisk
   thruput disk sweep --bs 4k-1M --file-size 256M --format markdown

@@ -28,12 +28,16 @@ func throttled(t *testing.T, th *fstest.Throttle, args ...string) (*result.Docum
 	start := time.Now()
 	out, err := cmd.Output()
 	took := time.Since(start)
-	if err != nil {
+	// disk check exits 3 on a FAIL verdict; checkExit judges that code.
+	if err != nil && cmd.ProcessState.ExitCode() != exitVerdict {
 		t.Fatalf("%v: %v", args, err)
 	}
 	doc, err := result.Read(strings.NewReader(string(out)))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if cmd.ProcessState.ExitCode() == exitVerdict {
+		checkExit(t, doc, exitVerdict)
 	}
 	return doc, took, cmd
 }
