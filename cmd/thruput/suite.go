@@ -141,14 +141,18 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 	suiteID := lifecycle.NewID()
 	var docs []*result.Document
 	so := f.stable.options()
-	plan, err := suite.Plan(suite.Options{Disks: f.disks, Net: netAddr, HTTP: httpURL, Full: full, UntilStable: so.Target * 100, Sustained: so.Sustained, Budget: f.budget})
-	if err != nil {
-		return usage.Wrap(err)
-	}
-	// Opened once the plan is known to fit: a refused budget leaves no
-	// new store behind.
+	// Prepared, not created: a refused budget leaves no new store behind;
+	// one that exists holds the layout rates a budget estimates with.
 	if err := a.openHistory(cmd.ErrOrStderr()); err != nil {
 		return err
+	}
+	o := suite.Options{Disks: f.disks, Net: netAddr, HTTP: httpURL, Full: full, UntilStable: so.Target * 100, Sustained: so.Sustained, Budget: f.budget}
+	if f.budget > 0 {
+		o.Rates = suite.Rates(ctx, a.Store, f.disks)
+	}
+	plan, err := suite.Plan(o)
+	if err != nil {
+		return usage.Wrap(err)
 	}
 	if _, err := a.Open(); err != nil {
 		return err
