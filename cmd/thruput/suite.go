@@ -25,6 +25,7 @@ import (
 type suiteFlags struct {
 	disks       []string
 	netHost     string
+	bind, dev   string
 	httpURL     string
 	quick, full bool
 	repeat      int
@@ -68,6 +69,8 @@ the rounds side by side.`,
 	fl := c.Flags()
 	fl.StringArrayVar(&f.disks, "disk", nil, "directory to run the disk methods in (repeatable)")
 	fl.StringVar(&f.netHost, "net", "", "iperf3 or thruput server to run the network test against (host or host:port)")
+	fl.StringVar(&f.bind, "bind", "", "with --net, send the network test from this local `address`")
+	fl.StringVar(&f.dev, "bind-dev", "", "with --net, send the network test through this network `device` (SO_BINDTODEVICE), e.g. eth0 with wlan0 also up")
 	fl.StringVar(&f.httpURL, "http", "", "URL to download for the HTTP test")
 	fl.BoolVar(&f.quick, "quick", false, "the short version of each method (the default with no --disk, --net or --http)")
 	fl.BoolVar(&f.full, "full", false, "the full method of each tool (the default with --disk, --net or --http)")
@@ -146,7 +149,7 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 	if err := a.openHistory(cmd.ErrOrStderr()); err != nil {
 		return err
 	}
-	o := suite.Options{Disks: f.disks, Net: netAddr, HTTP: httpURL, Full: full, UntilStable: so.Target * 100, Sustained: so.Sustained, Budget: f.budget}
+	o := suite.Options{Disks: f.disks, Net: netAddr, HTTP: httpURL, Bind: f.bind, BindDev: f.dev, Full: full, UntilStable: so.Target * 100, Sustained: so.Sustained, Budget: f.budget}
 	if f.budget > 0 {
 		o.Rates = suite.Rates(ctx, a.Store, f.disks)
 	}

@@ -1,8 +1,10 @@
 package suite
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
+	"net"
 	"slices"
 	"strconv"
 	"time"
@@ -67,7 +69,10 @@ type Rate struct {
 type Options struct {
 	Disks     []string
 	Net, HTTP string
-	Full      bool
+	// Bind and BindDev are the network test's -B and --bind-dev: the
+	// local address, and the device, it sends from.
+	Bind, BindDev string
+	Full          bool
 	// UntilStable (a percentage, 0 for none) is given to every step:
 	// each phase ends once its figure is known to ±UntilStable %.
 	UntilStable float64
@@ -131,6 +136,9 @@ var boundFlags = map[result.Method]string{
 // plain run costs less (AsPlanned), runs those as planned: any budget
 // the plain round fits in is accepted.
 func Plan(o Options) ([]Step, error) {
+	if err := o.checkBind(); err != nil {
+		return nil, err
+	}
 	steps := plan(o)
 	if o.Budget <= 0 && o.UntilStable <= 0 {
 		return steps, nil
@@ -160,6 +168,31 @@ func Plan(o Options) ([]Step, error) {
 		}
 	}
 	return steps, nil
+}
+
+// checkBind refuses a binding without a network test, an address that
+// is not an IP address of this machine, or a device it does not have.
+func (o Options) checkBind() error {
+	if (o.Bind != "" || o.BindDev != "") && o.Net == "" {
+		return errors.New("--bind and --bind-dev are the network test's: give --net too")
+	}
+	if o.Bind != "" {
+		ip := net.ParseIP(o.Bind)
+		if ip == nil {
+			return fmt.Errorf("--bind %s: an IP address of this machine (--bind-dev names a device)", o.Bind)
+		}
+		l, err := net.ListenPacket("udp", net.JoinHostPort(o.Bind, "0"))
+		if err != nil {
+			return fmt.Errorf("--bind %s: not an address of this machine: %w", o.Bind, err)
+		}
+		l.Close()
+	}
+	if o.BindDev != "" {
+		if _, err := net.InterfaceByName(o.BindDev); err != nil {
+			return fmt.Errorf("--bind-dev %s: no such network device here", o.BindDev)
+		}
+	}
+	return nil
 }
 
 func plan(o Options) []Step {
@@ -195,6 +228,12 @@ func plan(o Options) []Step {
 			port = iperf3.DefaultPort
 		}
 		client := []string{"net", "client", host, "-p", strconv.Itoa(port)}
+		if o.Bind != "" {
+			client = append(client, "-B", o.Bind)
+		}
+		if o.BindDev != "" {
+			client = append(client, "--bind-dev", o.BindDev)
+		}
 		test := func(name string, args []string, t, omit time.Duration, more ...string) Step {
 			// The omitted start is not measured: it is a fixed cost, as is
 			// the second the test takes to set up and end.
