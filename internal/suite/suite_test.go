@@ -380,3 +380,28 @@ func TestBudgetAsPlanned(t *testing.T) {
 		t.Errorf("256 MiB past a rate measured on 128 MiB: %v, want 12.8s", d)
 	}
 }
+
+// TestPlanBind: the network test sends from --bind and --bind-dev; a
+// binding without a network test, an address that is not this machine's
+// or is no address, and a device it lacks are refused, naming it.
+func TestPlanBind(t *testing.T) {
+	steps, err := Plan(Options{Net: "127.0.0.1:5202", Bind: "127.0.0.1", BindDev: "lo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range steps {
+		if line := strings.Join(st.Args, " "); !strings.HasPrefix(line, "net client 127.0.0.1 -p 5202 -B 127.0.0.1 --bind-dev lo") {
+			t.Errorf("%s: %s", st.Name, line)
+		}
+	}
+	for o, want := range map[*Options]string{
+		{Disks: []string{"/d"}, Bind: "127.0.0.1"}:  "give --net too",
+		{Net: "h", Bind: "192.0.2.1"}:               "--bind 192.0.2.1: not an address of this machine",
+		{Net: "h", Bind: "eth0"}:                    "--bind eth0: an IP address of this machine",
+		{Net: "h", BindDev: "thruput-no-such-dev0"}: "--bind-dev thruput-no-such-dev0: no such network device here",
+	} {
+		if _, err := Plan(*o); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%+v: %v, want %q", *o, err, want)
+		}
+	}
+}
