@@ -59,10 +59,16 @@ Every run is saved with the label suite=<id> (and round=N, time=HH:MM with
 thruput-suite-<id>.html beside the result store) and its path printed.
 --repeat N --every 8h runs it N times, as a WiFi survey over a day does at
 13:00, 21:00 and 05:00; 'thruput compare time=13:00 time=21:00' then sets
-the rounds side by side.`,
+the rounds side by side. The package's thruput-suite.timer runs it on the
+schedule and against the targets /etc/default/thruput names.
+
+--budget fits a round in a time, estimating files to lay out at the rate
+the target's last disk random run laid them out, else a 1 s probe's; a
+budget as long as the plain round is accepted.`,
 		Example: `  thruput suite
   thruput suite --disk /mnt/usb --disk /media/sd --net 192.168.1.10 --http http://192.168.1.10:8080/
-  thruput suite --net 192.168.1.10 --quick --repeat 3 --every 8h --label channel=6`,
+  thruput suite --net 192.168.1.10 --quick --repeat 3 --every 8h --label channel=6
+  thruput suite --net 192.168.1.10 --bind-dev eth0 --label link=lan --quick --budget 1m`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSuite(cmd, a, f) },
 	}
