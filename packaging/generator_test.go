@@ -12,7 +12,7 @@ import (
 
 // needTool skips a test when a tool is missing, and fails it under CI,
 // where scripts/setup has installed it.
-func needTool(t *testing.T, name string) {
+func needTool(t testing.TB, name string) {
 	t.Helper()
 	if _, err := exec.LookPath(name); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -25,7 +25,7 @@ func needTool(t *testing.T, name string) {
 // generate runs the schedule generator under sh over the shipped
 // /etc/default/thruput with lines appended, into a fresh directory, and
 // returns the drop-in it wrote ("" for none) and its stderr.
-func generate(t *testing.T, lines ...string) (dir, dropIn, stderr string) {
+func generate(t testing.TB, lines ...string) (dir, dropIn, stderr string) {
 	t.Helper()
 	def, err := os.ReadFile("debian/default")
 	if err != nil {
@@ -51,6 +51,33 @@ func generate(t *testing.T, lines ...string) (dir, dropIn, stderr string) {
 	return dir, string(b), errb.String()
 }
 
+// FuzzGenerator: whatever THRUPUT_SCHEDULE holds, the generator ends,
+// exits 0 and writes nothing but the timer's section, OnCalendar lines
+// systemd-analyze reads and a delay: no line of the file's reaches the
+// drop-in as a setting of its own.
+func FuzzGenerator(f *testing.F) {
+	needTool(f, "systemd-analyze")
+	for _, s := range []string{"05:00 13:00 21:00", "Mon..Fri 05:00; Sat 12:00", `"quoted"`, "'x' ; ;", "05:00\nExecStart=/bin/sh", "[Service]", "*-*-* *:*:*", "\x00", "日本 05:00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, value string) {
+		_, dropIn, _ := generate(t, "THRUPUT_SCHEDULE="+value, "THRUPUT_SCHEDULE_DELAY="+value)
+		for _, l := range settings(dropIn) {
+			v, ok := strings.CutPrefix(l, "OnCalendar=")
+			switch {
+			case l == "[Timer]" || ok && v == "":
+			case ok:
+				if out, err := exec.Command("systemd-analyze", "calendar", v).CombinedOutput(); err != nil {
+					t.Errorf("THRUPUT_SCHEDULE=%q: OnCalendar=%q: %v\n%s", value, v, err, out)
+				}
+			case strings.HasPrefix(l, "RandomizedDelaySec="):
+			default:
+				t.Errorf("THRUPUT_SCHEDULE=%q: the drop-in says %q", value, l)
+			}
+		}
+	})
+}
+
 // settings are a drop-in's lines that set something, comments left out.
 func settings(dropIn string) []string {
 	var s []string
@@ -66,7 +93,8 @@ func settings(dropIn string) []string {
 // timer's OnCalendar lines, each a calendar expression systemd-analyze
 // reads, and the timer with the drop-in passes systemd-analyze verify;
 // the shipped file, an empty schedule and one of nothing but bad
-// expressions leave the timer's daily run, a bad expression is named.
+// expressions leave the timer's daily run, a bad expression or delay is
+// named and left out.
 func TestGenerator(t *testing.T) {
 	needTool(t, "systemd-analyze")
 	for _, tc := range []struct {
@@ -81,6 +109,7 @@ func TestGenerator(t *testing.T) {
 			[]string{"[Timer]", "OnCalendar=", "OnCalendar=Mon..Fri 05:00", "OnCalendar=Sat,Sun 12:00", "RandomizedDelaySec=0"}, ""},
 		{[]string{"THRUPUT_SCHEDULE=hourly; 25:00;*-*-* 21:30"}, []string{"[Timer]", "OnCalendar=", "OnCalendar=hourly", "OnCalendar=*-*-* 21:30"}, `"25:00" is not a calendar expression`},
 		{[]string{"THRUPUT_SCHEDULE=bogus"}, nil, `"bogus" is not a calendar expression`},
+		{[]string{"THRUPUT_SCHEDULE=05:00", "THRUPUT_SCHEDULE_DELAY=soon"}, []string{"[Timer]", "OnCalendar=", "OnCalendar=05:00"}, `"soon" is not a time span`},
 	} {
 		dir, dropIn, stderr := generate(t, tc.lines...)
 		if got := settings(dropIn); !slices.Equal(got, tc.want) {
