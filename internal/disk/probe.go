@@ -29,12 +29,16 @@ func LayoutRate(ctx context.Context, t result.Target, runID string, size int64, 
 			return err
 		}
 		defer f.Close()
+		// At least one write, however short d.
 		start := time.Now()
-		for written < size && time.Since(start) < d && ctx.Err() == nil {
-			n, err := f.Write(buf)
+		for {
+			n, err := f.Write(buf[:min(int64(len(buf)), size-written)])
 			written += int64(n)
 			if err != nil {
 				return err
+			}
+			if written >= size || time.Since(start) >= d || ctx.Err() != nil {
+				break
 			}
 		}
 		if err := f.Sync(); err != nil {
