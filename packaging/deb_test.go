@@ -1,6 +1,8 @@
 // Package packaging holds what the Debian packages are made of (systemd
-// units, the conffile, the copyright file, the maintainer scripts) and
-// the test that builds, checks, installs and removes them.
+// units, the timer's schedule generator and the suite service's command,
+// the conffile, the copyright file, the maintainer scripts, Prometheus
+// rules and a Grafana dashboard) and the tests that build, check,
+// install and remove them.
 package packaging
 
 import (
@@ -13,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -200,6 +203,12 @@ func TestDeb(t *testing.T) {
 	}
 	if out := run(ctx, t, "bash", "-c", "source /usr/share/bash-completion/completions/thruput && complete -p thruput"); !strings.Contains(out, "thruput") {
 		t.Errorf("bash completion: %s", out)
+	}
+	for _, f := range []string{"/usr/lib/systemd/system-generators/thruput-suite-generator", "/usr/lib/thruput/thruput-suite-run",
+		"/usr/share/thruput/prometheus/thruput-rules.yml", "/usr/share/thruput/prometheus/thruput-rules.test.yml", "/usr/share/thruput/grafana/thruput-dashboard.json"} {
+		if !slices.Contains(files, f) {
+			t.Errorf("the package lacks %s", f)
+		}
 	}
 	units, _ := filepath.Glob("/usr/lib/systemd/system/thruput-*")
 	if len(units) != 3 {

@@ -25,6 +25,7 @@ import (
 type suiteFlags struct {
 	disks       []string
 	netHost     string
+	bind, dev   string
 	httpURL     string
 	quick, full bool
 	repeat      int
@@ -58,16 +59,24 @@ Every run is saved with the label suite=<id> (and round=N, time=HH:MM with
 thruput-suite-<id>.html beside the result store) and its path printed.
 --repeat N --every 8h runs it N times, as a WiFi survey over a day does at
 13:00, 21:00 and 05:00; 'thruput compare time=13:00 time=21:00' then sets
-the rounds side by side.`,
+the rounds side by side. The package's thruput-suite.timer runs it on the
+schedule and against the targets /etc/default/thruput names.
+
+--budget fits a round in a time, estimating files to lay out at the rate
+the target's last disk random run laid them out, else a 1 s probe's; a
+budget as long as the plain round is accepted.`,
 		Example: `  thruput suite
   thruput suite --disk /mnt/usb --disk /media/sd --net 192.168.1.10 --http http://192.168.1.10:8080/
-  thruput suite --net 192.168.1.10 --quick --repeat 3 --every 8h --label channel=6`,
+  thruput suite --net 192.168.1.10 --quick --repeat 3 --every 8h --label channel=6
+  thruput suite --net 192.168.1.10 --bind-dev eth0 --label link=lan --quick --budget 1m`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSuite(cmd, a, f) },
 	}
 	fl := c.Flags()
 	fl.StringArrayVar(&f.disks, "disk", nil, "directory to run the disk methods in (repeatable)")
 	fl.StringVar(&f.netHost, "net", "", "iperf3 or thruput server to run the network test against (host or host:port)")
+	fl.StringVar(&f.bind, "bind", "", "with --net, send the network test from this local `address`")
+	fl.StringVar(&f.dev, "bind-dev", "", "with --net, send the network test through this network `device` (SO_BINDTODEVICE), e.g. eth0 with wlan0 also up")
 	fl.StringVar(&f.httpURL, "http", "", "URL to download for the HTTP test")
 	fl.BoolVar(&f.quick, "quick", false, "the short version of each method (the default with no --disk, --net or --http)")
 	fl.BoolVar(&f.full, "full", false, "the full method of each tool (the default with --disk, --net or --http)")
@@ -141,14 +150,18 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 	suiteID := lifecycle.NewID()
 	var docs []*result.Document
 	so := f.stable.options()
-	plan, err := suite.Plan(suite.Options{Disks: f.disks, Net: netAddr, HTTP: httpURL, Full: full, UntilStable: so.Target * 100, Sustained: so.Sustained, Budget: f.budget})
-	if err != nil {
-		return usage.Wrap(err)
-	}
-	// Opened once the plan is known to fit: a refused budget leaves no
-	// new store behind.
+	// Prepared, not created: a refused budget leaves no new store behind;
+	// one that exists holds the layout rates a budget estimates with.
 	if err := a.openHistory(cmd.ErrOrStderr()); err != nil {
 		return err
+	}
+	o := suite.Options{Disks: f.disks, Net: netAddr, HTTP: httpURL, Bind: f.bind, BindDev: f.dev, Full: full, UntilStable: so.Target * 100, Sustained: so.Sustained, Budget: f.budget}
+	if f.budget > 0 {
+		o.Rates = suite.Rates(ctx, a.Store, f.disks)
+	}
+	plan, err := suite.Plan(o)
+	if err != nil {
+		return usage.Wrap(err)
 	}
 	if _, err := a.Open(); err != nil {
 		return err

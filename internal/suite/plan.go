@@ -1,8 +1,10 @@
 package suite
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
+	"net"
 	"slices"
 	"strconv"
 	"time"
@@ -37,6 +39,28 @@ type Step struct {
 	// phase, where a budget puts its share; empty for a download, which
 	// its body bounds.
 	BoundFlag string
+	// Plain estimates the step's time as planned, without a budget: its
+	// phases end at their bound or once their data has moved, whichever
+	// comes first.
+	Plain time.Duration
+	// AsPlanned is set by a budget too short to run every phase until
+	// stable for at least minPhase: the step costs it less as planned
+	// (Plain), so it runs so, without --until-stable or a share (a sweep
+	// whose files take less than a second a phase).
+	AsPlanned bool
+	// data is what each phase moves at most, at rate bytes a second
+	// (0: the bound alone ends it).
+	data int64
+	rate Rate
+}
+
+// Rate is how fast files are laid out in a directory: PerSec bytes a
+// second, measured on Size bytes. It holds for files up to Size: a larger
+// one may outgrow the write cache the measured one fitted in (a 128 MiB
+// set laid out at 800 MiB/s here, 5 GiB at 130 MiB/s).
+type Rate struct {
+	PerSec float64
+	Size   int64
 }
 
 // Options say what the suite measures: directories for the disk methods,
@@ -45,13 +69,20 @@ type Step struct {
 type Options struct {
 	Disks     []string
 	Net, HTTP string
-	Full      bool
+	// Bind and BindDev are the network test's -B and --bind-dev: the
+	// local address, and the device, it sends from.
+	Bind, BindDev string
+	Full          bool
 	// UntilStable (a percentage, 0 for none) is given to every step:
 	// each phase ends once its figure is known to ±UntilStable %.
 	UntilStable float64
 	// Sustained is given to every disk step: its figure is the rate
 	// after a drop.
 	Sustained bool
+	// Rates are the rates files are laid out at in each of Disks, as
+	// measured (Rates); a directory without one, or a file larger than
+	// its rate was measured on, is estimated at prepRate.
+	Rates map[string]Rate
 	// Budget, when set, bounds a round: every phase runs until stable
 	// (2 % unless UntilStable says otherwise), bounded by its share of
 	// what is left of the budget when its step starts (Run).
@@ -64,8 +95,9 @@ type Options struct {
 const minPhase = time.Second
 
 // prepRate is the rate files are laid out at, as the budget estimates
-// it: an SD card's sustained write, so that the estimate errs long and a
-// faster disk leaves the time it saves to the phases after it.
+// it when the machine was not asked (Options.Rates): an SD card's
+// sustained write, so that the estimate errs long and a faster disk
+// leaves the time it saves to the phases after it.
 const prepRate = 20 << 20
 
 // stepCost is what a step takes besides its phases and its files:
@@ -100,8 +132,13 @@ var boundFlags = map[result.Method]string{
 // Plan lists the steps of one round. With a budget or a target, every
 // step runs --until-stable; with a budget, one too small for the steps'
 // fixed costs and minPhase a phase (or their own bound, when shorter) is
-// an error.
+// an error. A budget too small for that, but not for the steps whose
+// plain run costs less (AsPlanned), runs those as planned: any budget
+// the plain round fits in is accepted.
 func Plan(o Options) ([]Step, error) {
+	if err := o.checkBind(); err != nil {
+		return nil, err
+	}
 	steps := plan(o)
 	if o.Budget <= 0 && o.UntilStable <= 0 {
 		return steps, nil
@@ -111,39 +148,71 @@ func Plan(o Options) ([]Step, error) {
 		pct = 2
 	}
 	if o.Budget > 0 {
-		var need time.Duration
+		var all, need time.Duration
 		n := 0
 		for _, st := range steps {
-			need += st.Fixed + time.Duration(st.Phases)*minBound(st)
+			least := st.Fixed + time.Duration(st.Phases)*minBound(st)
+			all, need = all+least, need+min(least, st.Plain)
 			n += st.Phases
 		}
 		if need > o.Budget {
 			return nil, fmt.Errorf("--budget %v cannot fit %d timed phases of at least %v each and the steps' other costs (%v in all): give more, or fewer targets", o.Budget, n, minPhase, need.Round(time.Second))
 		}
+		for i, st := range steps {
+			steps[i].AsPlanned = all > o.Budget && st.Plain < st.Fixed+time.Duration(st.Phases)*minBound(st)
+		}
 	}
 	for i, st := range steps {
-		steps[i].Args = append(slices.Clone(st.Args), "--until-stable="+strconv.FormatFloat(pct, 'g', -1, 64))
+		if !st.AsPlanned {
+			steps[i].Args = append(slices.Clone(st.Args), "--until-stable="+strconv.FormatFloat(pct, 'g', -1, 64))
+		}
 	}
 	return steps, nil
+}
+
+// checkBind refuses a binding without a network test, an address that
+// is not an IP address of this machine, or a device it does not have.
+func (o Options) checkBind() error {
+	if (o.Bind != "" || o.BindDev != "") && o.Net == "" {
+		return errors.New("--bind and --bind-dev are the network test's: give --net too")
+	}
+	if o.Bind != "" {
+		ip := net.ParseIP(o.Bind)
+		if ip == nil {
+			return fmt.Errorf("--bind %s: an IP address of this machine (--bind-dev names a device)", o.Bind)
+		}
+		l, err := net.ListenPacket("udp", net.JoinHostPort(o.Bind, "0"))
+		if err != nil {
+			return fmt.Errorf("--bind %s: not an address of this machine: %w", o.Bind, err)
+		}
+		l.Close()
+	}
+	if o.BindDev != "" {
+		if _, err := net.InterfaceByName(o.BindDev); err != nil {
+			return fmt.Errorf("--bind-dev %s: no such network device here", o.BindDev)
+		}
+	}
+	return nil
 }
 
 func plan(o Options) []Step {
 	var steps []Step
 	for _, d := range o.Disks {
 		var ds []Step
+		rate := o.Rates[d]
 		if o.Full {
 			ds = []Step{
-				sweep(d, 8, 1<<20, 1<<30).bound(30 * time.Second),
-				step("random "+d, result.MethodRandom, slices.Concat([]string{"disk", "random", d}, direct(d)), 1, layout(randomSize)).byDefault(randomTime),
-				fio("write", d), fio("read", d),
-				step("mark "+d, result.MethodMark, []string{"disk", "mark", d}, 8, layout(markSize)).byDefault(markTime),
+				sweep(d, 8, 1<<20, 1<<30).bound(30*time.Second).moves(1<<30, rate),
+				step("random "+d, result.MethodRandom, slices.Concat([]string{"disk", "random", d}, direct(d)), 1, layout(randomSize, rate)).byDefault(randomTime),
+				fio("write", d, rate), fio("read", d, rate),
+				step("mark "+d, result.MethodMark, []string{"disk", "mark", d}, 8, layout(markSize, rate)).byDefault(markTime),
 			}
 		} else {
 			const randomSet, markFile = 128 << 20, 64 << 20
 			ds = []Step{
-				sweep(d, 512, 1<<20, 32<<20).bound(2 * time.Second),
-				step("random "+d, result.MethodRandom, slices.Concat([]string{"disk", "random", d, "--files", "16", "--size", units.BlockLabel(randomSet)}, direct(d)), 1, layout(randomSet)).bound(8 * time.Second),
-				step("mark "+d, result.MethodMark, []string{"disk", "mark", d, "--size", units.BlockLabel(markFile)}, 8, layout(markFile)).bound(2 * time.Second),
+				sweep(d, 512, 1<<20, 32<<20).bound(2*time.Second).moves(32<<20, rate),
+				step("random "+d, result.MethodRandom, slices.Concat([]string{"disk", "random", d, "--files", "16", "--size", units.BlockLabel(randomSet)}, direct(d)), 1, layout(randomSet, rate)).bound(8 * time.Second),
+				step("mark "+d, result.MethodMark, []string{"disk", "mark", d, "--size", units.BlockLabel(markFile)}, 8, layout(markFile, rate)).bound(2 * time.Second),
 			}
 		}
 		if o.Sustained {
@@ -159,6 +228,12 @@ func plan(o Options) []Step {
 			port = iperf3.DefaultPort
 		}
 		client := []string{"net", "client", host, "-p", strconv.Itoa(port)}
+		if o.Bind != "" {
+			client = append(client, "-B", o.Bind)
+		}
+		if o.BindDev != "" {
+			client = append(client, "--bind-dev", o.BindDev)
+		}
 		test := func(name string, args []string, t, omit time.Duration, more ...string) Step {
 			// The omitted start is not measured: it is a fixed cost, as is
 			// the second the test takes to set up and end.
@@ -188,6 +263,15 @@ func plan(o Options) []Step {
 		const repeat = 3
 		steps = append(steps, step("http "+o.HTTP, result.MethodHTTP, []string{"net", "http", o.HTTP, "--repeat", strconv.Itoa(repeat)}, 0, repeat*downloadCost))
 	}
+	for i, st := range steps {
+		phase := st.Bound
+		if st.data > 0 {
+			if d := layout(st.data, st.rate); phase == 0 || d < phase {
+				phase = d
+			}
+		}
+		steps[i].Plain = st.Fixed + time.Duration(st.Phases)*phase
+	}
 	return steps
 }
 
@@ -201,11 +285,24 @@ func step(name string, method result.Method, args []string, phases int, fixed ti
 // bound gives each of the step's phases the bound d on its command line,
 // spelt as the command's users spell it: whole seconds for iperf3's -t.
 func (s Step) bound(d time.Duration) Step {
-	v := d.String()
+	s.Bound, s.Args = d, append(s.Args, s.BoundFlag, s.boundValue(d))
+	return s
+}
+
+// boundValue spells the bound d as the step's command takes it: whole
+// seconds for iperf3's -t (the protocol carries seconds), at least one.
+func (s Step) boundValue(d time.Duration) string {
 	if s.Method == result.MethodNetClient {
-		v = strconv.Itoa(int(d / time.Second))
+		return strconv.Itoa(max(1, int(d/time.Second)))
 	}
-	s.Bound, s.Args = d, append(s.Args, s.BoundFlag, v)
+	return d.String()
+}
+
+// moves records that each of the step's phases moves data bytes at
+// most, at rate bytes a second: without a bound, or with a longer one,
+// the data ends the phase as planned.
+func (s Step) moves(data int64, rate Rate) Step {
+	s.data, s.rate = data, rate
 	return s
 }
 
@@ -225,19 +322,24 @@ func sweep(dir string, lo, hi, file int64) Step {
 
 // fio is the full plan's fio job, rw (write or read) at queue depth 64 on
 // 4 GiB, repeated 4 times: a phase each, which one pass over the file
-// bounds (-t 0). A read lays out its file first.
-func fio(rw, dir string) Step {
+// bounds (-t 0), at rate bytes a second. A read lays out its file first.
+func fio(rw, dir string, rate Rate) Step {
 	const size, repeat = 4 << 30, 4
 	var fixed time.Duration
 	if rw == "read" {
-		fixed = layout(size)
+		fixed = layout(size, rate)
 	}
-	return step("io "+rw+" "+dir, result.MethodIO, []string{"disk", "io", dir, "--rw", rw, "--bs", "4k", "--iodepth", "64", "--size", units.BlockLabel(size), "--repeat", strconv.Itoa(repeat)}, repeat, fixed)
+	return step("io "+rw+" "+dir, result.MethodIO, []string{"disk", "io", dir, "--rw", rw, "--bs", "4k", "--iodepth", "64", "--size", units.BlockLabel(size), "--repeat", strconv.Itoa(repeat)}, repeat, fixed).moves(size, rate)
 }
 
-// layout is the time files of size bytes take to lay out at prepRate.
-func layout(size int64) time.Duration {
-	return time.Duration(float64(size) / prepRate * float64(time.Second))
+// layout is the time size bytes take to lay out, or to move in a phase,
+// at rate, or at prepRate when rate does not hold for that size.
+func layout(size int64, rate Rate) time.Duration {
+	perSec := float64(prepRate)
+	if rate.PerSec > 0 && size <= rate.Size {
+		perSec = rate.PerSec
+	}
+	return time.Duration(float64(size) / perSec * float64(time.Second))
 }
 
 // direct is disk random's --direct for a directory on a device: the

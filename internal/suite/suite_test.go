@@ -242,10 +242,10 @@ func TestPlanBounds(t *testing.T) {
 		`io write /d: disk.io 4×0s "--until-stable=2 -t 1s"`,
 		`io read /d: disk.io 4×0s "--until-stable=2 -t 1s"`,
 		`mark /d: disk.mark 8×5s "--until-stable=2 -t 1s"`,
-		`net up pi4: net.client 1×1m5s "--until-stable=2 -t 1s"`,
-		`net down pi4: net.client 1×1m5s "--until-stable=2 -t 1s"`,
-		`net both pi4: net.client 1×1m5s "--until-stable=2 -t 1s"`,
-		`net capped pi4: net.client 1×1m5s "--until-stable=2 -t 1s"`,
+		`net up pi4: net.client 1×1m5s "--until-stable=2 -t 1"`,
+		`net down pi4: net.client 1×1m5s "--until-stable=2 -t 1"`,
+		`net both pi4: net.client 1×1m5s "--until-stable=2 -t 1"`,
+		`net capped pi4: net.client 1×1m5s "--until-stable=2 -t 1"`,
 		`http http://pi4/: net.http 0×0s "--until-stable=2"`,
 	}
 	if !slices.Equal(got, want) {
@@ -324,4 +324,84 @@ func rename(args []string, from, to string) []string {
 		out[2] = to
 	}
 	return out
+}
+
+// TestBudgetAsPlanned: on a fast disk the quick local plan's sweep moves
+// its files in less than a second a phase, so a budget too short to run every phase until stable, but as
+// long as the plain round, runs those steps as planned and shares the
+// rest among the others (the download costs the same either way, and
+// runs until stable); the net test's share is whole seconds.
+func TestBudgetAsPlanned(t *testing.T) {
+	o := Options{Disks: []string{"/d"}, Net: "127.0.0.1:5201", HTTP: "http://127.0.0.1/", Rates: map[string]Rate{"/d": {PerSec: 1 << 30, Size: 128 << 20}}}
+	plain := plan(o)
+	var all, need time.Duration
+	for _, st := range plain {
+		least := st.Fixed + time.Duration(st.Phases)*minBound(st)
+		all, need = all+least, need+min(least, st.Plain)
+	}
+	// The sweep: 24 phases of 32 MiB at 1 GiB/s, 0.75 s in all and 0.5 s
+	// besides.
+	if plain[0].Plain != 1250*time.Millisecond {
+		t.Errorf("the sweep's plain time %v, want 1.25s", plain[0].Plain)
+	}
+	o.Budget = need.Round(time.Second) + time.Second
+	if o.Budget >= all {
+		t.Fatalf("budget %v is not below %v, what every phase until stable needs", o.Budget, all)
+	}
+	steps, err := Plan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, st := range steps {
+		want := st.Method == result.MethodSweep
+		if st.AsPlanned != want {
+			t.Errorf("%s: as planned %v, want %v", st.Name, st.AsPlanned, want)
+		}
+		line := strings.Join(bounded(steps, i, o.Budget), " ")
+		if want && (strings.Contains(line, "--until-stable") || line != strings.Join(plain[i].Args, " ")) {
+			t.Errorf("%s as planned: %s", st.Name, line)
+		}
+		if !want && !strings.Contains(line, "--until-stable=2") {
+			t.Errorf("%s: %s", st.Name, line)
+		}
+	}
+	// The net test with 5.5 s left: its 1.5 s, the other's and the
+	// download's 15.5 s set aside leave nothing: it gets 1 s, whole.
+	if args := strings.Join(bounded(steps, 3, 5500*time.Millisecond), " "); !strings.HasSuffix(args, "--until-stable=2 -t 1") {
+		t.Errorf("net up with 5.5 s left: %s", args)
+	}
+	o.Budget = need - time.Second
+	if _, err := Plan(o); err == nil || !strings.Contains(err.Error(), "cannot fit 35 timed phases") {
+		t.Errorf("a budget below the least: %v", err)
+	}
+	// A rate holds for files up to what it was measured on; beyond, the
+	// estimate is prepRate's.
+	if d := layout(256<<20, o.Rates["/d"]); d != 12800*time.Millisecond {
+		t.Errorf("256 MiB past a rate measured on 128 MiB: %v, want 12.8s", d)
+	}
+}
+
+// TestPlanBind: the network test sends from --bind and --bind-dev; a
+// binding without a network test, an address that is not this machine's
+// or is no address, and a device it lacks are refused, naming it.
+func TestPlanBind(t *testing.T) {
+	steps, err := Plan(Options{Net: "127.0.0.1:5202", Bind: "127.0.0.1", BindDev: "lo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range steps {
+		if line := strings.Join(st.Args, " "); !strings.HasPrefix(line, "net client 127.0.0.1 -p 5202 -B 127.0.0.1 --bind-dev lo") {
+			t.Errorf("%s: %s", st.Name, line)
+		}
+	}
+	for o, want := range map[*Options]string{
+		{Disks: []string{"/d"}, Bind: "127.0.0.1"}:  "give --net too",
+		{Net: "h", Bind: "192.0.2.1"}:               "--bind 192.0.2.1: not an address of this machine",
+		{Net: "h", Bind: "eth0"}:                    "--bind eth0: an IP address of this machine",
+		{Net: "h", BindDev: "thruput-no-such-dev0"}: "--bind-dev thruput-no-such-dev0: no such network device here",
+	} {
+		if _, err := Plan(*o); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%+v: %v, want %q", *o, err, want)
+		}
+	}
 }
