@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -664,17 +665,41 @@ func (s *DB) Documents(f Filter) ([]*result.Document, error) {
 	return s.documentsIn(context.Background(), sub, args)
 }
 
-// Latest returns the newest run that ended ok of every host, method and
-// target the filter selects, oldest first: the runs whose figures a
-// dashboard or Prometheus shows now, found without reading the others.
+// Latest returns the newest run that ended ok of every host, method,
+// target and network direction the filter selects, oldest first: the runs
+// whose figures a dashboard or Prometheus shows now. A suite tests a
+// server up, then down: both are series of their own, so the down test
+// must not hide the up one.
 func (s *DB) Latest(f Filter) ([]*result.Document, error) {
 	w, args, err := f.where()
 	if err != nil {
 		return nil, err
 	}
-	sub := `SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY host, method, ` + s.peerOrTarget() + ` ORDER BY started_at DESC, id DESC) AS n
-		FROM runs WHERE status = 'ok' AND ` + w + `) latest WHERE n = 1`
+	// The direction is in the JSON only; reading it for every network run
+	// in the store would cost a scrape a parse per run, so only the
+	// newest latestDepth runs of each series are read.
+	sub := `SELECT id FROM (
+		SELECT id, row_number() OVER (PARTITION BY host, method, series, ` + s.direction() + ` ORDER BY started_at DESC, id DESC) AS n
+		FROM (SELECT id, host, method, started_at, ` + s.peerOrTarget() + ` AS series,
+			row_number() OVER (PARTITION BY host, method, ` + s.peerOrTarget() + ` ORDER BY started_at DESC, id DESC) AS depth
+			FROM runs WHERE status = 'ok' AND ` + w + `) recent
+		WHERE depth <= ` + strconv.Itoa(latestDepth) + `) latest WHERE n = 1`
 	return s.documentsIn(context.Background(), sub, args)
+}
+
+// latestDepth is how many of a series' newest runs Latest reads the
+// direction of: more than a suite's directions (up, down, bidir) per
+// round, so one direction tested less often still shows.
+const latestDepth = 12
+
+// direction is a network run's direction (up, down, bidir) read from its
+// document in the recent subquery of Latest; ” for the other methods.
+func (s *DB) direction() string {
+	dir := `json_extract(json, '$.net.parameters.direction')`
+	if s.dialect == PostgreSQL {
+		dir = `(json::jsonb #>> '{net,parameters,direction}')`
+	}
+	return `CASE WHEN method IN ('net.client', 'net.server') THEN (SELECT ` + dir + ` FROM documents WHERE run_id = recent.id) ELSE '' END`
 }
 
 // peerOrTarget is what tells apart the series of a host and method: the

@@ -148,6 +148,26 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		if want := []string{"20260302T010000Z-ssss01", "20260302T020000Z-ssss02", "20260302T030000Z-ssss03"}; err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("Latest of a server's runs = %v %v, want the newest of each client %v", got, err, want)
 		}
+		// A client tested one server up, then down (-R), then up again:
+		// the newest of each direction counts, as /metrics labels them.
+		var clients []*result.Document
+		for i, dir := range []string{result.DirUp, result.DirDown, result.DirUp, result.DirDown, result.DirDown} {
+			d := Doc(fmt.Sprintf("20260303T0%d0000Z-cccc0%d", i, i), result.MethodNetClient, "pi4", 40+i, nil)
+			d.Targets = []result.Target{{Path: "10.0.0.9"}}
+			d.Net = &result.Net{Parameters: result.NetParameters{Role: "client", Server: "10.0.0.9:5201", Direction: dir}}
+			clients = append(clients, d)
+		}
+		if _, _, err := s.SaveAll(clients); err != nil {
+			t.Fatal(err)
+		}
+		ds, err = s.Latest(store.Filter{Method: string(result.MethodNetClient), Host: "pi4"})
+		got = nil
+		for _, d := range ds {
+			got = append(got, d.ID)
+		}
+		if want := []string{"20260303T020000Z-cccc02", "20260303T040000Z-cccc04"}; err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("Latest of a client's runs = %v %v, want the newest up and the newest down %v", got, err, want)
+		}
 	})
 	t.Run("pages", func(t *testing.T) {
 		// Seven runs, five of them started at the same instant: pages of
