@@ -644,13 +644,22 @@ func (s *DB) Documents(f Filter) ([]*result.Document, error) {
 // Latest returns the newest run that ended ok of every host, method and
 // target the filter selects, oldest first: the runs whose figures a
 // dashboard or Prometheus shows now, found without reading the others.
-func (s *DB) Latest(f Filter) ([]*result.Document, error) {
+func (s *DB) Latest(f Filter) ([]*result.Document, error) { return s.Recent(f, 1) }
+
+// Recent returns the newest n runs that ended ok of every host, method
+// and target the filter selects (told apart as Latest tells them),
+// oldest first: the runs an alert rule judges, found without reading the
+// others. A Filter.Limit applies before the series are cut.
+func (s *DB) Recent(f Filter, n int) ([]*result.Document, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("recent runs: n = %d, want 1 or more", n)
+	}
 	w, args, err := f.where()
 	if err != nil {
 		return nil, err
 	}
-	sub := `SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY host, method, ` + s.peerOrTarget() + ` ORDER BY started_at DESC, id DESC) AS n
-		FROM runs WHERE status = 'ok' AND ` + w + `) latest WHERE n = 1`
+	sub := fmt.Sprintf(`SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY host, method, `+s.peerOrTarget()+` ORDER BY started_at DESC, id DESC) AS n
+		FROM runs WHERE status = 'ok' AND `+w+`) latest WHERE n <= %d`, n)
 	return s.documentsIn(context.Background(), sub, args)
 }
 

@@ -126,6 +126,18 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		if ds, _ := s.Latest(store.Filter{Host: "pi5"}); len(ds) != 1 {
 			t.Errorf("Latest of pi5: %d runs", len(ds))
 		}
+		// The newest two of each series, the failed run left out.
+		ds, err = s.Recent(store.Filter{Host: "pi4"}, 2)
+		got = nil
+		for _, d := range ds {
+			got = append(got, d.ID)
+		}
+		if want := []string{"20260301T120000Z-aaaa01", "20260301T130000Z-aaaa02", "20260301T170000Z-aaaa06"}; err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("Recent(pi4, 2) = %v %v, want %v", got, err, want)
+		}
+		if _, err := s.Recent(store.Filter{}, 0); err == nil {
+			t.Error("Recent(0) was not refused")
+		}
 		// A server's runs name no target but the client that tested
 		// against it: the newest of each client counts, whatever port it
 		// came from.
