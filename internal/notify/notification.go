@@ -4,7 +4,11 @@
 // so that it arrives later, once.
 package notify
 
-import "time"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+)
 
 // Notification is one alert's change of state, as a webhook receives it in
 // JSON (docs/result-json.md documents each field). The alert rules
@@ -43,6 +47,16 @@ type Notification struct {
 	DashboardURL string `json:"dashboard_url,omitempty"`
 }
 
+// ID names the notification: a hash of its Key, Status and StartsAt, so a
+// firing and its resolved notice differ, and the same change of state
+// produced twice (a rule evaluated again over the same runs) has one id.
+// The spool's sent ledger deduplicates by it, and a webhook gets it in
+// the Idempotency-Key header.
+func (n Notification) ID() string {
+	h := sha256.Sum256([]byte(n.Key + "\x00" + n.Status + "\x00" + n.StartsAt.UTC().Format(time.RFC3339Nano)))
+	return hex.EncodeToString(h[:16])
+}
+
 // Series is the selector's view of the runs an alert is about.
 type Series struct {
 	Method    string            `json:"method"`
@@ -74,6 +88,8 @@ type Receiver struct {
 	// Ntfy is an ntfy topic's URL (https://ntfy.sh/mytopic): the summary is
 	// posted as the message, with a title and priority header.
 	Ntfy string `yaml:"ntfy,omitempty"`
+	// NtfyTokenFile holds an ntfy access token, sent as a bearer token.
+	NtfyTokenFile string `yaml:"ntfy_token_file,omitempty"`
 	// Email sends a mail over SMTP.
 	Email *Email `yaml:"email,omitempty"`
 }
@@ -89,4 +105,7 @@ type Email struct {
 	// PasswordFile is read for the password, so rules files can be shared.
 	PasswordFile string `yaml:"password_file,omitempty"`
 	Insecure     bool   `yaml:"insecure,omitempty"`
+	// CAFile holds PEM certificates to trust for the server instead of the
+	// system's (a private CA, or a test's self-signed certificate).
+	CAFile string `yaml:"ca_file,omitempty"`
 }
