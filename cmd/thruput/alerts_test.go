@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/thruput/thruput/internal/nettest"
+	"github.com/thruput/thruput/internal/notify"
+)
+
+// exampleRules is the README's example as written, with the rules the
+// test adds after it.
+const exampleRules = `receivers:
+  - name: hook
+    webhook: http://127.0.0.1:9099/alert
+rules:
+  - name: lan-down
+    match: {method: net.client, labels: {link: lan}}
+    below: 80 Mbit/s
+    for: 2
+    notify: [hook]
+`
+
+// webhook is a webhook receiver: every notification posted, by path.
+type webhook struct {
+	mu  sync.Mutex
+	got map[string][]notify.Notification
+}
+
+func (h *webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var n notify.Notification
+	body, _ := io.ReadAll(r.Body)
+	if err := json.Unmarshal(body, &n); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	h.mu.Lock()
+	h.got[r.URL.Path] = append(h.got[r.URL.Path], n)
+	h.mu.Unlock()
+}
+
+func (h *webhook) statuses(path string) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var s []string
+	for _, n := range h.got[path] {
+		s = append(s, n.Rule+" "+n.Status)
+	}
+	return strings.Join(s, ", ")
+}
+
+// TestAlertsShapedLink changes the rate of a tbf-shaped link between runs
+// of net client (healthy, degraded, recovered) under the README's example
+// and a relative rule, with a real webhook server: the example sends
+// exactly one firing and one resolved notice; healthy runs, within their
+// own few per cent, never fire; the relative rule fires on the real drop;
+// retest: true lets a one-off dip (a competing flow during the first run
+// only) pass; a suspect run does not fire.
+func TestAlertsShapedLink(t *testing.T) {
+	l := nettest.NewLink(t, 100)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// The webhook listens on the client's loopback, at the example's own
+	// address: the namespace is the test's alone.
+	hook := &webhook{got: map[string][]notify.Notification{}}
+	var ln net.Listener
+	if err := l.Enter(l.A, func() (err error) { ln, err = net.Listen("tcp", "127.0.0.1:9099"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: hook, ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+
+	dir := t.TempDir()
+	rules := filepath.Join(dir, "alerts.yaml")
+	extra := `  - name: rel
+    match: {method: net.client, labels: {link: lan}}
+    drop: 25%
+    baseline: 3 runs
+    notify: [rel]
+  - name: dip
+    match: {method: net.client, labels: {link: retest}}
+    below: 80 Mbit/s
+    retest: true
+    notify: [hook]
+  - name: sus
+    match: {method: net.client, labels: {link: sus}}
+    below: 80 Mbit/s
+    notify: [hook]
+`
+	text := strings.Replace(exampleRules, "rules:\n", "  - name: rel\n    webhook: http://127.0.0.1:9099/rel\nrules:\n", 1) + extra
+	if err := os.WriteFile(rules, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "results.db")
+	env := append(os.Environ(), "THRUPUT_DB="+db, "XDG_STATE_HOME="+filepath.Join(dir, "state"), "THRUPUT_ALERTS="+rules)
+	for _, port := range []string{"5201", "5202"} {
+		startBackground(t, l.Command(ctx, l.B, thruputBin, "net", "server", "-q", "--no-save", "-p", port))
+	}
+	client := func(args ...string) *exec.Cmd {
+		cmd := l.Command(ctx, l.A, thruputBin, append([]string{"net", "client", l.AddrB, "-q", "--json"}, args...)...)
+		cmd.Env = env
+		return cmd
+	}
+	run := func(link string, args ...string) (float64, string) {
+		t.Helper()
+		var out []byte
+		var stderr bytes.Buffer
+		var err error
+		for try := 0; try < 20; try++ {
+			cmd := client(append([]string{"-t", "2", "--label", "link=" + link}, args...)...)
+			stderr.Reset()
+			cmd.Stderr = &stderr
+			if out, err = cmd.Output(); err == nil || !strings.Contains(stderr.String(), "refused") {
+				break
+			}
+			time.Sleep(100 * time.Millisecond) // the servers were not listening yet
+		}
+		if err != nil {
+			t.Fatalf("net client: %v\n%s", err, stderr.String())
+		}
+		var doc struct {
+			Net struct {
+				Sums []struct {
+					Receiver struct {
+						Bps float64 `json:"bits_per_second"`
+					} `json:"receiver"`
+				} `json:"sums"`
+			} `json:"net"`
+		}
+		// A retest prints a second document after the first.
+		dec := json.NewDecoder(bytes.NewReader(out))
+		if err := dec.Decode(&doc); err != nil || len(doc.Net.Sums) == 0 {
+			t.Fatalf("net client --json: %v\n%s", err, out)
+		}
+		return doc.Net.Sums[0].Receiver.Bps / 1e6, stderr.String()
+	}
+	shape := func(mbit int) {
+		t.Helper()
+		burst := strconv.Itoa(max(mbit*1_000_000/8/200, 2*1514))
+		for _, end := range []struct{ ns, dev string }{{l.A, l.DevA}, {l.B, l.DevB}} {
+			if out, err := exec.Command("tc", "-n", end.ns, "qdisc", "change", "dev", end.dev, "root", "tbf", "rate", strconv.Itoa(mbit)+"mbit", "burst", burst, "latency", "50ms").CombinedOutput(); err != nil {
+				t.Fatalf("tc: %v: %s", err, out)
+			}
+		}
+	}
+
+	// Healthy, degraded, recovered.
+	var rates []float64
+	for _, mbit := range []int{100, 100, 100, 60, 60, 100, 100} {
+		shape(mbit)
+		r, stderr := run("lan")
+		rates = append(rates, r)
+		if strings.Contains(stderr, "alerts:") {
+			t.Errorf("a run at %d Mbit/s warned: %s", mbit, stderr)
+		}
+		if mbit == 100 && len(rates) <= 3 && hook.statuses("/alert")+hook.statuses("/rel") != "" {
+			t.Errorf("healthy runs %.1f fired: %s %s", rates, hook.statuses("/alert"), hook.statuses("/rel"))
+		}
+	}
+	t.Logf("rates %.1f Mbit/s", rates)
+	if got := hook.statuses("/alert"); got != "lan-down firing, lan-down resolved" {
+		t.Errorf("the example sent %q, want one firing and one resolved", got)
+	}
+	if got := hook.statuses("/rel"); got != "rel firing, rel resolved" {
+		t.Errorf("the relative rule sent %q, want it to fire on the drop to 60 Mbit/s and resolve", got)
+	}
+	hook.mu.Lock()
+	if ns := hook.got["/alert"]; len(ns) == 2 {
+		f := ns[0]
+		if f.Key != ns[1].Key || f.Figure.Unit != "Mbit/s" || f.Figure.Value > 60 || f.Threshold == nil || f.Threshold.Value != 80 ||
+			len(f.RunIDs) != 2 || f.StartsAt.IsZero() || !ns[1].StartsAt.Equal(f.StartsAt) || ns[1].EndsAt.IsZero() || f.Series.Labels["link"] != "lan" {
+			t.Errorf("notices %+v", ns)
+		}
+	}
+	hook.mu.Unlock()
+
+	// A competing flow during the first run only: the retest passes.
+	shape(100)
+	// Three streams for the first of the run's two seconds: it gets
+	// about a quarter of the link then, about 60 Mbit/s over the run.
+	competitor := client("-p", "5202", "-t", "1", "-P", "3")
+	if err := competitor.Start(); err != nil {
+		t.Fatal(err)
+	}
+	dip, stderr := run("retest", "-t", "2")
+	competitor.Wait()
+	if !strings.Contains(stderr, "running the step again") || dip > 80 {
+		t.Errorf("the dip (%.1f Mbit/s) was not retested: %s", dip, stderr)
+	}
+	// A suspect run at 60 Mbit/s: a kernel error on the veth during it.
+	shape(60)
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		os.WriteFile("/dev/kmsg", []byte("thruput-alerts-test: NETDEV WATCHDOG: "+l.DevA+" (thruput-test): transmit queue 0 timed out\n"), 0)
+	}()
+	run("sus")
+	time.Sleep(200 * time.Millisecond)
+	if got := hook.statuses("/alert"); got != "lan-down firing, lan-down resolved" {
+		t.Errorf("after the retest and the suspect run the hook has %q", got)
+	}
+	o := thruput(t, "results", "list", "--json", "--db", db, "--label", "link=retest")
+	var entries []struct {
+		ID     string            `json:"id"`
+		Labels map[string]string `json:"labels"`
+	}
+	if err := json.Unmarshal([]byte(o.stdout), &entries); err != nil || len(entries) != 2 || entries[0].Labels["retest"] != entries[1].ID {
+		t.Errorf("the dip and its retest are not both stored, the retest labelled: %s", o.stdout)
+	}
+	o = thruput(t, "results", "list", "--json", "--db", db, "--label", "link=sus")
+	if !strings.Contains(o.stdout, "suspect") {
+		t.Errorf("the suspect run is not marked suspect: %s", o.stdout)
+	}
+}

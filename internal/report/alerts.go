@@ -1,0 +1,84 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/thruput/thruput/internal/alert"
+	"github.com/thruput/thruput/internal/notify"
+)
+
+// WriteAlerts prints what `thruput alerts check` found: a row per rule
+// and series (its state, the newest figure ±, the limit or baseline, since
+// when), then the warnings; or the report as JSON.
+func WriteAlerts(w io.Writer, rep *alert.Report, format string) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	t := Table{Header: []string{"rule", "series", "state", "figure", "limit/baseline", "since"}, Left: true}
+	for _, a := range rep.Alerts {
+		state := a.State
+		if a.State == alert.StatePending || a.State == alert.StateRecovering {
+			state = fmt.Sprintf("%s %d/%d", a.State, a.Streak, a.For)
+		}
+		if a.Change != "" {
+			state += " (now)"
+		}
+		limit := "-"
+		switch {
+		case a.Threshold != nil:
+			limit = figure(a.Threshold)
+		case a.Baseline != nil:
+			limit = "median " + figure(a.Baseline)
+		}
+		since := "-"
+		if !a.Since.IsZero() {
+			since = a.Since.UTC().Format("2006-01-02 15:04")
+		}
+		fig := "-"
+		if a.Figure != nil {
+			fig = figure(a.Figure)
+		}
+		t.Rows = append(t.Rows, []string{a.Rule, seriesName(a.Series), state, fig, limit, since})
+		if a.Note != "" {
+			t.Notes = append(t.Notes, note{Mark: a.Rule, Text: a.Note})
+		}
+	}
+	ew := &errWriter{w: w}
+	if len(t.Rows) == 0 {
+		ew.printf("no stored run matches any rule\n")
+	} else if err := t.Print(w, format == "markdown"); err != nil {
+		return err
+	}
+	for _, s := range rep.Warnings {
+		ew.printf("warning: %s\n", s)
+	}
+	if rep.Sent > 0 || rep.Flushed > 0 {
+		ew.printf("sent %d notification(s), %d from the spool\n", rep.Sent, rep.Flushed)
+	}
+	return ew.err
+}
+
+// figure prints a value with its ± and unit.
+func figure(f *notify.Figure) string {
+	if f.PlusMinus > 0 {
+		return fmt.Sprintf("%.4g ± %.2g %s", f.Value, f.PlusMinus, f.Unit)
+	}
+	return fmt.Sprintf("%.4g %s", f.Value, f.Unit)
+}
+
+// seriesName names a series in a cell: host, what it measured, direction
+// and interface.
+func seriesName(s notify.Series) string {
+	parts := []string{s.Host}
+	for _, p := range []string{s.Target, s.Direction, s.Interface} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, " ")
+}
