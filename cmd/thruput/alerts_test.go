@@ -224,3 +224,73 @@ func TestAlertsShapedLink(t *testing.T) {
 		t.Errorf("the suspect run is not marked suspect: %s", o.stdout)
 	}
 }
+
+// TestAlertsBadInput: a bad rules file stops a measuring command before
+// it measures (exit 2, no store made); check without rules is exit 2; a
+// selector that matches nothing warns; a receiver that is down warns,
+// and the run is saved.
+func TestAlertsBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	db := filepath.Join(dir, "results.db")
+	target := filepath.Join(dir, "t")
+	os.Mkdir(target, 0o755)
+	sweep := []string{"disk", "sweep", target, "--sizes", "64k", "--file-size", "1M", "--max-time", "1s", "-q", "--db", db}
+	for _, c := range []struct{ text, want string }{
+		{strings.Replace(exampleRules, "for: 2", "fro: 2", 1), `bad.yaml:8: rules: unknown key "fro"`},
+		{strings.Replace(exampleRules, "80 Mbit/s", "500 IOPS", 1), `"500 IOPS" is operations per second, which net.client does not measure`},
+	} {
+		o := thruput(t, append(sweep, "--alerts", write("bad.yaml", c.text))...)
+		if o.code != 2 || !strings.Contains(o.stderr, c.want) {
+			t.Errorf("a bad rules file: exit %d, %q; want exit 2 naming %q", o.code, o.stderr, c.want)
+		}
+		if _, err := os.Stat(db); err == nil {
+			t.Errorf("a run refused for its rules file made the store")
+		}
+	}
+	if o := thruput(t, "alerts", "check", "--db", db); o.code != 2 || !strings.Contains(o.stderr, "give --alerts FILE or set THRUPUT_ALERTS") {
+		t.Errorf("check without rules: exit %d, %q", o.code, o.stderr)
+	}
+	// A receiver nothing listens on: the run is saved, with a warning.
+	down := write("down.yaml", `receivers:
+  - name: down-bad-input
+    webhook: http://127.0.0.1:1/alert
+rules:
+  - name: slow-disk
+    match: {method: disk.sweep}
+    below: 1000 GB/s
+    notify: [down-bad-input]
+  - name: no-such
+    match: {method: net.http, host: nowhere}
+    below: 1 MB/s
+`)
+	o := thruput(t, append(sweep, "--alerts", down)...)
+	if o.code != 0 || !strings.Contains(o.stderr, `thruput: alerts: receiver "down-bad-input"`) {
+		t.Errorf("a receiver down: exit %d, %q; want exit 0 and a warning", o.code, o.stderr)
+	}
+	if n := len(listed(t, db)); n != 1 {
+		t.Errorf("%d runs stored, want the run saved despite the receiver", n)
+	}
+	o = thruput(t, "alerts", "check", "--alerts", down, "--db", db, "--json", "--dry-run")
+	var rep struct {
+		Alerts []struct {
+			Rule, State string
+			Figure      *notify.Figure
+		}
+		Warnings []string
+	}
+	if err := json.Unmarshal([]byte(o.stdout), &rep); o.code != 0 || err != nil || len(rep.Alerts) != 1 || rep.Alerts[0].State != "firing" ||
+		rep.Alerts[0].Figure == nil || rep.Alerts[0].Figure.Unit != "GB/s" || len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], `rule "no-such": no stored run matches its selector`) {
+		t.Errorf("check --json: exit %d %v\n%s\n%s", o.code, err, o.stdout, o.stderr)
+	}
+	o = thruput(t, "alerts", "check", "--alerts", down, "--db", db)
+	if o.code != 0 || !strings.Contains(o.stdout, "slow-disk") || !strings.Contains(o.stdout, "firing") || !strings.Contains(o.stdout, "warning: ") {
+		t.Errorf("check: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+}

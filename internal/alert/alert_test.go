@@ -334,8 +334,8 @@ func TestCheckAllWarnsAndStays(t *testing.T) {
 	// A receiver that fails is a warning; the change is still recorded
 	// (notify's spool keeps the notice).
 	o.DryRun = false
-	o.Send = func(context.Context, notify.Receiver, notify.Notification) error {
-		return fmt.Errorf("connection refused")
+	o.Send = func(_ context.Context, r notify.Receiver, _ notify.Notification) error {
+		return fmt.Errorf("receiver %q: connection refused", r.Name)
 	}
 	if rep, err = Check(context.Background(), s, f, o); err != nil || len(rep.Warnings) != 2 || !strings.Contains(rep.Warnings[1], `receiver "hook": connection refused`) {
 		t.Fatalf("failing receiver: %v %+v", err, rep)

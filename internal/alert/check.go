@@ -71,7 +71,8 @@ func Check(ctx context.Context, s store.Store, f *File, o Options) (*Report, err
 	}
 	for _, d := range f.deliveries(ev) {
 		if err := o.Send(ctx, d.receiver, d.notification); err != nil {
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("receiver %q: %v", d.receiver.Name, err))
+			// notify's errors name the receiver and where the notice waits.
+			rep.Warnings = append(rep.Warnings, err.Error())
 			continue
 		}
 		rep.Sent++
