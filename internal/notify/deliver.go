@@ -48,7 +48,7 @@ func (r Receiver) target() string {
 	case r.Ntfy != "":
 		return "ntfy " + r.Ntfy
 	case r.Email != nil:
-		return fmt.Sprintf("email %s %s %v", r.Email.SMTP, r.Email.From, r.Email.To)
+		return fmt.Sprintf("email %s %s %v insecure=%v", r.Email.SMTP, r.Email.From, r.Email.To, r.Email.Insecure)
 	}
 	return ""
 }
@@ -60,6 +60,12 @@ func (s *spool) deliver(ctx context.Context, r Receiver, n Notification) error {
 	switch {
 	case r.Webhook != "":
 		return s.webhook(ctx, r.Webhook, n)
+	case r.Alertmanager != "":
+		return s.alertmanager(ctx, r, n)
+	case r.Ntfy != "":
+		return s.ntfy(ctx, r, n)
+	case r.Email != nil:
+		return s.email(ctx, r.Email, n)
 	}
 	return fmt.Errorf("receiver %q: no way to deliver", r.Name)
 }

@@ -46,3 +46,25 @@ func FuzzParseLedger(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseActive(f *testing.F) {
+	n := sample()
+	b, _ := json.Marshal(map[string]activeAlert{n.Key: {Notification: n}})
+	f.Add(b)
+	f.Add([]byte(`{"k":{"notification":{"status":"resolved","key":"k"}}}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := parseActive(b)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error")
+			}
+			return
+		}
+		for k, a := range m {
+			if a.Notification.Key != k || a.Notification.Status != "firing" {
+				t.Fatalf("accepted %q: %+v", k, a)
+			}
+		}
+	})
+}

@@ -85,6 +85,11 @@ type Receiver struct {
 	// Alertmanager is an Alertmanager's base URL (http://host:9093); alerts
 	// are posted to its /api/v2/alerts.
 	Alertmanager string `yaml:"alertmanager,omitempty"`
+	// AlertmanagerHold is how long a firing alert stays active in
+	// Alertmanager without news from thruput (its endsAt); thruput posts
+	// it again when half of that has passed and it still fires. 0 means
+	// DefaultHold.
+	AlertmanagerHold time.Duration `yaml:"alertmanager_hold,omitempty"`
 	// Ntfy is an ntfy topic's URL (https://ntfy.sh/mytopic): the summary is
 	// posted as the message, with a title and priority header.
 	Ntfy string `yaml:"ntfy,omitempty"`

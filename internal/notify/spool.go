@@ -126,6 +126,10 @@ func backoff(attempts int) time.Duration {
 	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
 }
 
+// ErrSpooled is in the error of a Send whose notification waits in the
+// spool: it is not lost, and Flush (or a later Send) delivers it.
+var ErrSpooled = errors.New("kept in the spool")
+
 // Send delivers n to r now, after the notifications the spool already
 // holds for r whose retry is due. If r cannot take it, n stays in the
 // spool under spoolDir and the error says so and why; Flush delivers it
@@ -137,7 +141,8 @@ func Send(ctx context.Context, spoolDir string, r Receiver, n Notification) erro
 
 // Flush delivers what the spool under spoolDir holds for the receivers rs
 // whose retry is due, oldest first, and returns how many were delivered.
-// Errors name the receivers that still hold notifications, and why.
+// Errors name the receivers that still hold notifications waiting for a
+// retry, and why; refusals stay quiet here, and Pending lists them.
 func Flush(ctx context.Context, spoolDir string, rs []Receiver) (int, error) {
 	return newSpool(spoolDir).flush(ctx, rs)
 }
@@ -220,10 +225,15 @@ func (s *spool) send(ctx context.Context, r Receiver, n Notification) error {
 		}
 	}
 	why := errors.Join(ferr, err, lerr)
+	for _, e := range ents {
+		if why == nil && e.file != "" && e.Permanent && e.Notification.ID() == id {
+			why = fmt.Errorf("refused before, not retried while the receiver's address stays: %s", e.LastError)
+		}
+	}
 	if why == nil {
 		why = errors.New("earlier notifications wait for their retry")
 	}
-	return fmt.Errorf("receiver %q: %s kept in the spool %s to send later: %w", r.Name, n.Status, s.dir, why)
+	return fmt.Errorf("receiver %q: %s %w %s to send later: %w", r.Name, n.Status, ErrSpooled, s.dir, why)
 }
 
 func (s *spool) flush(ctx context.Context, rs []Receiver) (int, error) {
@@ -274,6 +284,7 @@ func (s *spool) deliverDue(ctx context.Context, r Receiver, dir string, ents []*
 		if _, ok := sent[id]; ok {
 			// Delivered by a process that stopped before removing it.
 			os.Remove(e.file)
+			e.file = ""
 			continue
 		}
 		if !e.Permanent && s.now().Before(e.NextTry) {
@@ -287,6 +298,8 @@ func (s *spool) deliverDue(ctx context.Context, r Receiver, dir string, ents []*
 				return delivered, err
 			}
 			os.Remove(e.file)
+			e.file = ""
+			errs = append(errs, s.delivered(r, dir, e.Notification))
 			delivered++
 			continue
 		}
@@ -303,6 +316,13 @@ func (s *spool) deliverDue(ctx context.Context, r Receiver, dir string, ents []*
 			break
 		}
 	}
+	var waiting []*entry
+	for _, e := range ents {
+		if e.file != "" {
+			waiting = append(waiting, e)
+		}
+	}
+	errs = append(errs, s.refresh(ctx, r, dir, waiting))
 	return delivered, errors.Join(errs...)
 }
 

@@ -3,12 +3,14 @@ package notify
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -62,6 +64,14 @@ func (h *hook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.got, h.hdr = append(h.got, n), append(h.hdr, r.Header.Clone())
 }
 
+// newHook starts a webhook server for the test and returns it and its URL.
+func newHook(t *testing.T) (*hook, string) {
+	h := &hook{}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return h, srv.URL
+}
+
 func (h *hook) count() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -82,11 +92,9 @@ func testSpool(t *testing.T) (*spool, *clock) {
 }
 
 func TestWebhookBody(t *testing.T) {
-	h := &hook{}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
+	h, url := newHook(t)
 	n := sample()
-	if err := Send(context.Background(), t.TempDir(), Receiver{Name: "hook", Webhook: srv.URL + "/alert"}, n); err != nil {
+	if err := Send(context.Background(), t.TempDir(), Receiver{Name: "hook", Webhook: url + "/alert"}, n); err != nil {
 		t.Fatal(err)
 	}
 	if h.count() != 1 {
@@ -123,11 +131,9 @@ func TestWebhookJSONKeys(t *testing.T) {
 }
 
 func TestSendTwiceDeliversOnce(t *testing.T) {
-	h := &hook{}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
+	h, url := newHook(t)
 	s, _ := testSpool(t)
-	r := Receiver{Name: "hook", Webhook: srv.URL}
+	r := Receiver{Name: "hook", Webhook: url}
 	n := sample()
 	for range 3 {
 		if err := s.send(context.Background(), r, n); err != nil {
@@ -160,7 +166,7 @@ func TestDownThenBack(t *testing.T) {
 	r := Receiver{Name: "hook", Webhook: "http://" + addr + "/alert"}
 	n := sample()
 	err := s.send(context.Background(), r, n)
-	if err == nil || !strings.Contains(err.Error(), "kept in the spool") || !strings.Contains(err.Error(), "connection refused") {
+	if !errors.Is(err, ErrSpooled) || !strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("send to a receiver that is down: %v, want it kept in the spool with the reason", err)
 	}
 	// The resolved notice comes while it is still down: it queues behind.
@@ -246,7 +252,10 @@ func TestPermanentRefusal(t *testing.T) {
 	if len(q) != 1 || !q[0].Permanent || !strings.Contains(q[0].LastError, "no such hook") {
 		t.Fatalf("pending %+v: want the refusal kept with its reason", q)
 	}
-	// A later notification is not held back by the refused one.
+	err = s.send(context.Background(), r, n)
+	if !errors.Is(err, ErrSpooled) || !strings.Contains(err.Error(), "refused before") || !strings.Contains(err.Error(), "404 Not Found") {
+		t.Fatalf("sending a refused notification again: %v", err)
+	}
 	h.mu.Lock()
 	h.status = 0
 	h.mu.Unlock()
@@ -254,8 +263,12 @@ func TestPermanentRefusal(t *testing.T) {
 	if k, err := s.flush(context.Background(), []Receiver{r}); k != 0 || err != nil || h.count() != 0 {
 		t.Fatalf("flush retried a refusal: %d, %v", k, err)
 	}
+	// A later notification is not held back by the refused one.
+	if err := s.send(context.Background(), r, resolved(n)); err != nil || h.count() != 1 {
+		t.Fatalf("send behind a refusal: %v, server got %d", err, h.count())
+	}
 	r.Webhook = srv.URL + "/right"
-	if k, err := s.flush(context.Background(), []Receiver{r}); k != 1 || err != nil || h.count() != 1 {
+	if k, err := s.flush(context.Background(), []Receiver{r}); k != 1 || err != nil || h.count() != 2 || h.got[1].Status != "firing" {
 		t.Fatalf("flush after the URL changed: %d, %v", k, err)
 	}
 }
@@ -290,11 +303,9 @@ func TestDefaultSpoolDir(t *testing.T) {
 }
 
 func TestBadSpoolFiles(t *testing.T) {
-	h := &hook{}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
+	h, url := newHook(t)
 	s, _ := testSpool(t)
-	r := Receiver{Name: "hook", Webhook: srv.URL}
+	r := Receiver{Name: "hook", Webhook: url}
 	dir := s.receiverDir("hook")
 	os.MkdirAll(dir, 0o700)
 	os.WriteFile(filepath.Join(dir, "00000000000000000001-0123.json"), []byte("{"), 0o600)
@@ -371,5 +382,38 @@ func TestConcurrentFlush(t *testing.T) {
 		if k != 1 {
 			t.Errorf("%s delivered %d times", id, k)
 		}
+	}
+}
+
+// A receiver that does not answer in time, or answers 408, 429 or 5xx,
+// is tried again; other 4xx are refusals.
+func TestPostOutcomes(t *testing.T) {
+	for _, c := range []struct {
+		status    int
+		permanent bool
+	}{{200, false}, {202, false}, {400, true}, {401, true}, {404, true}, {408, false}, {429, false}, {500, false}, {503, false}} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(c.status) }))
+		err := newSpool(t.TempDir()).post(context.Background(), srv.URL, nil, http.Header{})
+		srv.Close()
+		var f *failure
+		switch {
+		case c.status < 300 && err != nil:
+			t.Errorf("%d: %v, want delivered", c.status, err)
+		case c.status >= 300 && (!errors.As(err, &f) || f.permanent != c.permanent || !strings.Contains(err.Error(), strconv.Itoa(c.status))):
+			t.Errorf("%d: %v, want a failure naming it, permanent %v", c.status, err, c.permanent)
+		}
+	}
+	block := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-block }))
+	defer srv.Close()
+	defer close(block)
+	s, _ := testSpool(t)
+	s.timeout = 200 * time.Millisecond
+	err := s.send(context.Background(), Receiver{Name: "slow", Webhook: srv.URL}, sample())
+	if !errors.Is(err, ErrSpooled) || !strings.Contains(err.Error(), "deadline exceeded") {
+		t.Fatalf("send to a receiver that does not answer: %v", err)
+	}
+	if q, _ := Pending(s.dir); len(q) != 1 || q[0].Permanent {
+		t.Fatalf("pending %+v: want it kept for a retry", q)
 	}
 }

@@ -45,6 +45,12 @@ func Validate(r Receiver) error {
 	if r.NtfyTokenFile != "" && r.Ntfy == "" {
 		return usage.Errorf("receiver %q: ntfy_token_file without ntfy", r.Name)
 	}
+	if r.AlertmanagerHold != 0 && r.Alertmanager == "" {
+		return usage.Errorf("receiver %q: alertmanager_hold without alertmanager", r.Name)
+	}
+	if r.AlertmanagerHold < 0 {
+		return usage.Errorf("receiver %q: alertmanager_hold %v is negative", r.Name, r.AlertmanagerHold)
+	}
 	switch kinds[0] {
 	case "webhook":
 		return checkURL(r.Name, "webhook", r.Webhook)

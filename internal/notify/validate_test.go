@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/thruput/thruput/internal/usage"
 )
@@ -44,6 +45,8 @@ func TestValidate(t *testing.T) {
 		{Receiver{Name: "r", Alertmanager: "http:///api"}, "has no host"},
 		{Receiver{Name: "r", Ntfy: "https://ntfy.sh/t", NtfyTokenFile: filepath.Join(dir, "none")}, "ntfy_token_file: open"},
 		{Receiver{Name: "r", Webhook: "http://x", NtfyTokenFile: pw}, "ntfy_token_file without ntfy"},
+		{Receiver{Name: "r", Webhook: "http://x", AlertmanagerHold: time.Hour}, "alertmanager_hold without alertmanager"},
+		{Receiver{Name: "r", Alertmanager: "http://x", AlertmanagerHold: -time.Hour}, "alertmanager_hold -1h0m0s is negative"},
 		{Receiver{Name: "r", Email: mail(func(e *Email) { e.SMTP = "smtp.example.org" })}, "must be host:port"},
 		{Receiver{Name: "r", Email: mail(func(e *Email) { e.SMTP = "smtp.example.org:smtp" })}, `port "smtp" is not a number`},
 		{Receiver{Name: "r", Email: mail(func(e *Email) { e.From = "" })}, "no from address"},
