@@ -77,6 +77,7 @@ func (a *app) alertOptions() (alert.Options, error) {
 			return notify.Send(ctx, dir, r, n)
 		},
 		Flush: func(ctx context.Context, rs []notify.Receiver) (int, error) { return notify.Flush(ctx, dir, rs) },
+		Pending: func() ([]notify.Queued, error) { return notify.Pending(dir) },
 	}, nil
 }
 

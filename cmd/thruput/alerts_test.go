@@ -290,7 +290,8 @@ rules:
 		t.Errorf("check --json: exit %d %v\n%s\n%s", o.code, err, o.stdout, o.stderr)
 	}
 	o = thruput(t, "alerts", "check", "--alerts", down, "--db", db)
-	if o.code != 0 || !strings.Contains(o.stdout, "slow-disk") || !strings.Contains(o.stdout, "firing") || !strings.Contains(o.stdout, "warning: ") {
+	if o.code != 0 || !strings.Contains(o.stdout, "slow-disk") || !strings.Contains(o.stdout, "firing") || !strings.Contains(o.stdout, "warning: ") ||
+		!strings.Contains(o.stdout, "waiting in the alert spool") || !strings.Contains(o.stdout, "down-bad-input  slow-disk  firing") {
 		t.Errorf("check: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
 }

@@ -29,6 +29,9 @@ type Options struct {
 	// the receivers (notify.Flush), when set.
 	Send  func(ctx context.Context, r notify.Receiver, n notify.Notification) error
 	Flush func(ctx context.Context, rs []notify.Receiver) (int, error)
+	// Pending lists what the spool holds after the flush (notify.Pending),
+	// when set.
+	Pending func() ([]notify.Queued, error)
 }
 
 // Report is what Check did: the evaluation, what it sent, and the
@@ -40,6 +43,20 @@ type Report struct {
 	Flushed int `json:"flushed,omitempty"`
 	// Retest names the rules whose firing waits for a retest of Only.
 	Retest []string `json:"retest,omitempty"`
+	// Waiting is what the spool still holds, receiver by receiver.
+	Waiting []Waiting `json:"waiting,omitempty"`
+}
+
+// Waiting is a notice the spool holds: for whom, what, how often it was
+// tried, when next, the last error, and whether the receiver refused it.
+type Waiting struct {
+	Receiver  string    `json:"receiver"`
+	Rule      string    `json:"rule"`
+	Status    string    `json:"status"`
+	Attempts  int       `json:"attempts"`
+	NextTry   time.Time `json:"next_try,omitzero"`
+	LastError string    `json:"last_error,omitempty"`
+	Refused   bool      `json:"refused,omitempty"`
 }
 
 // Check evaluates the rules over s, sends each change of state to the
@@ -86,6 +103,16 @@ func Check(ctx context.Context, s store.Store, f *File, o Options) (*Report, err
 		rep.Flushed = n
 		if err != nil {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("the alert spool: %v", err))
+		}
+	}
+	if o.Pending != nil && o.Only == nil {
+		qs, err := o.Pending()
+		if err != nil {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("the alert spool: %v", err))
+		}
+		for _, q := range qs {
+			rep.Waiting = append(rep.Waiting, Waiting{Receiver: q.Receiver, Rule: q.Notification.Rule, Status: q.Notification.Status,
+				Attempts: q.Attempts, NextTry: q.NextTry, LastError: q.LastError, Refused: q.Permanent})
 		}
 	}
 	return rep, nil

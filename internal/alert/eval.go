@@ -161,7 +161,7 @@ func (r *Rule) key(d *result.Document) string {
 // baseline (a baseline of an age reads what its time bound selects).
 func (r *Rule) need() int {
 	if r.BaselineAge > 0 {
-		return maxBaseline
+		return r.For + maxAgeRuns
 	}
 	return r.For + r.BaselineRuns
 }
@@ -335,12 +335,13 @@ func (r *Rule) judge(runs []*result.Document, was Entry, only *result.Document, 
 }
 
 // baseline are the judged runs a drop is measured against: the last
-// BaselineRuns before the streak, or those of the BaselineAge before now.
+// BaselineRuns before the streak, or those of the BaselineAge before now
+// (the newest maxAgeRuns of them at most).
 func (r *Rule) baseline(before []reading, now time.Time) []reading {
 	if r.BaselineAge > 0 {
 		from := now.Add(-r.BaselineAge)
 		i, _ := slices.BinarySearchFunc(before, from, func(x reading, t time.Time) int { return x.doc.StartedAt.Compare(t) })
-		return before[i:]
+		return before[max(i, len(before)-maxAgeRuns):]
 	}
 	return before[max(0, len(before)-r.BaselineRuns):]
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/thruput/thruput/internal/alert"
@@ -53,6 +54,20 @@ func WriteAlerts(w io.Writer, rep *alert.Report, format string) error {
 		ew.printf("no stored run matches any rule\n")
 	} else if err := t.Print(w, format == "markdown"); err != nil {
 		return err
+	}
+	if len(rep.Waiting) > 0 {
+		q := Table{Title: "waiting in the alert spool", Header: []string{"receiver", "rule", "status", "attempts", "next try", "last error"}, Left: true}
+		for _, x := range rep.Waiting {
+			next := "refused"
+			if !x.Refused {
+				next = x.NextTry.UTC().Format("2006-01-02 15:04:05")
+			}
+			q.Rows = append(q.Rows, []string{x.Receiver, x.Rule, x.Status, strconv.Itoa(x.Attempts), next, x.LastError})
+		}
+		ew.printf("\n")
+		if err := q.Print(w, format == "markdown"); err != nil {
+			return err
+		}
 	}
 	for _, s := range rep.Warnings {
 		ew.printf("warning: %s\n", s)
