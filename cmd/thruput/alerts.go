@@ -76,7 +76,7 @@ func (a *app) alertOptions() (alert.Options, error) {
 		Send: func(ctx context.Context, r notify.Receiver, n notify.Notification) error {
 			return notify.Send(ctx, dir, r, n)
 		},
-		Flush: func(ctx context.Context, rs []notify.Receiver) (int, error) { return notify.Flush(ctx, dir, rs) },
+		Flush:   func(ctx context.Context, rs []notify.Receiver) (int, error) { return notify.Flush(ctx, dir, rs) },
 		Pending: func() ([]notify.Queued, error) { return notify.Pending(dir) },
 	}, nil
 }
