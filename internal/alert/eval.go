@@ -183,7 +183,7 @@ func (r *Rule) series(s store.Store, only *result.Document, now time.Time) ([][]
 	for _, k := range slices.Sorted(maps.Keys(r.Match.Labels)) {
 		flt.Labels = append(flt.Labels, store.LabelQuery{Key: k, Value: r.Match.Labels[k]})
 	}
-	n := 2*r.need() + 4
+	n := r.need() + 4
 	for {
 		docs, err := s.Recent(flt, n)
 		if err != nil {

@@ -274,11 +274,11 @@ const (
 	minBaseline = 3
 	// maxBaseline bounds the runs a baseline reads.
 	maxBaseline = 1000
-	// maxAgeRuns bounds the runs of a baseline of an age: a median of 200
+	// maxAgeRuns bounds the runs of a baseline of an age: a median of 50
 	// runs is as steady as one of thousands (a series measured every 5
 	// minutes has 2016 in a week), and reading them all would be most of
 	// a check's time.
-	maxAgeRuns = 200
+	maxAgeRuns = 50
 )
 
 // parseDrop reads "25%" (or "25 %") as 0.25.
