@@ -18,20 +18,25 @@ import (
 
 	"github.com/thruput/thruput/internal/nettest"
 	"github.com/thruput/thruput/internal/notify"
+	"github.com/thruput/thruput/internal/realdata"
 )
 
-// exampleRules is the README's example as written, with the rules the
-// test adds after it.
-const exampleRules = `receivers:
-  - name: hook
-    webhook: http://127.0.0.1:9099/alert
-rules:
-  - name: lan-down
-    match: {method: net.client, labels: {link: lan}}
-    below: 80 Mbit/s
-    for: 2
-    notify: [hook]
-`
+// readmeRules is the example of the README's section on alerts, as
+// written there: the test holds the README to it.
+func readmeRules(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(realdata.ModuleRoot(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, _ := strings.Cut(string(b), "\n### Alerts\n")
+	_, ex, _ := strings.Cut(sec, "```yaml\n")
+	ex, _, ok := strings.Cut(ex, "```")
+	if !ok || !strings.Contains(ex, "below: 80 Mbit/s") {
+		t.Fatalf("README.md: no example under ### Alerts")
+	}
+	return ex
+}
 
 // webhook is a webhook receiver: every notification posted, by path.
 type webhook struct {
@@ -100,7 +105,7 @@ func TestAlertsShapedLink(t *testing.T) {
     below: 80 Mbit/s
     notify: [hook]
 `
-	text := strings.Replace(exampleRules, "rules:\n", "  - name: rel\n    webhook: http://127.0.0.1:9099/rel\nrules:\n", 1) + extra
+	text := strings.Replace(readmeRules(t), "rules:\n", "  - name: rel\n    webhook: http://127.0.0.1:9099/rel\nrules:\n", 1) + extra
 	if err := os.WriteFile(rules, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -243,8 +248,8 @@ func TestAlertsBadInput(t *testing.T) {
 	os.Mkdir(target, 0o755)
 	sweep := []string{"disk", "sweep", target, "--sizes", "64k", "--file-size", "1M", "--max-time", "1s", "-q", "--db", db}
 	for _, c := range []struct{ text, want string }{
-		{strings.Replace(exampleRules, "for: 2", "fro: 2", 1), `bad.yaml:8: rules: unknown key "fro"`},
-		{strings.Replace(exampleRules, "80 Mbit/s", "500 IOPS", 1), `"500 IOPS" is operations per second, which net.client does not measure`},
+		{strings.Replace(readmeRules(t), "for: 2", "fro: 2", 1), `bad.yaml:8: rules: unknown key "fro"`},
+		{strings.Replace(readmeRules(t), "80 Mbit/s", "500 IOPS", 1), `"500 IOPS" is operations per second, which net.client does not measure`},
 	} {
 		o := thruput(t, append(sweep, "--alerts", write("bad.yaml", c.text))...)
 		if o.code != 2 || !strings.Contains(o.stderr, c.want) {
