@@ -3,6 +3,7 @@ package alert
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -340,4 +341,47 @@ func TestCheckAllWarnsAndStays(t *testing.T) {
 	if rep, err = Check(context.Background(), s, f, o); err != nil || len(rep.Warnings) != 2 || !strings.Contains(rep.Warnings[1], `receiver "hook": connection refused`) {
 		t.Fatalf("failing receiver: %v %+v", err, rep)
 	}
+}
+
+// TestLedgerRefusals: a state file that is not thruput's says which and
+// what to do, and keeps what it holds.
+func TestLedgerRefusals(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"{", "unexpected end of JSON input"},
+		{`{"version": 9, "stores": {}}`, "version 9, want 1"},
+		{`[1]`, "cannot unmarshal array"},
+	} {
+		p := filepath.Join(t.TempDir(), "state.json")
+		os.WriteFile(p, []byte(c.text), 0o600)
+		l, err := OpenLedger(p)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "remove it to start afresh") {
+			t.Errorf("state %q: %v, want %q", c.text, err, c.want)
+		}
+		if err == nil {
+			l.Close()
+		}
+	}
+}
+
+func FuzzLedger(f *testing.F) {
+	f.Add([]byte(`{"version": 1, "stores": {"k": {"a|b": {"status": "firing", "starts_at": "2026-03-01T00:00:00Z", "rule": "a"}}}}`))
+	f.Add([]byte(`{"version": 1, "stores": null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "state.json")
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		l, err := OpenLedger(p)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "alert state "+p) {
+				t.Fatalf("refusal %v does not name the file", err)
+			}
+			return
+		}
+		defer l.Close()
+		l.For("k")["x"] = Entry{Status: StateFiring}
+		if err := l.Save(); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
