@@ -118,6 +118,17 @@ func Check(ctx context.Context, s store.Store, f *File, o Options) (*Report, err
 	return rep, nil
 }
 
+// Peek judges the rules over s as Check would, from the state file at
+// statePath without locking it, and sends and records nothing: what a
+// page shows.
+func Peek(s store.Store, f *File, statePath, storeKey string) (*Evaluation, error) {
+	st, err := ReadState(statePath, storeKey)
+	if err != nil {
+		return nil, err
+	}
+	return Evaluate(s, f, st, nil, time.Now())
+}
+
 // delivery is one notice for one receiver.
 type delivery struct {
 	receiver     notify.Receiver

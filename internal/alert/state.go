@@ -70,27 +70,45 @@ func OpenLedger(path string) (*Ledger, error) {
 		lock.Close()
 		return nil, fmt.Errorf("alert state: locking %s: %w", lock.Name(), err)
 	}
-	l := &Ledger{path: path, lock: lock, stores: map[string]State{}}
+	stores, err := readStates(path)
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	return &Ledger{path: path, lock: lock, stores: stores}, nil
+}
+
+// readStates reads the state file; a missing one holds no state.
+func readStates(path string) (map[string]State, error) {
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return l, nil
+		return map[string]State{}, nil
 	case err != nil:
-		l.Close()
 		return nil, fmt.Errorf("alert state: %w", err)
 	}
 	var lf ledgerFile
 	if err := json.Unmarshal(data, &lf); err != nil || lf.Version != stateVersion {
-		l.Close()
 		if err == nil {
 			err = fmt.Errorf("version %d, want %d", lf.Version, stateVersion)
 		}
 		return nil, fmt.Errorf("alert state %s: %v (remove it to start afresh: firing alerts notify again)", path, err)
 	}
-	if lf.Stores != nil {
-		l.stores = lf.Stores
+	if lf.Stores == nil {
+		lf.Stores = map[string]State{}
 	}
-	return l, nil
+	return lf.Stores, nil
+}
+
+// ReadState reads the state of the alerts over the store of key from the
+// state file at path without locking it (it is replaced whole, by
+// rename), for a page that only shows it; a missing file is no state.
+func ReadState(path, key string) (State, error) {
+	stores, err := readStates(path)
+	if err != nil {
+		return nil, err
+	}
+	return stores[key], nil
 }
 
 // For is the state of the alerts over the store of key.

@@ -22,29 +22,7 @@ func WriteAlerts(w io.Writer, rep *alert.Report, format string) error {
 	}
 	t := Table{Header: []string{"rule", "series", "state", "figure", "limit/baseline", "since"}, Left: true}
 	for _, a := range rep.Alerts {
-		state := a.State
-		if a.State == alert.StatePending || a.State == alert.StateRecovering {
-			state = fmt.Sprintf("%s %d/%d", a.State, a.Streak, a.For)
-		}
-		if a.Change != "" {
-			state += " (now)"
-		}
-		limit := "-"
-		switch {
-		case a.Threshold != nil:
-			limit = figure(a.Threshold)
-		case a.Baseline != nil:
-			limit = "median " + figure(a.Baseline)
-		}
-		since := "-"
-		if !a.Since.IsZero() {
-			since = a.Since.UTC().Format("2006-01-02 15:04")
-		}
-		fig := "-"
-		if a.Figure != nil {
-			fig = figure(a.Figure)
-		}
-		t.Rows = append(t.Rows, []string{a.Rule, seriesName(a.Series), state, fig, limit, since})
+		t.Rows = append(t.Rows, AlertRow(a))
 		if a.Note != "" {
 			t.Notes = append(t.Notes, note{Mark: a.Rule, Text: a.Note})
 		}
@@ -76,6 +54,35 @@ func WriteAlerts(w io.Writer, rep *alert.Report, format string) error {
 		ew.printf("sent %d notification(s), %d from the spool\n", rep.Sent, rep.Flushed)
 	}
 	return ew.err
+}
+
+// AlertRow is an alert as the table and the dashboard show it: rule,
+// series, state (with its streak, and "(now)" when this check changed
+// it), the newest figure ±, the limit or the baseline, since when.
+func AlertRow(a alert.Alert) []string {
+	state := a.State
+	if a.State == alert.StatePending || a.State == alert.StateRecovering {
+		state = fmt.Sprintf("%s %d/%d", a.State, a.Streak, a.For)
+	}
+	if a.Change != "" {
+		state += " (now)"
+	}
+	limit := "-"
+	switch {
+	case a.Threshold != nil:
+		limit = figure(a.Threshold)
+	case a.Baseline != nil:
+		limit = "median " + figure(a.Baseline)
+	}
+	since := "-"
+	if !a.Since.IsZero() {
+		since = a.Since.UTC().Format("2006-01-02 15:04")
+	}
+	fig := "-"
+	if a.Figure != nil {
+		fig = figure(a.Figure)
+	}
+	return []string{a.Rule, seriesName(a.Series), state, fig, limit, since}
 }
 
 // figure prints a value with its ± and unit.
