@@ -397,16 +397,22 @@ type skipped struct{}
 func (*skipped) UnmarshalJSON([]byte) error { return nil }
 
 // brief is a document less its machine context, its argv, its network
-// intervals and its health samples but the suspect reasons: what its
-// figures, series and health marks need. The fields here hide the
+// intervals, its latency probes' time series and its health samples but
+// the suspect reasons: what its figures, series and health marks need. The fields here hide the
 // document's own of the same JSON name.
 type brief struct {
 	result.Document
-	Argv        skipped      `json:"argv"`
-	System      skipped      `json:"system"`
-	Bottlenecks skipped      `json:"bottlenecks"`
-	Health      *briefHealth `json:"health"`
-	Net         *briefNet    `json:"net"`
+	Argv        skipped       `json:"argv"`
+	System      skipped       `json:"system"`
+	Bottlenecks skipped       `json:"bottlenecks"`
+	Health      *briefHealth  `json:"health"`
+	Net         *briefNet     `json:"net"`
+	LoadLatency *briefLatency `json:"latency_under_load"`
+}
+
+type briefLatency struct {
+	result.LoadLatency
+	Series skipped `json:"series"`
 }
 
 type briefHealth struct {
@@ -432,6 +438,9 @@ func briefDecode(id string, js []byte) (*result.Document, error) {
 	}
 	if b.Net != nil {
 		d.Net = &b.Net.Net
+	}
+	if b.LoadLatency != nil {
+		d.LoadLatency = &b.LoadLatency.LoadLatency
 	}
 	return &d, nil
 }
