@@ -28,6 +28,10 @@ func newCompareCmd(a *app) *cobra.Command {
 query, key=value with several joined by commas (fs=ext4,site=lan), which
 takes every stored run that matches as repeats of one condition. A run of
 several targets (a sweep of ext4 and vfat) gives one column per target.
+device_id=ID in a query takes the runs that measured that hardware (an id
+as thruput sysinfo shows it, or its start), whatever host or slot it was in;
+a query whose runs measured different hardware (a card swapped under the
+same path) gives a column per device, never their mean.
 
 Rows are aligned on the same step: block size and phase for a sweep, preset
 and direction for disk mark, direction for the network. Each column shows
@@ -36,6 +40,7 @@ ratio to the baseline column and the difference in percent. A difference
 marked ~ is inside the noise: the repeats do not tell the two apart.`,
 		Example: `  thruput compare 20261121T0530 20261121T0612
   thruput compare fs=ext4 fs=vfat --method disk.sweep
+  thruput compare device_id=sd:03-5344-sr64g-1a2b3c4d device_id=sd:1b-534d --method disk.mark
   thruput compare channel=1 channel=6 channel=11 --baseline channel=6 --format markdown`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -158,19 +158,24 @@ func (a *app) runDisk(cmd *cobra.Command, method result.Method, dirs []string, f
 		f.Close()
 	}
 	line := a.progress()
-	hooks := progress.Hooks{
+	runErr := run(doc, a.diskHooks(cmd, line))
+	line.Clear()
+	if usage.Is(runErr) {
+		return usage.Named(runErr, names)
+	}
+	return a.deliver(doc, runErr, counters, func() error { return a.emit(doc, format) })
+}
+
+// diskHooks shows a disk method's progress on line and its notes on
+// stderr, each on a line of its own.
+func (a *app) diskHooks(cmd *cobra.Command, line *progress.Line) progress.Hooks {
+	return progress.Hooks{
 		Progress: func(p progress.Report) { line.Set(p.String()) },
 		Note: func(s string) {
 			line.Clear()
 			fmt.Fprintln(cmd.ErrOrStderr(), "thruput: "+s)
 		},
 	}
-	runErr := run(doc, hooks)
-	line.Clear()
-	if usage.Is(runErr) {
-		return usage.Named(runErr, names)
-	}
-	return a.deliver(doc, runErr, counters, func() error { return a.emit(doc, format) })
 }
 
 func newDiskCleanCmd(a *app) *cobra.Command {

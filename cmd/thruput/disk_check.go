@@ -22,8 +22,9 @@ var checkNames = map[string]string{"Preset": "--preset", "Size": "--size", "Rand
 func newDiskCheckCmd(a *app) *cobra.Command {
 	var cfg disk.CheckConfig
 	var claim string
+	var pf probeFlags
 	c := &cobra.Command{
-		Use:   "check [DIR]",
+		Use:   "check [DIR] | --probe DEVICE",
 		Short: "Is this card what it claims? Its SD classes judged, or Raspberry Pi's SD Card Speed Test",
 		Long: `Judge the card (or disk) under DIR by what it measures, in a file of --size
 in a fresh .thruput-<run id> directory, removed at the end. Nothing else on
@@ -55,7 +56,29 @@ depth 32; a prepare pass in 512 KiB blocks, sequential write and read in
 4 MiB blocks, then 10 s each of 4 KiB random write and read. It passes with
 sequential write >= 10,000 KB/s (fio's KB, 1024 bytes), random write >=
 500 IOPS and random read >= 1,500 IOPS (A1's), and follows its rule: up
-to three runs, passing on the first run that passes.`,
+to three runs, passing on the first run that passes.
+
+--probe DEVICE asks whether a card holds the memory it announces, as
+f3probe does, in seconds to minutes: on a whole block device (/dev/sdb,
+/dev/mmcblk0, not a partition), with nothing of it mounted, it writes
+stamped blocks (each carrying its own offset and a tag drawn for the run)
+at chosen offsets, then --cache bytes more to push them out of the card's
+write cache, reads them back with O_DIRECT, and narrows down the first
+block that did not keep its stamp, to the device's logical block. The
+verdict is genuine, fake (usable of announced bytes; writes past the end
+wrap onto the start or are dropped) or damaged (blocks losing data below
+the end), with the parted command that makes one partition of the usable
+size: printed, never run. It never writes the first MiB (the partition
+table). It refuses, with exit 2, a partition, a file, a read-only device,
+a device with anything mounted, swapped on or built on it, and the one
+holding the running system.
+Risk: it overwrites a few thousand scattered blocks and --cache bytes
+after the first MiB. By default it first copies each into a backup file
+($XDG_STATE_HOME/thruput/probe, else ~/.local/state/thruput/probe), synced
+before the writes, and writes them all back at the end, also on Ctrl-C or
+SIGTERM; a probe killed outright (SIGKILL, power loss) leaves the file,
+named on stderr when the probe starts, for --restore FILE. --destructive
+keeps no backup: the data on the card is damaged where the probe wrote.`,
 		Example: `  # the card under /home against the classes it claims
   thruput disk check /home
 
@@ -63,9 +86,23 @@ to three runs, passing on the first run that passes.`,
   thruput disk check /var/tmp --preset rpi-sd
 
   # a card whose registers cannot be read, judged as a C10 A1 card
-  thruput disk check /mnt/sd --claim C10,A1 --json`,
+  thruput disk check /mnt/sd --claim C10,A1 --json
+
+  # is the card in the USB reader a fake? (unmount it first)
+  thruput disk check --probe /dev/sdb
+
+  # write back what a probe killed with SIGKILL left
+  thruput disk check --probe /dev/sdb --restore ~/.local/state/thruput/probe/sdb-20261128T211500.000Z.bak`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if pf.cfg.Device != "" {
+				return a.runProbe(cmd, &pf, args)
+			}
+			for _, f := range []string{"destructive", "cache", "restore"} {
+				if cmd.Flags().Changed(f) {
+					return usage.Errorf("--%s is for --probe DEVICE", f)
+				}
+			}
 			format, err := a.outputFormat()
 			if err != nil {
 				return err
@@ -95,5 +132,6 @@ to three runs, passing on the first run that passes.`,
 	fl.VarP(units.NewDuration((*time.Duration)(&cfg.RandomNs), 10*time.Second), "time", "t", "bound on each random step and the class verdict's sustained write (rpi-sd's runtime=10)")
 	fl.StringVar(&claim, "claim", "", "judge against these classes instead of the card's registers: a list of "+strings.Join(ceiling.Classes, ","))
 	fl.StringVar(&cfg.Engine, "engine", disk.EngineUring, "io_uring (as fio's libaio, queue depth kept) or sync")
+	pf.add(c)
 	return c
 }

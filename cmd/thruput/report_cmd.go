@@ -135,7 +135,7 @@ func listLines(entries []store.Entry) []report.Entry {
 	out := make([]report.Entry, len(entries))
 	for i, e := range entries {
 		out[i] = report.Entry{ID: e.ID, Method: e.Method, Host: e.Host, StartedAt: e.StartedAt.UTC(), Status: e.Status, Target: e.Target,
-			FSType: e.FSType, Labels: e.Labels, Summary: e.Summary, Imported: e.Imported}
+			FSType: e.FSType, Labels: e.Labels, Summary: e.Summary, Imported: e.Imported, DeviceIDs: e.DeviceIDs}
 	}
 	return out
 }

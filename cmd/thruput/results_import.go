@@ -29,7 +29,7 @@ json+ and --client output too), iperf3 -J or --json-stream (client or server,
 3.0 to 3.21), the text sysbench fileio run prints (0.4, 0.5, 1.0, 1.1; a log
 of many runs gives a run each), iozone's -a or -i table (a run per file
 size, record size and test), hdparm -t and -T timings, a KDiskMark or
-CrystalDiskMark text report, or a transcript of dd runs (a block-size
+CrystalDiskMark text report, PiBenchmarks' result table, or a transcript of dd runs (a block-size
 sweep) or of wget or curl downloads. A directory stands for every file in it
 and below. Runs already in the store are skipped: a run's id comes from the
 output's bytes, so the same output imported again, from a copy or another

@@ -22,9 +22,10 @@ func newServeCmd(a *app) *cobra.Command {
 		Short: "Serve the result history as web pages and Prometheus metrics",
 		Long: `serve shows the store (--db: a SQLite file, a postgres:// URL or a libpq
 "host=... dbname=..." string) in a browser:
-the runs with filters (method, host, label, date, status), each run's report
+the runs with filters (method, host, label, device, date, status), each run's report
 with its charts, a comparison of the runs ticked, each host's trend per
-method, fleet net's host x host matrix, and /metrics in the Prometheus text
+method, each device's history (/trend?device=ID: one card's figures over
+time, whatever host or slot it was in), fleet net's host x host matrix, and /metrics in the Prometheus text
 format (the newest figure of every host, method and target, in base units).
 Nothing on the pages loads from anywhere else. With --alerts FILE (or
 $THRUPUT_ALERTS) the run list shows the alerts that are not ok, and each

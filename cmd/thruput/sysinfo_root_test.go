@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,6 +52,19 @@ func TestSysinfoCaptureRoot(t *testing.T) {
 	}
 	live := withoutMoments(sysinfoJSON(t, "/", "lo"))
 	got := withoutMoments(sysinfoJSON(t, "--root", file, "/", "lo"))
+	// The capture zeroes serials, WWNs and MACs, so it names no hardware.
+	if ids := deviceIDs(got); len(ids) > 0 {
+		t.Errorf("a redacted capture gives device ids %v", ids)
+	}
+	for i := range live.System.NetInterfaces {
+		live.System.NetInterfaces[i].DeviceID = ""
+	}
+	for i := range live.System.BlockDevices {
+		live.System.BlockDevices[i].DeviceID = ""
+	}
+	for i := range live.Targets {
+		live.Targets[i].DeviceID = ""
+	}
 	if !reflect.DeepEqual(live, got) {
 		a, _ := json.MarshalIndent(live, "", " ")
 		b, _ := json.MarshalIndent(got, "", " ")
@@ -73,6 +87,21 @@ func TestSysinfoCaptureRoot(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(os.TempDir(), "thruput-capture-*")); len(left) > 0 {
 		t.Errorf("--root left %v", left)
 	}
+}
+
+// deviceIDs are every id sysinfo gave.
+func deviceIDs(doc result.Sysinfo) []string {
+	var ids []string
+	for _, n := range doc.System.NetInterfaces {
+		ids = append(ids, n.DeviceID)
+	}
+	for _, d := range doc.System.BlockDevices {
+		ids = append(ids, d.DeviceID)
+	}
+	for _, tg := range doc.Targets {
+		ids = append(ids, tg.DeviceID)
+	}
+	return slices.DeleteFunc(ids, func(id string) bool { return id == "" })
 }
 
 // TestSysinfoBadRoot: what is not a capture or a machine's tree, and an

@@ -279,19 +279,7 @@ func mountSpec(t testing.TB, spec fsSpec, size int64) string {
 
 	src := image
 	if spec.loop {
-		acquireLoopSlot(t)
-		// Registered before losetup, and by backing file rather than by
-		// device name, so that a losetup that attached and then failed or
-		// timed out leaks nothing.
-		t.Cleanup(func() {
-			if err := detachLoops(image); err != nil {
-				t.Errorf("fstest: %v", err)
-			}
-		})
-		src = strings.TrimSpace(mustRun(t, "losetup", "--find", "--show", image))
-		if !strings.HasPrefix(src, "/dev/loop") {
-			t.Fatalf("fstest: losetup --find --show %s printed %q, want a /dev/loop device", image, src)
-		}
+		src = AttachLoop(t, image)
 	}
 
 	// The daemon forks into the background, so its pid is learnt from who
@@ -304,6 +292,49 @@ func mountSpec(t testing.TB, spec fsSpec, size int64) string {
 		daemonPids = holders(image, src)
 	}
 	checkMounted(t, mnt)
+	return mnt
+}
+
+// AttachLoop attaches file to a free loop device, with losetup's options
+// opts added (--direct-io=on, --sector-size N, --read-only), and returns
+// the device. It is detached when the test ends, before the cleanups
+// registered earlier run: a FUSE mount serving file can only be unmounted
+// once no loop device holds it. Like Mount, it takes one of the
+// MaxLoopDevices slots.
+func AttachLoop(t testing.TB, file string, opts ...string) string {
+	t.Helper()
+	RequireRoot(t)
+	acquireLoopSlot(t)
+	// Registered before losetup, and by backing file rather than by
+	// device name, so that a losetup that attached and then failed or
+	// timed out leaks nothing.
+	t.Cleanup(func() {
+		if err := detachLoops(file); err != nil {
+			t.Errorf("fstest: %v", err)
+		}
+	})
+	args := append(append([]string{"--find", "--show"}, opts...), file)
+	dev := strings.TrimSpace(mustRun(t, "losetup", args...))
+	if !strings.HasPrefix(dev, "/dev/loop") {
+		t.Fatalf("fstest: losetup %s printed %q, want a /dev/loop device", strings.Join(args, " "), dev)
+	}
+	return dev
+}
+
+// MountPoint makes an empty directory for a mount the test makes itself
+// (a FUSE server it runs, say), in this process's scratch area so that
+// Sweep finds what a killed test left there. Whatever is still mounted on
+// it when the test ends is unmounted, lazily if it stays busy, and the
+// directory is removed.
+func MountPoint(t testing.TB) string {
+	t.Helper()
+	RequireRoot(t)
+	mnt := mountPoint(t, scratchDir(t))
+	t.Cleanup(func() {
+		if err := unmount(mnt); err != nil {
+			t.Errorf("fstest: %v", err)
+		}
+	})
 	return mnt
 }
 

@@ -289,18 +289,15 @@ func cleanDir(dir string) error {
 	// dir's own shared bind (shareDir) goes last, after the loop devices:
 	// their files keep the bind busy, and a bind unmounted lazily under
 	// them leaves the devices naming paths no longer in dir.
-	errs := unmountWithin(dir, false)
-	loops, err := attachedLoops()
-	if err != nil {
-		return err
-	}
-	for _, l := range loops {
-		if within(l.Backing, dir) {
-			if err := detachLoops(l.Backing); err != nil {
-				errs = append(errs, err)
-			}
-		}
-	}
+	// A loop device whose file is served by a FUSE mount in dir (a
+	// fakecard) must go before that mount, which it keeps busy: unmounted
+	// lazily, the mount would leave the device naming a path outside dir.
+	// So the loop devices' own mounts go first, then the devices, then the
+	// rest.
+	errs := unmountLoops(dir)
+	errs = append(errs, detachWithin(dir)...)
+	errs = append(errs, unmountWithin(dir, false)...)
+	errs = append(errs, detachWithin(dir)...)
 	errs = append(errs, unmountWithin(dir, true)...)
 	// Never remove a directory tree that still has something mounted in it:
 	// RemoveAll would descend into the mounted filesystem.
@@ -323,6 +320,50 @@ func cleanDir(dir string) error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// unmountLoops unmounts what is mounted in dir from a loop device whose
+// file lies in dir.
+func unmountLoops(dir string) []error {
+	loops, err := attachedLoops()
+	if err != nil {
+		return []error{err}
+	}
+	mounts, err := readMounts()
+	if err != nil {
+		return []error{err}
+	}
+	var errs []error
+	for _, l := range loops {
+		if !within(l.Backing, dir) {
+			continue
+		}
+		for _, m := range mounts {
+			if m.Source == l.Dev && within(m.MountPoint, dir) {
+				if err := unmount(m.MountPoint); err != nil && !errors.Is(err, errLazy) {
+					errs = append(errs, err)
+				}
+			}
+		}
+	}
+	return errs
+}
+
+// detachWithin detaches the loop devices whose file lies in dir.
+func detachWithin(dir string) []error {
+	loops, err := attachedLoops()
+	if err != nil {
+		return []error{err}
+	}
+	var errs []error
+	for _, l := range loops {
+		if within(l.Backing, dir) {
+			if err := detachLoops(l.Backing); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errs
 }
 
 // openFilesIn lists the regular files directly or indirectly in dir.

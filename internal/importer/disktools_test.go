@@ -11,7 +11,20 @@ import (
 // TestMarkPresets: a disk mark report's tests are named as thruput's own
 // disk mark names its presets, so imported runs line up with its runs.
 func TestMarkPresets(t *testing.T) {
-	data, err := os.ReadFile("testdata/real/kdiskmark-1.6.0-fio-3.16-readme.md")
+	docs := importCorpusFile(t, "kdiskmark-1.6.0-fio-3.16-readme.md")
+	want := "SEQ1M Q8T1 read,SEQ1M Q1T1 read,RND4K Q32T16 read,RND4K Q1T1 read,SEQ1M Q8T1 write,SEQ1M Q1T1 write,RND4K Q32T16 write,RND4K Q1T1 write"
+	if got := presetsOf(docs[0]); got != want {
+		t.Errorf("presets %q, want %q", got, want)
+	}
+	if d := docs[0]; d.Mark.DurationNs != 0 || d.Imported.States("duration_ns") || d.Imported.States("direct") || d.Labels["kdiskmark.passes"] != "5" {
+		t.Errorf("duration %d, unstated %v, labels %v: the report states neither the measuring time nor O_DIRECT, and 5 passes", d.Mark.DurationNs, d.Imported.Unstated, d.Labels)
+	}
+}
+
+// importCorpusFile imports a file of the corpus under testdata/real.
+func importCorpusFile(t *testing.T, name string) []*result.Document {
+	t.Helper()
+	data, err := os.ReadFile("testdata/real/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -19,17 +32,16 @@ func TestMarkPresets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return docs
+}
+
+// presetsOf names a disk mark run's tests, "preset phase", in order.
+func presetsOf(d *result.Document) string {
 	var got []string
-	for _, r := range docs[0].Mark.Results {
+	for _, r := range d.Mark.Results {
 		got = append(got, r.Preset+" "+r.Phase)
 	}
-	want := "SEQ1M Q8T1 read,SEQ1M Q1T1 read,RND4K Q32T16 read,RND4K Q1T1 read,SEQ1M Q8T1 write,SEQ1M Q1T1 write,RND4K Q32T16 write,RND4K Q1T1 write"
-	if strings.Join(got, ",") != want {
-		t.Errorf("presets %q, want %q", strings.Join(got, ","), want)
-	}
-	if d := docs[0]; d.Mark.DurationNs != 0 || d.Imported.States("duration_ns") || d.Imported.States("direct") || d.Labels["kdiskmark.passes"] != "5" {
-		t.Errorf("duration %d, unstated %v, labels %v: the report states neither the measuring time nor O_DIRECT, and 5 passes", d.Mark.DurationNs, d.Imported.Unstated, d.Labels)
-	}
+	return strings.Join(got, ",")
 }
 
 // TestMarkLayouts reads the test lines of KDiskMark 3 and CrystalDiskMark
@@ -59,12 +71,8 @@ func TestMarkLayouts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, r := range docs[0].Mark.Results {
-				got = append(got, r.Preset+" "+r.Phase)
-			}
-			if strings.Join(got, ",") != tc.presets || docs[0].Mark.DurationNs != tc.duration {
-				t.Errorf("presets %q, duration %d; want %q, %d", strings.Join(got, ","), docs[0].Mark.DurationNs, tc.presets, tc.duration)
+			if got := presetsOf(docs[0]); got != tc.presets || docs[0].Mark.DurationNs != tc.duration {
+				t.Errorf("presets %q, duration %d; want %q, %d", got, docs[0].Mark.DurationNs, tc.presets, tc.duration)
 			}
 			if !strings.Contains(strings.Join(notes, "\n"), tc.note) {
 				t.Errorf("notes %q do not say %q", notes, tc.note)
@@ -121,5 +129,93 @@ func TestHDParmTimings(t *testing.T) {
 	}
 	if r := d.IO.Runs[0].Read; r.MiBPerSec != 585.14/1024 || r.Bytes != 2<<20 || r.IOs != 1 || d.Method != result.MethodIO {
 		t.Errorf("kB/sec run: %+v", r)
+	}
+}
+
+// TestPiBenchTable reads Storage.sh's result table as one disk.mark run:
+// a result per row named by its tool and shape, each rate in the unit the
+// script printed, the score as a label. A table pasted without its heading
+// is read from its first row, a row seen twice starts the next table, and
+// a row left empty by a failed test is noted, not imported.
+func TestPiBenchTable(t *testing.T) {
+	docs := importCorpusFile(t, "pibenchmarks-orangepi5-sd-and-nvme-blog.md")
+	want := "hdparm SEQ2M Q1T1 read,hdparm cached SEQ2M Q1T1 read,dd SEQ4K Q1T1 write,fio RND4K Q64T1 read,fio RND4K Q64T1 write," +
+		"iozone SEQ4K Q1T1 read,iozone SEQ4K Q1T1 write,iozone RND4K Q1T1 read,iozone RND4K Q1T1 write"
+	if got := presetsOf(docs[0]); got != want {
+		t.Errorf("presets %q, want %q", got, want)
+	}
+	if docs[0].Labels["pibenchmarks.score"] != "1409" || docs[1].Labels["pibenchmarks.score"] != "18873" {
+		t.Errorf("scores %v %v, the tables print 1409 and 18873", docs[0].Labels, docs[1].Labels)
+	}
+	// An hdparm rate is MiB/s and 2 MiB a read; iozone's KB/s are KiB/s
+	// in 4 KiB records.
+	if r := docs[0].Mark.Results[0]; !near64(r.IOPS, 45.51/2) || !near64(r.MBPerSec, 45.51*(1<<20)/1e6) {
+		t.Errorf("hdparm row: %+v", r)
+	}
+	if r := docs[0].Mark.Results[5]; !near64(r.IOPS, 12542.0/4) {
+		t.Errorf("iozone row: %+v", r)
+	}
+
+	// The committed log holds tput's escape sequences where the script
+	// printed them (its heading, its score), which the search index's text
+	// of it lacks: put back, the same table and score are read.
+	log, err := os.ReadFile("testdata/real/pibenchmarks-rpi4-sd-whole-log.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	coloured := strings.Replace(string(log), "     Category", "\x1b[1m\x1b[4m     Category", 1)
+	coloured = strings.Replace(coloured, "Result     \n", "Result     \x1b(B\x1b[m\x1b[36m\n", 1)
+	coloured = strings.Replace(coloured, "                          Score", "\x1b[1m\x1b[35m\x1b[4m                          Score", 1)
+	plain, err1 := Import(log, "in")
+	docs, err = Import([]byte(coloured), "in")
+	if err != nil || err1 != nil || len(docs) != 1 || len(docs[0].Mark.Results) != 9 || docs[0].Labels["pibenchmarks.score"] != "1151" ||
+		docs[0].Mark.Results[8].MiBPerSec != plain[0].Mark.Results[8].MiBPerSec {
+		t.Fatalf("the log with its escape sequences: %v, %+v", err, docs)
+	}
+
+	in := "HDParm                    Disk Read                 12.50 MB/sec\n" +
+		"HDParm                    Cached Disk Read           MB/sec\n" +
+		"DD                        Disk Write                1,2 GB/s\n" +
+		"HDParm                    Disk Read                 512.00 kB/sec\n" +
+		"FIO                       4k random read             IOPS ( KB/s)\n" +
+		"                          Score: 7\n"
+	docs, notes, err := ImportNotes([]byte(in), "in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 2 || len(docs[0].Mark.Results) != 2 || len(docs[1].Mark.Results) != 1 || docs[1].Labels["pibenchmarks.score"] != "7" {
+		t.Fatalf("%d tables: %+v", len(docs), docs)
+	}
+	if r := docs[0].Mark.Results[1]; !near64(r.MBPerSec, 1200) {
+		t.Errorf("dd's 1,2 GB/s (a decimal comma): %+v", r)
+	}
+	if r := docs[1].Mark.Results[0]; !near64(r.MiBPerSec, 0.5) {
+		t.Errorf("hdparm's 512.00 kB/sec: %+v", r)
+	}
+	if j := strings.Join(notes, "\n"); !strings.Contains(j, "line 2: HDParm Cached Disk Read has no figure") || !strings.Contains(j, "line 5: FIO 4k random read has no figure") {
+		t.Errorf("notes %q", notes)
+	}
+}
+
+// TestMarkWithoutBanner: a report copied from its units line on, without
+// the banner, is read; its test lines' layout names the tool, and a second
+// units line starts the next report.
+func TestMarkWithoutBanner(t *testing.T) {
+	units := "* MB/s = 1,000,000 bytes/s [SATA/600 = 600,000,000 bytes/s]\n* KB = 1000 bytes, KiB = 1024 bytes\n\n[Read]\n"
+	in := units + "  SEQ    1MiB (Q=  8, T= 1):  5024.997 MB/s [   4792.2 IOPS] <  1667.96 us>\n" +
+		units + "Sequential   1 MiB (Q=  8, T= 1):    50.851 MB/s [     49.7 IOPS] < 158255.28 us>\n"
+	if got := Detect([]byte(in)); got != CrystalDiskMark {
+		t.Fatalf("Detect = %q", got)
+	}
+	docs, err := Import([]byte(in), "in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 2 || docs[0].Imported.Tool != CrystalDiskMark || docs[1].Imported.Tool != KDiskMark || docs[1].Tool.Name != KDiskMark ||
+		docs[1].Mark.Engine != "fio" || docs[0].Imported.Version != "" || docs[1].Mark.Results[0].MBPerSec != 50.851 {
+		t.Fatalf("%d reports: %+v", len(docs), docs)
+	}
+	if _, err := Import([]byte(units), "in"); err == nil || !strings.Contains(err.Error(), "disk mark report: no test line") {
+		t.Errorf("a units line alone: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +33,15 @@ import (
 var (
 	fioJobLine     = regexp.MustCompile(`^(.*\S): \(groupid=(\d+), jobs=(\d+)\): err=\s*(-?\d+)(?:: pid=\d+)?(?:: (.*))?$`)
 	fioVersionLine = regexp.MustCompile(`^fio-(\d+\.\d+\S*)$`)
+	// fio --client prints no version line; each server it connects to
+	// says its own: "hostname=nodo2, be=0, 64-bit, os=Linux, arch=x86-64,
+	// fio=fio-3.25, flags=1".
+	fioServerLine = regexp.MustCompile(`^hostname=([^,\s]+), .*\bfio=fio-(\d+\.\d+[^,\s]*),`)
+	// fio --client puts a server's name before what the server printed:
+	// its start-up lines ("<pi4> a: (g=0): rw=read, ..."), and at the end
+	// of a status line; not before the job blocks, whose servers come in
+	// no order the text shows.
+	fioClientLine = regexp.MustCompile(`^<([^<>\s]+)> ?(.*)$`)
 	// fio 2.0.9 and older print their version bare ("2.0.8").
 	fioBareVersion = regexp.MustCompile(`^(2\.0\.\d+)$`)
 	// fio 3: "read: IOPS=10.1k, BW=39.5MiB/s (41.4MB/s)(2370MiB/60001msec)",
@@ -59,10 +69,11 @@ func isFioJobLine(line []byte) bool {
 
 // fioTextJob is one job's block as read.
 type fioTextJob struct {
-	name, version, signal string
-	jobs                  int
-	code                  int64
-	ended                 time.Time
+	// server is the fio server that ran the job, in a --client run.
+	name, server, version, signal string
+	jobs                          int
+	code                          int64
+	ended                         time.Time
 	// pre is the job's start-up line, when the output kept it.
 	pre    fioPre
 	hasPre bool
@@ -102,6 +113,8 @@ func importFioText(data []byte, file string) ([]*result.Document, []string, erro
 	var dir *fioTextDir
 	version, signal := "", ""
 	pre := map[string]fioPre{}
+	// servers are the fio servers a --client run names.
+	servers := map[string]bool{}
 	// afterStart: the line before was a start-up line, which fio prints
 	// just before its version.
 	afterStart := false
@@ -115,10 +128,19 @@ func importFioText(data []byte, file string) ([]*result.Document, []string, erro
 			return
 		}
 		line := strings.TrimSpace(raw)
+		if m := fioClientLine.FindStringSubmatch(line); m != nil {
+			servers[m[1]] = true
+			line = m[2]
+		}
 		bare := afterStart
 		afterStart = false
 		if m := fioVersionLine.FindStringSubmatch(line); m != nil {
 			version, signal = m[1], ""
+			return
+		}
+		if m := fioServerLine.FindStringSubmatch(line); m != nil {
+			servers[m[1]] = true
+			version = m[2]
 			return
 		}
 		if m := fioBareVersion.FindStringSubmatch(line); m != nil && bare {
@@ -227,7 +249,15 @@ func importFioText(data []byte, file string) ([]*result.Document, []string, erro
 	}
 	var docs []*result.Document
 	var notes []string
+	// "All clients" sums the jobs of every server of a --client run:
+	// beside them it would count their I/O twice. Alone (the servers'
+	// blocks cut from a pasted output), it is the run of them all.
+	allOnly := !slices.ContainsFunc(jobs, func(j *fioTextJob) bool { return j.name != fioAllClients })
 	for _, j := range jobs {
+		if j.name == fioAllClients && !allOnly {
+			notes = append(notes, fmt.Sprintf("line %d: the \"All clients\" sum of the servers' jobs is not imported: they are", j.line))
+			continue
+		}
 		if !j.complete {
 			return nil, nil, fmt.Errorf("fio text: job %q (line %d) is cut off before its \"issued\" line (truncated output?)", clip(j.name), j.line)
 		}
@@ -240,12 +270,22 @@ func importFioText(data []byte, file string) ([]*result.Document, []string, erro
 		if _, ok := j.dirs["trim"]; ok {
 			notes = append(notes, fmt.Sprintf("job %q: its trim figures are not kept (a result holds reads and writes)", clip(j.name)))
 		}
+		if len(servers) == 1 {
+			// One server ran every job; of several, which ran a job
+			// the text does not say.
+			for s := range servers {
+				j.server = s
+			}
+		}
 		d := fioTextDoc(j, file)
 		identify([]*result.Document{d}, j.text)
 		docs = append(docs, d)
 	}
 	return docs, notes, nil
 }
+
+// fioAllClients is the job name of fio --client's sum of all servers.
+const fioAllClients = "All clients"
 
 // fioTextDirection reads a direction's first line and its name (read,
 // write, trim, or mixed under unified_rw_reporting); nil when line is none.
@@ -312,9 +352,14 @@ func fioAmount(s string, kb float64) (float64, bool) {
 
 // fioRate reads a rate: "39.5MiB/s", "9696KiB/s", "557417B/s", 2.x's
 // "40476KB/s" and "1473.8KB/s".
+//
+// The "All clients" sum of a --client run prints its rate without "B/s"
+// ("BW=1692Mi (1774M)", fio 3's client.c), in the units of the others:
+// a rate of no "B" and no "/s" is read as one.
 func fioRate(s string, kb float64) (float64, bool) {
-	v, ok := strings.CutSuffix(strings.TrimSpace(s), "/s")
-	if !ok {
+	s = strings.TrimSpace(s)
+	v, ok := strings.CutSuffix(s, "/s")
+	if !ok && (strings.ContainsAny(s, "B/") || s == "") {
 		return 0, false
 	}
 	return fioAmount(v, kb)
@@ -391,6 +436,11 @@ func fioTextDoc(j *fioTextJob, file string) *result.Document {
 	d.EndedAt = j.ended
 	d.IO = &result.IO{Parameters: p, Engine: p.Engine, Runs: []result.IORun{run}}
 	d.Imported.Unstated = unstated
+	if j.server != "" {
+		// As fio's JSON client_stats: the server is the run's host.
+		d.Host.Hostname = j.server
+		setLabel(d, "host", j.server)
+	}
 	fioOutcome(d, j.name, j.code, j.signal)
 	return d
 }

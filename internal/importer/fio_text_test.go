@@ -1,7 +1,11 @@
 package importer
 
 import (
+	"bytes"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -24,14 +28,7 @@ func TestFioFormatsAgree(t *testing.T) {
 				"--name=a", "--rw=randread", "--bs=4k", "--size=4M", "--runtime=1", "--time_based",
 				"--name=b", "--rw=write", "--bs=64k", "--size=4M",
 				"--name=c", "--rw=randrw", "--rwmixread=70", "--bs=4k", "--size=4M")
-			at, ok := outputStart(out, FIO)
-			if !ok {
-				t.Fatalf("no JSON in fio's output:\n%s", out)
-			}
-			want, err := importFio(out[at:], "out.txt")
-			if err != nil {
-				t.Fatal(err)
-			}
+			want, _ := fioJSONOf(t, out)
 			text, _, err := importFioText(out, "out.txt")
 			if err != nil {
 				t.Fatal(err)
@@ -90,6 +87,21 @@ func TestFioFormatsAgree(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fioJSONOf reads the JSON that fio printed after its other formats
+// (--output-format=normal,json), and says where it starts.
+func fioJSONOf(t *testing.T, out []byte) ([]*result.Document, int) {
+	t.Helper()
+	at, ok := outputStart(out, FIO)
+	if !ok {
+		t.Fatalf("no JSON in fio's output:\n%s", out)
+	}
+	docs, err := importFio(out[at:], "out.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return docs, at
 }
 
 func within(t *testing.T, what string, got, want, tol float64) {
@@ -172,5 +184,81 @@ func TestFioTextBareVersion(t *testing.T) {
 		if docs[0].IO.Runs[0].Read.IOs != 81880 || docs[0].IO.Parameters.BlockSize != 0 {
 			t.Errorf("read %+v, parameters %+v", docs[0].IO.Runs[0].Read, docs[0].IO.Parameters)
 		}
+	}
+}
+
+// TestFioClientText runs a job on two fio servers through fio --client,
+// printing its text and its JSON at once, and holds the text reader to
+// the JSON reader's figures: a run per server's job, the job's start-up
+// line found under the server's prefix, the version in the servers'
+// hostname lines, and the "All clients" sum (its rate printed without
+// "B/s") left out with a note, as the JSON reader leaves it out. Both
+// servers run on this machine, under one name: that name is each run's
+// host (the text does not say which of several servers ran a block).
+func TestFioClientText(t *testing.T) {
+	fstest.Long(t, "runs two fio servers and a client")
+	t.Parallel()
+	dir := t.TempDir()
+	job := filepath.Join(dir, "job.fio")
+	spec := "[a]\nrw=randread\nbs=4k\nsize=4M\nioengine=psync\nruntime=1\ntime_based\ndirectory=" + dir + "\n"
+	if err := os.WriteFile(job, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := run(t, dir, "fio", append([]string{"--output-format=normal,json"}, fioServers(t, 2, job)...)...)
+	want, at := fioJSONOf(t, out)
+	text, notes, err := importFioText(out[:at], "out.txt")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out[:at])
+	}
+	defer func() {
+		if t.Failed() {
+			t.Logf("fio's text:\n%s", out[:at])
+		}
+	}()
+	if len(text) != 2 || len(want) != 2 {
+		t.Fatalf("%d text runs, %d JSON ones, want 2", len(text), len(want))
+	}
+	if !bytes.Contains(out[:at], []byte("All clients")) || !strings.Contains(strings.Join(notes, "\n"), `"All clients" sum`) {
+		t.Errorf("notes %q: the All clients sum is not said to be left out", notes)
+	}
+	for _, w := range want {
+		// The two servers' blocks come in the order they end; the JSON's
+		// in another: each JSON job is matched by its I/O count.
+		i := slices.IndexFunc(text, func(d *result.Document) bool { return d.IO.Runs[0].Read.IOs == w.IO.Runs[0].Read.IOs })
+		if i < 0 {
+			t.Errorf("no text run of %d reads", w.IO.Runs[0].Read.IOs)
+			continue
+		}
+		g := text[i]
+		checkEnvelope(t, g, FIO, "disk.io")
+		// The JSON names a server by the address the client reached it
+		// at, the text by the hostname the server reported
+		// ("hostname=vm, ..., fio=fio-3.33"), which also gives the
+		// version: a --client run prints no version line.
+		if g.Host.Hostname == "" || !bytes.Contains(out, []byte("\nhostname="+g.Host.Hostname+", ")) || g.Labels["host"] != g.Host.Hostname || g.Imported.Version != w.Imported.Version {
+			t.Errorf("host %q labels %v version %q, JSON version %q", g.Host.Hostname, g.Labels, g.Imported.Version, w.Imported.Version)
+		}
+		if p := g.IO.Parameters; p.RW != "randread" || p.BlockSize != 4096 || p.Engine != "psync" {
+			t.Errorf("parameters %+v: the start-up line under the server's prefix is not the job's", p)
+		}
+		gr, wr := g.IO.Runs[0].Read, w.IO.Runs[0].Read
+		within(t, "bytes", float64(gr.Bytes), float64(wr.Bytes), 0)
+		within(t, "MiB/s", gr.MiBPerSec, wr.MiBPerSec, wr.MiBPerSec*1e-3)
+		within(t, "IOPS", gr.IOPS, wr.IOPS, 1)
+	}
+}
+
+// TestFioClientServers: of a --client run of several servers, the text
+// does not say which ran a block, so no run is given a host.
+func TestFioClientServers(t *testing.T) {
+	in := "hostname=pi4, be=0, 64-bit, os=Linux, arch=aarch64, fio=fio-3.33, flags=1\nhostname=pi5, be=0, 64-bit, os=Linux, arch=aarch64, fio=fio-3.33, flags=1\n" +
+		"<pi4> a: (g=0): rw=read, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, ioengine=psync, iodepth=1\n" +
+		"a: (groupid=0, jobs=1): err= 0: pid=1: Sat Nov 28 21:22:51 2026\n  read: IOPS=1000, BW=4000KiB/s (4096kB/s)(4000KiB/1000msec)\n     issued rwts: total=1000,0,0,0 short=0,0,0,0 dropped=0,0,0,0\n"
+	docs, _, err := importFioText([]byte(in), "in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := docs[0]; d.Host.Hostname != "" || d.Labels["host"] != "" || d.Imported.Version != "3.33" || d.IO.Parameters.BlockSize != 4096 {
+		t.Errorf("host %q labels %v version %q block size %d", d.Host.Hostname, d.Labels, d.Imported.Version, d.IO.Parameters.BlockSize)
 	}
 }

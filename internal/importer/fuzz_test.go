@@ -37,6 +37,9 @@ var fioTextSeeds = []string{
 	"x: (g=0): rw=read, bs=4K-4K/4K-4K, ioengine=sync, iodepth=1\n2.0.8\nx: (groupid=0, jobs=1): err= 5: pid=1\n  read : io=1024.0MB, bw=1473.8KB/s, iops=368 , runt=1msec\n     issued r/w/d: total=1/0/0, short=0/0/0\nfio: terminating on signal 2\n",
 	"3;fio-3.33;a;0;0;8192;34859;8714;235;0;0;0.000000;0.000000;25;8835;113.587594;337.221683;1.000000%=35;50.000000%=44;99.000000%=1004;99.900000%=2966" + strings.Repeat(";0", 110),
 	"5;fio-3.36;b;1;28" + strings.Repeat(";1", 160),
+	"hostname=vm, be=0, 64-bit, os=Linux, arch=x86-64, fio=fio-3.33, flags=1\n<vm> a: (g=0): rw=randread, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, ioengine=psync, iodepth=1\n" +
+		"Jobs: 2 (f=2)<vm> \na: (groupid=0, jobs=1): err= 0: pid=1: Sat Nov 28 21:22:51 2026\n  read: IOPS=11.7k, BW=45.8MiB/s (48.0MB/s)(45.8MiB/1001msec)\n     issued rwts: total=11733,0,0,0 short=0,0,0,0 dropped=0,0,0,0\n" +
+		"All clients: (groupid=0, jobs=2): err= 0: pid=0: Sat Nov 28 21:22:51 2026\n  read: IOPS=23.4k, BW=91.5Mi (96.0M)(91.7MiB/1002msec)\n     issued rwts: total=23480,0,0,0 short=0,0,0,0 dropped=0,0,0,0\n",
 }
 
 var iperf3Seeds = []string{
@@ -185,6 +188,17 @@ func FuzzIPerf3(f *testing.F)   { fuzzWith(f, []string{IPerf3}, iperf3Seeds, imp
 func FuzzSysbench(f *testing.F) { fuzzWith(f, []string{Sysbench}, sysbenchSeeds, importSysbench) }
 func FuzzDD(f *testing.F)       { fuzzWith(f, []string{DD}, ddSeeds, importDD) }
 func FuzzHDParm(f *testing.F)   { fuzzWith(f, []string{HDParm}, hdparmSeeds, importHDParm) }
+
+var pibenchSeeds = []string{
+	"     Category                  Test                      Result\nHDParm                    Disk Read                 40.97 MB/s\nHDParm                    Cached Disk Read           MB/sec\n" +
+		"DD                        Disk Write                1,7 GB/s\nFIO                       4k random read            2807 IOPS (11228 KB/s)\nIOZone                    4k random write           1e400 KB/s\n\n                          Score: 1132\n",
+	"FIO                       4k random write           99999999999999999999 IOPS (1 KB/s)\nFIO                       4k random write           1 IOPS (1 KB/s)\n",
+}
+
+func FuzzPiBench(f *testing.F) {
+	fuzzWith(f, []string{PiBenchmarks}, pibenchSeeds, withoutNotes(importPiBench))
+}
+
 func FuzzMark(f *testing.F) {
 	fuzzWith(f, []string{KDiskMark, CrystalDiskMark}, markSeeds, func(b []byte, file string) ([]*result.Document, error) {
 		docs, _, err := importMark(b, file)
@@ -215,7 +229,7 @@ func FuzzThruput(f *testing.F) {
 
 // FuzzImport goes through Detect, as the command does.
 func FuzzImport(f *testing.F) {
-	for _, set := range [][]string{{"", "\xef\xbb\xbf{\"start\":{}}", "^C{\"start\":{}}"}, fioSeeds, fioTextSeeds, iperf3Seeds, sysbenchSeeds, thruputSeeds, ddSeeds, downloadSeeds, iozoneSeeds, hdparmSeeds, markSeeds} {
+	for _, set := range [][]string{{"", "\xef\xbb\xbf{\"start\":{}}", "^C{\"start\":{}}"}, fioSeeds, fioTextSeeds, iperf3Seeds, sysbenchSeeds, thruputSeeds, ddSeeds, downloadSeeds, iozoneSeeds, hdparmSeeds, markSeeds, pibenchSeeds} {
 		for _, s := range set {
 			f.Add([]byte(s))
 		}

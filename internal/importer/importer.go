@@ -1,6 +1,7 @@
 // Package importer turns results measured earlier with fio, iperf3,
-// sysbench, iozone, hdparm, KDiskMark and CrystalDiskMark, and the dd,
-// wget and curl transcripts people keep by hand, into thruput result
+// sysbench, iozone, hdparm, KDiskMark, CrystalDiskMark and PiBenchmarks'
+// Storage.sh, and the dd, wget and curl transcripts people keep by hand,
+// into thruput result
 // documents, so that a history started with those tools carries on in
 // thruput's store and compares with its own runs. It reads what the tools
 // wrote across their versions (docs/import.md), as a corpus of real
@@ -96,7 +97,8 @@ func mayHold(data []byte, lit string, re *regexp.Regexp) bool {
 // (sysbench text output), "thruput" (a thruput result document, or JSON
 // lines of them), "dd", "wget" or "curl" (transcripts of their runs),
 // "iozone" (its table), "hdparm" (its -t and -T timings), "kdiskmark"
-// or "crystaldiskmark" (their text reports), or "" if unknown. It reads only the start of data: a truncated file is
+// or "crystaldiskmark" (their text reports), "pibenchmarks" (the result
+// table of PiBenchmarks' Storage.sh), or "" if unknown. It reads only the start of data: a truncated file is
 // still recognised, so that Import can say what is wrong with it.
 func Detect(data []byte) string {
 	head := data
@@ -117,11 +119,19 @@ func Detect(data []byte) string {
 		return tool
 	}
 	switch {
+	// Storage.sh's log holds iozone's table, hdparm's and dd's lines
+	// before its own table, which sums them all up.
+	case len(linesWhere(head, isPiBenchRow)) > 0:
+		return PiBenchmarks
 	case bytes.Contains(head, iozoneBanner):
 		return IOzone
 	case kdmBanner.Match(head):
 		return KDiskMark
 	case cdmBanner.Match(head):
+		return CrystalDiskMark
+	case bytes.Contains(head, []byte(markUnits)):
+		// A report copied from its units line on, without the banner
+		// that names its tool: its test lines' layout will.
 		return CrystalDiskMark
 	case bytes.Contains(head, []byte("(groupid=")) && len(linesWhere(head, isFioJobLine)) > 0,
 		bytes.IndexByte(head, ';') >= 0 && len(linesWhere(head, isFioTerseLine)) > 0:
@@ -240,6 +250,8 @@ func ImportNotes(data []byte, file string) ([]*result.Document, []string, error)
 		docs, err = importHDParm(data, file)
 	case KDiskMark, CrystalDiskMark:
 		docs, notes, err = importMark(data, file)
+	case PiBenchmarks:
+		docs, notes, err = importPiBench(data, file)
 	default:
 		return nil, nil, errors.New(unknownInput)
 	}
@@ -258,7 +270,7 @@ func ImportNotes(data []byte, file string) ([]*result.Document, []string, error)
 	return docs, notes, nil
 }
 
-const unknownInput = "not a thruput result document, fio output (JSON, normal or terse), iperf3 -J JSON, sysbench fileio output, an iozone table, hdparm timings, a KDiskMark or CrystalDiskMark report, or a dd, wget or curl transcript"
+const unknownInput = "not a thruput result document, fio output (JSON, normal or terse), iperf3 -J JSON, sysbench fileio output, an iozone table, hdparm timings, a KDiskMark or CrystalDiskMark report, a PiBenchmarks result table, or a dd, wget or curl transcript"
 
 // checkMeasured refuses a document that holds no measurement and names
 // no failure either ({"start":{},"intervals":[],"end":{}}): stored, it

@@ -43,6 +43,10 @@ var (
 	markProfile = regexp.MustCompile(`^\s*Profile\s*:\s*(\S.*?)\s*$`)
 )
 
+// markUnits is the line under both tools' banners. A report copied
+// without its banner starts at it.
+const markUnits = "* MB/s = 1,000,000 bytes/s"
+
 const markNote = "read from a disk mark report: each test's MB/s (10^6 bytes) and IOPS as printed; the test size, count and time as its footer states them; the report does not say whether the page cache was bypassed"
 
 // markReport is one report being read.
@@ -50,6 +54,9 @@ type markReport struct {
 	doc   *result.Document
 	phase string
 	line  int
+	// units: its units line was read; unnamed: no banner named its tool,
+	// which its first test line's layout then names.
+	units, unnamed bool
 }
 
 // importMark converts KDiskMark's text report and CrystalDiskMark's, whose
@@ -84,6 +91,14 @@ func importMark(data []byte, file string) ([]*result.Document, []string, error) 
 			start(CrystalDiskMark, m[1], n)
 			return
 		}
+		if strings.Contains(l, markUnits) {
+			if cur == nil || cur.units || len(cur.doc.Mark.Results) > 0 {
+				start(CrystalDiskMark, "", n)
+				cur.unnamed = true
+			}
+			cur.units = true
+			return
+		}
 		if cur == nil {
 			return
 		}
@@ -105,6 +120,12 @@ func importMark(data []byte, file string) ([]*result.Document, []string, error) 
 		var f []string
 		if m := markLine.FindStringSubmatch(l); m != nil && cur.phase != "" {
 			f = append(m[1:8], cur.phase)
+			if cur.unnamed && (m[1] == "Sequential" || m[1] == "Random") {
+				// KDiskMark's layout ("Sequential 1 MiB"), not
+				// CrystalDiskMark's ("SEQ 1MiB").
+				d.Tool.Name, d.Imported.Tool, d.Mark.Engine = KDiskMark, KDiskMark, "fio"
+			}
+			cur.unnamed = false
 		} else if m := cdmOldLine.FindStringSubmatch(l); m != nil {
 			if m[3] == "" || m[5] == "" || m[8] == "" {
 				notes = append(notes, fmt.Sprintf("line %d: %q names no block size, queue depth or IOPS: not imported", n, strings.TrimSpace(l)))
@@ -150,16 +171,23 @@ func importMark(data []byte, file string) ([]*result.Document, []string, error) 
 	if bad != nil {
 		return nil, notes, bad
 	}
+	return markedOnly(docs, notes, data, "report", errors.New("disk mark report: no test line (\"Sequential 1 MiB (Q= 8, T= 1): 542.516 MB/s [ 529.8 IOPS]\") under [Read] or [Write]"))
+}
+
+// markedOnly keeps the reports of data (what the tool calls one) that hold
+// a result, noting the others, and gives them their ids; none is the
+// error when no report holds one.
+func markedOnly(docs []*result.Document, notes []string, data []byte, what string, none error) ([]*result.Document, []string, error) {
 	out := docs[:0]
 	for i, d := range docs {
 		if len(d.Mark.Results) == 0 {
-			notes = append(notes, fmt.Sprintf("report %d holds no test it could read", i+1))
+			notes = append(notes, fmt.Sprintf("%s %d holds no test with a figure", what, i+1))
 			continue
 		}
 		out = append(out, d)
 	}
 	if len(out) == 0 {
-		return nil, notes, errors.New("disk mark report: no test line (\"Sequential 1 MiB (Q= 8, T= 1): 542.516 MB/s [ 529.8 IOPS]\") under [Read] or [Write]")
+		return nil, notes, none
 	}
 	identify(out, data)
 	return out, notes, nil

@@ -112,3 +112,36 @@ func sysbenchRuns(t *testing.T) (rndrw, seqwr []byte) {
 	run(t, dir, "sysbench", append(set, "cleanup")...)
 	return rndrw, seqwr
 }
+
+// fioServers starts n fio servers on 127.0.0.1, each stopped when the
+// test ends, and returns their --client arguments, each followed by the
+// job file: fio --client=ip:127.0.0.1,PORT job.fio ...
+func fioServers(t *testing.T, n int, job string) []string {
+	bin := tool(t, "fio")
+	var args []string
+	for range n {
+		port := freePort(t)
+		srv := exec.Command(bin, "--server=ip:127.0.0.1,"+port)
+		if err := srv.Start(); err != nil {
+			t.Fatalf("fio --server: %v", err)
+		}
+		t.Cleanup(func() {
+			_ = srv.Process.Kill()
+			_ = srv.Wait()
+		})
+		// The server listens a moment after it starts.
+		for try := 0; ; try++ {
+			c, err := net.Dial("tcp", "127.0.0.1:"+port)
+			if err == nil {
+				c.Close()
+				break
+			}
+			if try == 100 {
+				t.Fatalf("fio --server on port %s does not listen: %v", port, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		args = append(args, "--client=ip:127.0.0.1,"+port, job)
+	}
+	return args
+}

@@ -250,6 +250,41 @@ func TestPrevious(t *testing.T) {
 	}
 }
 
+// TestPreviousSwappedCard: card A, then card B in the same slot and
+// mount path: B's second run is set against B's first, never against
+// A's, and B's first run has no previous at all.
+func TestPreviousSwappedCard(t *testing.T) {
+	h, _ := history(t)
+	defer h.Close()
+	s, err := h.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	on := func(card string, hour int, mibs float64) *result.Document {
+		d := sweep("pi4", "/media/card", hour, mibs)
+		d.Targets[0].DeviceID = card
+		return d
+	}
+	cardA, cardB := "sd:03-5344-sr64g-1a2b3c4d-2018-08", "sd:03-5344-sr64g-5e6f7a8b-2019-01"
+	a1, a2 := on(cardA, 0, 20), on(cardA, 1, 21)
+	if _, _, err := s.SaveAll([]*result.Document{a1, a2}); err != nil {
+		t.Fatal(err)
+	}
+	b1 := on(cardB, 2, 40)
+	if p := Previous(s, b1); p != nil {
+		t.Errorf("card B's first run set against %s, a run of card A", p.ID)
+	}
+	if err := s.Save(b1); err != nil {
+		t.Fatal(err)
+	}
+	if p := Previous(s, on(cardB, 3, 80)); p == nil || p.ID != b1.ID || math.Abs(p.Ratio-2) > 1e-9 {
+		t.Errorf("card B's second run: previous %+v, want %s at ratio 2", p, b1.ID)
+	}
+	if p := Previous(s, on(cardA, 4, 42)); p == nil || p.ID != a2.ID {
+		t.Errorf("card A back in the slot: previous %+v, want %s", p, a2.ID)
+	}
+}
+
 // TestOpenModes: a store that must exist says so when it does not; one
 // awaited in an existing directory is an empty history, said on stderr,
 // and not made.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,6 +28,8 @@ type Entry struct {
 	Labels    map[string]string `json:"labels,omitempty"`
 	Summary   string            `json:"summary,omitempty"`
 	Imported  string            `json:"imported,omitempty"`
+	// DeviceIDs are the hardware ids of what the run measured.
+	DeviceIDs []string `json:"device_ids,omitempty"`
 }
 
 // WriteEntries prints the list of stored runs: a table, CSV or JSON. The
@@ -40,9 +43,9 @@ func WriteEntries(w io.Writer, entries []Entry, format, units string) error {
 		return enc.Encode(entries)
 	case "csv":
 		cw := csv.NewWriter(w)
-		_ = cw.Write([]string{"id", "method", "host", "started_at", "status", "target", "fs_type", "labels", "summary", "imported"})
+		_ = cw.Write([]string{"id", "method", "host", "started_at", "status", "target", "fs_type", "labels", "summary", "imported", "device_ids"})
 		for _, e := range entries {
-			_ = cw.Write([]string{e.ID, string(e.Method), e.Host, e.StartedAt.UTC().Format(time.RFC3339), e.Status, e.Target, e.FSType, Labels(e.Labels), e.Summary, e.Imported})
+			_ = cw.Write([]string{e.ID, string(e.Method), e.Host, e.StartedAt.UTC().Format(time.RFC3339), e.Status, e.Target, e.FSType, Labels(e.Labels), e.Summary, e.Imported, strings.Join(e.DeviceIDs, " ")})
 		}
 		cw.Flush()
 		return cw.Error()
@@ -52,6 +55,12 @@ func WriteEntries(w io.Writer, entries []Entry, format, units string) error {
 		return err
 	}
 	t := Table{Header: []string{"ID", "STARTED", "METHOD", "HOST", "TARGET", "LABELS", "RESULT"}, Left: true}
+	// The device column only where a run has an id: runs stored before
+	// ids were kept, and loop devices, have none.
+	devices := slices.ContainsFunc(entries, func(e Entry) bool { return len(e.DeviceIDs) > 0 })
+	if devices {
+		t.Header = slices.Insert(t.Header, 5, "DEVICE")
+	}
 	for _, e := range entries {
 		res := Summary(e.Method, e.Summary, units)
 		if e.Status != result.StatusOK {
@@ -68,7 +77,11 @@ func WriteEntries(w io.Writer, entries []Entry, format, units string) error {
 		if !e.StartedAt.IsZero() {
 			started = e.StartedAt.Local().Format("2006-01-02 15:04")
 		}
-		t.Rows = append(t.Rows, []string{e.ID, started, string(e.Method), e.Host, target, Labels(e.Labels), res})
+		row := []string{e.ID, started, string(e.Method), e.Host, target, Labels(e.Labels), res}
+		if devices {
+			row = slices.Insert(row, 5, strings.Join(e.DeviceIDs, " "))
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t.text(w)
 }

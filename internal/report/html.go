@@ -654,6 +654,9 @@ func systemOf(s *result.System, u storageUnit) *htmlSystem {
 		for _, d := range s.BlockDevices {
 			t.Rows = append(t.Rows, []string{d.Name, strings.TrimSpace(d.Vendor + " " + d.Model), sizeOrEmpty(d.SizeBytes), d.Bus, d.Driver,
 				d.LinkText(speeds), yesNo(d.Rotational), d.Scheduler})
+			if d.DeviceID != "" {
+				t.Notes = append(t.Notes, note{Text: d.Name + " id: " + d.DeviceID})
+			}
 			if d.Card != nil {
 				t.Notes = append(t.Notes, note{Text: d.Name + " card: " + d.Card.Text()})
 			}

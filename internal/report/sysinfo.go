@@ -90,6 +90,9 @@ func sysinfoTables(doc result.Sysinfo) []Table {
 		model := strings.TrimSpace(d.Vendor + " " + d.Model)
 		disks.Rows = append(disks.Rows, []string{d.Name, or(model), sizeOr(d.SizeBytes), or(d.Bus), or(d.Driver),
 			d.LinkText(speeds), yesNoUnknown(d.Rotational), or(d.Scheduler), num(d.LogicalBlockSize, "") + "/" + num(d.PhysicalBlockSize, "")})
+		if d.DeviceID != "" {
+			disks.Rows = append(disks.Rows, []string{"  id", d.DeviceID})
+		}
 		if c := d.Card; c != nil {
 			disks.Rows = append(disks.Rows, []string{"  card", c.Text()})
 		}
@@ -100,7 +103,7 @@ func sysinfoTables(doc result.Sysinfo) []Table {
 		}
 	}
 
-	nics := Table{Title: "Network interfaces", Left: true, Header: []string{"NAME", "DRIVER", "BUS", "AT", "CARRIER", "LINK", "MTU", "WIFI"}}
+	nics := Table{Title: "Network interfaces", Left: true, Header: []string{"NAME", "DRIVER", "BUS", "AT", "CARRIER", "LINK", "MTU", "WIFI", "ID"}}
 	for _, n := range doc.System.NetInterfaces {
 		at := n.USBPath + n.PCISlot
 		if n.USBPath != "" {
@@ -110,7 +113,7 @@ func sysinfoTables(doc result.Sysinfo) []Table {
 		if n.SpeedMbps > 0 {
 			link = strings.TrimSpace(fmt.Sprintf("%d Mbit/s %s", n.SpeedMbps, n.Duplex))
 		}
-		nics.Rows = append(nics.Rows, []string{n.Name, or(n.Driver), or(n.Bus), or(at), yesNoUnknown(n.Carrier), link, num(n.MTU, ""), n.WiFi.Text()})
+		nics.Rows = append(nics.Rows, []string{n.Name, or(n.Driver), or(n.Bus), or(at), yesNoUnknown(n.Carrier), link, num(n.MTU, ""), n.WiFi.Text(), n.DeviceID})
 	}
 
 	tables := []Table{host, usb, disks, nics, interruptsTable(doc.System.Interrupts)}
@@ -130,13 +133,13 @@ func sysinfoTables(doc result.Sysinfo) []Table {
 	}
 
 	if len(doc.Targets) > 0 {
-		t := Table{Title: "Targets", Left: true, Header: []string{"PATH", "FILESYSTEM", "MOUNT", "SOURCE", "DEVICE", "MODEL", "FREE"}}
+		t := Table{Title: "Targets", Left: true, Header: []string{"PATH", "FILESYSTEM", "MOUNT", "SOURCE", "DEVICE", "MODEL", "FREE", "ID"}}
 		for _, tg := range doc.Targets {
 			dev := tg.Device
 			if tg.Partition != "" {
 				dev = tg.Partition
 			}
-			t.Rows = append(t.Rows, []string{tg.Path, or(tg.FSType), or(tg.MountPoint), or(tg.MountSource), or(dev), or(tg.DeviceModel), sizeOr(tg.FreeBytes)})
+			t.Rows = append(t.Rows, []string{tg.Path, or(tg.FSType), or(tg.MountPoint), or(tg.MountSource), or(dev), or(tg.DeviceModel), sizeOr(tg.FreeBytes), tg.DeviceID})
 		}
 		tables = append(tables, t)
 	}

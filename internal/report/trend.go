@@ -35,11 +35,18 @@ type lineKind interface{ LineKind() string }
 const maxTrendLines = 8
 
 // Trend charts every figure of docs (oldest first) over the runs' start
-// times, a chart per kind of figure and a line per step, target or
-// direction: the same figures /metrics and the textfile export give,
+// times, a chart per kind of figure and a line per step, target, device
+// or direction: the same figures /metrics and the textfile export give,
 // followed through time; rates are in the unit --units names (units).
 func Trend(docs []*result.Document, units string) []*chart.Chart {
-	lines := map[string]map[string]*chart.TrendLine{}
+	// A line is keyed by its name and the hardware it measured, so a card
+	// swapped under one path is a line of its own; device holds each
+	// line's, to name it where a chart's lines measured several.
+	type line struct {
+		chart.TrendLine
+		device string
+	}
+	lines := map[string]map[string]*line{}
 	gauges := map[string]result.Gauge{}
 	for _, d := range docs {
 		if d.Status != result.StatusOK || d.StartedAt.IsZero() {
@@ -59,18 +66,19 @@ func Trend(docs []*result.Document, units string) []*chart.Chart {
 			unit, scale := trendUnit(s.gauge, units)
 			parts := slices.Clone(kind)
 			for _, k := range slices.Sorted(maps.Keys(s.labels)) {
-				if k != "host" {
+				if k != "host" && k != "device_id" {
 					parts = append(parts, s.labels[k])
 				}
 			}
-			key := strings.Join(parts, " ")
+			name, device := strings.Join(parts, " "), s.labels["device_id"]
+			key := name + "\x00" + device
 			if lines[s.gauge.Name] == nil {
-				lines[s.gauge.Name] = map[string]*chart.TrendLine{}
+				lines[s.gauge.Name] = map[string]*line{}
 				gauges[s.gauge.Name] = s.gauge
 			}
 			l := lines[s.gauge.Name][key]
 			if l == nil {
-				l = &chart.TrendLine{Name: key}
+				l = &line{TrendLine: chart.TrendLine{Name: name}, device: device}
 				lines[s.gauge.Name][key] = l
 			}
 			l.Points = append(l.Points, chart.TrendPoint{Time: d.StartedAt, Value: s.value * scale,
@@ -80,14 +88,27 @@ func Trend(docs []*result.Document, units string) []*chart.Chart {
 	var out []*chart.Chart
 	for _, name := range slices.Sorted(maps.Keys(lines)) {
 		ls := slices.Collect(maps.Values(lines[name]))
-		slices.SortFunc(ls, func(a, b *chart.TrendLine) int {
+		devices := map[string]bool{}
+		for _, l := range ls {
+			devices[l.device] = true
+		}
+		// The device leads the name only where it tells lines apart: a
+		// legend shortens long names from the end.
+		if len(devices) > 1 {
+			for _, l := range ls {
+				if l.device != "" {
+					l.Name = result.ShortDeviceID(l.device) + " " + l.Name
+				}
+			}
+		}
+		slices.SortFunc(ls, func(a, b *line) int {
 			return cmp.Or(cmp.Compare(len(b.Points), len(a.Points)), strings.Compare(a.Name, b.Name))
 		})
 		ls = ls[:min(len(ls), maxTrendLines)]
-		slices.SortFunc(ls, func(a, b *chart.TrendLine) int { return strings.Compare(a.Name, b.Name) })
+		slices.SortFunc(ls, func(a, b *line) int { return strings.Compare(a.Name, b.Name) })
 		kept := make([]chart.TrendLine, len(ls))
 		for i, l := range ls {
-			kept[i] = *l
+			kept[i] = l.TrendLine
 		}
 		g := gauges[name]
 		unit, _ := trendUnit(g, units)

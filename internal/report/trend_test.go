@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"html"
 	"regexp"
 	"strings"
@@ -58,5 +59,47 @@ func TestTrendSplitsProtocols(t *testing.T) {
 	}
 	if tcpLines == 0 || udpLines == 0 {
 		t.Errorf("lines %q: want TCP and UDP -b 50M on lines of their own", legend)
+	}
+}
+
+// TestTrendSplitsSwappedCard: the frozen sweep three times into one mount
+// path, card A twice, then card B in its place: each of its figures is
+// two lines, one per card, their legends led by the serial (a legend
+// shortens names from the end), so the new card's figures never continue
+// the old card's line.
+func TestTrendSplitsSwappedCard(t *testing.T) {
+	frozen := frozenDocs(t)["disk.sweep.json"]
+	var docs []*result.Document
+	for i, card := range []string{"sd:03-5344-sr64g-1a2b3c4d-2018-08", "sd:03-5344-sr64g-1a2b3c4d-2018-08", "sd:03-5344-sr64g-5e6f7a8b-2019-01"} {
+		d := *frozen
+		d.Targets = append(d.Targets[:0:0], d.Targets...)
+		d.Targets[0].Path, d.Targets[0].DeviceID = "/media/card", card
+		d.ID = fmt.Sprintf("%s-%d", frozen.ID, i)
+		d.StartedAt = frozen.StartedAt.Add(time.Duration(i) * 24 * time.Hour)
+		docs = append(docs, &d)
+	}
+	var legend []string
+	for _, c := range Trend(docs, "") {
+		svg, err := c.SVG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := legendOf.FindStringSubmatch(string(svg)); m != nil && m[1] == "trend-disk_sweep_bytes_per_second" {
+			legend = strings.Split(html.UnescapeString(m[2]), "|")
+		}
+	}
+	a, b := 0, 0
+	for _, l := range legend {
+		switch {
+		case strings.HasPrefix(l, "sd …1a2b3c4d "):
+			a++
+		case strings.HasPrefix(l, "sd …5e6f7a8b "):
+			b++
+		default:
+			t.Errorf("line %q names neither card", l)
+		}
+	}
+	if a == 0 || a != b {
+		t.Errorf("lines %q: want each figure once per card", legend)
 	}
 }

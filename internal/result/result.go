@@ -93,8 +93,8 @@ type Document struct {
 	// thruput's own runs.
 	Imported *Imported `json:"imported,omitempty"`
 	// Previous sets the run against the last comparable one in the store
-	// when it was made (same method, host, target and parameters);
-	// absent with --no-compare or when there was none.
+	// when it was made (same method, host, target, hardware and
+	// parameters); absent with --no-compare or when there was none.
 	Previous *Previous `json:"previous,omitempty"`
 }
 
@@ -126,7 +126,7 @@ type Previous struct {
 // Imported says where a converted document came from.
 type Imported struct {
 	// Tool is "fio", "iperf3", "sysbench", "dd", "wget", "curl", "iozone",
-	// "hdparm", "kdiskmark" or "crystaldiskmark";
+	// "hdparm", "kdiskmark", "crystaldiskmark" or "pibenchmarks";
 	// Version is the version its output names, when it names one.
 	Tool    string `json:"tool"`
 	Version string `json:"version,omitempty"`
@@ -241,6 +241,10 @@ type Target struct {
 	Partition string `json:"partition,omitempty"`
 	// DeviceModel is the vendor and model the device reports.
 	DeviceModel string `json:"device_model,omitempty"`
+	// DeviceID names the hardware itself (an SD card's CID, a disk's
+	// WWN or serial, a USB bridge's ids): see ParseDeviceID for its
+	// forms. Absent where the device has none (a loop device, tmpfs).
+	DeviceID string `json:"device_id,omitempty"`
 	// LoopBackingFile is the file behind a loop device.
 	LoopBackingFile string `json:"loop_backing_file,omitempty"`
 	// LogicalBlockSize of the device in bytes.

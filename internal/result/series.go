@@ -48,6 +48,8 @@ const bytesPerMiB = 1 << 20
 // f: f's target for a disk method, the role and the other end for a
 // network test, the URL for a download; the method's section says which,
 // for every section of the run (latency under load is a network test's).
+// The hardware's id (device_id) joins them where the run recorded one, so
+// a card swapped under the same path is a series of its own.
 func (d *Document) SeriesLabels(f Figure) []string {
 	return d.SectionMethod().entry().labels(d, f)
 }
@@ -55,19 +57,26 @@ func (d *Document) SeriesLabels(f Figure) []string {
 // targetLabel names a disk figure's target by its path, "" when the run
 // has no such target.
 func targetLabel(d *Document, f Figure) []string {
-	path := ""
-	if f.Target < len(d.Targets) {
-		path = d.Targets[f.Target].Path
+	if f.Target >= len(d.Targets) {
+		return []string{"target", ""}
 	}
-	return []string{"target", path}
+	return deviceLabel([]string{"target", d.Targets[f.Target].Path}, d.Targets[f.Target].DeviceID)
 }
 
 // netLabels name a network test by this end's role and the other end.
 func netLabels(d *Document, _ Figure) []string {
-	return []string{"role", d.Net.Parameters.Role, "peer", d.Net.Parameters.Peer()}
+	return deviceLabel([]string{"role", d.Net.Parameters.Role, "peer", d.Net.Parameters.Peer()}, d.interfaceID(d.Net.Parameters.Interface))
 }
 
 // urlLabel names a download by its URL.
 func urlLabel(d *Document, _ Figure) []string {
-	return []string{"url", d.HTTP.Parameters.URL}
+	return deviceLabel([]string{"url", d.HTTP.Parameters.URL}, d.interfaceID(d.HTTP.Interface))
+}
+
+// deviceLabel adds the device_id label when there is an id.
+func deviceLabel(labels []string, id string) []string {
+	if id == "" {
+		return labels
+	}
+	return append(labels, "device_id", id)
 }

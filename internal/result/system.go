@@ -76,7 +76,9 @@ type ZoneTemperature struct {
 
 // BlockDevice is one disk and the bus it hangs off.
 type BlockDevice struct {
-	Name              string `json:"name"`
+	Name string `json:"name"`
+	// DeviceID names the hardware itself, as Target.DeviceID.
+	DeviceID          string `json:"device_id,omitempty"`
 	Model             string `json:"model,omitempty"`
 	Vendor            string `json:"vendor,omitempty"`
 	SizeBytes         int64  `json:"size_bytes,omitempty"`
@@ -218,8 +220,11 @@ func (u USBDevice) SlowerThanDeclared() string {
 
 // NetInterface is a network interface and what it hangs off.
 type NetInterface struct {
-	Name   string `json:"name"`
-	Driver string `json:"driver,omitempty"`
+	Name string `json:"name"`
+	// DeviceID is "mac:" and the interface's permanent MAC address;
+	// absent for virtual interfaces and addresses made up at random.
+	DeviceID string `json:"device_id,omitempty"`
+	Driver   string `json:"driver,omitempty"`
 	// SpeedMbps and Duplex are the negotiated link (ethtool's figures);
 	// absent without carrier or for virtual interfaces.
 	SpeedMbps int    `json:"speed_mbps,omitempty"`

@@ -80,6 +80,12 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := store.Filter{Method: q.Get("method"), Host: q.Get("host"), Status: q.Get("status"), Limit: pageSize}
 	var err error
+	if d := q.Get("device"); d != "" {
+		if f.Device, err = result.ParseDeviceID(d); err != nil {
+			s.fail(w, http.StatusBadRequest, err.Error())
+			return
+		}
+	}
 	for _, l := range q["label"] {
 		if l == "" {
 			continue
@@ -253,26 +259,39 @@ const trendRuns = 400
 
 type trendPage struct {
 	Host, Method string
-	Alerts       []alertRow
-	Runs         int
-	Charts       []template.HTML
-	Version      string
+	// Device is the hardware id of a device's page: one card's figures
+	// over its life, whatever host or slot it was in.
+	Device  string
+	Alerts  []alertRow
+	Runs    int
+	Charts  []template.HTML
+	Version string
 }
 
 func (s *Server) trend(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	p := trendPage{Host: q.Get("host"), Method: q.Get("method"), Version: s.o.Version}
-	if p.Host == "" || p.Method == "" {
-		s.fail(w, http.StatusBadRequest, "name a host and a method: /trend?host=pi4&method=disk.sweep")
+	f := store.Filter{Host: p.Host, Method: p.Method, Status: result.StatusOK, Limit: trendRuns}
+	what := p.Method + " on " + p.Host
+	switch d := q.Get("device"); {
+	case d != "":
+		id, err := result.ParseDeviceID(d)
+		if err != nil {
+			s.fail(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		p.Device, f.Device, what = id, id, "device "+id
+	case p.Host == "" || p.Method == "":
+		s.fail(w, http.StatusBadRequest, "name a host and a method, or a device: /trend?host=pi4&method=disk.sweep, /trend?device=sd:03-5344")
 		return
 	}
-	docs, err := s.o.Store.Documents(store.Filter{Host: p.Host, Method: p.Method, Status: result.StatusOK, Limit: trendRuns})
+	docs, err := s.o.Store.Documents(f)
 	if err != nil {
 		s.storeErr(w, err)
 		return
 	}
 	if len(docs) == 0 {
-		s.fail(w, http.StatusNotFound, "no run of "+p.Method+" on "+p.Host+" ended ok")
+		s.fail(w, http.StatusNotFound, "no run of "+what+" ended ok")
 		return
 	}
 	p.Runs = len(docs)

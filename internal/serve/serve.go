@@ -37,12 +37,14 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 		}
 		return t.UTC().Format("2006-01-02 15:04:05")
 	},
-	"query": func(kv ...string) string {
+	// query is a link's query string, already escaped: as a plain
+	// string, html/template would escape its '=' and '&' once more.
+	"query": func(kv ...string) template.URL {
 		v := url.Values{}
 		for i := 0; i+1 < len(kv); i += 2 {
 			v.Set(kv[i], kv[i+1])
 		}
-		return v.Encode()
+		return template.URL(v.Encode())
 	},
 }).ParseFS(templateFS, "templates/*.html"))
 

@@ -86,10 +86,17 @@ func fill(t *testing.T, s store.Store) {
 		pair("20261105T060000Z-dddd05", "h1", "h2", 94.1),
 		pair("20261105T060010Z-dddd06", "h2", "h1", 93.8),
 	}
+	// Card a in pi4's slot, then card b in its place under the same
+	// path, then card a in pi5.
+	for i, card := range []string{cardA, cardA, cardB, cardA} {
+		docs[i].Targets[0].DeviceID = card
+	}
 	if _, _, err := s.SaveAll(docs); err != nil {
 		t.Fatal(err)
 	}
 }
+
+const cardA, cardB = "sd:03-5344-sr64g-0000aaaa-2018-08", "sd:03-5344-sr64g-0000bbbb-2019-01"
 
 type client struct {
 	t   *testing.T
@@ -170,7 +177,13 @@ func testPages(t *testing.T, s store.Store) {
 		{"/runs/20261101T060000Z-aaaa01", 200, []string{"<svg", "/mnt/usb", `href="/"`}},
 		{"/runs/20261101T06", 200, []string{"<svg"}},
 		{"/compare?run=card%3Da&run=card%3Db", 200, []string{"0.51x", "<svg"}},
-		{"/trend?host=pi4&method=disk.sweep", 200, []string{"<svg", "3 run(s)", "1M read /mnt/usb"}},
+		{"/trend?host=pi4&method=disk.sweep", 200, []string{"<svg", "3 run(s)", `data-series="8"`, "sd …0000aaaa 1M read /mnt/usb", "sd …0000bbbb 1M read /mnt/usb"}},
+		{"/trend?device=" + cardA, 200, []string{"<svg", cardA + ", 3 run(s) over time", `href="/?device=` + url.QueryEscape(cardA)}},
+		{"/trend?device=SD:03-5344", 200, []string{"4 run(s)"}},
+		{"/?device=" + cardB, 200, []string{"20261103T060000Z-bbbb03", `href="/trend?device=` + url.QueryEscape(cardB)}},
+		{"/trend?device=mac:00", 404, []string{"no run of device mac:00"}},
+		{"/trend?device=card-a", 400, []string{"want KIND:"}},
+		{"/?device=sd:%00", 400, nil},
 		{"/fleet/f1", 200, []string{"h1", "h2", "94.1"}},
 		{"/runs/nope-nope-nope", 404, []string{"not in the store"}},
 		{"/runs/2026", 400, []string{"ambiguous"}},
@@ -390,7 +403,7 @@ func TestMetrics(t *testing.T) {
 	s := fixture(t)
 	c := newClient(t, Options{Store: s})
 	code, body := c.do("GET", "/metrics", nil, "")
-	if code != 200 || !strings.Contains(body, `thruput_disk_sweep_bytes_per_second{block_size="1M",host="pi4",phase="read",target="/mnt/usb"} 2.2020096e+07`) {
+	if code != 200 || !strings.Contains(body, `thruput_disk_sweep_bytes_per_second{block_size="1M",device_id="`+cardB+`",host="pi4",phase="read",target="/mnt/usb"} 2.2020096e+07`) {
 		t.Fatalf("/metrics: %d\n%s", code, body)
 	}
 	if strings.Contains(body, "aaaa01") || strings.Contains(body, "card=") {

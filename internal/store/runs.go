@@ -34,7 +34,10 @@ type row struct {
 type Columns struct {
 	Target, FSType    string
 	Summary, Imported string
-	Labels            [][2]string
+	// DeviceIDs are the hardware ids of what the run measured
+	// (result.Document.DeviceIDs), joined by spaces, which ids cannot hold.
+	DeviceIDs string
+	Labels    [][2]string
 }
 
 // derive computes the query columns of a document.
@@ -52,7 +55,7 @@ func derive(doc *result.Document) row {
 // DeriveColumns computes the Columns of a document.
 func DeriveColumns(doc *result.Document) Columns {
 	// Every target of a run over several, each list naming them all.
-	c := Columns{Summary: doc.Summary(), Target: doc.Subject()}
+	c := Columns{Summary: doc.Summary(), Target: doc.Subject(), DeviceIDs: strings.Join(doc.DeviceIDs(), " ")}
 	if len(doc.Targets) > 0 {
 		types := make([]string, len(doc.Targets))
 		for i, t := range doc.Targets {
@@ -128,8 +131,8 @@ type inserter struct {
 func (s *DB) newInserter(ctx context.Context, tx *sql.Tx) (*inserter, error) {
 	var in inserter
 	var err error
-	if in.run, err = tx.PrepareContext(ctx, s.sql(`INSERT INTO runs (id, method, host, started_at, status, target, fs_type, summary, imported)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`)); err != nil {
+	if in.run, err = tx.PrepareContext(ctx, s.sql(`INSERT INTO runs (id, method, host, started_at, status, target, fs_type, summary, imported, device_ids)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`)); err != nil {
 		return nil, err
 	}
 	if in.doc, err = tx.PrepareContext(ctx, s.sql(`INSERT INTO documents (run_id, json) VALUES (?, ?)`)); err != nil {
@@ -153,7 +156,7 @@ func (in *inserter) close() {
 
 // insert writes one run; false when its id is already stored.
 func (in *inserter) insert(ctx context.Context, r *row) (bool, error) {
-	res, err := in.run.ExecContext(ctx, r.id, r.method, r.host, r.startedAt, r.status, r.Target, r.FSType, r.Summary, r.Imported)
+	res, err := in.run.ExecContext(ctx, r.id, r.method, r.host, r.startedAt, r.status, r.Target, r.FSType, r.Summary, r.Imported, r.DeviceIDs)
 	if err != nil {
 		return false, err
 	}
@@ -501,6 +504,9 @@ type Filter struct {
 	// IDs are full ids or prefixes (a run matches any of them); strings
 	// shorter than four characters match only a full id. Empty is any.
 	IDs []string
+	// Device is a hardware id or its start (result.ParseDeviceID): runs
+	// one of whose ids starts with it. Empty is any.
+	Device string
 	// Limit keeps the newest Limit runs; 0 is no limit.
 	Limit int
 	// BeforeID, when set, continues a list newest first after the run of
@@ -599,6 +605,16 @@ func (f *Filter) where() (string, []any, error) {
 		}
 		conds = append(conds, "("+strings.Join(or, " OR ")+")")
 	}
+	if f.Device != "" {
+		id, err := result.ParseDeviceID(f.Device)
+		if err != nil {
+			return "", nil, err
+		}
+		// A word of the space-separated column starting with the id; '_'
+		// is LIKE's wildcard, and ids hold neither '%' nor '\'.
+		conds = append(conds, `(' ' || device_ids) LIKE ? ESCAPE '\'`)
+		args = append(args, "% "+strings.ReplaceAll(id, "_", `\_`)+"%")
+	}
 	if f.Limit < 0 {
 		return "", nil, fmt.Errorf("negative limit %d", f.Limit)
 	}
@@ -640,6 +656,9 @@ type Entry struct {
 	// Imported is the tool a converted document came from; "" for
 	// thruput's own runs.
 	Imported string
+	// DeviceIDs are the hardware ids of what the run measured, none for
+	// a run that recorded none (result.Document.DeviceIDs).
+	DeviceIDs []string
 }
 
 // List returns the runs the filter selects, newest first, without decoding
@@ -653,7 +672,7 @@ func (s *DB) List(f Filter) ([]Entry, error) {
 	// characters that labels cannot hold (prepare checks): a second query
 	// or a join would cost a row per label, and rows are what a list of
 	// thousands pays for.
-	q := `SELECT id, method, host, status, started_at, target, fs_type, summary, imported,
+	q := `SELECT id, method, host, status, started_at, target, fs_type, summary, imported, device_ids,
 		(SELECT ` + s.joinLabels() + ` FROM labels WHERE run_id = runs.id)
 		FROM runs WHERE ` + w + ` ORDER BY started_at DESC, id DESC`
 	if f.Limit > 0 {
@@ -669,8 +688,12 @@ func (s *DB) List(f Filter) ([]Entry, error) {
 		var e Entry
 		var ns int64
 		var labels sql.NullString
-		if err := rows.Scan(&e.ID, &e.Method, &e.Host, &e.Status, &ns, &e.Target, &e.FSType, &e.Summary, &e.Imported, &labels); err != nil {
+		var devices string
+		if err := rows.Scan(&e.ID, &e.Method, &e.Host, &e.Status, &ns, &e.Target, &e.FSType, &e.Summary, &e.Imported, &devices, &labels); err != nil {
 			return nil, err
+		}
+		if devices != "" {
+			e.DeviceIDs = strings.Fields(devices)
 		}
 		e.StartedAt = fromUnixNano(ns)
 		if labels.Valid {

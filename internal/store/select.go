@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -18,7 +19,10 @@ type Selection struct {
 }
 
 // Groups turns compare's and report's arguments into groups of
-// stored documents, one group per argument.
+// stored documents, one group per argument. A part device_id=ID of a
+// label query selects by hardware id (Filter.Device) rather than by a
+// label; a group whose runs measured different hardware (a card swapped
+// under the same path) is split into a group per device, never averaged.
 func Groups(s Store, args []string, sel Selection) ([]compare.Group, error) {
 	var groups []compare.Group
 	for _, arg := range args {
@@ -35,6 +39,14 @@ func Groups(s Store, args []string, sel Selection) ([]compare.Group, error) {
 			flt.Status = ""
 		}
 		for _, part := range strings.Split(arg, ",") {
+			if v, ok := strings.CutPrefix(part, "device_id="); ok {
+				id, err := result.ParseDeviceID(v)
+				if err != nil {
+					return nil, usage.Wrap(err)
+				}
+				flt.Device = id
+				continue
+			}
 			q, err := ParseLabelQuery(part)
 			if err != nil {
 				return nil, usage.Wrap(err)
@@ -59,10 +71,34 @@ func Groups(s Store, args []string, sel Selection) ([]compare.Group, error) {
 				return nil, usage.Errorf("%s matches runs of %s; choose one with --method", arg, joinMethods(methods))
 			}
 		}
-		groups = append(groups, compare.Group{Name: arg, Docs: docs})
+		groups = append(groups, byDevice(arg, docs)...)
 	}
 	nameRuns(groups)
 	return groups, nil
+}
+
+// byDevice splits the runs an argument selected by the hardware they
+// measured, when they measured more than one piece: each group is named
+// by the argument and its device ids ("no device id" for runs that
+// recorded none, such as those stored before ids were kept).
+func byDevice(arg string, docs []*result.Document) []compare.Group {
+	var keys []string
+	by := map[string][]*result.Document{}
+	for _, d := range docs {
+		k := strings.Join(d.DeviceIDs(), " ")
+		if _, ok := by[k]; !ok {
+			keys = append(keys, k)
+		}
+		by[k] = append(by[k], d)
+	}
+	if len(keys) == 1 {
+		return []compare.Group{{Name: arg, Docs: docs}}
+	}
+	groups := make([]compare.Group, len(keys))
+	for i, k := range keys {
+		groups[i] = compare.Group{Name: arg + " " + cmp.Or(k, "no device id"), Docs: by[k]}
+	}
+	return groups
 }
 
 // nameRuns names the groups of a single run given by id by what tells

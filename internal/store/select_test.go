@@ -2,6 +2,7 @@ package store
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,5 +68,34 @@ func TestNameRuns(t *testing.T) {
 				t.Errorf("columns named %q, want %q", names, want)
 			}
 		})
+	}
+}
+
+// TestByDevice: the runs of one label query that measured card A, then
+// card B under the same mount path, then nothing known, are three groups,
+// in the order their first runs came; runs of one card stay one group.
+func TestByDevice(t *testing.T) {
+	on := func(id string, hour int, device string) *result.Document {
+		d := labelled(id, "pi4", hour, map[string]string{"fs": "ext4"})
+		d.Targets = []result.Target{{Path: "/media/card", DeviceID: device}}
+		return d
+	}
+	a1, a2 := on("20260301T120000Z-ffff01", 0, "sd:03-5344-sr64g-aaaa-2018-08"), on("20260301T130000Z-ffff02", 1, "sd:03-5344-sr64g-aaaa-2018-08")
+	b1, none := on("20260301T140000Z-ffff03", 2, "sd:03-5344-sr64g-bbbb-2019-01"), on("20260301T150000Z-ffff04", 3, "")
+	groups := byDevice("fs=ext4", []*result.Document{a1, b1, a2, none})
+	var got []string
+	for _, g := range groups {
+		var ids []string
+		for _, d := range g.Docs {
+			ids = append(ids, d.ID[len(d.ID)-2:])
+		}
+		got = append(got, g.Name+": "+strings.Join(ids, " "))
+	}
+	want := []string{"fs=ext4 sd:03-5344-sr64g-aaaa-2018-08: 01 02", "fs=ext4 sd:03-5344-sr64g-bbbb-2019-01: 03", "fs=ext4 no device id: 04"}
+	if !slices.Equal(got, want) {
+		t.Errorf("groups %q; want %q", got, want)
+	}
+	if g := byDevice("fs=ext4", []*result.Document{a1, a2}); len(g) != 1 || g[0].Name != "fs=ext4" || len(g[0].Docs) != 2 {
+		t.Errorf("one card's runs: %+v", g)
 	}
 }

@@ -26,6 +26,7 @@ func (fs FS) fillDevice(t *result.Target, m mount) {
 	}
 	t.Device = filepath.Base(dev)
 	t.DeviceModel = deviceModel(dev)
+	t.DeviceID = fs.blockDevice(t.Device, dev).DeviceID
 	t.LoopBackingFile = readValue(filepath.Join(dev, "loop/backing_file"))
 	if n, err := strconv.Atoi(readValue(filepath.Join(dev, "queue/logical_block_size"))); err == nil && n > 0 {
 		t.LogicalBlockSize = n

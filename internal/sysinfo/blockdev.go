@@ -81,6 +81,7 @@ func (fs FS) blockDevice(name, dir string) result.BlockDevice {
 		d.Driver = linkBase(filepath.Join(iface, "driver"))
 		d.USBPath = filepath.Base(filepath.Dir(iface))
 		d.Model, d.Vendor = scsiIdentity(dev)
+		d.DeviceID = usbDiskID(a, dev, filepath.Dir(iface))
 	case a.nearest(ataPort) != "":
 		port := a.nearest(ataPort)
 		d.Bus = "sata"
@@ -101,6 +102,9 @@ func (fs FS) blockDevice(name, dir string) result.BlockDevice {
 		d.Model = readValue(filepath.Join(dev, "name"))
 		d.MMCCardType = readValue(filepath.Join(dev, "type"))
 		d.Card = fs.cardIdentity(dev)
+		if d.Card != nil {
+			d.DeviceID = d.Card.DeviceID(d.MMCCardType == "MMC")
+		}
 		if host := a.nearest(mmcHost); host != "" {
 			d.MMCTiming, d.MMCClockHz, d.MMCBusWidth = fs.mmcIOS(filepath.Base(host))
 		}
@@ -114,7 +118,48 @@ func (fs FS) blockDevice(name, dir string) result.BlockDevice {
 		d.Driver = linkBase(filepath.Join(filepath.Dir(a.nearest(scsiHost)), "driver"))
 		d.Model, d.Vendor = scsiIdentity(dev)
 	}
+	if d.DeviceID == "" && d.Bus != "usb" && d.Bus != "mmc" {
+		d.DeviceID = diskID(dir, dev, d.Model)
+	}
 	return d
+}
+
+// diskID is a disk's own id: its world wide name or t10 id (wwid, beside
+// the disk for NVMe, on the SCSI device for SATA and SCSI), else its
+// serial (virtio's beside the disk, NVMe's on the controller).
+func diskID(dir, dev, model string) string {
+	for _, f := range []string{filepath.Join(dir, "wwid"), filepath.Join(dev, "wwid")} {
+		if id := result.WWNDeviceID(readValue(f)); id != "" {
+			return id
+		}
+	}
+	for _, f := range []string{filepath.Join(dir, "serial"), filepath.Join(dev, "serial")} {
+		if id := result.SerialDeviceID(model, readValue(f)); id != "" {
+			return id
+		}
+	}
+	return ""
+}
+
+// usbDiskID is a USB disk's id: the disk's world wide name when the bridge
+// passes it on (UAS bridges to SATA and NVMe often do), else the bridge's
+// vendor, product and serial, which is what a card reader or stick has,
+// with the SCSI LUN when it is not 0 (a dual-disk bridge's second disk).
+// A bridge's t10 id is not taken: it names the bridge's model, not a unit.
+func usbDiskID(a ancestry, dev, usb string) string {
+	if id := result.WWNDeviceID(readValue(filepath.Join(dev, "wwid"))); strings.HasPrefix(id, "wwn:") {
+		return id
+	}
+	return result.USBDeviceID(readValue(filepath.Join(usb, "idVendor")), readValue(filepath.Join(usb, "idProduct")), readValue(filepath.Join(usb, "serial")), scsiLUN(a))
+}
+
+// scsiLUN is the LUN of the SCSI device in the chain (its name is
+// host:channel:target:lun), "" when there is none.
+func scsiLUN(a ancestry) string {
+	if d := a.nearest(scsiDevice); d != "" {
+		return filepath.Base(d)[strings.LastIndexByte(filepath.Base(d), ':')+1:]
+	}
+	return ""
 }
 
 var (
@@ -123,6 +168,7 @@ var (
 	virtioDev  = regexp.MustCompile(`^virtio[0-9]+$`)
 	scsiHost   = regexp.MustCompile(`^host[0-9]+$`)
 	nvmeSubsys = regexp.MustCompile(`^nvme-subsys[0-9]+$`)
+	scsiDevice = regexp.MustCompile(`^[0-9]+:[0-9]+:[0-9]+:[0-9]+$`)
 )
 
 // scsiIdentity is the SCSI inquiry's model and vendor. libata writes "ATA"

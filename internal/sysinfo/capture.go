@@ -142,7 +142,7 @@ func (r *recorder) addLink(link, target string) {
 // Capture runs read, which reads the machine through fs (as thruput
 // sysinfo does), and writes every file, directory and symlink it read to
 // w as a capture archive, with the live facts (live.go) it asked.
-// Serial numbers and MAC addresses are replaced unless keepIDs. Captures
+// Serial numbers, world wide names and MAC addresses are replaced unless keepIDs. Captures
 // run one at a time.
 func (fs FS) Capture(w io.Writer, keepIDs bool, read func() error) error {
 	if !fs.Live || fs.Root == "" {
@@ -165,9 +165,9 @@ const captureHeader = "thruput sysinfo capture"
 
 func (r *recorder) write(w io.Writer, keepIDs bool) error {
 	bw := bufio.NewWriter(w)
-	redacted := "Serial numbers and MAC addresses are replaced by zeros (a card's serial keeps its leading zeros, the rest made f)."
+	redacted := "Serial numbers, world wide names and MAC addresses are replaced by zeros (a card's serial keeps its leading zeros, the rest made f)."
 	if keepIDs {
-		redacted = "Serial numbers and MAC addresses are kept (--no-redact)."
+		redacted = "Serial numbers, world wide names and MAC addresses are kept (--no-redact)."
 	}
 	fmt.Fprintf(bw, "%s: the files, directories and symlinks thruput sysinfo read.\n%s\n", captureHeader, redacted)
 	type entry struct {
@@ -213,7 +213,7 @@ func lowness(digits string) string {
 }
 
 // redact zeroes the identifiers in a file: a USB device's or card's serial,
-// the card's CID (whose serial is its bytes 9 to 12), cpuinfo's Serial and
+// a disk's world wide name, the card's CID (whose serial is its bytes 9 to 12), cpuinfo's Serial and
 // a MAC address. A card's serial keeps its leading zeros and has its other
 // digits made f, so that a low serial, which marks a counterfeit, reads as
 // low from the capture and a genuine card's does not.
@@ -225,6 +225,10 @@ func redact(name string, b []byte) []byte {
 		return []byte("0x" + lowness(v[2:]) + "\n")
 	case base == "serial" || base == "serial-number":
 		return []byte(strings.Repeat("0", len(v)) + "\n")
+	case base == "wwid":
+		// naa.5002538f…: the kind of name stays, the name itself goes.
+		kind, name, _ := strings.Cut(v, ".")
+		return []byte(kind + "." + strings.Repeat("0", len(name)) + "\n")
 	case base == "cid" && len(v) == 32:
 		return []byte(v[:18] + lowness(v[18:26]) + v[26:] + "\n")
 	case base == "cpuinfo":

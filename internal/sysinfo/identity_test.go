@@ -147,6 +147,7 @@ func TestRedact(t *testing.T) {
 		{"sys/devices/x/mmc0:aaaa/serial", "0x00000000\n", "0x00000000\n"},
 		{"proc/cpuinfo", "Revision\t: a020d3\nSerial\t\t: 000000005746899e\nModel\t: x\n", "Revision\t: a020d3\nSerial\t\t: 0000000000000000\nModel\t: x\n"},
 		{"sys/class/net/eth0/address", "b8:27:eb:12:34:56\n", "00:00:00:00:00:00\n"},
+		{"sys/devices/x/0:0:0:0/wwid", "naa.600224803d3e456b\n", "naa.0000000000000000\n"},
 		{"proc/sys/kernel/osrelease", "6.1.21-v8+\n", "6.1.21-v8+\n"},
 	} {
 		if got := string(redact(tc.name, []byte(tc.in))); got != tc.want {

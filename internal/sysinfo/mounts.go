@@ -93,9 +93,25 @@ type mount struct {
 // mount point containing it and, of several at that point, the last, which
 // the kernel lists after the mounts it covers.
 func (fs FS) findMount(path string) (mount, error) {
-	file := filepath.Join(fs.Proc, "self/mountinfo")
 	var best mount
 	found := false
+	err := fs.eachMount(func(m mount) {
+		if holds(m.point, path) && (!found || len(m.point) >= len(best.point)) {
+			best, found = m, true
+		}
+	})
+	if err != nil {
+		return mount{}, err
+	}
+	if !found {
+		return mount{}, fmt.Errorf("%w: %s in %s", ErrNoMount, path, filepath.Join(fs.Proc, "self/mountinfo"))
+	}
+	return best, nil
+}
+
+// eachMount calls fn with every line of the mount table, parsed.
+func (fs FS) eachMount(fn func(mount)) error {
+	file := filepath.Join(fs.Proc, "self/mountinfo")
 	n := 0
 	err := eachLine(file, func(line string) error {
 		n++
@@ -103,18 +119,13 @@ func (fs FS) findMount(path string) (mount, error) {
 		if err != nil {
 			return fmt.Errorf("%s line %d: %w", file, n, err)
 		}
-		if holds(m.point, path) && (!found || len(m.point) >= len(best.point)) {
-			best, found = m, true
-		}
+		fn(m)
 		return nil
 	})
 	if err != nil {
-		return mount{}, fmt.Errorf("reading the mount table: %w", err)
+		return fmt.Errorf("reading the mount table: %w", err)
 	}
-	if !found {
-		return mount{}, fmt.Errorf("%w: %s in %s", ErrNoMount, path, file)
-	}
-	return best, nil
+	return nil
 }
 
 // holds reports whether the mount point contains path, comparing whole path

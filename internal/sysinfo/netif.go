@@ -100,6 +100,12 @@ func (fs FS) netInterface(p, name string) result.NetInterface {
 			_, n.SDIOClockHz, n.SDIOBusWidth = fs.mmcIOS(n.SDIOHost)
 		}
 	}
+	// A virtual interface's address, or one the driver made up at random
+	// (addr_assign_type 1: a USB adapter without its own), is made anew
+	// with the interface and names no hardware.
+	if n.Bus != "virtual" && readValue(filepath.Join(p, "addr_assign_type")) != "1" {
+		n.DeviceID = result.MACDeviceID(readValue(filepath.Join(p, "address")))
+	}
 	fs.netLinks(p, &n)
 	if exists(filepath.Join(p, "wireless")) || exists(filepath.Join(p, "phy80211")) {
 		n.WiFi = fs.procWireless(name)

@@ -194,7 +194,7 @@ func TestTarget(t *testing.T) {
 		// Nested deep under a mount.
 		{"pi1", "/media/ext4/thruput/a/b/c/d", result.Target{
 			FSType: "ext4", MountPoint: "/media/ext4", MountOptions: "rw,relatime,stripe=8191", MountSource: "/dev/sda1",
-			Device: "sda", Partition: "sda1", DeviceModel: "Seagate Expansion",
+			Device: "sda", Partition: "sda1", DeviceModel: "Seagate Expansion", DeviceID: "usb:0bc2:2300:",
 			LogicalBlockSize: 512, Rotational: spinning,
 		}},
 		{"desktop", "/home/user/bench", result.Target{

@@ -80,7 +80,7 @@ func TestSystemPi1(t *testing.T) {
 		t.Errorf("block devices %v, want mmcblk0 and sda", got)
 	}
 	check(t, "sda", blockDev(t, s, "sda"), result.BlockDevice{
-		Name: "sda", Model: "Expansion", Vendor: "Seagate", SizeBytes: 2000398934016, Rotational: new(true),
+		Name: "sda", DeviceID: "usb:0bc2:2300:", Model: "Expansion", Vendor: "Seagate", SizeBytes: 2000398934016, Rotational: new(true),
 		Scheduler: "mq-deadline", LogicalBlockSize: 512, PhysicalBlockSize: 512,
 		Bus: "usb", Driver: "usb-storage", USBPath: "1-1.2",
 	})
@@ -120,7 +120,7 @@ func TestSystemPi4(t *testing.T) {
 	})
 	// The SSD's bus is the VL805's one PCIe 2 lane as well as USB 3.
 	check(t, "sda", blockDev(t, s, "sda"), result.BlockDevice{
-		Name: "sda", Model: "Portable SSD T5", Vendor: "Samsung", SizeBytes: 976773168 * 512, Rotational: new(false),
+		Name: "sda", DeviceID: "usb:04e8:61f5:", Model: "Portable SSD T5", Vendor: "Samsung", SizeBytes: 976773168 * 512, Rotational: new(false),
 		Scheduler: "mq-deadline", LogicalBlockSize: 512, PhysicalBlockSize: 512,
 		Bus: "usb", Driver: "uas", USBPath: "2-2", PCISlot: "0000:01:00.0", PCIeLinkGTs: 5, PCIeLinkWidth: 1,
 		PCIePath: []result.PCIeLink{{Slot: "0000:01:00.0", Driver: "xhci_hcd", GTs: 5, Width: 1}},

@@ -167,7 +167,11 @@ CREATE INDEX runs_started ON runs (started_at, id);
 CREATE INDEX runs_method ON runs (method, started_at);
 CREATE INDEX runs_host ON runs (host, started_at);
 CREATE INDEX labels_key_value ON labels (key, value);
-`}
+`,
+	// The hardware ids of what each run measured, space-separated; runs
+	// stored before have none, as their documents hold none.
+	`ALTER TABLE runs ADD COLUMN device_ids TEXT NOT NULL DEFAULT '';`,
+}
 
 // lockKey is the advisory lock migrations take: any number, the same in
 // every thruput.

@@ -64,6 +64,36 @@ func TestPostgres(t *testing.T) {
 			t.Errorf("a newer schema: %v", err)
 		}
 	})
+	t.Run("from version 1", func(t *testing.T) {
+		// A store of the first schema, with a run: opening it to save
+		// adds the device ids, none for the old run, which still lists.
+		u := c.NewDatabase(t)
+		cfg, _ := Parse(u)
+		db := stdlib.OpenDB(*cfg)
+		defer db.Close()
+		if _, err := db.Exec(`CREATE SCHEMA thruput; SET search_path = thruput; ` + migrations[0] + `
+			CREATE TABLE thruput.schema_version (version INTEGER NOT NULL); INSERT INTO thruput.schema_version VALUES (1);
+			INSERT INTO thruput.runs (id, method, host, started_at, status, target) VALUES ('20260301T120000Z-ffff03', 'disk.sweep', 'pi4', 0, 'ok', '/mnt/pi4');
+			INSERT INTO thruput.documents (run_id, json) VALUES ('20260301T120000Z-ffff03', '{"id":"20260301T120000Z-ffff03","method":"disk.sweep"}')`); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		d := storetest.Doc("20260301T130000Z-ffff04", "disk.sweep", "pi4", 1, nil)
+		d.Targets[0].DeviceID = "sd:03-5344-sr64g--2018-08"
+		if err := s.Save(d); err != nil {
+			t.Fatal(err)
+		}
+		if es, err := s.List(store.Filter{}); err != nil || len(es) != 2 || es[1].DeviceIDs != nil || es[0].DeviceIDs[0] != d.Targets[0].DeviceID {
+			t.Errorf("runs after the migration: %+v %v", es, err)
+		}
+		if es, err := s.List(store.Filter{Device: "sd:03"}); err != nil || len(es) != 1 || es[0].ID != d.ID {
+			t.Errorf("the device filter after the migration: %+v %v", es, err)
+		}
+	})
 	t.Run("a role that may only read", func(t *testing.T) {
 		u := c.NewDatabase(t)
 		s, err := Open(u)

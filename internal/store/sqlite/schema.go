@@ -81,6 +81,12 @@ CREATE INDEX runs_method ON runs (method, started_at);
 CREATE INDEX runs_host ON runs (host, started_at);
 CREATE INDEX labels_key_value ON labels (key, value);
 `, fn: backfillV2},
+	// Version 3: the hardware ids of what each run measured, so that one
+	// card's history is a filter on the runs table. Runs stored before
+	// have none: their documents hold none.
+	{sql: `
+ALTER TABLE runs ADD COLUMN device_ids TEXT NOT NULL DEFAULT '';
+`},
 }
 
 // backfillV2 derives the new columns and the labels from each document.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -284,6 +285,68 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		}
 		if _, _, err := l.Label("nope-nope", map[string]string{"a": "b"}, nil); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("labelling an unknown run: %v", err)
+		}
+	})
+	t.Run("device ids", func(t *testing.T) {
+		// Card A, then card B in the same slot and mount path, then
+		// card A again in another machine; a network run by its NIC; a
+		// run over two targets, one of them on card B.
+		s := open(t)
+		cardA, cardB := "sd:03-5344-sr64g-1a2b3c4d-2018-08", "sd:03-5344-sr64g-5e6f7a8b-2019-01"
+		at := func(id, host string, hour int, devices ...string) *result.Document {
+			d := Doc(id, result.MethodSweep, host, hour, nil)
+			d.Targets = nil
+			for i, dev := range devices {
+				d.Targets = append(d.Targets, result.Target{Path: fmt.Sprintf("/mnt/card%d", i), DeviceID: dev})
+			}
+			return d
+		}
+		net := Doc("20260304T130000Z-dddd05", result.MethodNetClient, "pi4", 3, nil)
+		net.Targets = nil
+		net.Net = &result.Net{Parameters: result.NetParameters{Role: "client", Server: "srv", Interface: "eth0"}}
+		net.System = &result.System{NetInterfaces: []result.NetInterface{{Name: "eth0", DeviceID: "mac:dc:a6:32:01:02:03"}}}
+		runs := []*result.Document{
+			at("20260304T100000Z-dddd01", "pi4", 0, cardA),
+			at("20260304T110000Z-dddd02", "pi4", 1, cardB),
+			at("20260304T120000Z-dddd03", "pi5", 2, cardA),
+			at("20260304T123000Z-dddd04", "pi5", 2, "usb:152d:0578:x_y", cardB),
+			net,
+			at("20260304T140000Z-dddd06", "pi5", 4),
+		}
+		if _, _, err := s.SaveAll(runs); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			device string
+			want   []string
+		}{
+			{cardA, []string{"20260304T120000Z-dddd03", "20260304T100000Z-dddd01"}},
+			{strings.ToUpper(cardB), []string{"20260304T123000Z-dddd04", "20260304T110000Z-dddd02"}},
+			{"sd:03-5344", []string{"20260304T123000Z-dddd04", "20260304T120000Z-dddd03", "20260304T110000Z-dddd02", "20260304T100000Z-dddd01"}},
+			// '_' is no wildcard: x_y, not xzy.
+			{"usb:152d:0578:x_", []string{"20260304T123000Z-dddd04"}},
+			{"usb:152d:0578:xz", []string{}},
+			{"mac:", []string{"20260304T130000Z-dddd05"}},
+			// A prefix starts an id; the middle of one matches nothing.
+			{"sd:5344", []string{}},
+		} {
+			es, err := s.List(store.Filter{Device: c.device})
+			if err != nil {
+				t.Fatalf("List(device %s): %v", c.device, err)
+			}
+			if got := ids(es); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("List(device %s) = %v, want %v", c.device, got, c.want)
+			}
+		}
+		es, _ := s.List(store.Filter{IDs: []string{"20260304T123000Z-dddd04"}})
+		if len(es) != 1 || !reflect.DeepEqual(es[0].DeviceIDs, []string{"usb:152d:0578:x_y", cardB}) {
+			t.Errorf("entry's device ids: %+v", es)
+		}
+		if ds, err := s.Documents(store.Filter{Device: cardA, Host: "pi5"}); err != nil || len(ds) != 1 || ds[0].ID != "20260304T120000Z-dddd03" {
+			t.Errorf("Documents of card A on pi5: %v %v", ds, err)
+		}
+		if _, err := s.List(store.Filter{Device: "card-a"}); err == nil || !strings.Contains(err.Error(), "want KIND:") {
+			t.Errorf("a malformed device id: %v", err)
 		}
 	})
 	t.Run("all or nothing", func(t *testing.T) {
