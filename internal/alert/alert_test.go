@@ -385,3 +385,19 @@ func FuzzLedger(f *testing.F) {
 		}
 	})
 }
+
+func TestFormatFigure(t *testing.T) {
+	for _, c := range []struct {
+		f    notify.Figure
+		want string
+	}{
+		{notify.Figure{Value: 17190, PlusMinus: 3800, Unit: "Mbit/s"}, "17190 ± 3800 Mbit/s"},
+		{notify.Figure{Value: 61.23, PlusMinus: 0.61, Unit: "Mbit/s"}, "61.2 ± 0.61 Mbit/s"},
+		{notify.Figure{Value: 1.5, Unit: "ms"}, "1.50 ms"},
+		{notify.Figure{Value: 0.0123, Unit: "GB/s"}, "0.0123 GB/s"},
+	} {
+		if got := FormatFigure(c.f); got != c.want {
+			t.Errorf("FormatFigure(%+v) = %q, want %q", c.f, got, c.want)
+		}
+	}
+}

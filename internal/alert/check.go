@@ -3,6 +3,8 @@ package alert
 import (
 	"context"
 	"fmt"
+	"math"
+	"strconv"
 	"net/url"
 	"strings"
 	"time"
@@ -169,10 +171,7 @@ func (f *File) notification(a Alert) notify.Notification {
 	if f.Dashboard != "" {
 		n.DashboardURL = strings.TrimSuffix(f.Dashboard, "/") + "/trend?" + url.Values{"host": {a.Series.Host}, "method": {a.Series.Method}}.Encode()
 	}
-	fig := fmt.Sprintf("%.4g %s", n.Figure.Value, n.Figure.Unit)
-	if n.Figure.PlusMinus > 0 {
-		fig = fmt.Sprintf("%.4g ± %.2g %s", n.Figure.Value, n.Figure.PlusMinus, n.Figure.Unit)
-	}
+	fig := FormatFigure(n.Figure)
 	what := a.Series.Method + " on " + a.Series.Host
 	if a.Series.Target != "" {
 		what += " to " + a.Series.Target
@@ -182,4 +181,26 @@ func (f *File) notification(a Alert) notify.Notification {
 	}
 	n.Summary = fmt.Sprintf("%s %s: %s %s (%s)", a.Rule, a.Change, what, fig, a.Condition)
 	return n
+}
+
+// FormatFigure writes a figure as tables and notices show it: "61.2 ±
+// 0.6 Mbit/s", "941 Mbit/s", "1234 IOPS".
+func FormatFigure(f notify.Figure) string {
+	if f.PlusMinus > 0 {
+		return number(f.Value) + " ± " + number(f.PlusMinus) + " " + f.Unit
+	}
+	return number(f.Value) + " " + f.Unit
+}
+
+// number keeps three or four significant digits, without an exponent.
+func number(x float64) string {
+	switch a := math.Abs(x); {
+	case a >= 100:
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	case a >= 10:
+		return strconv.FormatFloat(x, 'f', 1, 64)
+	case a >= 1:
+		return strconv.FormatFloat(x, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(x, 'g', 3, 64)
 }

@@ -70,9 +70,9 @@ func AlertRow(a alert.Alert) []string {
 	limit := "-"
 	switch {
 	case a.Threshold != nil:
-		limit = figure(a.Threshold)
+		limit = alert.FormatFigure(*a.Threshold)
 	case a.Baseline != nil:
-		limit = "median " + figure(a.Baseline)
+		limit = "median " + alert.FormatFigure(*a.Baseline)
 	}
 	since := "-"
 	if !a.Since.IsZero() {
@@ -80,17 +80,9 @@ func AlertRow(a alert.Alert) []string {
 	}
 	fig := "-"
 	if a.Figure != nil {
-		fig = figure(a.Figure)
+		fig = alert.FormatFigure(*a.Figure)
 	}
 	return []string{a.Rule, seriesName(a.Series), state, fig, limit, since}
-}
-
-// figure prints a value with its ± and unit.
-func figure(f *notify.Figure) string {
-	if f.PlusMinus > 0 {
-		return fmt.Sprintf("%.4g ± %.2g %s", f.Value, f.PlusMinus, f.Unit)
-	}
-	return fmt.Sprintf("%.4g %s", f.Value, f.Unit)
 }
 
 // seriesName names a series in a cell: host, what it measured, direction
