@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strconv"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
