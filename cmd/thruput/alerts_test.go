@@ -284,6 +284,12 @@ func TestAlertsBadInput(t *testing.T) {
 	if o := thruput(t, "alerts", "check", "--db", db); o.code != 2 || !strings.Contains(o.stderr, "give --alerts FILE or set THRUPUT_ALERTS") {
 		t.Errorf("check without rules: exit %d, %q", o.code, o.stderr)
 	}
+	// THRUPUT_ALERTS naming a file that is not there stops the run first.
+	t.Setenv("THRUPUT_ALERTS", filepath.Join(dir, "missing.yaml"))
+	if o := thruput(t, sweep...); o.code != 2 || !strings.Contains(o.stderr, "alert rules: open "+filepath.Join(dir, "missing.yaml")) {
+		t.Errorf("THRUPUT_ALERTS of a missing file: exit %d, %q", o.code, o.stderr)
+	}
+	os.Unsetenv("THRUPUT_ALERTS")
 	// A receiver nothing listens on: the run is saved, with a warning.
 	down := write("down.yaml", `receivers:
   - name: down-bad-input
