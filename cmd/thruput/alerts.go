@@ -27,8 +27,10 @@ type alerting struct {
 	alertsPath string
 	rules      *alert.File
 	// retestOf is the id of the run a rule with retest: true wants run
-	// again before it fires.
-	retestOf string
+	// again before it fires; canRetest says the running command can
+	// (retestable wrapped it).
+	retestOf  string
+	canRetest bool
 }
 
 // loadAlerts reads the rules file (--alerts, else $THRUPUT_ALERTS) before
@@ -97,7 +99,7 @@ func (a *app) Save(doc *result.Document) error {
 		fmt.Fprintf(os.Stderr, "thruput: alerts: %v\n", err)
 		return nil
 	}
-	o.Only = doc
+	o.Only, o.Retest = doc, a.canRetest
 	ctx, cancel := context.WithTimeout(context.Background(), alertTimeout)
 	defer cancel()
 	rep, err := alert.Check(ctx, a.Store, a.rules, o)
@@ -131,6 +133,7 @@ func (a *app) retestable(root *cobra.Command) {
 		}
 		run := c.RunE
 		c.RunE = func(cmd *cobra.Command, args []string) error {
+			a.canRetest = true
 			err := run(cmd, args)
 			id := a.retestOf
 			if id == "" || err != nil {

@@ -283,24 +283,34 @@ func TestRetestWaits(t *testing.T) {
 	s := openStore(t, netRun(0, 94, map[string]string{"link": "lan"}), first)
 	state := filepath.Join(t.TempDir(), "state.json")
 	var out sent
-	rep, err := Check(context.Background(), s, f, Options{Only: first, StatePath: state, Send: out.send})
+	rep, err := Check(context.Background(), s, f, Options{Only: first, Retest: true, StatePath: state, Send: out.send})
 	if err != nil || len(out.got) != 0 || len(rep.Retest) != 1 || rep.Alerts[0].State != StatePending {
 		t.Fatalf("a breach that asks for a retest: %v %v %+v", err, statuses(out.got), rep)
 	}
 	// The retest recovers: nothing fires.
 	again := netRun(2, 93, map[string]string{"link": "lan", RetestLabel: first.ID})
 	s.Save(again)
-	if rep, err = Check(context.Background(), s, f, Options{Only: again, StatePath: state, Send: out.send}); err != nil || len(out.got) != 0 || len(rep.Retest) != 0 {
+	if rep, err = Check(context.Background(), s, f, Options{Only: again, Retest: true, StatePath: state, Send: out.send}); err != nil || len(out.got) != 0 || len(rep.Retest) != 0 {
 		t.Fatalf("a good retest: %v %v %+v", err, statuses(out.got), rep)
 	}
 	// A retest that breaches too fires.
 	dip := netRun(3, 50, map[string]string{"link": "lan"})
 	s.Save(dip)
-	Check(context.Background(), s, f, Options{Only: dip, StatePath: state, Send: out.send})
+	Check(context.Background(), s, f, Options{Only: dip, Retest: true, StatePath: state, Send: out.send})
 	re := netRun(4, 51, map[string]string{"link": "lan", RetestLabel: dip.ID})
 	s.Save(re)
-	if _, err = Check(context.Background(), s, f, Options{Only: re, StatePath: state, Send: out.send}); err != nil || statuses(out.got) != "firing" {
+	if _, err = Check(context.Background(), s, f, Options{Only: re, Retest: true, StatePath: state, Send: out.send}); err != nil || statuses(out.got) != "firing" {
 		t.Fatalf("a breaching retest: %v %v", err, statuses(out.got))
+	}
+	// A command that cannot run the step again (a server's) fires at once.
+	solo := netRun(5, 94, map[string]string{"link": "lan"})
+	s.Save(solo)
+	Check(context.Background(), s, f, Options{Only: solo, StatePath: state, Send: out.send})
+	down := netRun(6, 50, map[string]string{"link": "lan"})
+	s.Save(down)
+	Check(context.Background(), s, f, Options{Only: solo, StatePath: state, Send: out.send})
+	if rep, err = Check(context.Background(), s, f, Options{Only: down, StatePath: state, Send: out.send}); err != nil || statuses(out.got) != "firing,resolved,firing" || len(rep.Retest) != 0 {
+		t.Fatalf("no retest possible: %v %v %+v", err, statuses(out.got), rep)
 	}
 }
 

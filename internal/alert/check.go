@@ -17,8 +17,11 @@ import (
 // Options say how Check evaluates and where it sends.
 type Options struct {
 	// Only is the run a command just saved (Evaluate's only); nil judges
-	// every series.
-	Only *result.Document
+	// every series. Retest says the command can run Only's step again:
+	// without, a rule with retest: true fires at once (a server's run, a
+	// fleet's).
+	Only   *result.Document
+	Retest bool
 	// Now bounds baselines of an age; zero is the clock's now.
 	Now time.Time
 	// DryRun sends nothing and records nothing.
@@ -75,7 +78,7 @@ func Check(ctx context.Context, s store.Store, f *File, o Options) (*Report, err
 	}
 	defer l.Close()
 	st := l.For(o.StoreKey)
-	ev, err := Evaluate(s, f, st, o.Only, o.Now)
+	ev, err := Evaluate(s, f, st, o.Only, o.Retest, o.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +131,7 @@ func Peek(s store.Store, f *File, statePath, storeKey string) (*Evaluation, erro
 	if err != nil {
 		return nil, err
 	}
-	return Evaluate(s, f, st, nil, time.Now())
+	return Evaluate(s, f, st, nil, false, time.Now())
 }
 
 // delivery is one notice for one receiver.

@@ -80,8 +80,10 @@ type Evaluation struct {
 // Evaluate judges every series each rule selects in s against the state
 // the alerts were in (st, by Key). With only set (the run a command just
 // saved), it judges only the rules whose selector takes that run, and
-// only that run's series. now bounds a baseline of an age.
-func Evaluate(s store.Store, f *File, st State, only *result.Document, now time.Time) (*Evaluation, error) {
+// only that run's series; retest says the command can run that run's
+// step again (retest: true then waits for it). now bounds a baseline of
+// an age.
+func Evaluate(s store.Store, f *File, st State, only *result.Document, retest bool, now time.Time) (*Evaluation, error) {
 	ev := &Evaluation{}
 	for i := range f.Rules {
 		r := &f.Rules[i]
@@ -96,7 +98,7 @@ func Evaluate(s store.Store, f *File, st State, only *result.Document, now time.
 			ev.Warnings = append(ev.Warnings, fmt.Sprintf("%s:%d: rule %q: no stored run matches its selector (%s)", f.Path, r.Line, r.Name, r.Match))
 		}
 		for _, runs := range series {
-			ev.Alerts = append(ev.Alerts, r.judge(runs, st[r.key(runs[0])], only, now))
+			ev.Alerts = append(ev.Alerts, r.judge(runs, st[r.key(runs[0])], only, retest, now))
 		}
 	}
 	return ev, nil
@@ -216,7 +218,7 @@ func (r *Rule) series(s store.Store, only *result.Document, now time.Time) ([][]
 
 // judge decides the state of the alert of one series (runs oldest first)
 // from the state it was in.
-func (r *Rule) judge(runs []*result.Document, was Entry, only *result.Document, now time.Time) Alert {
+func (r *Rule) judge(runs []*result.Document, was Entry, only *result.Document, retest bool, now time.Time) Alert {
 	newest := runs[len(runs)-1]
 	u := r.displayUnit()
 	a := Alert{Rule: r.Name, Key: r.key(newest), Series: seriesOf(newest), For: r.For, Condition: r.condition(), rule: r, startsAt: was.StartsAt}
@@ -313,7 +315,7 @@ func (r *Rule) judge(runs []*result.Document, was Entry, only *result.Document, 
 		a.State, a.Streak, a.RunIDs = StateFiring, bad, ids(bad)
 		a.Change, a.Since = StateFiring, judged[len(judged)-bad].doc.StartedAt
 		a.startsAt = a.Since
-		if r.Retest && only != nil && last.doc.ID == only.ID && only.Labels[RetestLabel] == "" {
+		if r.Retest && retest && only != nil && last.doc.ID == only.ID && only.Labels[RetestLabel] == "" {
 			a.State, a.Change, a.Retest = StatePending, "", true
 		}
 	case !firing && bad > 0:
