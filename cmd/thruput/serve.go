@@ -29,7 +29,8 @@ time, whatever host or slot it was in), fleet net's host x host matrix, and /met
 format (the newest figure of every host, method and target, in base units).
 Nothing on the pages loads from anywhere else. With --alerts FILE (or
 $THRUPUT_ALERTS) the run list shows the alerts that are not ok, and each
-trend the alerts of its series, as alerts check would judge them now.
+trend the alerts of its series, as alerts check would judge them now,
+with the runs of their streaks marked on its charts.
 
 It is read-only and listens on loopback unless given --token-file: then every
 page asks for the token (Authorization: Bearer, or a login at /login), runs

@@ -295,11 +295,21 @@ func (s *Server) trend(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Runs = len(docs)
-	if p.Alerts, err = s.alerts(func(a alert.Alert) bool { return a.Series.Host == p.Host && a.Series.Method == p.Method }); err != nil {
+	// The runs of each alert's streak are marked on the charts.
+	marks := map[string]string{}
+	if p.Alerts, err = s.alerts(func(a alert.Alert) bool {
+		if a.Series.Host != p.Host || a.Series.Method != p.Method {
+			return false
+		}
+		for _, id := range a.RunIDs {
+			marks[id] = strings.TrimPrefix(marks[id]+", ", ", ") + a.Rule + " " + a.State
+		}
+		return true
+	}); err != nil {
 		s.fail(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	for _, c := range report.Trend(docs, s.o.Units) {
+	for _, c := range report.Trend(docs, s.o.Units, marks) {
 		svg, err := c.SVG()
 		if err != nil {
 			s.fail(w, http.StatusInternalServerError, err.Error())

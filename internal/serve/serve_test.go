@@ -456,7 +456,7 @@ func TestOlderRuns(t *testing.T) {
 
 // TestAlerts: with rules (serve --alerts) the run list shows the alerts
 // that are not ok, each linked to its trend, and a trend those of its
-// series.
+// series, with the runs of their streaks marked on its charts.
 func TestAlerts(t *testing.T) {
 	s := fixture(t)
 	f, err := alert.Parse([]byte(`rules:
@@ -472,6 +472,11 @@ func TestAlerts(t *testing.T) {
 	if code != http.StatusOK || !strings.Contains(body, "<h2>Alerts</h2>") || !strings.Contains(body, `<tr class="alert-firing"><td>slow-card</td><td><a href="/trend?host=pi4&amp;method=disk.sweep">pi4 /mnt/usb</a>`) ||
 		strings.Contains(body, "<td>link</td>") {
 		t.Errorf("the list's alerts: %d\n%s", code, body)
+	}
+	// The run that fired is marked on the trend's charts.
+	code, body = c.do("GET", "/trend?host=pi4&method=disk.sweep", nil, "")
+	if code != http.StatusOK || !strings.Contains(body, "20261103T060000Z-bbbb03: 21.0 MiB/s: slow-card firing") || !strings.Contains(body, ">alerts<") {
+		t.Errorf("the trend's marks: %d\n%s", code, body)
 	}
 	code, body = c.do("GET", "/trend?host=h1&method=net.client", nil, "")
 	if code != http.StatusOK || !strings.Contains(body, `<tr class="alert-ok"><td>link</td>`) || strings.Contains(body, "slow-card") {
