@@ -266,7 +266,7 @@ func (r *Rule) judge(runs []*result.Document, was Entry, only *result.Document, 
 		}
 		return false
 	}
-	real := true
+	beyond := true
 	if r.Drop > 0 {
 		base := r.baseline(judged[:len(judged)-r.For], now)
 		if len(base) < minBaseline {
@@ -289,7 +289,7 @@ func (r *Rule) judge(runs []*result.Document, was Entry, only *result.Document, 
 		if len(window) == 1 {
 			cur.HalfWidth = window[0].half
 		}
-		real = !compare.Noise(compare.Cell{Present: true, Samples: vals}, cur)
+		beyond = !compare.Noise(compare.Cell{Present: true, Samples: vals}, cur)
 	}
 	// Streaks count back from the newest judged run.
 	bad, good := 0, 0
@@ -308,7 +308,7 @@ func (r *Rule) judge(runs []*result.Document, was Entry, only *result.Document, 
 		return out
 	}
 	switch {
-	case !firing && bad == r.For && !real:
+	case !firing && bad == r.For && !beyond:
 		a.State, a.Streak = StatePending, bad
 		a.Note = joinNote(a.Note, "the drop is within the noise of the baseline's runs")
 	case !firing && bad == r.For:
