@@ -38,15 +38,18 @@ func (a *app) addSaveFlags(fl *pflag.FlagSet) {
 	a.addHealthFlags(fl)
 }
 
-// openHistory checks the labels and the store before anything is
-// measured, so a bad label or a --db that is not a thruput store stops
-// the run at once (exit 2) rather than after it.
+// openHistory checks the labels, the alert rules and the store before
+// anything is measured, so a bad label, rules file or a --db that is not a
+// thruput store stops the run at once (exit 2) rather than after it.
 func (a *app) openHistory(stderr io.Writer) error {
 	m, err := result.ParseLabels(a.labels)
 	if err != nil {
 		return usage.Errorf("--label: %w", err)
 	}
 	a.labelMap = m
+	if err := a.loadAlerts(); err != nil {
+		return err
+	}
 	if a.noSave || a.Store != nil {
 		return nil
 	}

@@ -37,6 +37,7 @@ type app struct {
 	stdout io.Writer
 	health healthFlags
 	history
+	alerting
 }
 
 func (a *app) out() io.Writer {
@@ -84,10 +85,12 @@ exits apart for a fake.`,
 	f.StringVarP(&a.output, "output", "o", "", "write the output to `FILE` instead of standard output")
 	f.BoolVarP(&a.quiet, "quiet", "q", false, "no progress line on stderr")
 	f.StringVar(&a.units, "units", "", "one unit system for the page: mib (MiB/s, storage's default), mb (MB/s, 10^6 B/s, as CrystalDiskMark prints), mbit (Mbit/s, networks' default) or both (MiB/s beside Mbit/s)")
+	f.StringVar(&a.alertsPath, "alerts", "", "alert rules `FILE` (YAML) judged after each saved run and by alerts check (default $THRUPUT_ALERTS)")
 	f.StringVar(&a.DB, "db", "", "the result store: a SQLite file, or PostgreSQL as a postgres:// URL or a libpq string such as 'host=db.lab dbname=thruput' (default $THRUPUT_DB, else $XDG_DATA_HOME/thruput/results.db)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage.Wrap(err) })
 	root.AddCommand(newVersionCmd(a), newDiskCmd(a), newNetCmd(a),
-		newSysinfoCmd(a), newFleetCmd(a), newResultsCmd(a), newCompareCmd(a), newReportCmd(a), newSuiteCmd(a), newServeCmd(a), newManCmd())
+		newSysinfoCmd(a), newFleetCmd(a), newResultsCmd(a), newCompareCmd(a), newReportCmd(a), newSuiteCmd(a), newServeCmd(a), newAlertsCmd(a), newManCmd())
+	a.retestable(root)
 	root.SetVersionTemplate(versionLine() + "\n")
 	markUsageErrors(root)
 	return root

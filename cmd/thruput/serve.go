@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/thruput/thruput/internal/alert"
 	"github.com/thruput/thruput/internal/serve"
 	"github.com/thruput/thruput/internal/usage"
 )
@@ -26,7 +27,10 @@ with its charts, a comparison of the runs ticked, each host's trend per
 method, each device's history (/trend?device=ID: one card's figures over
 time, whatever host or slot it was in), fleet net's host x host matrix, and /metrics in the Prometheus text
 format (the newest figure of every host, method and target, in base units).
-Nothing on the pages loads from anywhere else.
+Nothing on the pages loads from anywhere else. With --alerts FILE (or
+$THRUPUT_ALERTS) the run list shows the alerts that are not ok, and each
+trend the alerts of its series, as alerts check would judge them now,
+with the runs of their streaks marked on its charts.
 
 It is read-only and listens on loopback unless given --token-file: then every
 page asks for the token (Authorization: Bearer, or a login at /login), runs
@@ -60,11 +64,22 @@ $CREDENTIALS_DIRECTORY, where LoadCredential=NAME:FILE puts it.`,
 			if err := serve.CheckListen(listen, token != ""); err != nil {
 				return usage.Wrap(err)
 			}
+			if err := a.loadAlerts(); err != nil {
+				return err
+			}
 			s, err := a.Follow(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			h := serve.New(serve.Options{Store: s, Token: token, Units: a.units, Version: toolVersion()})
+			o := serve.Options{Store: s, Token: token, Units: a.units, Version: toolVersion()}
+			if a.rules != nil {
+				ao, err := a.alertOptions()
+				if err != nil {
+					return err
+				}
+				o.Alerts = func() (*alert.Evaluation, error) { return alert.Peek(s, a.rules, ao.StatePath, ao.StoreKey) }
+			}
+			h := serve.New(o)
 			err = serve.Run(cmd.Context(), listen, h, func(addr net.Addr) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "thruput: serving %s on http://%s/\n", s.Path(), addr)
 			})

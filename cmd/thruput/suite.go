@@ -223,7 +223,7 @@ func runSuite(cmd *cobra.Command, a *app, f suiteFlags) error {
 // store, and collects the documents it concludes.
 func (a *app) runChild(ctx context.Context, args []string, docs *[]*result.Document, loopback bool) error {
 	child := &app{argv: append([]string{a.argv[0]}, args...), quiet: a.quiet, units: a.units, stdout: io.Discard}
-	child.Store = a.Store
+	child.Store, child.rules = a.Store, a.rules
 	child.collect = func(d *result.Document) {
 		// The loopback server runs in this process: its CPU figure is
 		// the client's. Marked before the run is printed and saved.

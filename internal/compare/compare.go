@@ -266,7 +266,7 @@ func (c *Cell) against(base Cell, self bool) {
 		c.Ratio, c.Diff = &r, &d
 	}
 	if !self {
-		c.Noise = noise(base, *c)
+		c.Noise = Noise(base, *c)
 		if len(base.Samples) >= 2 && len(c.Samples) >= 2 {
 			c.Needed = stats.WelchTest(c.Spread.Stats(), base.Spread.Stats()).Threshold(0.05)
 		}

@@ -235,8 +235,8 @@ func TestNoise(t *testing.T) {
 		{[]float64{10, 11, 12}, []float64{15, 16, 17}, false, 0, 0}, // t = 6.1, df 4: t95 is 2.776
 		{[]float64{10, 10, 10}, []float64{12, 13, 14}, false, 0, 0}, // one side steady: df 2, t = 5.2 > 4.303
 	} {
-		if got := noise(Cell{Samples: x.a, HalfWidth: x.ha}, Cell{Samples: x.b, HalfWidth: x.hb}); got != x.want {
-			t.Errorf("noise(%v, %v) = %v; want %v", x.a, x.b, got, x.want)
+		if got := Noise(Cell{Samples: x.a, HalfWidth: x.ha}, Cell{Samples: x.b, HalfWidth: x.hb}); got != x.want {
+			t.Errorf("Noise(%v, %v) = %v; want %v", x.a, x.b, got, x.want)
 		}
 	}
 }

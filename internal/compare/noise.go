@@ -6,8 +6,9 @@ import (
 	"github.com/thruput/thruput/internal/stats"
 )
 
-// noise says whether the difference between two cells' samples may be
-// chance, from what the repeats show of how much a figure wanders:
+// Noise says whether the difference between two cells' samples may be
+// chance (a comparison's cells, an alert rule's baseline against the runs
+// it judges), from what the repeats show of how much a figure wanders:
 //
 //   - repeats on both sides (n ≥ 2 each): Welch's t-test, two-sided at
 //     95 %, which does not assume the two sides wander alike (a busy WiFi
@@ -24,7 +25,7 @@ import (
 //     the figure wanders, and calling every difference real or every
 //     difference noise would both be made up; the report says there were
 //     no repeats instead.
-func noise(ca, cb Cell) bool {
+func Noise(ca, cb Cell) bool {
 	a, b := ca.Samples, cb.Samples
 	switch {
 	case len(a) == 1 && len(b) == 1 && ca.HalfWidth > 0 && cb.HalfWidth > 0:
@@ -40,7 +41,7 @@ func noise(ca, cb Cell) bool {
 }
 
 // judgeable says whether noise has anything to judge a ratio by: an
-// interval on both sides or repeats on at least one. Without, noise says
+// interval on both sides or repeats on at least one. Without, Noise says
 // false, which is "not shown to be noise", not "beyond noise".
 func judgeable(a, b Cell) bool {
 	switch {

@@ -38,7 +38,9 @@ const maxTrendLines = 8
 // times, a chart per kind of figure and a line per step, target, device
 // or direction: the same figures /metrics and the textfile export give,
 // followed through time; rates are in the unit --units names (units).
-func Trend(docs []*result.Document, units string) []*chart.Chart {
+// alerts, by run id, mark the runs alert rules are about (serve
+// --alerts).
+func Trend(docs []*result.Document, units string, alerts map[string]string) []*chart.Chart {
 	// A line is keyed by its name and the hardware it measured, so a card
 	// swapped under one path is a line of its own; device holds each
 	// line's, to name it where a chart's lines measured several.
@@ -82,7 +84,7 @@ func Trend(docs []*result.Document, units string) []*chart.Chart {
 				lines[s.gauge.Name][key] = l
 			}
 			l.Points = append(l.Points, chart.TrendPoint{Time: d.StartedAt, Value: s.value * scale,
-				Label: d.ID + ": " + f1(s.value*scale) + " " + unit})
+				Label: d.ID + ": " + f1(s.value*scale) + " " + unit, Alert: alerts[d.ID]})
 		}
 	}
 	var out []*chart.Chart

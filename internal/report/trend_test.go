@@ -33,7 +33,7 @@ func TestTrendSplitsProtocols(t *testing.T) {
 	tcp2.StartedAt = tcp.StartedAt.Add(48 * time.Hour)
 
 	var legend []string
-	for _, c := range Trend([]*result.Document{tcp, &udp, &tcp2}, "") {
+	for _, c := range Trend([]*result.Document{tcp, &udp, &tcp2}, "", nil) {
 		svg, err := c.SVG()
 		if err != nil {
 			t.Fatal(err)
@@ -79,7 +79,7 @@ func TestTrendSplitsSwappedCard(t *testing.T) {
 		docs = append(docs, &d)
 	}
 	var legend []string
-	for _, c := range Trend(docs, "") {
+	for _, c := range Trend(docs, "", nil) {
 		svg, err := c.SVG()
 		if err != nil {
 			t.Fatal(err)

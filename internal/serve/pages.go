@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/thruput/thruput/internal/alert"
 	"github.com/thruput/thruput/internal/compare"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
@@ -22,12 +23,41 @@ const pageSize = 100
 
 type listPage struct {
 	Runs     []listRun
+	Alerts   []alertRow
 	Query    url.Values
 	Older    string
 	Writable bool
 	Version  string
 	Count    int
 	Statuses []string
+}
+
+// alertRow is an alert as report.AlertRow words it, with its series'
+// trend.
+type alertRow struct {
+	Cells []string
+	State string
+	Trend string
+}
+
+// alerts are the alerts of the rules (Options.Alerts) that keep: all, or
+// those of one host and method.
+func (s *Server) alerts(keep func(alert.Alert) bool) ([]alertRow, error) {
+	if s.o.Alerts == nil {
+		return nil, nil
+	}
+	ev, err := s.o.Alerts()
+	if err != nil {
+		return nil, err
+	}
+	var out []alertRow
+	for _, a := range ev.Alerts {
+		if keep(a) {
+			out = append(out, alertRow{Cells: report.AlertRow(a), State: a.State,
+				Trend: "/trend?" + url.Values{"host": {a.Series.Host}, "method": {a.Series.Method}}.Encode()})
+		}
+	}
+	return out, nil
 }
 
 type listRun struct {
@@ -95,6 +125,13 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	}
 	p := listPage{Query: q, Writable: s.o.Token != "", Version: s.o.Version, Count: len(es),
 		Statuses: []string{result.StatusOK, result.StatusPartial, result.StatusFailed, result.StatusInterrupted}}
+	// The alerts a person should see on the first page: those not ok.
+	if f.BeforeID == "" {
+		if p.Alerts, err = s.alerts(func(a alert.Alert) bool { return a.State != alert.StateOK && a.State != alert.StateNoData }); err != nil {
+			s.fail(w, http.StatusInternalServerError, err.Error())
+			return
+		}
+	}
 	for _, e := range es {
 		e.Summary = report.Summary(e.Method, e.Summary, s.o.Units)
 		p.Runs = append(p.Runs, listRun{Entry: e, Fleet: e.Labels["fleet"], Labels: labelList(e.Labels),
@@ -225,6 +262,7 @@ type trendPage struct {
 	// Device is the hardware id of a device's page: one card's figures
 	// over its life, whatever host or slot it was in.
 	Device  string
+	Alerts  []alertRow
 	Runs    int
 	Charts  []template.HTML
 	Version string
@@ -257,7 +295,21 @@ func (s *Server) trend(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Runs = len(docs)
-	for _, c := range report.Trend(docs, s.o.Units) {
+	// The runs of each alert's streak are marked on the charts.
+	marks := map[string]string{}
+	if p.Alerts, err = s.alerts(func(a alert.Alert) bool {
+		if a.Series.Host != p.Host || a.Series.Method != p.Method {
+			return false
+		}
+		for _, id := range a.RunIDs {
+			marks[id] = strings.TrimPrefix(marks[id]+", ", ", ") + a.Rule + " " + a.State
+		}
+		return true
+	}); err != nil {
+		s.fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	for _, c := range report.Trend(docs, s.o.Units, marks) {
 		svg, err := c.SVG()
 		if err != nil {
 			s.fail(w, http.StatusInternalServerError, err.Error())

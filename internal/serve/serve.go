@@ -23,6 +23,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/thruput/thruput/internal/alert"
 	"github.com/thruput/thruput/internal/store"
 )
 
@@ -59,6 +60,10 @@ type Options struct {
 	Units string
 	// Version is thruput's, for the footer.
 	Version string
+	// Alerts, when set (serve --alerts), judges the rules over the store
+	// as alerts check would, sending nothing: the run list shows the
+	// alerts that are not ok, a trend those of its series.
+	Alerts func() (*alert.Evaluation, error)
 }
 
 // Server is the dashboard's handler.

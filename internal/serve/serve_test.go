@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thruput/thruput/internal/alert"
 	"github.com/thruput/thruput/internal/pgtest"
 	"github.com/thruput/thruput/internal/promtest"
 	"github.com/thruput/thruput/internal/result"
@@ -450,5 +451,35 @@ func TestOlderRuns(t *testing.T) {
 	}
 	if len(seen) != 230 || pages != 3 {
 		t.Errorf("%d pages showed %d of the 230 runs", pages, len(seen))
+	}
+}
+
+// TestAlerts: with rules (serve --alerts) the run list shows the alerts
+// that are not ok, each linked to its trend, and a trend those of its
+// series, with the runs of their streaks marked on its charts.
+func TestAlerts(t *testing.T) {
+	s := fixture(t)
+	f, err := alert.Parse([]byte(`rules:
+  - {name: slow-card, match: {method: disk.sweep}, below: 30 MiB/s}
+  - {name: link, match: {method: net.client}, below: 10 Mbit/s}
+`), "alerts.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(t.TempDir(), "state.json")
+	c := newClient(t, Options{Store: s, Alerts: func() (*alert.Evaluation, error) { return alert.Peek(s, f, state, "k") }})
+	code, body := c.do("GET", "/", nil, "")
+	if code != http.StatusOK || !strings.Contains(body, "<h2>Alerts</h2>") || !strings.Contains(body, `<tr class="alert-firing"><td>slow-card</td><td><a href="/trend?host=pi4&amp;method=disk.sweep">pi4 /mnt/usb</a>`) ||
+		strings.Contains(body, "<td>link</td>") {
+		t.Errorf("the list's alerts: %d\n%s", code, body)
+	}
+	// The run that fired is marked on the trend's charts.
+	code, body = c.do("GET", "/trend?host=pi4&method=disk.sweep", nil, "")
+	if code != http.StatusOK || !strings.Contains(body, "20261103T060000Z-bbbb03: 21.0 MiB/s: slow-card firing") || !strings.Contains(body, ">alerts<") {
+		t.Errorf("the trend's marks: %d\n%s", code, body)
+	}
+	code, body = c.do("GET", "/trend?host=h1&method=net.client", nil, "")
+	if code != http.StatusOK || !strings.Contains(body, `<tr class="alert-ok"><td>link</td>`) || strings.Contains(body, "slow-card") {
+		t.Errorf("the trend's alerts: %d\n%s", code, body)
 	}
 }

@@ -27,6 +27,8 @@ type Store interface {
 	// Latest is the newest run that ended ok of every host, method and
 	// target the filter selects, oldest first.
 	Latest(f Filter) ([]*result.Document, error)
+	// Recent is Latest's newest n runs of each, oldest first.
+	Recent(f Filter, n int) ([]*result.Document, error)
 	// Path names the store in messages, never with a password.
 	Path() string
 	Close() error

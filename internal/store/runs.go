@@ -395,6 +395,60 @@ func decode(id string, js []byte) (*result.Document, error) {
 	return &d, nil
 }
 
+// skipped is a part of a document briefDecode does not keep.
+type skipped struct{}
+
+func (*skipped) UnmarshalJSON([]byte) error { return nil }
+
+// brief is a document less its machine context, its argv, its network
+// intervals, its latency probes' time series and its health samples but
+// the suspect reasons: what its figures, series and health marks need. The fields here hide the
+// document's own of the same JSON name.
+type brief struct {
+	result.Document
+	Argv        skipped       `json:"argv"`
+	System      skipped       `json:"system"`
+	Bottlenecks skipped       `json:"bottlenecks"`
+	Health      *briefHealth  `json:"health"`
+	Net         *briefNet     `json:"net"`
+	LoadLatency *briefLatency `json:"latency_under_load"`
+}
+
+type briefLatency struct {
+	result.LoadLatency
+	Series skipped `json:"series"`
+}
+
+type briefHealth struct {
+	Suspect []result.Suspect `json:"suspect"`
+}
+
+type briefNet struct {
+	result.Net
+	Intervals skipped `json:"intervals"`
+}
+
+// briefDecode decodes a stored document as brief, for the reads that
+// judge many runs' figures (Recent): decoding the machine context and the
+// samples took most of the time.
+func briefDecode(id string, js []byte) (*result.Document, error) {
+	var b brief
+	if err := json.Unmarshal(js, &b); err != nil {
+		return nil, fmt.Errorf("run %s: stored document does not decode: %w", id, err)
+	}
+	d := b.Document
+	if b.Health != nil {
+		d.Health = &result.Health{Suspect: b.Health.Suspect}
+	}
+	if b.Net != nil {
+		d.Net = &b.Net.Net
+	}
+	if b.LoadLatency != nil {
+		d.LoadLatency = &b.LoadLatency.LoadLatency
+	}
+	return &d, nil
+}
+
 // Delete removes runs by id or unique prefix, all or none: an id that
 // matches nothing, or a prefix that matches several, deletes nothing. It
 // returns how many runs were deleted.
@@ -662,7 +716,7 @@ func (s *DB) Documents(f Filter) ([]*result.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.documentsIn(context.Background(), sub, args)
+	return s.documentsIn(context.Background(), sub, args, decode)
 }
 
 // Latest returns the newest run that ended ok of every host, method,
@@ -684,7 +738,7 @@ func (s *DB) Latest(f Filter) ([]*result.Document, error) {
 			row_number() OVER (PARTITION BY host, method, ` + s.peerOrTarget() + ` ORDER BY started_at DESC, id DESC) AS depth
 			FROM runs WHERE status = 'ok' AND ` + w + `) recent
 		WHERE depth <= ` + strconv.Itoa(latestDepth) + `) latest WHERE n = 1`
-	return s.documentsIn(context.Background(), sub, args)
+	return s.documentsIn(context.Background(), sub, args, decode)
 }
 
 // latestDepth is how many of a series' newest runs Latest reads the
@@ -702,6 +756,112 @@ func (s *DB) direction() string {
 	return `CASE WHEN method IN ('net.client', 'net.server') THEN (SELECT ` + dir + ` FROM documents WHERE run_id = recent.id) ELSE '' END`
 }
 
+// Recent returns the newest n runs that ended ok of every host, method
+// and target the filter selects (told apart as Latest tells them), oldest
+// first: the runs an alert rule judges, found without reading the others.
+// The series are those with a run in the liveWindow before the newest run
+// the filter selects; one that stopped before is not a series being
+// watched. Their documents are decoded without what judging their figures
+// does not need, which is most of their bytes (briefDecode).
+func (s *DB) Recent(f Filter, n int) ([]*result.Document, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("recent runs: n = %d, want 1 or more", n)
+	}
+	// Labels are checked run by run (the labels table's key is the run
+	// and the key), for the few runs the window holds, rather than by
+	// listing every run that has the label.
+	labels := f.Labels
+	f.Limit, f.Labels = 0, nil
+	w, args, err := f.where()
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range labels {
+		if l.Key == "" {
+			return nil, errors.New("label filter with an empty key")
+		}
+		if l.Any {
+			w += ` AND EXISTS (SELECT 1 FROM labels WHERE run_id = runs.id AND key = ?)`
+			args = append(args, l.Key)
+		} else {
+			w += ` AND EXISTS (SELECT 1 FROM labels WHERE run_id = runs.id AND key = ? AND value = ?)`
+			args = append(args, l.Key, l.Value)
+		}
+	}
+	ctx := context.Background()
+	var newest int64
+	err = s.db.QueryRowContext(ctx, s.sql(`SELECT started_at FROM runs WHERE status = 'ok' AND `+w+` ORDER BY started_at DESC LIMIT 1`), args...).Scan(&newest)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	// The window's runs are found by the index on (method, started_at)
+	// or (host, started_at), not by reading every run of the method; a
+	// series with fewer than n there is read further back on its own.
+	from := newest - int64(liveWindow)
+	key := s.peerOrTarget()
+	rows, err := s.db.QueryContext(ctx, s.sql(`SELECT id, host, method, k, c FROM (SELECT id, host, method, `+key+` AS k,
+		row_number() OVER (PARTITION BY host, method, `+key+` ORDER BY started_at DESC, id DESC) AS n,
+		count(*) OVER (PARTITION BY host, method, `+key+`) AS c
+		FROM runs WHERE status = 'ok' AND started_at >= ? AND `+w+`) x WHERE n <= ?`), append(append([]any{from}, args...), n)...)
+	if err != nil {
+		return nil, err
+	}
+	type short struct {
+		host, method string
+		k            sql.NullString
+		have         int
+	}
+	var ids []any
+	var shorts []short
+	seen := map[short]bool{}
+	for rows.Next() {
+		var id string
+		var sh short
+		if err := rows.Scan(&id, &sh.host, &sh.method, &sh.k, &sh.have); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids = append(ids, id)
+		if sh.have < n && !seen[sh] {
+			seen[sh] = true
+			shorts = append(shorts, sh)
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	for _, sh := range shorts {
+		more, err := s.db.QueryContext(ctx, s.sql(`SELECT id FROM runs WHERE status = 'ok' AND host = ? AND method = ? AND `+key+` IS NOT DISTINCT FROM ? AND started_at < ? AND `+w+`
+			ORDER BY started_at DESC, id DESC LIMIT ?`), append(append([]any{sh.host, sh.method, sh.k, from}, args...), n-sh.have)...)
+		if err != nil {
+			return nil, err
+		}
+		for more.Next() {
+			var id string
+			if err := more.Scan(&id); err != nil {
+				more.Close()
+				return nil, err
+			}
+			ids = append(ids, id)
+		}
+		if err := more.Close(); err != nil {
+			return nil, err
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	sub := `SELECT id FROM runs WHERE id IN (?` + strings.Repeat(", ?", len(ids)-1) + `)`
+	return s.documentsIn(ctx, sub, ids, briefDecode)
+}
+
+// liveWindow is how recent a series' newest run must be, against the
+// newest run a Recent selects, for Recent to take it as a series.
+const liveWindow = 30 * 24 * time.Hour
+
 // peerOrTarget is what tells apart the series of a host and method: the
 // target, except for a network server, whose target is only the address
 // it listened on, and whose series are its clients: the client's address
@@ -717,7 +877,7 @@ func (s *DB) peerOrTarget() string {
 }
 
 // documentsIn reads the documents of the ids the subquery gives.
-func (s *DB) documentsIn(ctx context.Context, sub string, args []any) ([]*result.Document, error) {
+func (s *DB) documentsIn(ctx context.Context, sub string, args []any, decode func(string, []byte) (*result.Document, error)) ([]*result.Document, error) {
 	rows, err := s.db.QueryContext(ctx, s.sql(`SELECT r.id, d.json FROM runs r JOIN documents d ON d.run_id = r.id
 		WHERE r.id IN (`+sub+`) ORDER BY r.started_at, r.id`), args...)
 	if err != nil {

@@ -117,6 +117,10 @@ func (p *pending) Latest(f store.Filter) ([]*result.Document, error) {
 	return each(p, func() ([]*result.Document, error) { return nil, nil }, func(s *store.DB) ([]*result.Document, error) { return s.Latest(f) })
 }
 
+func (p *pending) Recent(f store.Filter, n int) ([]*result.Document, error) {
+	return each(p, func() ([]*result.Document, error) { return nil, nil }, func(s *store.DB) ([]*result.Document, error) { return s.Recent(f, n) })
+}
+
 func (p *pending) Path() string { return p.path }
 
 func (p *pending) Close() error {

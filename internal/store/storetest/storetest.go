@@ -127,6 +127,46 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		if ds, _ := s.Latest(store.Filter{Host: "pi5"}); len(ds) != 1 {
 			t.Errorf("Latest of pi5: %d runs", len(ds))
 		}
+		// The newest two of each series, the failed run left out.
+		ds, err = s.Recent(store.Filter{Host: "pi4"}, 2)
+		got = nil
+		for _, d := range ds {
+			got = append(got, d.ID)
+		}
+		if want := []string{"20260301T120000Z-aaaa01", "20260301T130000Z-aaaa02", "20260301T170000Z-aaaa06"}; err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("Recent(pi4, 2) = %v %v, want %v", got, err, want)
+		}
+		if _, err := s.Recent(store.Filter{}, 0); err == nil {
+			t.Error("Recent(0) was not refused")
+		}
+		// A series short of n in the window is read further back; one
+		// whose newest run is over 30 days older than the newest selected
+		// has stopped and is left out; labels select.
+		old := Doc("20260115T120000Z-aaaa00", result.MethodSweep, "pi4", -45*24, map[string]string{"device": "sandisk"})
+		stopped := Doc("20260116T120000Z-dddd00", result.MethodIO, "pi9", -44*24, nil)
+		if _, _, err := s.SaveAll([]*result.Document{old, stopped}); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			f    store.Filter
+			n    int
+			want []string
+		}{
+			{store.Filter{Method: "disk.sweep"}, 3, []string{old.ID, "20260301T120000Z-aaaa01", "20260301T170000Z-aaaa06"}},
+			{store.Filter{Method: "disk.sweep"}, 1, []string{"20260301T170000Z-aaaa06"}},
+			{store.Filter{Labels: []store.LabelQuery{{Key: "device", Value: "sandisk"}}}, 2, []string{old.ID, "20260301T120000Z-aaaa01", "20260301T160000Z-cccc05"}},
+			{store.Filter{Host: "pi9"}, 2, []string{stopped.ID}},
+			{store.Filter{}, 1, []string{"20260301T130000Z-aaaa02", "20260301T150000Z-bbbb04", "20260301T160000Z-cccc05", "20260301T170000Z-aaaa06"}},
+		} {
+			ds, err := s.Recent(c.f, c.n)
+			got = nil
+			for _, d := range ds {
+				got = append(got, d.ID)
+			}
+			if err != nil || !reflect.DeepEqual(got, c.want) {
+				t.Errorf("Recent(%+v, %d) = %v %v, want %v", c.f, c.n, got, err, c.want)
+			}
+		}
 		// A server's runs name no target but the client that tested
 		// against it: the newest of each client counts, whatever port it
 		// came from.
