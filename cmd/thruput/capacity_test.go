@@ -127,6 +127,7 @@ func sameCounts(t *testing.T, what string, c *result.Capacity, f3Files map[int]r
 // f3read verifies thruput's files with exactly thruput's counts, and
 // thruput verifies f3write's with exactly f3read's.
 func TestCapacityGenuine(t *testing.T) {
+	t.Parallel()
 	fstest.RequireRoot(t)
 	f3write := f3Tool(t, "f3write")
 	for _, kind := range []string{"ext4", "vfat"} {
@@ -181,6 +182,7 @@ func TestCapacityGenuine(t *testing.T) {
 // f3read classes them: two words off is changed, three corrupted, and
 // sectors holding another place's data overwritten, with that place.
 func TestCapacityClasses(t *testing.T) {
+	t.Parallel()
 	fstest.RequireRoot(t)
 	mnt := fstest.Mount(t, "ext4", 32<<20)
 	capacityJSON(t, mnt, "--keep")
@@ -292,6 +294,7 @@ func TestCapacityRefuses(t *testing.T) {
 // ones, none here) and says how to go on. The card is a genuine but slow
 // one, so the signal lands while the fill goes on.
 func TestCapacityInterrupt(t *testing.T) {
+	t.Parallel()
 	card := fakecard.Start(t, fakecard.Options{Announced: 64 << 20, Real: 64 << 20, Latency: 10 * time.Millisecond})
 	mnt := fakeFS(t, card, "ext4")
 	before := entries(t, mnt)
@@ -401,6 +404,7 @@ func fakeFS(t *testing.T, card *fakecard.Card, kind string) string {
 // caches are dropped, fusefat finds its directory or FAT overwritten
 // and neither tool reads any of 1.h2w back.
 func TestCapacityFakeCard(t *testing.T) {
+	t.Parallel()
 	const real = 64 << 20
 	for _, kind := range []string{"ext4", "vfat"} {
 		t.Run(kind, func(t *testing.T) {
@@ -456,6 +460,7 @@ func TestCapacityFakeCard(t *testing.T) {
 // f3read verifies with thruput's counts, and --verify-only reads both.
 // The filesystem is a little over 1 GiB: file 2's offsets are the point.
 func TestCapacityResume(t *testing.T) {
+	t.Parallel()
 	fstest.RequireRoot(t)
 	mnt := fstest.Mount(t, "ext4", 1100<<20)
 	first := capacityJSON(t, mnt, "--end-at", "1", "--keep")

@@ -18,7 +18,7 @@ func TestFleetNetConcurrent(t *testing.T) {
 	l := newFleetLab(t, 100, 100, 100, 100, 100, 100, 100)
 	run := func(pairs string) fleet.ConcurrentOutput {
 		t.Helper()
-		o := l.thruput(t, "fleet", "net", "--json", "--hosts", l.hosts(7), "--pairs", pairs, "--concurrent", "--", "-t", "15", "-O", "3")
+		o := l.thruput(t, "fleet", "net", "--json", "--hosts", l.hosts(7), "--pairs", pairs, "--concurrent", "--", "-t", "8", "-O", "2")
 		var out fleet.ConcurrentOutput
 		if err := json.Unmarshal([]byte(o.stdout), &out); err != nil || o.code != 0 {
 			t.Fatalf("--pairs %s: exit %d %v\n%s%s", pairs, o.code, err, o.stdout, o.stderr)

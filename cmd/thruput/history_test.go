@@ -276,6 +276,9 @@ func TestSuite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the suite runs for a minute or more")
 	}
+	// Beside the other parallel tests: it checks what the suite ran and
+	// saved, not how fast, and waits on its timed phases.
+	t.Parallel()
 	home := t.TempDir()
 	work := t.TempDir()
 	db := filepath.Join(home, "results.db")

@@ -235,16 +235,30 @@ var thruputRefuses = map[string]string{
 func TestIperf3Checklist(t *testing.T) {
 	fstest.Long(t, "runs iperf3's release checklist, 33 commands three ways")
 	iperf := checklistIperf3(t)
-	ref, ref2 := freePort(t), freePort(t)
-	startBackground(t, exec.Command(iperf, "-s", "-p", strconv.Itoa(ref)))
-	startBackground(t, exec.Command(iperf, "-s", "-p", strconv.Itoa(ref2)))
-	port := freePort(t)
-	srv := startBackground(t, exec.Command(thruputBin, "net", "server", "--no-save", "-q", "-i", "0", "-p", strconv.Itoa(port)))
-	waitListening(t, ref)
-	waitListening(t, ref2)
-	waitListening(t, port)
+	// Two lanes of servers (an iperf3 server takes one test at a time),
+	// so two commands run at once: the 33 commands wait on their -t far
+	// more than they use the CPUs, and unpaced rates are only logged.
+	type lane struct {
+		ref, ref2, port int
+		srv             *background
+	}
+	lanes := make(chan lane, 2)
+	for range cap(lanes) {
+		l := lane{ref: freePort(t), ref2: freePort(t), port: freePort(t)}
+		startBackground(t, exec.Command(iperf, "-s", "-p", strconv.Itoa(l.ref)))
+		startBackground(t, exec.Command(iperf, "-s", "-p", strconv.Itoa(l.ref2)))
+		l.srv = startBackground(t, exec.Command(thruputBin, "net", "server", "--no-save", "-q", "-i", "0", "-p", strconv.Itoa(l.port)))
+		waitListening(t, l.ref)
+		waitListening(t, l.ref2)
+		waitListening(t, l.port)
+		lanes <- l
+	}
 	for _, c := range checklist {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			l := <-lanes
+			defer func() { lanes <- l }()
+			ref, ref2, port, srv := l.ref, l.ref2, l.port, l.srv
 			// -V is iperf3's verbose output, no setting of the test.
 			args := slices.DeleteFunc(slices.Clone(c.args), func(a string) bool { return a == "-V" })
 			var (
