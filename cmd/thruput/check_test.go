@@ -196,71 +196,11 @@ func TestCheckRPiSDAgainstFio(t *testing.T) {
 	// runs of the rule run.
 	th.Set(t, 0, 12e6)
 	th.SetIOPS(t, 1000, 0)
-	job := filepath.Join(t.TempDir(), "sd_bench.fio")
-	if err := os.WriteFile(job, []byte(`[global]
-ioengine=libaio
-iodepth=32
-size=8m
-direct=1
-end_fsync=1
-directory=`+mnt+`
-filename=sd.test.file
-
-[prepare-file]
-rw=write
-bs=512k
-stonewall
-
-[seq-write]
-rw=write
-bs=4m
-stonewall
-
-[seq-read]
-rw=read
-bs=4m
-stonewall
-
-[rand-4k-write]
-rw=randwrite
-bs=4k
-runtime=1
-stonewall
-
-[rand-4k-read]
-rw=randread
-bs=4k
-runtime=1
-stonewall
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// sdtest.sh's figures: terse fields 48 (write KB/s) of seq-write, 49
-	// (write IOPS) of rand-4k-write, 8 (read IOPS) of rand-4k-read.
+	job := sdBenchJob(t, mnt, "8m", "1")
 	var fioRuns [][3]float64
 	for range 3 {
-		out, err := th.Command(fio, "--output-format=terse", "--max-jobs=4", job).Output()
-		if err != nil {
-			t.Fatalf("fio: %v", err)
-		}
+		fioRuns = append(fioRuns, fioSDFigures(t, th.Command(fio, "--output-format=terse", "--max-jobs=4", job)))
 		os.Remove(filepath.Join(mnt, "sd.test.file"))
-		var r [3]float64
-		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-			f := strings.Split(line, ";")
-			if len(f) < 49 {
-				t.Fatalf("fio terse line of %d fields: %q", len(f), line)
-			}
-			num := func(i int) float64 { v, _ := strconv.ParseFloat(f[i-1], 64); return v }
-			switch f[2] {
-			case result.StepSeqWrite:
-				r[0] = num(48)
-			case result.StepRandWrite:
-				r[1] = num(49)
-			case result.StepRandRead:
-				r[2] = num(8)
-			}
-		}
-		fioRuns = append(fioRuns, r)
 	}
 	doc := checkJSON(t, th, mnt, "--preset", "rpi-sd", "--size", "8M", "-t", "1s")
 	c := doc.Check
@@ -307,6 +247,81 @@ stonewall
 		t.Logf("%s: thruput %.0f to %.0f, fio %.0f to %.0f", what, tLo, tHi, fLo, fHi)
 	}
 	fstest.AssertNoScratch(t, mnt)
+}
+
+// sdBenchJob writes Raspberry Pi OS's SD Card Speed Test job (agnostics'
+// sd_bench.fio) for dir, with its file size and random steps' runtime in
+// seconds (256m and 10 in the real job), and returns its path.
+func sdBenchJob(t *testing.T, dir, size, runtime string) string {
+	t.Helper()
+	job := filepath.Join(t.TempDir(), "sd_bench.fio")
+	if err := os.WriteFile(job, []byte(`[global]
+ioengine=libaio
+iodepth=32
+size=`+size+`
+direct=1
+end_fsync=1
+directory=`+dir+`
+filename=sd.test.file
+
+[prepare-file]
+rw=write
+bs=512k
+stonewall
+
+[seq-write]
+rw=write
+bs=4m
+stonewall
+
+[seq-read]
+rw=read
+bs=4m
+stonewall
+
+[rand-4k-write]
+rw=randwrite
+bs=4k
+runtime=`+runtime+`
+stonewall
+
+[rand-4k-read]
+rw=randread
+bs=4k
+runtime=`+runtime+`
+stonewall
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return job
+}
+
+// fioSDFigures runs fio on the SD test's job and reads sdtest.sh's
+// figures from its terse lines: field 48 (write KB/s) of seq-write, 49
+// (write IOPS) of rand-4k-write, 8 (read IOPS) of rand-4k-read.
+func fioSDFigures(t *testing.T, cmd *exec.Cmd) [3]float64 {
+	t.Helper()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("fio: %v", err)
+	}
+	var r [3]float64
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Split(line, ";")
+		if len(f) < 49 {
+			t.Fatalf("fio terse line of %d fields: %q", len(f), line)
+		}
+		num := func(i int) float64 { v, _ := strconv.ParseFloat(f[i-1], 64); return v }
+		switch f[2] {
+		case result.StepSeqWrite:
+			r[0] = num(48)
+		case result.StepRandWrite:
+			r[1] = num(49)
+		case result.StepRandRead:
+			r[2] = num(8)
+		}
+	}
+	return r
 }
 
 // TestCheckCounts: rpi-sd on a temporary directory runs the job file's
