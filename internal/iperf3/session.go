@@ -295,13 +295,29 @@ func (s *session) drain(want map[int64]int64, limit time.Duration) {
 			if last := s.data.lastArrival(); last.After(s.ended) {
 				s.rcvEnd = last
 			}
-		} else {
+		} else if !s.queued() {
 			quiet++
 		}
 		if done || (want == nil && quiet >= 5) {
 			return
 		}
 	}
+}
+
+// queued says whether a TCP receiver's socket still holds bytes its
+// reader has not taken: on a loaded machine the reader's thread can wait
+// longer than the quiet spell drain allows, and those bytes were sent
+// before the end.
+func (s *session) queued() bool {
+	for _, st := range s.streams {
+		if st.send || st.udp || st.fd < 0 {
+			continue
+		}
+		if n, err := unix.IoctlGetInt(st.fd, unix.SIOCINQ); err == nil && n > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // local is this side's results for the peer.
