@@ -136,10 +136,14 @@ func TestDiskOneCoreBench(t *testing.T) {
 	sweepMiB := int64(rate / mib * secs)
 	const setSize = "64M"
 
-	cases := []diskCase{
-		{"sweep write 1M", "MiB/s", "dd", "sweep",
+	var cases []diskCase
+	// thruput --read-only lays out its file untimed, inside the process;
+	// dd's file for the read is laid out by a dd in the same cgroup and
+	// its cost added, so both sides pay for a layout.
+	for _, phase := range []string{"write", "read"} {
+		cases = append(cases, diskCase{"sweep " + phase + " 1M", "MiB/s", "dd", "sweep",
 			func() side {
-				doc, c := thruputDoc(t, th, "disk", "sweep", mnt, "--direct", "--write-only", "--bs", "1M", "--data", "zero",
+				doc, c := thruputDoc(t, th, "disk", "sweep", mnt, "--direct", "--"+phase+"-only", "--bs", "1M", "--data", "zero",
 					"--file-size", fmt.Sprintf("%dM", sweepMiB), "--max-time", "1h")
 				st := doc.Sweep.Steps[0]
 				return side{st.MiBPerSec, st.Bytes, c}
@@ -147,27 +151,14 @@ func TestDiskOneCoreBench(t *testing.T) {
 			func() side {
 				f := filepath.Join(mnt, "dd.dat")
 				s := dd(t, th, "if=/dev/zero", "of="+f, "bs=1M", fmt.Sprintf("count=%d", sweepMiB), "oflag=direct", "conv=fsync")
+				if phase == "read" {
+					r := dd(t, th, "if="+f, "of=/dev/null", "bs=1M", "iflag=direct")
+					r.cost = r.cost.add(s.cost)
+					s = r
+				}
 				fstest.MustExec(t, time.Minute, "rm", f)
 				return s
-			}},
-		// thruput --read-only lays out its file untimed, inside the
-		// process; dd's file is laid out by a dd in the same cgroup and
-		// its cost added, so both sides pay for a layout.
-		{"sweep read 1M", "MiB/s", "dd", "sweep",
-			func() side {
-				doc, c := thruputDoc(t, th, "disk", "sweep", mnt, "--direct", "--read-only", "--bs", "1M", "--data", "zero",
-					"--file-size", fmt.Sprintf("%dM", sweepMiB), "--max-time", "1h")
-				st := doc.Sweep.Steps[0]
-				return side{st.MiBPerSec, st.Bytes, c}
-			},
-			func() side {
-				f := filepath.Join(mnt, "dd.dat")
-				lay := dd(t, th, "if=/dev/zero", "of="+f, "bs=1M", fmt.Sprintf("count=%d", sweepMiB), "oflag=direct", "conv=fsync")
-				s := dd(t, th, "if="+f, "of=/dev/null", "bs=1M", "iflag=direct")
-				fstest.MustExec(t, time.Minute, "rm", f)
-				s.cost = s.cost.add(lay.cost)
-				return s
-			}},
+			}})
 	}
 	for _, mode := range []string{"rndrd", "rndwr"} {
 		dir := map[string]string{"rndrd": "reads", "rndwr": "writes"}[mode]
