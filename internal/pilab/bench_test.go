@@ -22,7 +22,8 @@ import (
 // at QD32 for 10 s on the SD card's ext4. Every client and disk io runs
 // under /bin/rusage, which writes its CPU time and peak RSS as the file
 // "NAME (cost)". Both tools run with their defaults (thruput's latency
-// probes and health sampling on), as a user would.
+// probes and health sampling on), as a user would, and the armv6 build
+// once more without them ("bare"), which shows what they cost.
 const benchRuns = `Q="--no-save --no-compare -q"
 cost() {
 	name=$1
@@ -39,15 +40,18 @@ listen() {
 		i=$((i + 1))
 	done
 }
+thruput_client() {
+	/bin/thruput$1 net server -1 $Q >/dev/null 2>&1 &
+	s=$!
+	listen 5201
+	cost "$2 net -P $3 rep $r" /bin/thruput$1 net client 127.0.0.1 -b 20M -t 10 -P $3 -J $Q $4
+	wait $s
+}
 thruput_net() {
-	for b in 6 7; do
-		for p in 1 10; do
-			/bin/thruput$b net server -1 $Q >/dev/null 2>&1 &
-			s=$!
-			listen 5201
-			cost "thruput armv$b net -P $p rep $r" /bin/thruput$b net client 127.0.0.1 -b 20M -t 10 -P $p -J $Q
-			wait $s
-		done
+	for p in 1 10; do
+		thruput_client 6 "thruput armv6" $p
+		thruput_client 7 "thruput armv7" $p
+		thruput_client 6 "thruput armv6 bare" $p "--no-latency --no-health"
 	done
 }
 iperf3_net() {
@@ -120,6 +124,7 @@ func TestPilabBench(t *testing.T) {
 	for r := 1; r <= reps; r++ {
 		for _, c := range []struct{ tool, what string }{
 			{"thruput armv6", "net -P 1"}, {"thruput armv6", "net -P 10"}, {"thruput armv7", "net -P 1"}, {"thruput armv7", "net -P 10"},
+			{"thruput armv6 bare", "net -P 1"}, {"thruput armv6 bare", "net -P 10"},
 			{"iperf3", "net -P 1"}, {"iperf3", "net -P 10"}, {"thruput armv6", "disk io"}, {"thruput armv7", "disk io"},
 		} {
 			name := fmt.Sprintf("%s %s rep %d", c.tool, c.what, r)
@@ -167,7 +172,8 @@ func TestPilabBench(t *testing.T) {
 	}
 	fmt.Printf("emulated Pi 3 B (QEMU raspi3b, TCG), 32-bit userland on Debian's arm64 kernel; median of %d runs, alternating\n", reps)
 	fmt.Printf("%-28s %12s %14s %10s %10s  %s\n", "case", "rate", "CPU s (u+s)", "/iperf3", "peak RSS", "CPU s of each run")
-	for _, k := range []string{"iperf3 net -P 1", "thruput armv6 net -P 1", "thruput armv7 net -P 1", "iperf3 net -P 10", "thruput armv6 net -P 10", "thruput armv7 net -P 10", "thruput armv6 disk io", "thruput armv7 disk io"} {
+	for _, k := range []string{"iperf3 net -P 1", "thruput armv6 net -P 1", "thruput armv7 net -P 1", "thruput armv6 bare net -P 1",
+		"iperf3 net -P 10", "thruput armv6 net -P 10", "thruput armv7 net -P 10", "thruput armv6 bare net -P 10", "thruput armv6 disk io", "thruput armv7 disk io"} {
 		r := got[k]
 		unit, ratio := "Mbit/s", "-"
 		if strings.HasSuffix(k, "disk io") {
