@@ -55,6 +55,11 @@ type Kit struct {
 	// as Raspberry Pi OS 32-bit is on a 64-bit kernel. Empty when an
 	// older scripts/pilab-fetch left it out.
 	Busybox32 string
+	// Armhf is the unpacked armhf tree (Dir()/armhf) when it holds
+	// Debian's armhf iperf3 with its libraries and dynamic loader, which
+	// the guest runs as peer of the 32-bit builds; empty when an older
+	// scripts/pilab-fetch left them out.
+	Armhf string
 }
 
 // ErrNoKit says scripts/pilab-fetch has not been run (or failed).
@@ -81,8 +86,12 @@ func FindKit(root string) (Kit, error) {
 			return Kit{}, fmt.Errorf("%w: %v (scripts/pilab-fetch puts it there)", ErrNoKit, err)
 		}
 	}
-	if b := filepath.Join(filepath.Dir(root), "armhf/bin/busybox"); fileExists(b) {
+	armhf := filepath.Join(filepath.Dir(root), "armhf")
+	if b := filepath.Join(armhf, "bin/busybox"); fileExists(b) {
 		k.Busybox32 = b
+	}
+	if fileExists(filepath.Join(armhf, "usr/bin/iperf3")) {
+		k.Armhf = armhf
 	}
 	return k, nil
 }

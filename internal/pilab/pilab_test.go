@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -317,7 +318,67 @@ func TestFindKitBusybox32(t *testing.T) {
 	if err := os.WriteFile(b32, nil, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if k, err := FindKit(root); err != nil || k.Busybox32 != b32 {
-		t.Fatalf("FindKit with armhf/ = %+v, %v; want Busybox32 %s", k, err, b32)
+	if k, err := FindKit(root); err != nil || k.Busybox32 != b32 || k.Armhf != "" {
+		t.Fatalf("FindKit with armhf/ = %+v, %v; want Busybox32 %s and no Armhf (no iperf3 there)", k, err, b32)
+	}
+	iperf3 := filepath.Join(dir, "armhf/usr/bin/iperf3")
+	if err := os.MkdirAll(filepath.Dir(iperf3), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(iperf3, nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if k, err := FindKit(root); err != nil || k.Armhf != filepath.Join(dir, "armhf") {
+		t.Fatalf("FindKit with armhf/usr/bin/iperf3 = %+v, %v; want Armhf %s", k, err, filepath.Join(dir, "armhf"))
+	}
+}
+
+// TestCopyTree: a tree goes into the archive parents first, with its
+// files' modes and contents and its symbolic links, and what the archive
+// already has (busybox) is left out.
+func TestCopyTree(t *testing.T) {
+	tree := t.TempDir()
+	for name, data := range map[string]string{"bin/busybox": "armhf busybox", "usr/bin/iperf3": "iperf3", "lib/arm-linux-gnueabihf/libc.so.6": "libc"} {
+		p := filepath.Join(tree, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("arm-linux-gnueabihf/ld-linux-armhf.so.3", filepath.Join(tree, "lib/ld-linux-armhf.so.3")); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	c := NewCpio(&buf)
+	if err := copyTree(c, tree, map[string]bool{"bin": true, "bin/busybox": true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for b := buf.Bytes(); len(b) >= 110; {
+		field := func(i int) int {
+			v, err := strconv.ParseUint(string(b[6+8*i:14+8*i]), 16, 32)
+			if err != nil {
+				t.Fatalf("header %q: %v", b[:110], err)
+			}
+			return int(v)
+		}
+		mode, size, namesize := field(1), field(6), field(11)
+		name := string(b[110 : 110+namesize-1])
+		off := (110 + namesize + 3) &^ 3
+		got = append(got, fmt.Sprintf("%s %o %s", name, mode, b[off:off+size]))
+		b = b[(off+size+3)&^3:]
+	}
+	want := []string{
+		"lib 40755 ", "lib/arm-linux-gnueabihf 40755 ", "lib/arm-linux-gnueabihf/libc.so.6 100755 libc",
+		"lib/ld-linux-armhf.so.3 120777 arm-linux-gnueabihf/ld-linux-armhf.so.3",
+		"usr 40755 ", "usr/bin 40755 ", "usr/bin/iperf3 100755 iperf3", "TRAILER!!! 0 ",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("archive:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

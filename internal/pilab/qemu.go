@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,8 +44,11 @@ var FilesystemModules = []string{"ext4", "crc32c_generic", "vfat", "nls_cp437", 
 // busybox names: the guest's whole userland, init included), the modules
 // (in load order, under /modules), the thruput binary, the init script
 // and, when runs is not empty, the script init runs after its dump
-// (/runs.sh).
-func Initramfs(path string, kit Kit, busybox, thruput string, runs []byte) error {
+// (/runs.sh). Each of trees, a directory on this machine, is copied in at
+// the root too (directories, files and symbolic links), leaving out
+// what is already there: Debian's armhf iperf3 with its libraries and
+// dynamic loader, or more programs for a bench.
+func Initramfs(path string, kit Kit, busybox, thruput string, runs []byte, trees ...string) error {
 	mods, err := OpenModules(kit.Modules)
 	if err != nil {
 		return err
@@ -83,10 +87,54 @@ func Initramfs(path string, kit Kit, busybox, thruput string, runs []byte) error
 	if len(runs) > 0 {
 		c.File("runs.sh", 0o755, runs)
 	}
+	have := map[string]bool{"bin": true, "dev": true, "modules": true, "proc": true, "sys": true, "tmp": true, "run": true,
+		"bin/busybox": true, "bin/thruput": true, "bin/sh": true, "init": true, "runs.sh": true}
+	for _, tree := range trees {
+		if err := copyTree(c, tree, have); err != nil {
+			return err
+		}
+	}
 	if err := c.Close(); err != nil {
 		return err
 	}
 	return f.Close()
+}
+
+// copyTree adds what is under tree to the archive at the same paths,
+// parents first (the kernel makes no missing directory), skipping the
+// names in have and adding the ones it writes.
+func copyTree(c *Cpio, tree string, have map[string]bool) error {
+	return filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == tree {
+			return err
+		}
+		name, err := filepath.Rel(tree, p)
+		if err != nil || have[name] {
+			return err
+		}
+		have[name] = true
+		switch {
+		case d.IsDir():
+			c.Dir(name)
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			c.Symlink(name, target)
+		case d.Type().IsRegular():
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			c.File(name, int(info.Mode().Perm()), data)
+		}
+		return nil
+	})
 }
 
 // ErrNoMkfs says e2fsprogs' mkfs.ext4 is not installed.
@@ -119,6 +167,10 @@ type Machine struct {
 	// Busybox is the guest's userland: Kit.Busybox (arm64) when empty,
 	// Kit.Busybox32 for a 32-bit one.
 	Busybox string
+	// Trees are directories on this machine copied into the guest's root
+	// (Initramfs): Kit.Armhf for Debian's armhf iperf3, or programs of a
+	// bench's own.
+	Trees []string
 	// ServerPort, when not 0, is the port on this machine's 127.0.0.1
 	// that QEMU forwards to port 5201 of the guest's USB network adapter
 	// (10.0.2.15, the address QEMU's user-mode network gives a guest),
@@ -225,7 +277,7 @@ func (m *Machine) Prepare(thruput string) error {
 	if busybox == "" {
 		busybox = m.Kit.Busybox
 	}
-	if err := Initramfs(filepath.Join(m.Dir, "initramfs.cpio"), m.Kit, busybox, thruput, m.Runs); err != nil {
+	if err := Initramfs(filepath.Join(m.Dir, "initramfs.cpio"), m.Kit, busybox, thruput, m.Runs, m.Trees...); err != nil {
 		return fmt.Errorf("initramfs: %w", err)
 	}
 	for name, size := range map[string]int64{"sd.img": 64 << 20, "usb.img": 32 << 20} {

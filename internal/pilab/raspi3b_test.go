@@ -261,7 +261,7 @@ func checkSysinfo(t *testing.T, g Guest) {
 // directory that runs the script runs after its dump. Without QEMU, mkfs.ext4 or the packages it skips,
 // except under CI (CI=true), where that skip would hide a setup that
 // lost them: it fails.
-func newMachine(t *testing.T, goarm string, runs []byte) *Machine {
+func newMachine(t *testing.T, goarm string, runs []byte, trees ...string) *Machine {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("skipped with -short: boots an emulated Raspberry Pi for about 20 s")
@@ -283,7 +283,7 @@ func newMachine(t *testing.T, goarm string, runs []byte) *Machine {
 		platform = []string{"GOOS=linux", "GOARCH=arm", "GOARM=" + goarm}
 	}
 	bin := buildThruput(t, dir, platform...)
-	m := &Machine{Dir: dir, Kit: kit, Qemu: qemu, Runs: runs}
+	m := &Machine{Dir: dir, Kit: kit, Qemu: qemu, Runs: runs, Trees: trees}
 	if goarm != "" {
 		m.Busybox = kit.Busybox32
 	}
@@ -297,11 +297,17 @@ func newMachine(t *testing.T, goarm string, runs []byte) *Machine {
 // names (GOOS=, GOARCH=, GOARM=; none: this machine's).
 func buildThruput(t *testing.T, dir string, env ...string) string {
 	t.Helper()
-	bin := filepath.Join(dir, "thruput")
-	build := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", bin, "github.com/thruput/thruput/cmd/thruput")
+	return buildCommand(t, filepath.Join(dir, "thruput"), "github.com/thruput/thruput/cmd/thruput", env...)
+}
+
+// buildCommand builds the static command pkg into bin for the platform
+// env names.
+func buildCommand(t *testing.T, bin, pkg string, env ...string) string {
+	t.Helper()
+	build := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", bin, pkg)
 	build.Env = append(append(os.Environ(), "CGO_ENABLED=0"), env...)
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building thruput %v: %v\n%s", env, err, out)
+		t.Fatalf("building %s %v: %v\n%s", pkg, env, err, out)
 	}
 	return bin
 }
