@@ -61,17 +61,9 @@ func (a *app) alertOptions() (alert.Options, error) {
 	if err != nil {
 		return alert.Options{}, err
 	}
-	// A suite's runs share their parent's open store, and know its key
-	// only from it.
-	key := ""
-	if k, ok := a.Store.(interface{ Key() string }); ok {
-		key = k.Key()
-	} else {
-		loc, err := a.Location()
-		if err != nil {
-			return alert.Options{}, err
-		}
-		key = loc.Key()
+	key, err := a.StoreKey()
+	if err != nil {
+		return alert.Options{}, err
 	}
 	return alert.Options{
 		StatePath: alert.StateFile(dir), StoreKey: key,

@@ -95,22 +95,18 @@ func TestCapacityBench(t *testing.T) {
 				}
 			}
 		}
-		med := func(x []float64) float64 {
-			s := slices.Sorted(slices.Values(x))
-			return (s[(len(s)-1)/2] + s[len(s)/2]) / 2
-		}
 		where := "both cores"
 		if pin != nil {
 			where = "one core (taskset -c 1)"
 		}
 		fmt.Printf("%s, %d runs each, alternating, medians:\n", where, runs)
 		fmt.Printf("  %-22s %10s %10s %8s\n", "", "thruput", "f3", "ratio")
-		fmt.Printf("  %-22s %10.1f %10.1f %7.3fx\n", "write MiB/s", med(tw), med(fw), med(tw)/med(fw))
-		fmt.Printf("  %-22s %10.1f %10.1f %7.3fx\n", "read MiB/s", med(tr), med(fr), med(tr)/med(fr))
-		fmt.Printf("  %-22s %10.2f %10.2f %7.3fx\n", "whole run s (lower)", med(tt), med(ft), med(tt)/med(ft))
+		fmt.Printf("  %-22s %10.1f %10.1f %7.3fx\n", "write MiB/s", midMedian(tw), midMedian(fw), midMedian(tw)/midMedian(fw))
+		fmt.Printf("  %-22s %10.1f %10.1f %7.3fx\n", "read MiB/s", midMedian(tr), midMedian(fr), midMedian(tr)/midMedian(fr))
+		fmt.Printf("  %-22s %10.2f %10.2f %7.3fx\n", "whole run s (lower)", midMedian(tt), midMedian(ft), midMedian(tt)/midMedian(ft))
 		fmt.Printf("  runs: thruput write %v read %v; f3 write %v read %v\n", whole(tw), whole(tr), whole(fw), whole(fr))
 		v := map[bool]string{true: "PASS", false: "FAIL"}
-		fmt.Printf("%s  %s: write %.3fx, read %.3fx f3's (>= 0.95x)\n", v[med(tw)/med(fw) >= 0.95 && med(tr)/med(fr) >= 0.95], where, med(tw)/med(fw), med(tr)/med(fr))
+		fmt.Printf("%s  %s: write %.3fx, read %.3fx f3's (>= 0.95x)\n", v[midMedian(tw)/midMedian(fw) >= 0.95 && midMedian(tr)/midMedian(fr) >= 0.95], where, midMedian(tw)/midMedian(fw), midMedian(tr)/midMedian(fr))
 	}
 }
 

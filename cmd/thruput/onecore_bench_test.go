@@ -222,11 +222,7 @@ func TestDiskOneCoreBench(t *testing.T) {
 				return side{d.IOPS, d.Bytes, c}
 			}})
 	}
-	med := func(x []float64) float64 {
-		s := slices.Sorted(slices.Values(x))
-		return (s[(len(s)-1)/2] + s[len(s)/2]) / 2
-	}
-	spread := func(x []float64) float64 { return (slices.Max(x) - slices.Min(x)) / med(x) * 100 }
+	spread := func(x []float64) float64 { return (slices.Max(x) - slices.Min(x)) / midMedian(x) * 100 }
 	fmt.Printf("one core (taskset -c 1), ext4 on a loop device throttled to 20 MiB/s and %d IOPS each way (cgroup v1 blkio, O_DIRECT), %d s runs, median of %d, alternating\n", iops, secs, reps)
 	fmt.Printf("%-20s %-8s %6s %10s %10s %7s %12s %12s %7s %9s %9s\n", "case", "peer", "unit", "thruput", "peer", "ratio", "thr CPU s/GB", "peer CPU s/GB", "ratio", "thr RSS", "peer RSS")
 	for _, c := range cases {
@@ -248,10 +244,10 @@ func TestDiskOneCoreBench(t *testing.T) {
 			}
 		}
 		fmt.Printf("%-20s %-8s %6s %10.1f %10.1f %6.3fx %12.2f %12.2f %6.2fx %6.1f MiB %6.1f MiB\n", c.name, c.peer, c.unit,
-			med(fig[0]), med(fig[1]), med(fig[0])/med(fig[1]), med(cpu[0]), med(cpu[1]), med(cpu[0])/med(cpu[1]), slices.Max(rss[0]), slices.Max(rss[1]))
+			midMedian(fig[0]), midMedian(fig[1]), midMedian(fig[0])/midMedian(fig[1]), midMedian(cpu[0]), midMedian(cpu[1]), midMedian(cpu[0])/midMedian(cpu[1]), slices.Max(rss[0]), slices.Max(rss[1]))
 		fmt.Printf("%-20s spread (max-min)/median: figure %.1f %% / %.1f %%, CPU %.1f %% / %.1f %%\n", "", spread(fig[0]), spread(fig[1]), spread(cpu[0]), spread(cpu[1]))
 		limit := map[string]float64{"MiB/s": rate / mib, "IOPS": iops}[c.unit]
 		v := map[bool]string{true: "PASS", false: "FAIL"}
-		fmt.Printf("%s  %s: thruput within 1 %% of the throttle (%.3fx) at no more CPU than %s (%.2fx)\n", v[math.Abs(med(fig[0])/limit-1) <= 0.01 && med(cpu[0]) <= med(cpu[1])], c.name, med(fig[0])/limit, c.peer, med(cpu[0])/med(cpu[1]))
+		fmt.Printf("%s  %s: thruput within 1 %% of the throttle (%.3fx) at no more CPU than %s (%.2fx)\n", v[math.Abs(midMedian(fig[0])/limit-1) <= 0.01 && midMedian(cpu[0]) <= midMedian(cpu[1])], c.name, midMedian(fig[0])/limit, c.peer, midMedian(cpu[0])/midMedian(cpu[1]))
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"os"
 	"os/exec"
 	"slices"
@@ -71,10 +72,19 @@ func TestProbeBench(t *testing.T) {
 	}
 }
 
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
+// median is the median of xs (the upper one of an even count), for the
+// benches' durations and figures alike.
+func median[T cmp.Ordered](xs []T) T {
+	s := slices.Clone(xs)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// midMedian is the median of xs, the mean of the middle two of an even
+// count.
+func midMedian(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	return (s[(len(s)-1)/2] + s[len(s)/2]) / 2
 }
 
 func rounded(d []time.Duration) []time.Duration {

@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"testing"
 
@@ -67,7 +66,7 @@ func TestRPiSDBench(t *testing.T) {
 			}
 		}
 		for i, what := range []string{result.StepSeqWrite + " KB/s", result.StepRandWrite + " IOPS", result.StepRandRead + " IOPS"} {
-			mo, mt := medianOf(ours[i]), medianOf(theirs[i])
+			mo, mt := median(ours[i]), median(theirs[i])
 			verdict := "PASS"
 			if r := mo / mt; r < 0.95 || r > 1.05 {
 				verdict = "FAIL"
@@ -76,11 +75,4 @@ func TestRPiSDBench(t *testing.T) {
 				c.name, what, mo, ours[i], mt, theirs[i], mo/mt, verdict)
 		}
 	}
-}
-
-// medianOf is the median of xs (the upper one of an even count).
-func medianOf(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
 }

@@ -153,14 +153,21 @@ func (h *History) Save(doc *result.Document) error {
 	return nil
 }
 
-// spoolKey is the key the spool records the store of this run by. A
-// suite's runs share their parent's open store, and know it only so.
+// spoolKey is the key the spool records the store of this run by.
 func (h *History) spoolKey() string {
+	key, _ := h.StoreKey()
+	return key
+}
+
+// StoreKey names the store this run is kept in, as the spools and the
+// alerts' state file record it. A suite's runs share their parent's open
+// store, and know it only so.
+func (h *History) StoreKey() (string, error) {
 	if k, ok := h.Store.(interface{ Key() string }); ok {
-		return k.Key()
+		return k.Key(), nil
 	}
-	loc, _ := h.Location()
-	return loc.Key()
+	loc, err := h.Location()
+	return loc.Key(), err
 }
 
 // spool keeps a measured run that could not be saved, for the store it
