@@ -14,6 +14,7 @@ import (
 
 	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/stats"
 )
 
 // f3Speed reads f3write's "Average writing speed: 309.18 MB/s" or
@@ -101,12 +102,12 @@ func TestCapacityBench(t *testing.T) {
 		}
 		fmt.Printf("%s, %d runs each, alternating, medians:\n", where, runs)
 		fmt.Printf("  %-22s %10s %10s %8s\n", "", "thruput", "f3", "ratio")
-		fmt.Printf("  %-22s %10.1f %10.1f %7.3fx\n", "write MiB/s", midMedian(tw), midMedian(fw), midMedian(tw)/midMedian(fw))
-		fmt.Printf("  %-22s %10.1f %10.1f %7.3fx\n", "read MiB/s", midMedian(tr), midMedian(fr), midMedian(tr)/midMedian(fr))
-		fmt.Printf("  %-22s %10.2f %10.2f %7.3fx\n", "whole run s (lower)", midMedian(tt), midMedian(ft), midMedian(tt)/midMedian(ft))
+		fmt.Printf("  %-22s %10.1f %10.1f %7.3fx\n", "write MiB/s", stats.Median(tw), stats.Median(fw), stats.Median(tw)/stats.Median(fw))
+		fmt.Printf("  %-22s %10.1f %10.1f %7.3fx\n", "read MiB/s", stats.Median(tr), stats.Median(fr), stats.Median(tr)/stats.Median(fr))
+		fmt.Printf("  %-22s %10.2f %10.2f %7.3fx\n", "whole run s (lower)", stats.Median(tt), stats.Median(ft), stats.Median(tt)/stats.Median(ft))
 		fmt.Printf("  runs: thruput write %v read %v; f3 write %v read %v\n", whole(tw), whole(tr), whole(fw), whole(fr))
 		v := map[bool]string{true: "PASS", false: "FAIL"}
-		fmt.Printf("%s  %s: write %.3fx, read %.3fx f3's (>= 0.95x)\n", v[midMedian(tw)/midMedian(fw) >= 0.95 && midMedian(tr)/midMedian(fr) >= 0.95], where, midMedian(tw)/midMedian(fw), midMedian(tr)/midMedian(fr))
+		fmt.Printf("%s  %s: write %.3fx, read %.3fx f3's (>= 0.95x)\n", v[stats.Median(tw)/stats.Median(fw) >= 0.95 && stats.Median(tr)/stats.Median(fr) >= 0.95], where, stats.Median(tw)/stats.Median(fw), stats.Median(tr)/stats.Median(fr))
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/stats"
 )
 
 // cost is what one process took: CPU seconds (user+sys) and peak RSS.
@@ -222,7 +223,7 @@ func TestDiskOneCoreBench(t *testing.T) {
 				return side{d.IOPS, d.Bytes, c}
 			}})
 	}
-	spread := func(x []float64) float64 { return (slices.Max(x) - slices.Min(x)) / midMedian(x) * 100 }
+	spread := func(x []float64) float64 { return (slices.Max(x) - slices.Min(x)) / stats.Median(x) * 100 }
 	fmt.Printf("one core (taskset -c 1), ext4 on a loop device throttled to 20 MiB/s and %d IOPS each way (cgroup v1 blkio, O_DIRECT), %d s runs, median of %d, alternating\n", iops, secs, reps)
 	fmt.Printf("%-20s %-8s %6s %10s %10s %7s %12s %12s %7s %9s %9s\n", "case", "peer", "unit", "thruput", "peer", "ratio", "thr CPU s/GB", "peer CPU s/GB", "ratio", "thr RSS", "peer RSS")
 	for _, c := range cases {
@@ -244,10 +245,10 @@ func TestDiskOneCoreBench(t *testing.T) {
 			}
 		}
 		fmt.Printf("%-20s %-8s %6s %10.1f %10.1f %6.3fx %12.2f %12.2f %6.2fx %6.1f MiB %6.1f MiB\n", c.name, c.peer, c.unit,
-			midMedian(fig[0]), midMedian(fig[1]), midMedian(fig[0])/midMedian(fig[1]), midMedian(cpu[0]), midMedian(cpu[1]), midMedian(cpu[0])/midMedian(cpu[1]), slices.Max(rss[0]), slices.Max(rss[1]))
+			stats.Median(fig[0]), stats.Median(fig[1]), stats.Median(fig[0])/stats.Median(fig[1]), stats.Median(cpu[0]), stats.Median(cpu[1]), stats.Median(cpu[0])/stats.Median(cpu[1]), slices.Max(rss[0]), slices.Max(rss[1]))
 		fmt.Printf("%-20s spread (max-min)/median: figure %.1f %% / %.1f %%, CPU %.1f %% / %.1f %%\n", "", spread(fig[0]), spread(fig[1]), spread(cpu[0]), spread(cpu[1]))
 		limit := map[string]float64{"MiB/s": rate / mib, "IOPS": iops}[c.unit]
 		v := map[bool]string{true: "PASS", false: "FAIL"}
-		fmt.Printf("%s  %s: thruput within 1 %% of the throttle (%.3fx) at no more CPU than %s (%.2fx)\n", v[math.Abs(midMedian(fig[0])/limit-1) <= 0.01 && midMedian(cpu[0]) <= midMedian(cpu[1])], c.name, midMedian(fig[0])/limit, c.peer, midMedian(cpu[0])/midMedian(cpu[1]))
+		fmt.Printf("%s  %s: thruput within 1 %% of the throttle (%.3fx) at no more CPU than %s (%.2fx)\n", v[math.Abs(stats.Median(fig[0])/limit-1) <= 0.01 && stats.Median(cpu[0]) <= stats.Median(cpu[1])], c.name, stats.Median(fig[0])/limit, c.peer, stats.Median(cpu[0])/stats.Median(cpu[1]))
 	}
 }

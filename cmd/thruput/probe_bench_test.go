@@ -80,13 +80,6 @@ func median[T cmp.Ordered](xs []T) T {
 	return s[len(s)/2]
 }
 
-// midMedian is the median of xs, the mean of the middle two of an even
-// count.
-func midMedian(xs []float64) float64 {
-	s := slices.Sorted(slices.Values(xs))
-	return (s[(len(s)-1)/2] + s[len(s)/2]) / 2
-}
-
 func rounded(d []time.Duration) []time.Duration {
 	out := make([]time.Duration, len(d))
 	for i, v := range d {

@@ -10,6 +10,7 @@ import (
 	"github.com/thruput/thruput/internal/compare"
 	"github.com/thruput/thruput/internal/notify"
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/stats"
 	"github.com/thruput/thruput/internal/store"
 )
 
@@ -277,7 +278,7 @@ func (r *Rule) judge(runs []*result.Document, was Entry, only *result.Document, 
 		for i, x := range base {
 			vals[i] = x.value
 		}
-		med := median(vals)
+		med := stats.Median(vals)
 		a.Baseline = &notify.Figure{Value: med / u.scale, Unit: u.name}
 		breach = func(x reading) bool { return x.value <= med*(1-r.Drop) }
 		// The drop must be beyond the noise compare calls a difference
@@ -346,16 +347,6 @@ func (r *Rule) baseline(before []reading, now time.Time) []reading {
 		return before[max(i, len(before)-maxAgeRuns):]
 	}
 	return before[max(0, len(before)-r.BaselineRuns):]
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 func joinNote(a, b string) string {

@@ -6,6 +6,7 @@ package stats
 
 import (
 	"math"
+	"slices"
 	"sync/atomic"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -87,6 +88,16 @@ func Summarize(xs []float64) Spread {
 		s.Stddev = math.Sqrt(sq / float64(len(xs)-1))
 	}
 	return s
+}
+
+// Median is the median of xs, the mean of the middle two of an even
+// count; NaN for none.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Sorted(slices.Values(xs))
+	return (s[(len(s)-1)/2] + s[len(s)/2]) / 2
 }
 
 // Reset empties the histogram, as at the end of a ramp.
