@@ -20,9 +20,14 @@ import (
 type backup struct {
 	f     *os.File
 	path  string
+	bs    int64
 	saved map[int64]bool // blocks saved
-	recs  []record
-	end   int64 // where the next record goes in the file
+	// written are the blocks the probe wrote: restore skips a record of
+	// blocks saved ahead and never written. Nil for a file left by a
+	// killed probe, whose records are all written back.
+	written map[int64]bool
+	recs    []record
+	end     int64 // where the next record goes in the file
 }
 
 // record is one stretch of saved blocks; at is where its bytes are in the
@@ -65,12 +70,14 @@ func newBackup(dir, device string, size, bs int64) (*backup, error) {
 		os.Remove(f.Name())
 		return nil, fmt.Errorf("backup file: %w", err)
 	}
-	return &backup{f: f, path: f.Name(), saved: map[int64]bool{}, end: int64(len(h))}, nil
+	return &backup{f: f, path: f.Name(), bs: bs, saved: map[int64]bool{}, written: map[int64]bool{}, end: int64(len(h))}, nil
 }
 
 // save reads the blocks of runs not saved before from the device and
 // appends them to the file, then syncs it: only then may the pass write.
+// With every block saved before, it has nothing to sync.
 func (b *backup) save(p *prober, runs []run) error {
+	n := len(b.recs)
 	for _, r := range runs {
 		for i := int64(0); i < r.count; {
 			if b.saved[r.first+i] {
@@ -87,6 +94,9 @@ func (b *backup) save(p *prober, runs []run) error {
 			}
 			i = j
 		}
+	}
+	if len(b.recs) == n {
+		return nil
 	}
 	if err := b.f.Sync(); err != nil {
 		return fmt.Errorf("backup file %s: %w", b.path, err)
@@ -114,14 +124,41 @@ func (b *backup) add(p *prober, first, count int64) error {
 	return nil
 }
 
-// restore writes every record back, the last saved first: a block saved
-// twice under two addresses that alias (a wraparound card) was first saved
-// as it was, and that copy is written last. It syncs the device, then
-// removes the file. It returns the bytes written.
+// wrote notes that the probe is about to write r's blocks.
+func (b *backup) wrote(r run) {
+	for i := range r.count {
+		b.written[r.first+i] = true
+	}
+}
+
+// touched says whether the probe wrote any block of r.
+func (b *backup) touched(r record) bool {
+	if b.written == nil {
+		return true
+	}
+	for off := r.off; off < r.off+r.n; off += b.bs {
+		if b.written[off/b.bs] {
+			return true
+		}
+	}
+	return false
+}
+
+// restore writes every record of blocks the probe wrote back, the last
+// saved first: a block saved twice under two addresses that alias (a
+// wraparound card) was first saved as it was, and that copy is written
+// last. A record of blocks never written is skipped: its bytes were not
+// overwritten under its own address, and under an alias the first
+// address written was saved before that write, holds them, and is
+// written back. It syncs the device, then removes the file. It returns
+// the bytes written.
 func (b *backup) restore(dev blockDevice, buf []byte, sync func() error) (int64, error) {
 	var n int64
 	for i := len(b.recs) - 1; i >= 0; i-- {
 		r := b.recs[i]
+		if !b.touched(r) {
+			continue
+		}
 		p := buf[:r.n]
 		if _, err := b.f.ReadAt(p, r.at); err != nil {
 			return n, fmt.Errorf("backup file %s: %w", b.path, err)
@@ -153,6 +190,7 @@ func openBackup(path string) (*backup, string, int64, int64, error) {
 		f.Close()
 		return nil, "", 0, 0, fmt.Errorf("%s: %w", path, err)
 	}
+	b.bs = bs
 	return b, device, size, bs, nil
 }
 

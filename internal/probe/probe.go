@@ -4,7 +4,9 @@
 // push them out of the device's write cache, reads them back, and narrows
 // down the first block that did not keep its stamp. A few hundred blocks a
 // pass and a few passes find the end of a counterfeit card's memory to the
-// block in seconds, where filling it would take hours.
+// block in seconds, where filling it would take hours; where no cache
+// stands in front of the memory, one pass and a bisection of single
+// blocks do.
 //
 // By default every block it overwrites is read first into a backup file,
 // synced before the writes, and written back at the end, also when the
@@ -31,15 +33,21 @@ import (
 // in 512-byte blocks) needs three passes. f3probe samples up to 1024.
 const samplesPerPass = 256
 
-// Without a cache flush a pass costs only its own blocks, so more passes
-// of fewer blocks write less: the first pass stamps firstSamples, spread
-// over the whole device to find bad blocks below the end as well (f3probe
-// samples 64 blocks for that), the next narrowSamples each (1 GiB in
-// 512-byte blocks: 64 + 5 x 16 blocks instead of 3 x 256).
-const (
-	firstSamples  = 64
-	narrowSamples = 16
-)
+// Without a cache flush a pass costs only its own blocks, so the fewer
+// blocks a bit of the end's address costs, the better: the first pass
+// stamps firstSamples, spread over the whole device to find bad blocks
+// below the end as well (f3probe samples 64 blocks for that), then a
+// bisection writes and reads back one block a step, as f3probe's last
+// phase does (1 GiB in 512-byte blocks, 128 MiB real: 64 + 15 blocks
+// written instead of 64 + 4 x 16 and the reference block each pass).
+const firstSamples = 64
+
+// bisectDepth is how many steps of the bisection have their blocks saved
+// into the backup together, with one fsync: the 2^3-1 blocks the next
+// three steps may write are read, three of them written. On a Pi the
+// backup's fsync goes to the SD card holding the system, and costs more
+// than the four reads saved by syncing each step's block alone.
+const bisectDepth = 3
 
 // reserved is the start of the device the probe never writes: where the
 // partition table and boot code live, as f3probe leaves it. The block just
@@ -99,11 +107,10 @@ func (p *prober) search(ctx context.Context) error {
 		return err
 	}
 	hi := p.n // the first block known not to keep data
-	k1, k := int64(samplesPerPass), int64(samplesPerPass)
+	first := evenly(p.ref+1, p.n, samplesPerPass)
 	if p.zone <= 1 {
-		k1, k = firstSamples, narrowSamples
+		first = evenly(p.ref+1, p.n, firstSamples)
 	}
-	first := evenly(p.ref+1, p.n, k1)
 	// f3probe's wraparound test: the reference block's stamp read back at
 	// ref + 2^k means the card ignores address bit k.
 	var wraps []int64
@@ -133,7 +140,13 @@ func (p *prober) search(ctx context.Context) error {
 		if hi-lo <= 1 {
 			break
 		}
-		samples = evenly(lo+1, hi, k)
+		if p.zone <= 1 {
+			if hi, err = p.bisect(ctx, lo, hi); err != nil {
+				return err
+			}
+			break
+		}
+		samples = evenly(lo+1, hi, samplesPerPass)
 		if got, err = p.pass(ctx, samples, nil); err != nil {
 			return err
 		}
@@ -169,6 +182,67 @@ func (p *prober) seeCache() error {
 		p.out.CacheFlush = 0
 	}
 	return nil
+}
+
+// bisect narrows [lo, hi) to one block where no cache stands in front of
+// the memory: lo keeps its data, hi does not. Each step writes the block
+// halfway and reads it straight back; the backup saves the blocks of
+// bisectDepth steps at once, of which the steps write one per level. It
+// returns the first block that does not keep data.
+func (p *prober) bisect(ctx context.Context, lo, hi int64) (int64, error) {
+	for hi-lo > 1 {
+		// 2^d <= span: the points lo + span*j/2^d are distinct.
+		span := hi - lo
+		d := min(bisectDepth, bits.Len64(uint64(span))-1)
+		at := func(j int64) int64 { return lo + span*j>>d }
+		if p.backup != nil {
+			var runs []run
+			for j := int64(1); j < 1<<d; j++ {
+				runs = append(runs, run{at(j), 1})
+			}
+			if err := p.backup.save(p, runs); err != nil {
+				return 0, err
+			}
+		}
+		jl, jh := int64(0), int64(1)<<d
+		for jh-jl > 1 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+			jm := (jl + jh) / 2
+			st, err := p.step(at(jm))
+			if err != nil {
+				return 0, err
+			}
+			if st == aliased {
+				p.aliasSeen = true
+			}
+			if st == good {
+				jl = jm
+			} else {
+				jh = jm
+			}
+		}
+		lo, hi = at(jl), at(jh)
+	}
+	return hi, nil
+}
+
+// step is one pass of the bisection: block b written, then read back.
+func (p *prober) step(b int64) (state, error) {
+	p.out.Passes++
+	if err := p.writeStamps(run{b, 1}); err != nil {
+		return lost, err
+	}
+	blk := p.buf[:p.bs]
+	if _, err := p.dev.ReadAt(blk, b*p.bs); err != nil {
+		// Unreadable keeps nothing, as in a pass.
+		return lost, nil
+	}
+	p.out.Read += p.bs
+	st, _ := p.check(blk, b)
+	p.report("bisect")
+	return st, nil
 }
 
 // judge narrows [lo, hi) by the samples read back: lo becomes the last
@@ -305,6 +379,9 @@ func (p *prober) pass(ctx context.Context, samples, extra []int64) (map[int64]st
 type run struct{ first, count int64 }
 
 func (p *prober) writeStamps(r run) error {
+	if p.backup != nil {
+		p.backup.wrote(r)
+	}
 	buf := p.buf[:r.count*p.bs]
 	for i := range r.count {
 		p.stamp(buf[i*p.bs:(i+1)*p.bs], r.first+i)
