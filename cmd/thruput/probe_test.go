@@ -218,11 +218,15 @@ func TestProbe(t *testing.T) {
 	}
 }
 
+// slowWrap is a slow wraparound fake: its probe writes a cache flush
+// each pass, and is interrupted in the first.
+var slowWrap = fakecard.Options{Announced: 1 << 30, Real: 128 * mib, Mode: fakecard.ModeWrap, Latency: time.Millisecond}
+
 // startProbe runs the thruput binary's probe of a slow fake card and
-// returns once the probe is writing to it, with the card's memory's sum
-// from before.
-func startProbe(t *testing.T) (*exec.Cmd, *bytes.Buffer, probeDevice, [32]byte) {
-	d, card := fakeDevice(t, fakecard.Options{Announced: 1 << 30, Real: 128 * mib, Mode: fakecard.ModeWrap, Latency: time.Millisecond})
+// returns once the probe has written to it after more than writes
+// requests, with the card's memory's sum from before.
+func startProbe(t *testing.T, o fakecard.Options, writes int64) (*exec.Cmd, *bytes.Buffer, probeDevice, [32]byte) {
+	d, card := fakeDevice(t, o)
 	before := d.sum(t)
 	cmd := exec.Command(thruputBin, "disk", "check", "--probe", d.dev, "--json")
 	var stderr bytes.Buffer
@@ -233,7 +237,7 @@ func startProbe(t *testing.T) (*exec.Cmd, *bytes.Buffer, probeDevice, [32]byte) 
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	base := card.Writes()
 	deadline := time.Now().Add(20 * time.Second)
-	for card.Writes() < base+20 {
+	for card.Writes() <= base+writes {
 		if time.Now().After(deadline) {
 			t.Fatalf("the probe wrote %d times in 20 s; stderr %q", card.Writes()-base, stderr.String())
 		}
@@ -243,13 +247,27 @@ func startProbe(t *testing.T) (*exec.Cmd, *bytes.Buffer, probeDevice, [32]byte) 
 }
 
 // TestProbeInterrupted: a probe stopped by SIGINT or SIGTERM while it
-// writes puts back every block it overwrote before it exits.
+// writes puts back every block it overwrote before it exits: in the first
+// pass of a wraparound fake, and in the bisection of a dropping one
+// (256 MiB keeping 32 MiB), after its last block and first pass (66
+// writes), whose requests take 10 ms so that the bisection's 13 steps
+// last about half a second.
 func TestProbeInterrupted(t *testing.T) {
 	fstest.RequireRoot(t)
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		t.Run(sig.String(), func(t *testing.T) {
-			cmd, stderr, d, before := startProbe(t)
-			_ = cmd.Process.Signal(sig)
+	slowDrop := fakecard.Options{Announced: 256 * mib, Real: 32 * mib, Mode: fakecard.ModeDrop, Latency: 10 * time.Millisecond}
+	for _, tc := range []struct {
+		name   string
+		card   fakecard.Options
+		writes int64
+		sig    syscall.Signal
+	}{
+		{"wrap/interrupt", slowWrap, 20, syscall.SIGINT},
+		{"wrap/terminated", slowWrap, 20, syscall.SIGTERM},
+		{"drop bisecting/interrupt", slowDrop, 68, syscall.SIGINT},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd, stderr, d, before := startProbe(t, tc.card, tc.writes)
+			_ = cmd.Process.Signal(tc.sig)
 			_ = cmd.Wait()
 			want := "thruput: probing " + d.dev + ": interrupted; every block it overwrote was written back\n"
 			if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.HasSuffix(stderr.String(), want) {
@@ -264,7 +282,7 @@ func TestProbeInterrupted(t *testing.T) {
 // --restore puts the device back as it was.
 func TestProbeKilled(t *testing.T) {
 	fstest.RequireRoot(t)
-	cmd, stderr, d, before := startProbe(t)
+	cmd, stderr, d, before := startProbe(t, slowWrap, 20)
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
 	left := probeBackups(t)

@@ -79,9 +79,9 @@ type Card struct {
 	// Mode is what it does past Real.
 	Mode Mode
 
-	store   *os.File
-	latency time.Duration
-	writes  atomic.Int64
+	store         *os.File
+	latency       time.Duration
+	writes, reads atomic.Int64
 }
 
 // fileName is the card's file in the FUSE mount.
@@ -182,6 +182,10 @@ func (c *Card) ReadReal(p []byte, off int64) (int, error) {
 // a program has begun writing to it.
 func (c *Card) Writes() int64 { return c.writes.Load() }
 
+// Reads counts the read requests the card has served: with Writes, what a
+// program cost a card whose every request takes time.
+func (c *Card) Reads() int64 { return c.reads.Load() }
+
 // node is the card's file.
 type node struct {
 	fs.Inode
@@ -223,6 +227,7 @@ func (n *node) Open(context.Context, uint32) (fs.FileHandle, uint32, syscall.Err
 
 func (n *node) Read(_ context.Context, _ fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	time.Sleep(n.card.latency)
+	n.card.reads.Add(1)
 	if off >= n.card.Announced {
 		return fuse.ReadResultData(nil), 0
 	}
