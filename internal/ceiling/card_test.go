@@ -40,13 +40,18 @@ func sidecar(t *testing.T, path string) map[string]string {
 
 // registers finds a register dump's CID, SCR and SSR in text as sysfs
 // prints them and people paste them: "CID: hex", "SCR: hex", and "SSR:"
-// with the 128 digits on the lines after it; or as grep -H prints the
-// files, ".../cid:hex". The first of each is taken.
+// with the 128 digits on the lines after it; as grep -H prints the files,
+// ".../cid:hex"; or as udevadm info -a does, ATTRS{cid}=="hex". The first
+// of each is taken.
 func registers(text string) (cid, scr, ssr string) {
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
 		_, file, _ := strings.Cut(l, "/sys/")
 		name, value, grepped := strings.Cut(file[strings.LastIndex(file, "/")+1:], ":")
+		if attr, ok := strings.CutPrefix(strings.TrimSpace(l), "ATTRS{"); ok {
+			name, value, grepped = strings.Cut(attr, `}=="`)
+			value = strings.TrimSuffix(value, `"`)
+		}
 		switch {
 		case grepped && cid == "" && name == "cid":
 			cid = value
@@ -113,9 +118,9 @@ func TestRealRegisters(t *testing.T) {
 
 			// The card in a Pi's slot at 50 MHz high speed (25 MB/s), with
 			// figures that meet every class it claims; one claiming a UHS
-			// or video class in an SDR104 slot (104 MB/s), where the
-			// Kingston card's dump was taken, with figures that meet up to
-			// V30 and A2.
+			// or video class in a UHS-I SDR104 slot (104 MB/s), the bus
+			// those classes are for, with figures that meet up to V30 and
+			// A2.
 			doc := checkDoc(card, "sd high-speed", 50e6, nil, 20, 2000, 900)
 			if card.UHSClass != "" || card.VideoClass != "" {
 				doc = checkDoc(card, "sd uhs SDR104", 208e6, nil, 40, 5000, 2500)
