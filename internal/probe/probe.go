@@ -45,8 +45,8 @@ const firstSamples = 64
 // bisectDepth is how many steps of the bisection have their blocks saved
 // into the backup together, with one fsync: the 2^3-1 blocks the next
 // three steps may write are read, three of them written. On a Pi the
-// backup's fsync goes to the SD card holding the system, and costs more
-// than the four reads saved by syncing each step's block alone.
+// backup's fsync goes to the SD card holding the system: the two fsyncs
+// saved cost more than the four blocks read ahead in vain.
 const bisectDepth = 3
 
 // reserved is the start of the device the probe never writes: where the
