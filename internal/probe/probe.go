@@ -29,9 +29,13 @@ import (
 )
 
 // samplesPerPass is how many blocks a pass stamps: each pass narrows the
-// range where the memory ends by this factor, so a 2^21-block card (1 GiB
-// in 512-byte blocks) needs three passes. f3probe samples up to 1024.
-const samplesPerPass = 256
+// range where the memory ends by about this factor, so a 2^21-block card
+// (1 GiB in 512-byte blocks) needs three passes. f3probe samples up to
+// 1024. 253 = 4 x 63 + 1: spread evenly over the device, they hold the
+// firstSamples (64) a first pass without a cache stamps, so that
+// seeCache's backup can hold the first pass's blocks before it knows
+// which pass comes.
+const samplesPerPass = 253
 
 // Without a cache flush a pass costs only its own blocks, so the fewer
 // blocks a bit of the end's address costs, the better: the first pass
@@ -159,13 +163,22 @@ func (p *prober) search(ctx context.Context) error {
 // begins: lost at once, it shows that no write cache stands in front of
 // the memory's end, and the passes write no cache flush. A block read back
 // as written may come from a cache, or from memory: the flush stays.
+//
+// Its backup holds, with the last block, the blocks the first pass
+// stamps with or without a cache: the reference and the firstSamples,
+// which are among the samplesPerPass. One fsync serves both where there
+// is no cache.
 func (p *prober) seeCache() error {
 	if p.zone <= 1 {
 		return nil
 	}
 	last := run{p.n - 1, 1}
 	if p.backup != nil {
-		if err := p.backup.save(p, []run{last}); err != nil {
+		runs := []run{last, {p.ref, 1}}
+		for _, s := range evenly(p.ref+1, p.n, firstSamples) {
+			runs = append(runs, run{s, 1})
+		}
+		if err := p.backup.save(p, runs); err != nil {
 			return err
 		}
 	}

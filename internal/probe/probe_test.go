@@ -238,6 +238,17 @@ func TestEvenly(t *testing.T) {
 			t.Errorf("evenly(%d, %d, %d) = %v, want %v", tc.from, tc.to, tc.k, got, tc.want)
 		}
 	}
+	// seeCache backs up the first pass's blocks before it knows whether
+	// the pass stamps firstSamples or samplesPerPass: the first must be
+	// among the second.
+	for _, n := range []int64{100, 253, 4097, 1 << 21, 1<<21 + 12345, 1 << 31} {
+		all := evenly(2049, n, samplesPerPass)
+		for _, b := range evenly(2049, n, firstSamples) {
+			if _, ok := slices.BinarySearch(all, b); !ok {
+				t.Errorf("%d blocks: block %d of the first pass without a cache is not among a pass's", n, b)
+			}
+		}
+	}
 }
 
 func TestFixCommand(t *testing.T) {
