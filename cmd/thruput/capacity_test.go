@@ -401,9 +401,9 @@ func fakeFS(t *testing.T, card *fakecard.Card, kind string) string {
 // journal and bitmaps live in the same 128 MiB as the wrapped sectors and
 // are written again after thruput read them, so f3read's counts moments
 // later differ by those sectors (seen: 2 MiB of 126; bounded here by twice
-// the 8 MiB journal); on vfat, once the
-// caches are dropped, fusefat finds its directory or FAT overwritten
-// and neither tool reads any of 1.h2w back.
+// the 8 MiB journal); on vfat, once the caches are dropped, fusefat finds
+// its directory or FAT overwritten and neither tool reads any of 1.h2w
+// back.
 func TestCapacityFakeCard(t *testing.T) {
 	t.Parallel()
 	const real = 128 << 20
