@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -215,28 +217,86 @@ func cgroupDir(t *testing.T) (dir, procs string) {
 	return "", ""
 }
 
+// cgroupThrottled is what the cgroup's own cpu.stat counted: the periods
+// it was throttled in and the time, in microseconds (v2 throttled_usec;
+// v1 writes throttled_time in nanoseconds).
+func cgroupThrottled(t *testing.T, dir string) (periods, micros int64) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "cpu.stat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, _ := strings.Cut(line, " ")
+		n, _ := strconv.ParseInt(v, 10, 64)
+		switch k {
+		case "nr_throttled":
+			periods = n
+		case "throttled_usec":
+			micros = n
+		case "throttled_time":
+			micros = n / 1000
+		}
+	}
+	return periods, micros
+}
+
 // TestHealthCgroupQuota: a sweep in a cgroup held to 20 % of a CPU says
-// so, with the time it was throttled.
+// so: the quota, and the throttling the cgroup's own counters saw.
+// Whether the quota held thruput back is the machine's to say, not the
+// test's: beside six spinning shells thruput got no more than 0.17 to
+// 0.18 CPUs of its 0.20, and below 90 % of its quota the verdict rightly
+// names the other processes instead. So each figure is held to what the
+// kernel counted in the same run: the run's own CPU to the process's CPU
+// time (rusage) less what the time outside the sampler's window can hold,
+// the throttling to the cgroup's cpu.stat, and the verdict to the run's
+// own CPU, as the documented rule (90 % of the quota) reads it.
 func TestHealthCgroupQuota(t *testing.T) {
 	fstest.RequireRoot(t)
-	_, procs := cgroupDir(t)
+	cg, procs := cgroupDir(t)
 	dir := t.TempDir()
 	cmd := exec.Command("sh", "-c", `echo $$ > "$0" && exec "$@"`, procs, thruputBin,
 		"disk", "sweep", dir, "--sizes", "4k", "--file-size", "128M", "--json", "-q", "--no-save")
+	start := time.Now()
 	o := runOutcome(t, cmd, nil)
+	wall := time.Since(start).Seconds()
 	if o.code != 0 {
 		t.Fatalf("sweep: exit %d\n%s", o.code, o.stderr)
 	}
 	doc, err := result.Read(strings.NewReader(o.stdout))
-	if err != nil || doc.Health == nil || doc.Health.Cgroup == nil {
+	if err != nil || doc.Health == nil || doc.Health.Cgroup == nil || doc.Health.OwnCPUs == nil {
 		t.Fatalf("no cgroup health: %v\n%s", err, o.stdout)
 	}
-	cg := doc.Health.Cgroup
-	if cg.QuotaCPUs != 0.2 || cg.NrThrottled == 0 || cg.ThrottledMicros == 0 {
-		t.Errorf("cgroup %+v: want a 0.2 quota, throttled", cg)
+	h, q := doc.Health, doc.Health.Cgroup
+	periods, micros := cgroupThrottled(t, cg)
+	ps := cmd.ProcessState
+	used := (ps.UserTime() + ps.SystemTime()).Seconds()
+	// Outside the sampler's window (the process's start and exit) the
+	// process may have run on every CPU; the sampler counts CPU time in
+	// ticks of 10 ms, one at either end, and keeps hundredths of a CPU.
+	outside := wall - h.Seconds
+	slack := 0.02 + 0.005*h.Seconds
+	own := *h.OwnCPUs * h.Seconds
+	t.Logf("own %.2f CPUs over %.3f s (%.3f CPU s); the process used %.3f CPU s in %.3f s; throttled %d times for %d µs (cgroup: %d, %d µs)",
+		*h.OwnCPUs, h.Seconds, own, used, wall, q.NrThrottled, q.ThrottledMicros, periods, micros)
+	if q.QuotaCPUs != 0.2 {
+		t.Errorf("quota %v CPUs, want the 0.2 set", q.QuotaCPUs)
 	}
-	if v := verdicts(doc); !strings.Contains(v, "of its cgroup's quota of 0.20") || !strings.Contains(v, "the quota holds it") {
-		t.Errorf("verdict does not name the quota:\n%s\nhealth own %v", v, *doc.Health.OwnCPUs)
+	if own > used+slack || own < used-outside*float64(runtime.NumCPU())-slack {
+		t.Errorf("own CPU %.3f CPU s over the run's %.3f s, the process used %.3f CPU s in %.3f s", own, h.Seconds, used, wall)
+	}
+	if q.NrThrottled > periods || q.ThrottledMicros > micros {
+		t.Errorf("throttled %d times for %d µs, more than the cgroup counted (%d, %d µs)", q.NrThrottled, q.ThrottledMicros, periods, micros)
+	}
+	// Periods of 100 ms: those touching the time outside the window,
+	// one more at either end, may hold all the throttling the cgroup saw.
+	if edge := int64(math.Ceil(outside/0.1)) + 2; periods > edge && (q.NrThrottled == 0 || q.ThrottledMicros == 0) {
+		t.Errorf("the cgroup was throttled %d times, the run says %d (%d µs)", periods, q.NrThrottled, q.ThrottledMicros)
+	}
+	v := verdicts(doc)
+	held := math.Round(*h.OwnCPUs*100) >= 18
+	if named := strings.Contains(v, "of its cgroup's quota of 0.20") && strings.Contains(v, "the quota holds it"); named != held {
+		t.Errorf("own %.2f CPUs of a 0.20 quota: the verdict names the quota %v, want %v:\n%s", *h.OwnCPUs, named, held, v)
 	}
 }
 
