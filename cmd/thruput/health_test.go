@@ -200,15 +200,15 @@ func judgeCores(t *testing.T, what string, doc *result.Document, w procWindow) (
 // decide it.
 const quietTries = 3
 
-// unquiet ends a test whose machine was never quiet enough to judge:
-// under CI (CI=true) a failure, since a skip there would pass having
-// asserted nothing; elsewhere a skip that says why.
-func unquiet(t *testing.T, format string, args ...any) {
+// unquiet ends a test whose machine was never quiet enough in tries runs
+// to judge: under CI (CI=true) a failure, since a skip there would pass
+// having asserted nothing; elsewhere a skip that says why.
+func unquiet(t *testing.T, tries int, format string, args ...any) {
 	t.Helper()
 	if os.Getenv("CI") == "true" {
-		t.Fatalf("never quiet enough to judge in %d tries (CI=true: not a skip): "+format, append([]any{quietTries}, args...)...)
+		t.Fatalf("never quiet enough to judge in %d tries (CI=true: not a skip): "+format, append([]any{tries}, args...)...)
 	}
-	t.Skipf("never quiet enough to judge in %d tries: "+format, append([]any{quietTries}, args...)...)
+	t.Skipf("never quiet enough to judge in %d tries: "+format, append([]any{tries}, args...)...)
 }
 
 // TestHealthPinnedCore: client and server pinned to CPU 1 make that core
@@ -245,7 +245,7 @@ func TestHealthPinnedCore(t *testing.T) {
 			}
 		}
 		if !decided {
-			unquiet(t, "%s", why)
+			unquiet(t, quietTries, "%s", why)
 		}
 	}
 }
