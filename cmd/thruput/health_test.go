@@ -111,6 +111,7 @@ func (w procWindow) shares(secs float64) map[int][2]float64 {
 	return out
 }
 
+// verdicts are a run's bottleneck verdicts, a line each.
 func verdicts(doc *result.Document) string {
 	var vs []string
 	for _, b := range doc.Bottlenecks {
