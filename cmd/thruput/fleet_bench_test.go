@@ -112,17 +112,9 @@ func TestFleetBench(t *testing.T) {
 // cpuBusy is the time all CPUs of the machine spent not idle, from
 // /proc/stat.
 func cpuBusy(t *testing.T) time.Duration {
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		t.Fatal(err)
-	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	var busy int64
-	for i, f := range strings.Fields(line)[1:] {
-		n, _ := strconv.ParseInt(f, 10, 64)
-		if i != 3 && i != 4 && i < 8 { // idle and iowait; guest is in user
-			busy += n
-		}
+	var busy uint64
+	for _, c := range procCPUs(t) {
+		busy += c.busy
 	}
 	return time.Duration(busy) * time.Second / 100
 }

@@ -129,6 +129,7 @@ type iperf3JSON struct {
 
 type iperf3Sum struct {
 	Bytes         int64   `json:"bytes"`
+	Seconds       float64 `json:"seconds"`
 	BitsPerSecond float64 `json:"bits_per_second"`
 }
 

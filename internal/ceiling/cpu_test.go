@@ -125,6 +125,16 @@ func TestCPUVerdictQuotaAndOthers(t *testing.T) {
 			t.Errorf("verdict %q lacks %q", v, want)
 		}
 	}
+	// 90 % of the quota exactly, as the health section keeps it (to
+	// hundredths), is held; a hundredth less is not.
+	for own, held := range map[float64]bool{0.18: true, 0.17: false} {
+		h.OwnCPUs = float(own)
+		doc.Bottlenecks[0].Verdict, doc.Bottlenecks[0].Hops = "v", doc.Bottlenecks[0].Hops[:1]
+		CPU(doc)
+		if v := doc.Bottlenecks[0].Verdict; strings.Contains(v, "the quota holds it") != held {
+			t.Errorf("own %.2f CPUs of a 0.20 quota: %q", own, v)
+		}
+	}
 	h.Cgroup = nil
 	doc.Bottlenecks[0].Verdict, doc.Bottlenecks[0].Hops = "v.", doc.Bottlenecks[0].Hops[:1]
 	CPU(doc)

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,4 +88,32 @@ func (th *Throttle) set(t testing.TB, caps map[string]int64) {
 // instruction: a shell joins the cgroup, then becomes the command.
 func (th *Throttle) Command(name string, args ...string) *exec.Cmd {
 	return exec.Command("/bin/sh", append([]string{"-c", `echo $$ > "$0/cgroup.procs" && exec "$@"`, th.dir, name}, args...)...)
+}
+
+// Served is the bytes the throttle has let through to its device for the
+// cgroup's processes so far, read and written, as the kernel counts them
+// (blkio.throttle.io_service_bytes): the limit's own measure, which a test
+// holds a rate measured through it to.
+func (th *Throttle) Served() (read, write int64, err error) {
+	b, err := os.ReadFile(filepath.Join(th.dir, "blkio.throttle.io_service_bytes"))
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 || f[0] != th.dev {
+			continue
+		}
+		n, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("fstest: %s: %q", "blkio.throttle.io_service_bytes", line)
+		}
+		switch f[1] {
+		case "Read":
+			read = n
+		case "Write":
+			write = n
+		}
+	}
+	return read, write, nil
 }
