@@ -91,12 +91,20 @@ func Evaluate(s store.Store, f *File, st State, onlyDoc *result.Document, retest
 		p := onlyDoc.Point()
 		only = &p
 	}
+	rd := &reader{s: s, deepest: map[string]int{}, read: map[string]recentRead{}}
+	for i := range f.Rules {
+		r := &f.Rules[i]
+		if only == nil || r.Match.takes(only) {
+			k := fmt.Sprint(r.filter(only, now))
+			rd.deepest[k] = max(rd.deepest[k], r.need()+4)
+		}
+	}
 	for i := range f.Rules {
 		r := &f.Rules[i]
 		if only != nil && !r.Match.takes(only) {
 			continue
 		}
-		series, err := r.series(s, only, now)
+		series, err := r.series(rd, only, now)
 		if err != nil {
 			return nil, fmt.Errorf("rule %q: %w", r.Name, err)
 		}
@@ -173,20 +181,11 @@ func (r *Rule) need() int {
 // labels pick (store.Recent), then by the selector's other fields here. A
 // read that left a series short of what the rule needs (suspect runs)
 // reads again, deeper.
-func (r *Rule) series(s store.Store, only *result.Point, now time.Time) ([][]result.Point, error) {
-	flt := store.Filter{Method: r.Match.Method, Host: r.Match.Host}
-	if only != nil {
-		flt.Host = only.Series.Host
-	}
-	if r.BaselineAge > 0 {
-		flt.Since = now.Add(-r.BaselineAge)
-	}
-	for _, k := range slices.Sorted(maps.Keys(r.Match.Labels)) {
-		flt.Labels = append(flt.Labels, store.LabelQuery{Key: k, Value: r.Match.Labels[k]})
-	}
+func (r *Rule) series(rd *reader, only *result.Point, now time.Time) ([][]result.Point, error) {
+	flt := r.filter(only, now)
 	n := r.need() + 4
 	for {
-		points, err := s.Recent(flt, n)
+		points, err := rd.recent(flt, n)
 		if err != nil {
 			return nil, err
 		}
@@ -214,6 +213,54 @@ func (r *Rule) series(s store.Store, only *result.Point, now time.Time) ([][]res
 		}
 		n *= 4
 	}
+}
+
+// filter selects the runs the rule reads: its selector's method, host
+// and labels, only's host when set, and the runs of its baseline's age.
+func (r *Rule) filter(only *result.Point, now time.Time) store.Filter {
+	flt := store.Filter{Method: r.Match.Method, Host: r.Match.Host}
+	if only != nil {
+		flt.Host = only.Series.Host
+	}
+	if r.BaselineAge > 0 {
+		flt.Since = now.Add(-r.BaselineAge)
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.Match.Labels)) {
+		flt.Labels = append(flt.Labels, store.LabelQuery{Key: k, Value: r.Match.Labels[k]})
+	}
+	return flt
+}
+
+// reader reads the store's recent points for an evaluation's rules, once
+// for the rules that share a filter (a limit and a drop on one link): the
+// deepest first read any of them asks for, which holds what each of the
+// others needs (older runs than a rule needs change none of its figures).
+type reader struct {
+	s       store.Store
+	deepest map[string]int
+	read    map[string]recentRead
+}
+
+// recentRead is what one read gave: n's runs of each series.
+type recentRead struct {
+	n      int
+	points []result.Point
+}
+
+// recent is store.Recent(flt, n), or at least as deep a read of flt made
+// before.
+func (rd *reader) recent(flt store.Filter, n int) ([]result.Point, error) {
+	k := fmt.Sprint(flt)
+	n = max(n, rd.deepest[k])
+	if got, ok := rd.read[k]; ok && got.n >= n {
+		return got.points, nil
+	}
+	ps, err := rd.s.Recent(flt, n)
+	if err != nil {
+		return nil, err
+	}
+	rd.read[k] = recentRead{n, ps}
+	return ps, nil
 }
 
 // judge decides the state of the alert of one series (runs oldest first)

@@ -453,9 +453,9 @@ type briefNet struct {
 	Intervals skipped `json:"intervals"`
 }
 
-// briefDecode decodes a stored document as brief, for the reads that
-// judge many runs' figures (Recent): decoding the machine context and the
-// samples took most of the time.
+// briefDecode decodes a stored document as brief, for the migration
+// that derives every stored run's point (BackfillSeries): decoding the
+// machine context and the samples took most of the time.
 func briefDecode(id string, js []byte) (*result.Document, error) {
 	var b brief
 	if err := json.Unmarshal(js, &b); err != nil {
@@ -748,7 +748,7 @@ func (s *DB) Documents(f Filter) ([]*result.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.documentsIn(context.Background(), sub, args, decode)
+	return s.documentsIn(context.Background(), sub, args)
 }
 
 // seriesCols are the columns that tell one series from another, as
@@ -768,7 +768,7 @@ func (s *DB) Latest(f Filter) ([]*result.Document, error) {
 	sub := `SELECT id FROM (
 		SELECT id, row_number() OVER (PARTITION BY ` + seriesCols + ` ORDER BY started_at DESC, id DESC) AS n
 		FROM runs WHERE status = 'ok' AND ` + w + `) latest WHERE n = 1`
-	return s.documentsIn(context.Background(), sub, args, decode)
+	return s.documentsIn(context.Background(), sub, args)
 }
 
 // Recent returns the newest n runs that ended ok of every series
@@ -819,39 +819,35 @@ func (s *DB) Recent(f Filter, n int) ([]result.Point, error) {
 	// run of the window.
 	cols := `x.id, x.started_at, x.host, x.method, x.series_target, x.series_direction, x.series_interface, p.json,
 		(SELECT ` + s.joinLabels() + ` FROM labels WHERE run_id = x.id)`
-	rows, err := s.db.QueryContext(ctx, s.sql(`SELECT `+cols+`, x.c FROM (SELECT id, started_at, `+seriesCols+`,
-		row_number() OVER (PARTITION BY `+seriesCols+` ORDER BY started_at DESC, id DESC) AS n,
-		count(*) OVER (PARTITION BY `+seriesCols+`) AS c
+	rows, err := s.db.QueryContext(ctx, s.sql(`SELECT `+cols+` FROM (SELECT id, started_at, `+seriesCols+`,
+		row_number() OVER (PARTITION BY `+seriesCols+` ORDER BY started_at DESC, id DESC) AS n
 		FROM runs WHERE status = 'ok' AND started_at >= ? AND `+w+`) x JOIN points p ON p.run_id = x.id WHERE x.n <= ?`), append(append([]any{from}, args...), n)...)
 	if err != nil {
 		return nil, err
 	}
-	type series struct {
-		key  result.SeriesKey
-		have int
-	}
+	// A series with fewer than n points here had fewer than n runs in
+	// the window (counting them in SQL took a second sort).
 	var out []result.Point
-	var short []series
+	have := map[result.SeriesKey]int{}
 	for rows.Next() {
-		var have int
-		p, err := scanPoint(rows, &have)
+		p, err := scanPoint(rows)
 		if err != nil {
 			rows.Close()
 			return nil, err
 		}
 		out = append(out, p)
-		if have < n && !slices.ContainsFunc(short, func(x series) bool { return x.key == p.Series }) {
-			short = append(short, series{p.Series, have})
-		}
+		have[p.Series]++
 	}
 	if err := rows.Close(); err != nil {
 		return nil, err
 	}
-	for _, sh := range short {
-		k := sh.key
+	for k, m := range have {
+		if m >= n {
+			continue
+		}
 		more, err := s.db.QueryContext(ctx, s.sql(`SELECT `+cols+` FROM (SELECT id, started_at, `+seriesCols+` FROM runs
 			WHERE status = 'ok' AND host = ? AND method = ? AND series_target = ? AND series_direction = ? AND series_interface = ? AND started_at < ? AND `+w+`
-			ORDER BY started_at DESC, id DESC LIMIT ?) x JOIN points p ON p.run_id = x.id`), append(append([]any{k.Host, string(k.Method), k.Target, k.Direction, k.Interface, from}, args...), n-sh.have)...)
+			ORDER BY started_at DESC, id DESC LIMIT ?) x JOIN points p ON p.run_id = x.id`), append(append([]any{k.Host, string(k.Method), k.Target, k.Direction, k.Interface, from}, args...), n-m)...)
 		if err != nil {
 			return nil, err
 		}
@@ -876,15 +872,14 @@ func (s *DB) Recent(f Filter, n int) ([]result.Point, error) {
 	return out, nil
 }
 
-// scanPoint reads a row of Recent's columns, and into more any columns
-// after them.
-func scanPoint(rows *sql.Rows, more ...any) (result.Point, error) {
+// scanPoint reads a row of Recent's columns.
+func scanPoint(rows *sql.Rows) (result.Point, error) {
 	var p result.Point
 	var ns int64
 	var method string
 	var point []byte
 	var labels sql.NullString
-	if err := rows.Scan(append([]any{&p.ID, &ns, &p.Series.Host, &method, &p.Series.Target, &p.Series.Direction, &p.Series.Interface, &point, &labels}, more...)...); err != nil {
+	if err := rows.Scan(&p.ID, &ns, &p.Series.Host, &method, &p.Series.Target, &p.Series.Direction, &p.Series.Interface, &point, &labels); err != nil {
 		return p, err
 	}
 	if err := json.Unmarshal(point, &p); err != nil {
@@ -901,7 +896,7 @@ func scanPoint(rows *sql.Rows, more ...any) (result.Point, error) {
 const liveWindow = 30 * 24 * time.Hour
 
 // documentsIn reads the documents of the ids the subquery gives.
-func (s *DB) documentsIn(ctx context.Context, sub string, args []any, decode func(string, []byte) (*result.Document, error)) ([]*result.Document, error) {
+func (s *DB) documentsIn(ctx context.Context, sub string, args []any) ([]*result.Document, error) {
 	rows, err := s.db.QueryContext(ctx, s.sql(`SELECT r.id, d.json FROM runs r JOIN documents d ON d.run_id = r.id
 		WHERE r.id IN (`+sub+`) ORDER BY r.started_at, r.id`), args...)
 	if err != nil {
