@@ -79,9 +79,9 @@ type Evaluation struct {
 }
 
 // Evaluate judges every series each rule selects in s against the state
-// the alerts were in (st, by Key). With only set (the run a command just
-// saved), it judges only the rules whose selector takes that run, and
-// only that run's series; retest says the command can run that run's
+// the alerts were in (st, by Key). With onlyDoc set (the run a command
+// just saved), it judges only the rules whose selector takes that run,
+// and only that run's series; retest says the command can run that run's
 // step again (retest: true then waits for it). now bounds a baseline of
 // an age.
 func Evaluate(s store.Store, f *File, st State, onlyDoc *result.Document, retest bool, now time.Time) (*Evaluation, error) {
