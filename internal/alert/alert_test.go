@@ -411,3 +411,56 @@ func TestFormatFigure(t *testing.T) {
 		}
 	}
 }
+
+// counting counts the store's Recent reads.
+type counting struct {
+	store.Store
+	reads int
+}
+
+func (c *counting) Recent(f store.Filter, n int) ([]result.Point, error) {
+	c.reads++
+	return c.Store.Recent(f, n)
+}
+
+// TestOneReadPerSelector: a limit and a drop on one link read its runs
+// once, as deep as the drop's baseline needs, and each judges as it does
+// alone.
+func TestOneReadPerSelector(t *testing.T) {
+	var docs []*result.Document
+	for i, v := range []float64{94, 95, 93, 94, 96, 95, 94, 93, 95, 94, 60, 61} {
+		docs = append(docs, netRun(i, v, map[string]string{"link": "lan"}))
+	}
+	s := &counting{Store: openStore(t, docs...)}
+	both, err := Parse([]byte(example+`  - name: lan-drop
+    match: {method: net.client, labels: {link: lan}}
+    drop: 25%
+    baseline: 10 runs
+`), "rules.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := Evaluate(s, both, State{}, nil, false, docs[len(docs)-1].StartedAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.reads != 1 || len(ev.Alerts) != 2 {
+		t.Fatalf("%d reads, %d alerts; want 1 read and 2 alerts", s.reads, len(ev.Alerts))
+	}
+	for i := range both.Rules {
+		alone := &File{Path: both.Path, Receivers: both.Receivers, Rules: both.Rules[i : i+1]}
+		ev1, err := Evaluate(s.Store, alone, State{}, nil, false, docs[len(docs)-1].StartedAt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := ev.Alerts[i], ev1.Alerts[0]
+		if a.State != b.State || a.Streak != b.Streak || fmt.Sprint(a.Figure, a.Baseline, a.RunIDs) != fmt.Sprint(b.Figure, b.Baseline, b.RunIDs) {
+			t.Errorf("%s with the other rule: %+v; alone: %+v", a.Rule, a, b)
+		}
+	}
+	// The drop's baseline holds the first fall (60), which widens its
+	// spread: one run at 61 is within its noise.
+	if ev.Alerts[0].State != StateFiring || ev.Alerts[1].State != StatePending {
+		t.Errorf("a limit and a drop on a fall from 94 to 60: %+v", ev.Alerts)
+	}
+}

@@ -79,19 +79,32 @@ type Evaluation struct {
 }
 
 // Evaluate judges every series each rule selects in s against the state
-// the alerts were in (st, by Key). With only set (the run a command just
-// saved), it judges only the rules whose selector takes that run, and
-// only that run's series; retest says the command can run that run's
+// the alerts were in (st, by Key). With onlyDoc set (the run a command
+// just saved), it judges only the rules whose selector takes that run,
+// and only that run's series; retest says the command can run that run's
 // step again (retest: true then waits for it). now bounds a baseline of
 // an age.
-func Evaluate(s store.Store, f *File, st State, only *result.Document, retest bool, now time.Time) (*Evaluation, error) {
+func Evaluate(s store.Store, f *File, st State, onlyDoc *result.Document, retest bool, now time.Time) (*Evaluation, error) {
 	ev := &Evaluation{}
+	var only *result.Point
+	if onlyDoc != nil {
+		p := onlyDoc.Point()
+		only = &p
+	}
+	rd := &reader{s: s, deepest: map[string]int{}, read: map[string]recentRead{}}
+	for i := range f.Rules {
+		r := &f.Rules[i]
+		if only == nil || r.Match.takes(only) {
+			k := fmt.Sprint(r.filter(only, now))
+			rd.deepest[k] = max(rd.deepest[k], r.need()+4)
+		}
+	}
 	for i := range f.Rules {
 		r := &f.Rules[i]
 		if only != nil && !r.Match.takes(only) {
 			continue
 		}
-		series, err := r.series(s, only, now)
+		series, err := r.series(rd, only, now)
 		if err != nil {
 			return nil, fmt.Errorf("rule %q: %w", r.Name, err)
 		}
@@ -99,7 +112,7 @@ func Evaluate(s store.Store, f *File, st State, only *result.Document, retest bo
 			ev.Warnings = append(ev.Warnings, fmt.Sprintf("%s:%d: rule %q: no stored run matches its selector (%s)", f.Path, r.Line, r.Name, r.Match))
 		}
 		for _, runs := range series {
-			ev.Alerts = append(ev.Alerts, r.judge(runs, st[r.key(runs[0])], only, retest, now))
+			ev.Alerts = append(ev.Alerts, r.judge(runs, st[r.key(&runs[0])], only, retest, now))
 		}
 	}
 	return ev, nil
@@ -119,31 +132,25 @@ func (m Match) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// seriesOf is the series a run belongs to: its host, method and what it
-// measured (the target, the server a client tested, the client a server
-// saw), and for a network test its direction and interface. Labels select
-// runs but do not split series: a suite's id differs on every run.
-func seriesOf(d *result.Document) notify.Series {
-	s := notify.Series{Method: string(d.Method), Host: d.Host.Hostname, Target: d.Subject(), Interface: d.Crossed()}
-	if d.Net != nil {
-		s.Direction = d.Net.Parameters.Direction
-		if d.Method == result.MethodNetServer {
-			s.Target = d.Net.Parameters.Peer()
-		}
-	}
-	return s
+// seriesOf is the series a run belongs to as a notice names it
+// (result.SeriesKey: the store's, so /metrics and the alerts agree).
+// Labels select runs but do not split series: a suite's id differs on
+// every run.
+func seriesOf(d *result.Point) notify.Series {
+	k := d.Series
+	return notify.Series{Method: string(k.Method), Host: k.Host, Target: k.Target, Direction: k.Direction, Interface: k.Interface}
 }
 
 // takes says whether the selector takes run d.
-func (m Match) takes(d *result.Document) bool {
-	s := seriesOf(d)
-	if string(d.Method) != m.Method || m.Host != "" && m.Host != s.Host || m.Target != "" && m.Target != s.Target ||
+func (m Match) takes(d *result.Point) bool {
+	s := d.Series
+	if string(s.Method) != m.Method || m.Host != "" && m.Host != s.Host || m.Target != "" && m.Target != s.Target ||
 		m.Interface != "" && m.Interface != s.Interface {
 		return false
 	}
 	// A direction selects a network test's direction; on a disk method it
 	// selects the figure read (read, write), which every run has.
-	if m.Direction != "" && d.Net != nil && m.Direction != s.Direction {
+	if m.Direction != "" && (s.Method == result.MethodNetClient || s.Method == result.MethodNetServer) && m.Direction != s.Direction {
 		return false
 	}
 	for k, v := range m.Labels {
@@ -155,9 +162,9 @@ func (m Match) takes(d *result.Document) bool {
 }
 
 // key names the alert of this rule over the series of run d.
-func (r *Rule) key(d *result.Document) string {
-	s := seriesOf(d)
-	return strings.Join([]string{r.Name, s.Method, s.Host, s.Target, s.Direction, s.Interface}, "|")
+func (r *Rule) key(d *result.Point) string {
+	s := d.Series
+	return strings.Join([]string{r.Name, string(s.Method), s.Host, s.Target, s.Direction, s.Interface}, "|")
 }
 
 // need is how many runs of a series the rule judges: its streak and its
@@ -170,15 +177,50 @@ func (r *Rule) need() int {
 }
 
 // series reads the runs the rule needs, oldest first, split into its
-// series: by SQL the newest few of each host, method and target the
-// selector's columns and labels pick (store.Recent), then by the
-// selector's other fields here. A read that left a series short of what
-// the rule needs (suspect runs, other directions sharing the partition)
+// series: by SQL the newest few of each series the selector's columns and
+// labels pick (store.Recent), then by the selector's other fields here. A
+// read that left a series short of what the rule needs (suspect runs)
 // reads again, deeper.
-func (r *Rule) series(s store.Store, only *result.Document, now time.Time) ([][]*result.Document, error) {
+func (r *Rule) series(rd *reader, only *result.Point, now time.Time) ([][]result.Point, error) {
+	flt := r.filter(only, now)
+	n := r.need() + 4
+	for {
+		points, err := rd.recent(flt, n)
+		if err != nil {
+			return nil, err
+		}
+		var order []string
+		split := map[string][]result.Point{}
+		for i := range points {
+			d := &points[i]
+			if !r.Match.takes(d) || only != nil && d.Series != only.Series {
+				continue
+			}
+			k := r.key(d)
+			if split[k] == nil {
+				order = append(order, k)
+			}
+			split[k] = append(split[k], *d)
+		}
+		short := false
+		out := make([][]result.Point, 0, len(order))
+		for _, k := range order {
+			out = append(out, split[k])
+			short = short || len(split[k]) < r.need()
+		}
+		if !short || len(points) < n || n >= 16*maxBaseline {
+			return out, nil
+		}
+		n *= 4
+	}
+}
+
+// filter selects the runs the rule reads: its selector's method, host
+// and labels, only's host when set, and the runs of its baseline's age.
+func (r *Rule) filter(only *result.Point, now time.Time) store.Filter {
 	flt := store.Filter{Method: r.Match.Method, Host: r.Match.Host}
 	if only != nil {
-		flt.Host = only.Host.Hostname
+		flt.Host = only.Series.Host
 	}
 	if r.BaselineAge > 0 {
 		flt.Since = now.Add(-r.BaselineAge)
@@ -186,41 +228,45 @@ func (r *Rule) series(s store.Store, only *result.Document, now time.Time) ([][]
 	for _, k := range slices.Sorted(maps.Keys(r.Match.Labels)) {
 		flt.Labels = append(flt.Labels, store.LabelQuery{Key: k, Value: r.Match.Labels[k]})
 	}
-	n := r.need() + 4
-	for {
-		docs, err := s.Recent(flt, n)
-		if err != nil {
-			return nil, err
-		}
-		var order []string
-		split := map[string][]*result.Document{}
-		for _, d := range docs {
-			if !r.Match.takes(d) || only != nil && r.key(d) != r.key(only) {
-				continue
-			}
-			k := r.key(d)
-			if split[k] == nil {
-				order = append(order, k)
-			}
-			split[k] = append(split[k], d)
-		}
-		short := false
-		out := make([][]*result.Document, 0, len(order))
-		for _, k := range order {
-			out = append(out, split[k])
-			short = short || len(split[k]) < r.need()
-		}
-		if !short || len(docs) < n || n >= 16*maxBaseline {
-			return out, nil
-		}
-		n *= 4
+	return flt
+}
+
+// reader reads the store's recent points for an evaluation's rules, once
+// for the rules that share a filter (a limit and a drop on one link): the
+// deepest first read any of them asks for, which holds what each of the
+// others needs (older runs than a rule needs change none of its figures).
+type reader struct {
+	s       store.Store
+	deepest map[string]int
+	read    map[string]recentRead
+}
+
+// recentRead is what one read gave: n's runs of each series.
+type recentRead struct {
+	n      int
+	points []result.Point
+}
+
+// recent is store.Recent(flt, n), or at least as deep a read of flt made
+// before.
+func (rd *reader) recent(flt store.Filter, n int) ([]result.Point, error) {
+	k := fmt.Sprint(flt)
+	n = max(n, rd.deepest[k])
+	if got, ok := rd.read[k]; ok && got.n >= n {
+		return got.points, nil
 	}
+	ps, err := rd.s.Recent(flt, n)
+	if err != nil {
+		return nil, err
+	}
+	rd.read[k] = recentRead{n, ps}
+	return ps, nil
 }
 
 // judge decides the state of the alert of one series (runs oldest first)
 // from the state it was in.
-func (r *Rule) judge(runs []*result.Document, was Entry, only *result.Document, retest bool, now time.Time) Alert {
-	newest := runs[len(runs)-1]
+func (r *Rule) judge(runs []result.Point, was Entry, only *result.Point, retest bool, now time.Time) Alert {
+	newest := &runs[len(runs)-1]
 	u := r.displayUnit()
 	a := Alert{Rule: r.Name, Key: r.key(newest), Series: seriesOf(newest), For: r.For, Condition: r.condition(), rule: r, startsAt: was.StartsAt}
 	a.Series.Labels = r.Match.Labels
@@ -236,12 +282,12 @@ func (r *Rule) judge(runs []*result.Document, was Entry, only *result.Document, 
 	// A suspect run is left out: its figure may not be the machine's
 	// own, so it neither starts a streak nor completes one.
 	var judged []reading
-	for _, d := range runs {
-		if x, ok := read(d, k, r.Match.Direction); ok && !d.Suspect() {
+	for i := range runs {
+		if x, ok := read(&runs[i], k, r.Match.Direction); ok && len(runs[i].Suspect) == 0 {
 			judged = append(judged, x)
 		}
 	}
-	if newest.Suspect() {
+	if len(newest.Suspect) > 0 {
 		a.Note = fmt.Sprintf("the newest run %s is suspect and not judged (%s)", newest.ID, newest.SuspectReasons())
 	}
 	firing := was.Status == StateFiring
@@ -304,7 +350,7 @@ func (r *Rule) judge(runs []*result.Document, was Entry, only *result.Document, 
 	ids := func(n int) []string {
 		var out []string
 		for _, x := range judged[len(judged)-n:] {
-			out = append(out, x.doc.ID)
+			out = append(out, x.pt.ID)
 		}
 		return out
 	}
@@ -314,9 +360,9 @@ func (r *Rule) judge(runs []*result.Document, was Entry, only *result.Document, 
 		a.Note = joinNote(a.Note, "the drop is within the noise of the baseline's runs")
 	case !firing && bad == r.For:
 		a.State, a.Streak, a.RunIDs = StateFiring, bad, ids(bad)
-		a.Change, a.Since = StateFiring, judged[len(judged)-bad].doc.StartedAt
+		a.Change, a.Since = StateFiring, judged[len(judged)-bad].pt.StartedAt
 		a.startsAt = a.Since
-		if r.Retest && retest && only != nil && last.doc.ID == only.ID && only.Labels[RetestLabel] == "" {
+		if r.Retest && retest && only != nil && last.pt.ID == only.ID && only.Labels[RetestLabel] == "" {
 			a.State, a.Change, a.Retest = StatePending, "", true
 		}
 	case !firing && bad > 0:
@@ -328,7 +374,7 @@ func (r *Rule) judge(runs []*result.Document, was Entry, only *result.Document, 
 		}
 	case good == r.For:
 		a.State, a.Streak, a.RunIDs = StateResolved, good, ids(good)
-		a.Change, a.Since = StateResolved, last.doc.StartedAt
+		a.Change, a.Since = StateResolved, last.pt.StartedAt
 	case good > 0:
 		a.State, a.Streak, a.RunIDs = StateRecovering, good, ids(good)
 	default:
@@ -343,7 +389,7 @@ func (r *Rule) judge(runs []*result.Document, was Entry, only *result.Document, 
 func (r *Rule) baseline(before []reading, now time.Time) []reading {
 	if r.BaselineAge > 0 {
 		from := now.Add(-r.BaselineAge)
-		i, _ := slices.BinarySearchFunc(before, from, func(x reading, t time.Time) int { return x.doc.StartedAt.Compare(t) })
+		i, _ := slices.BinarySearchFunc(before, from, func(x reading, t time.Time) int { return x.pt.StartedAt.Compare(t) })
 		return before[max(i, len(before)-maxAgeRuns):]
 	}
 	return before[max(0, len(before)-r.BaselineRuns):]

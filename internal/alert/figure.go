@@ -106,7 +106,7 @@ func (r *Rule) displayUnit() unit {
 // reading is the figure a rule reads from one run, in its kind's base
 // unit, with the half-width of its 95 % interval (0 when unknown).
 type reading struct {
-	doc         *result.Document
+	pt          *result.Point
 	value, half float64
 }
 
@@ -128,30 +128,25 @@ func metricScale(metric string) float64 {
 	return 1
 }
 
-// read is the figure of kind k in doc, restricted to direction dir when
+// read is the figure of kind k in run pt, restricted to direction dir when
 // it is set: the largest of the candidates, which for a rate is the best
 // (a sweep's fastest block size, as its summary shows; a bidirectional
 // test's faster direction) and for a latency the worst (the slowest
 // direction's loaded median, as its brief shows). A figure repeated within the run (--repeat) counts as the mean
 // of its repeats. False when the run has no such figure.
-func read(doc *result.Document, k kind, dir string) (reading, bool) {
-	if k == latency && doc.LoadLatency != nil {
-		var best *result.LatencyPhase
-		for i, p := range doc.LoadLatency.Loaded {
-			if p.RTT != nil && (dir == "" || p.Phase == dir) && (best == nil || p.RTT.P50Ns > best.RTT.P50Ns) {
-				best = &doc.LoadLatency.Loaded[i]
+func read(pt *result.Point, k kind, dir string) (reading, bool) {
+	if k == latency && len(pt.Loaded) > 0 {
+		var best *result.PointRTT
+		for i, p := range pt.Loaded {
+			if (dir == "" || p.Phase == dir) && (best == nil || p.P50Ns > best.P50Ns) {
+				best = &pt.Loaded[i]
 			}
 		}
 		if best == nil {
 			return reading{}, false
 		}
-		d := best.RTT
-		half := max(d.P50Ns-d.P50LowNs, d.P50HighNs-d.P50Ns, 0)
-		return reading{doc: doc, value: float64(d.P50Ns) / 1e9, half: float64(half) / 1e9}, true
-	}
-	sec := doc.Section()
-	if sec == nil {
-		return reading{}, false
+		half := max(best.P50Ns-best.P50LowNs, best.P50HighNs-best.P50Ns, 0)
+		return reading{pt: pt, value: float64(best.P50Ns) / 1e9, half: float64(half) / 1e9}, true
 	}
 	type acc struct {
 		sum, half float64
@@ -159,7 +154,7 @@ func read(doc *result.Document, k kind, dir string) (reading, bool) {
 	}
 	steps := map[string]*acc{}
 	var order []string
-	for _, f := range sec.Figures() {
+	for _, f := range pt.Figures {
 		if !takes(f, k, dir) {
 			continue
 		}
@@ -174,8 +169,8 @@ func read(doc *result.Document, k kind, dir string) (reading, bool) {
 		a.sum += f.Value * scale
 		a.n++
 		switch {
-		case f.Interval.Known():
-			a.half = f.Interval.HalfWidth
+		case f.Interval != nil:
+			a.half = *f.Interval
 		case f.HalfWidth > 0:
 			a.half = f.HalfWidth * scale
 		}
@@ -191,14 +186,14 @@ func read(doc *result.Document, k kind, dir string) (reading, bool) {
 			half = 0
 		}
 		if !found || v > out.value {
-			out, found = reading{doc: doc, value: v, half: half}, true
+			out, found = reading{pt: pt, value: v, half: half}, true
 		}
 	}
 	return out, found
 }
 
 // takes says whether figure f is one of kind k in direction dir.
-func takes(f result.Figure, k kind, dir string) bool {
+func takes(f result.PointFigure, k kind, dir string) bool {
 	var name string
 	switch k {
 	case rate:
@@ -207,12 +202,12 @@ func takes(f result.Figure, k kind, dir string) bool {
 		}
 		name = f.Headline
 	case iops:
-		if f.Metric != "IOPS" && f.Metric != "requests/s" {
+		if f.Metric != result.MetricIOPS && f.Metric != result.MetricRequests {
 			return false
 		}
 		name = f.Group + " " + f.Step
 	case latency:
-		if f.Metric != "p50 µs" {
+		if f.Metric != result.MetricP50 {
 			return false
 		}
 		name = f.Group + " " + f.Step

@@ -274,11 +274,15 @@ func (d *Document) SuspectNote() string {
 // SuspectReasons are the reasons with the time each began, without the
 // facts behind them: "under-voltage from 2.0 s; kernel error from 7.5 s".
 func (d *Document) SuspectReasons() string {
-	if !d.Suspect() {
+	if d.Health == nil {
 		return ""
 	}
+	return suspectReasons(d.Health.Suspect)
+}
+
+func suspectReasons(ss []Suspect) string {
 	var parts []string
-	for _, s := range d.Health.Suspect {
+	for _, s := range ss {
 		parts = append(parts, fmt.Sprintf("%s from %.1f s", s.Reason, s.AtS))
 	}
 	return strings.Join(parts, "; ")

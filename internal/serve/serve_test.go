@@ -412,6 +412,69 @@ func TestMetrics(t *testing.T) {
 	promtest.Check(t, []byte(body))
 }
 
+// TestDirections: one client's runs to one server up, down, both ways at
+// once (--bidir) and up over another interface are series of their own,
+// the same for /metrics (the newest of each direction) and for the
+// alerts (one alert a series, judged on its own runs).
+func TestDirections(t *testing.T) {
+	t.Parallel()
+	s, err := sqlite.Open(filepath.Join(t.TempDir(), "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	run := func(hour int, dir, iface string, mbit ...float64) *result.Document {
+		at := t0.Add(time.Duration(hour) * time.Hour)
+		d := &result.Document{ID: at.Format("20060102T150405Z") + "-dir000", Method: result.MethodNetClient, Status: result.StatusOK, StartedAt: at, EndedAt: at.Add(10 * time.Second)}
+		d.Host.Hostname = "pi4"
+		d.Net = &result.Net{Parameters: result.NetParameters{Role: "client", Server: "10.0.0.9:5201", Direction: dir, Interface: iface}}
+		for i, m := range mbit {
+			sum := result.NetSum{Direction: []string{result.DirUp, result.DirDown}[i], Receiver: result.NetFigure{Bytes: int64(m * 1e6 / 8 * 10), Seconds: 10, BitsPerSecond: m * 1e6}}
+			if dir == result.DirDown {
+				sum.Direction = result.DirDown
+			}
+			d.Net.Sums = append(d.Net.Sums, sum)
+		}
+		return d
+	}
+	docs := []*result.Document{
+		run(0, result.DirUp, "wlan0", 30),
+		run(1, result.DirUp, "eth0", 100),
+		run(2, result.DirDown, "eth0", 50),
+		run(3, "bidir", "eth0", 80, 40),
+		run(4, result.DirUp, "eth0", 90),
+	}
+	if _, _, err := s.SaveAll(docs); err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, Options{Store: s})
+	code, body := c.do("GET", "/metrics", nil, "")
+	for _, want := range []string{
+		`thruput_net_bytes_per_second{direction="up",host="pi4",peer="10.0.0.9:5201",role="client"} 1.125e+07`,
+		`thruput_net_bytes_per_second{direction="down",host="pi4",peer="10.0.0.9:5201",role="client"} 5e+06`,
+	} {
+		if code != 200 || !strings.Contains(body, want) {
+			t.Errorf("/metrics: %d, want the line\n%s\nin\n%s", code, want, body)
+		}
+	}
+	f, err := alert.Parse([]byte("rules:\n  - {name: slow, match: {method: net.client}, below: 60 Mbit/s}\n"), "alerts.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := alert.Peek(s, f, filepath.Join(t.TempDir(), "state.json"), "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range ev.Alerts {
+		got = append(got, fmt.Sprintf("%s %s %s %s", a.Series.Direction, a.Series.Interface, alert.FormatFigure(*a.Figure), a.State))
+	}
+	want := []string{"up wlan0 30.0 Mbit/s firing", "up eth0 90.0 Mbit/s ok", "down eth0 50.0 Mbit/s firing", "bidir eth0 80.0 Mbit/s ok"}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Errorf("alerts:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // TestOlderRuns: the list's "Older runs" links page through runs that
 // share a start time without losing or repeating any.
 func TestOlderRuns(t *testing.T) {

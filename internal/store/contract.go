@@ -24,11 +24,12 @@ type Store interface {
 	List(f Filter) ([]Entry, error)
 	// Documents is the documents a filter selects, oldest first.
 	Documents(f Filter) ([]*result.Document, error)
-	// Latest is the newest run that ended ok of every host, method and
-	// target the filter selects, oldest first.
+	// Latest is the newest run that ended ok of every series
+	// (result.SeriesKey) the filter selects, oldest first.
 	Latest(f Filter) ([]*result.Document, error)
-	// Recent is Latest's newest n runs of each, oldest first.
-	Recent(f Filter, n int) ([]*result.Document, error)
+	// Recent is the newest n runs of each of Latest's series, as points
+	// (result.Point), oldest first.
+	Recent(f Filter, n int) ([]result.Point, error)
 	// Path names the store in messages, never with a password.
 	Path() string
 	Close() error

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"strconv"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -20,13 +20,13 @@ import (
 // accident more often than on purpose.
 const minPrefix = 4
 
-// row is what Save writes: the columns derived from a document and the
-// document's JSON.
+// row is what Save writes: the columns derived from a document, the
+// document's JSON and its point's.
 type row struct {
 	id, method, host, status string
 	startedAt                int64
 	Columns
-	json []byte
+	json, point []byte
 }
 
 // Columns are the query columns of a document besides its id, method,
@@ -39,6 +39,10 @@ type Columns struct {
 	// (result.Document.DeviceIDs), joined by spaces, which ids cannot hold.
 	DeviceIDs string
 	Labels    [][2]string
+	// Series is the run's series (result.Document.SeriesKey), whose
+	// target, direction and interface are columns: the newest runs of
+	// each series are found without reading a document.
+	Series result.SeriesKey
 }
 
 // derive computes the query columns of a document.
@@ -56,7 +60,7 @@ func derive(doc *result.Document) row {
 // DeriveColumns computes the Columns of a document.
 func DeriveColumns(doc *result.Document) Columns {
 	// Every target of a run over several, each list naming them all.
-	c := Columns{Summary: doc.Summary(), Target: doc.Subject(), DeviceIDs: strings.Join(doc.DeviceIDs(), " ")}
+	c := Columns{Summary: doc.Summary(), Target: doc.Subject(), DeviceIDs: strings.Join(doc.DeviceIDs(), " "), Series: doc.SeriesKey()}
 	if len(doc.Targets) > 0 {
 		types := make([]string, len(doc.Targets))
 		for i, t := range doc.Targets {
@@ -121,22 +125,37 @@ func prepare(doc *result.Document) (row, error) {
 	}
 	r := derive(doc)
 	r.json = js
+	if r.point, err = encodePoint(doc); err != nil {
+		return row{}, fmt.Errorf("save run %s: %w", doc.ID, err)
+	}
 	return r, nil
+}
+
+// encodePoint is the JSON of the document's point that the store keeps
+// beside it (the point column).
+func encodePoint(doc *result.Document) ([]byte, error) {
+	p := doc.Point()
+	return json.Marshal(&p)
 }
 
 // inserter holds the statements of one save transaction.
 type inserter struct {
-	run, doc, label *sql.Stmt
+	run, doc, point, label *sql.Stmt
 }
 
 func (s *DB) newInserter(ctx context.Context, tx *sql.Tx) (*inserter, error) {
 	var in inserter
 	var err error
-	if in.run, err = tx.PrepareContext(ctx, s.sql(`INSERT INTO runs (id, method, host, started_at, status, target, fs_type, summary, imported, device_ids)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`)); err != nil {
+	if in.run, err = tx.PrepareContext(ctx, s.sql(`INSERT INTO runs (id, method, host, started_at, status, target, fs_type, summary, imported, device_ids,
+		series_target, series_direction, series_interface)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`)); err != nil {
 		return nil, err
 	}
 	if in.doc, err = tx.PrepareContext(ctx, s.sql(`INSERT INTO documents (run_id, json) VALUES (?, ?)`)); err != nil {
+		in.close()
+		return nil, err
+	}
+	if in.point, err = tx.PrepareContext(ctx, s.sql(`INSERT INTO points (run_id, json) VALUES (?, ?)`)); err != nil {
 		in.close()
 		return nil, err
 	}
@@ -148,7 +167,7 @@ func (s *DB) newInserter(ctx context.Context, tx *sql.Tx) (*inserter, error) {
 }
 
 func (in *inserter) close() {
-	for _, st := range []*sql.Stmt{in.run, in.doc, in.label} {
+	for _, st := range []*sql.Stmt{in.run, in.doc, in.point, in.label} {
 		if st != nil {
 			st.Close()
 		}
@@ -157,7 +176,8 @@ func (in *inserter) close() {
 
 // insert writes one run; false when its id is already stored.
 func (in *inserter) insert(ctx context.Context, r *row) (bool, error) {
-	res, err := in.run.ExecContext(ctx, r.id, r.method, r.host, r.startedAt, r.status, r.Target, r.FSType, r.Summary, r.Imported, r.DeviceIDs)
+	res, err := in.run.ExecContext(ctx, r.id, r.method, r.host, r.startedAt, r.status, r.Target, r.FSType, r.Summary, r.Imported, r.DeviceIDs,
+		r.Series.Target, r.Series.Direction, r.Series.Interface)
 	if err != nil {
 		return false, err
 	}
@@ -166,6 +186,9 @@ func (in *inserter) insert(ctx context.Context, r *row) (bool, error) {
 	}
 	// The JSON goes in as text so that sqlite3's json functions read it.
 	if _, err := in.doc.ExecContext(ctx, r.id, string(r.json)); err != nil {
+		return false, err
+	}
+	if _, err := in.point.ExecContext(ctx, r.id, string(r.point)); err != nil {
 		return false, err
 	}
 	for _, l := range r.Labels {
@@ -313,8 +336,10 @@ func (s *DB) resolve(ctx context.Context, q querier, p string) (string, error) {
 
 // sql writes a query of this package (placeholders ?) in the store's
 // dialect: PostgreSQL numbers them. Queries hold no '?' in literals.
-func (s *DB) sql(q string) string {
-	if s.dialect != PostgreSQL {
+func (s *DB) sql(q string) string { return s.dialect.sql(q) }
+
+func (d Dialect) sql(q string) string {
+	if d != PostgreSQL {
 		return q
 	}
 	var b strings.Builder
@@ -428,9 +453,9 @@ type briefNet struct {
 	Intervals skipped `json:"intervals"`
 }
 
-// briefDecode decodes a stored document as brief, for the reads that
-// judge many runs' figures (Recent): decoding the machine context and the
-// samples took most of the time.
+// briefDecode decodes a stored document as brief, for the migration
+// that derives every stored run's point (BackfillSeries): decoding the
+// machine context and the samples took most of the time.
 func briefDecode(id string, js []byte) (*result.Document, error) {
 	var b brief
 	if err := json.Unmarshal(js, &b); err != nil {
@@ -697,16 +722,23 @@ func (s *DB) List(f Filter) ([]Entry, error) {
 			e.DeviceIDs = strings.Fields(devices)
 		}
 		e.StartedAt = fromUnixNano(ns)
-		if labels.Valid {
-			e.Labels = make(map[string]string)
-			for pair := range strings.SplitSeq(labels.String, "\x1e") {
-				k, v, _ := strings.Cut(pair, "\x1f")
-				e.Labels[k] = v
-			}
-		}
+		e.Labels = splitLabels(labels)
 		out = append(out, e)
 	}
 	return out, rows.Err()
+}
+
+// splitLabels reads the labels joinLabels aggregated; nil for none.
+func splitLabels(joined sql.NullString) map[string]string {
+	if !joined.Valid {
+		return nil
+	}
+	l := make(map[string]string)
+	for pair := range strings.SplitSeq(joined.String, "\x1e") {
+		k, v, _ := strings.Cut(pair, "\x1f")
+		l[k] = v
+	}
+	return l
 }
 
 // Documents returns the full documents the filter selects, oldest first
@@ -716,54 +748,36 @@ func (s *DB) Documents(f Filter) ([]*result.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.documentsIn(context.Background(), sub, args, decode)
+	return s.documentsIn(context.Background(), sub, args)
 }
 
-// Latest returns the newest run that ended ok of every host, method,
-// target and network direction the filter selects, oldest first: the runs
-// whose figures a dashboard or Prometheus shows now. A suite tests a
-// server up, then down: both are series of their own, so the down test
-// must not hide the up one.
+// seriesCols are the columns that tell one series from another, as
+// result.Document.SeriesKey does.
+const seriesCols = `host, method, series_target, series_direction, series_interface`
+
+// Latest returns the newest run that ended ok of every series
+// (result.SeriesKey) the filter selects, oldest first: the runs whose
+// figures a dashboard or Prometheus shows now. A suite tests a server up,
+// then down: both are series of their own, so the down test must not hide
+// the up one.
 func (s *DB) Latest(f Filter) ([]*result.Document, error) {
 	w, args, err := f.where()
 	if err != nil {
 		return nil, err
 	}
-	// The direction is in the JSON only; reading it for every network run
-	// in the store would cost a scrape a parse per run, so only the
-	// newest latestDepth runs of each series are read.
 	sub := `SELECT id FROM (
-		SELECT id, row_number() OVER (PARTITION BY host, method, series, ` + s.direction() + ` ORDER BY started_at DESC, id DESC) AS n
-		FROM (SELECT id, host, method, started_at, ` + s.peerOrTarget() + ` AS series,
-			row_number() OVER (PARTITION BY host, method, ` + s.peerOrTarget() + ` ORDER BY started_at DESC, id DESC) AS depth
-			FROM runs WHERE status = 'ok' AND ` + w + `) recent
-		WHERE depth <= ` + strconv.Itoa(latestDepth) + `) latest WHERE n = 1`
-	return s.documentsIn(context.Background(), sub, args, decode)
+		SELECT id, row_number() OVER (PARTITION BY ` + seriesCols + ` ORDER BY started_at DESC, id DESC) AS n
+		FROM runs WHERE status = 'ok' AND ` + w + `) latest WHERE n = 1`
+	return s.documentsIn(context.Background(), sub, args)
 }
 
-// latestDepth is how many of a series' newest runs Latest reads the
-// direction of: more than a suite's directions (up, down, bidir) per
-// round, so one direction tested less often still shows.
-const latestDepth = 12
-
-// direction is a network run's direction (up, down, bidir) read from its
-// document in the recent subquery of Latest; ” for the other methods.
-func (s *DB) direction() string {
-	dir := `json_extract(json, '$.net.parameters.direction')`
-	if s.dialect == PostgreSQL {
-		dir = `(json::jsonb #>> '{net,parameters,direction}')`
-	}
-	return `CASE WHEN method IN ('net.client', 'net.server') THEN (SELECT ` + dir + ` FROM documents WHERE run_id = recent.id) ELSE '' END`
-}
-
-// Recent returns the newest n runs that ended ok of every host, method
-// and target the filter selects (told apart as Latest tells them), oldest
-// first: the runs an alert rule judges, found without reading the others.
-// The series are those with a run in the liveWindow before the newest run
-// the filter selects; one that stopped before is not a series being
-// watched. Their documents are decoded without what judging their figures
-// does not need, which is most of their bytes (briefDecode).
-func (s *DB) Recent(f Filter, n int) ([]*result.Document, error) {
+// Recent returns the newest n runs that ended ok of every series
+// (result.SeriesKey, as Latest tells them apart) the filter selects, as
+// points, oldest first: the runs an alert rule judges, read from the runs
+// table alone. The series are those with a run in the liveWindow before
+// the newest run the filter selects; one that stopped before is not a
+// series being watched.
+func (s *DB) Recent(f Filter, n int) ([]result.Point, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("recent runs: n = %d, want 1 or more", n)
 	}
@@ -801,83 +815,88 @@ func (s *DB) Recent(f Filter, n int) ([]*result.Document, error) {
 	// or (host, started_at), not by reading every run of the method; a
 	// series with fewer than n there is read further back on its own.
 	from := newest - int64(liveWindow)
-	key := s.peerOrTarget()
-	rows, err := s.db.QueryContext(ctx, s.sql(`SELECT id, host, method, k, c FROM (SELECT id, host, method, `+key+` AS k,
-		row_number() OVER (PARTITION BY host, method, `+key+` ORDER BY started_at DESC, id DESC) AS n,
-		count(*) OVER (PARTITION BY host, method, `+key+`) AS c
-		FROM runs WHERE status = 'ok' AND started_at >= ? AND `+w+`) x WHERE n <= ?`), append(append([]any{from}, args...), n)...)
+	// The points and labels are read for the runs kept, not for every
+	// run of the window.
+	cols := `x.id, x.started_at, x.host, x.method, x.series_target, x.series_direction, x.series_interface, p.json,
+		(SELECT ` + s.joinLabels() + ` FROM labels WHERE run_id = x.id)`
+	rows, err := s.db.QueryContext(ctx, s.sql(`SELECT `+cols+` FROM (SELECT id, started_at, `+seriesCols+`,
+		row_number() OVER (PARTITION BY `+seriesCols+` ORDER BY started_at DESC, id DESC) AS n
+		FROM runs WHERE status = 'ok' AND started_at >= ? AND `+w+`) x JOIN points p ON p.run_id = x.id WHERE x.n <= ?`), append(append([]any{from}, args...), n)...)
 	if err != nil {
 		return nil, err
 	}
-	type short struct {
-		host, method string
-		k            sql.NullString
-		have         int
-	}
-	var ids []any
-	var shorts []short
-	seen := map[short]bool{}
+	// A series with fewer than n points here had fewer than n runs in
+	// the window (counting them in SQL took a second sort).
+	var out []result.Point
+	have := map[result.SeriesKey]int{}
 	for rows.Next() {
-		var id string
-		var sh short
-		if err := rows.Scan(&id, &sh.host, &sh.method, &sh.k, &sh.have); err != nil {
+		p, err := scanPoint(rows)
+		if err != nil {
 			rows.Close()
 			return nil, err
 		}
-		ids = append(ids, id)
-		if sh.have < n && !seen[sh] {
-			seen[sh] = true
-			shorts = append(shorts, sh)
-		}
+		out = append(out, p)
+		have[p.Series]++
 	}
 	if err := rows.Close(); err != nil {
 		return nil, err
 	}
-	for _, sh := range shorts {
-		more, err := s.db.QueryContext(ctx, s.sql(`SELECT id FROM runs WHERE status = 'ok' AND host = ? AND method = ? AND `+key+` IS NOT DISTINCT FROM ? AND started_at < ? AND `+w+`
-			ORDER BY started_at DESC, id DESC LIMIT ?`), append(append([]any{sh.host, sh.method, sh.k, from}, args...), n-sh.have)...)
+	for k, m := range have {
+		if m >= n {
+			continue
+		}
+		more, err := s.db.QueryContext(ctx, s.sql(`SELECT `+cols+` FROM (SELECT id, started_at, `+seriesCols+` FROM runs
+			WHERE status = 'ok' AND host = ? AND method = ? AND series_target = ? AND series_direction = ? AND series_interface = ? AND started_at < ? AND `+w+`
+			ORDER BY started_at DESC, id DESC LIMIT ?) x JOIN points p ON p.run_id = x.id`), append(append([]any{k.Host, string(k.Method), k.Target, k.Direction, k.Interface, from}, args...), n-m)...)
 		if err != nil {
 			return nil, err
 		}
 		for more.Next() {
-			var id string
-			if err := more.Scan(&id); err != nil {
+			p, err := scanPoint(more)
+			if err != nil {
 				more.Close()
 				return nil, err
 			}
-			ids = append(ids, id)
+			out = append(out, p)
 		}
 		if err := more.Close(); err != nil {
 			return nil, err
 		}
 	}
-	if len(ids) == 0 {
-		return nil, nil
+	slices.SortFunc(out, func(a, b result.Point) int {
+		if c := a.StartedAt.Compare(b.StartedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out, nil
+}
+
+// scanPoint reads a row of Recent's columns.
+func scanPoint(rows *sql.Rows) (result.Point, error) {
+	var p result.Point
+	var ns int64
+	var method string
+	var point []byte
+	var labels sql.NullString
+	if err := rows.Scan(&p.ID, &ns, &p.Series.Host, &method, &p.Series.Target, &p.Series.Direction, &p.Series.Interface, &point, &labels); err != nil {
+		return p, err
 	}
-	sub := `SELECT id FROM runs WHERE id IN (?` + strings.Repeat(", ?", len(ids)-1) + `)`
-	return s.documentsIn(ctx, sub, ids, briefDecode)
+	if err := json.Unmarshal(point, &p); err != nil {
+		return p, fmt.Errorf("run %s: its stored point does not decode: %w", p.ID, err)
+	}
+	p.Series.Method = result.Method(method)
+	p.StartedAt = fromUnixNano(ns)
+	p.Labels = splitLabels(labels)
+	return p, nil
 }
 
 // liveWindow is how recent a series' newest run must be, against the
 // newest run a Recent selects, for Recent to take it as a series.
 const liveWindow = 30 * 24 * time.Hour
 
-// peerOrTarget is what tells apart the series of a host and method: the
-// target, except for a network server, whose target is only the address
-// it listened on, and whose series are its clients: the client's address
-// as the server saw it, without the port, which changes every test
-// (trimming digits, then the colon, leaves the host). Only server runs
-// pay for reading the JSON.
-func (s *DB) peerOrTarget() string {
-	client := `json_extract(json, '$.net.parameters.client')`
-	if s.dialect == PostgreSQL {
-		client = `(json::jsonb #>> '{net,parameters,client}')`
-	}
-	return `CASE WHEN method = 'net.server' THEN (SELECT rtrim(rtrim(` + client + `, '0123456789'), ':') FROM documents WHERE run_id = runs.id) ELSE target END`
-}
-
 // documentsIn reads the documents of the ids the subquery gives.
-func (s *DB) documentsIn(ctx context.Context, sub string, args []any, decode func(string, []byte) (*result.Document, error)) ([]*result.Document, error) {
+func (s *DB) documentsIn(ctx context.Context, sub string, args []any) ([]*result.Document, error) {
 	rows, err := s.db.QueryContext(ctx, s.sql(`SELECT r.id, d.json FROM runs r JOIN documents d ON d.run_id = r.id
 		WHERE r.id IN (`+sub+`) ORDER BY r.started_at, r.id`), args...)
 	if err != nil {

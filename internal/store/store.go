@@ -7,8 +7,10 @@
 //
 // The whole document is kept as JSON, so nothing a run recorded is lost to a
 // schema; the few facts that lists and filters need (method, host, start,
-// status, first target, labels, a one-line summary) are copied into columns
-// when a run is saved, so listing thousands of runs decodes no JSON.
+// status, first target, labels, a one-line summary, the run's series) are
+// copied into columns when a run is saved, so listing thousands of runs
+// decodes no JSON, and the run's point (result.Point: the figures an alert
+// rule judges) is kept beside it, so judging thousands decodes no document.
 package store
 
 import (

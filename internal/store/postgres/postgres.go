@@ -133,13 +133,19 @@ func reason(err error) string {
 // keeps.
 const schema = "thruput"
 
-// migrations take the schema from version i to i+1 (index plus one). Each
-// runs in the transaction that records the version, under an advisory
-// lock, so two processes starting at once migrate once. Released
-// migrations are never edited, only appended to. The tables are those of
-// the SQLite store's current version; ids and label text sort bytewise
-// (COLLATE "C") as the prefix queries expect.
-var migrations = []string{`
+// A migration takes the schema from version i to i+1 (index plus one):
+// statements, then optionally Go code for what SQL cannot derive (facts
+// inside the JSON documents). Each runs in the transaction that records
+// the version, under an advisory lock, so two processes starting at once
+// migrate once. Released migrations are never edited, only appended to.
+// The tables are those of the SQLite store's current version; ids and
+// label text sort bytewise (COLLATE "C") as the prefix queries expect.
+type migration struct {
+	sql string
+	fn  func(ctx context.Context, tx *sql.Tx) error
+}
+
+var migrations = []migration{{sql: `
 CREATE TABLE runs (
 	id         TEXT COLLATE "C" PRIMARY KEY,
 	method     TEXT COLLATE "C" NOT NULL,
@@ -167,10 +173,21 @@ CREATE INDEX runs_started ON runs (started_at, id);
 CREATE INDEX runs_method ON runs (method, started_at);
 CREATE INDEX runs_host ON runs (host, started_at);
 CREATE INDEX labels_key_value ON labels (key, value);
-`,
+`},
 	// The hardware ids of what each run measured, space-separated; runs
 	// stored before have none, as their documents hold none.
-	`ALTER TABLE runs ADD COLUMN device_ids TEXT NOT NULL DEFAULT '';`,
+	{sql: `ALTER TABLE runs ADD COLUMN device_ids TEXT NOT NULL DEFAULT '';`},
+	// Each run's series and point (SQLite's version 4 says why), from
+	// their documents for the runs stored before.
+	{sql: `
+ALTER TABLE runs ADD COLUMN series_target TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN series_direction TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN series_interface TEXT NOT NULL DEFAULT '';
+CREATE TABLE points (
+	run_id TEXT COLLATE "C" PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+	json   TEXT NOT NULL
+);
+`, fn: func(ctx context.Context, tx *sql.Tx) error { return store.BackfillSeries(ctx, tx, store.PostgreSQL) }},
 }
 
 // lockKey is the advisory lock migrations take: any number, the same in
@@ -248,7 +265,14 @@ func migrate(ctx context.Context, db *sql.DB, name string) error {
 		return nil
 	}
 	for i := have; i < len(migrations); i++ {
-		if _, err := tx.ExecContext(ctx, `SET LOCAL search_path = `+schema+`; `+migrations[i]); err != nil {
+		m := migrations[i]
+		if _, err := tx.ExecContext(ctx, `SET LOCAL search_path = `+schema+`; `+m.sql); err != nil {
+			return fmt.Errorf("result store %s: migrating to version %d: %s", name, i+1, reason(err))
+		}
+		if m.fn == nil {
+			continue
+		}
+		if err := m.fn(ctx, tx); err != nil {
 			return fmt.Errorf("result store %s: migrating to version %d: %s", name, i+1, reason(err))
 		}
 	}

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"encoding/json"
 	"errors"
 	"net/url"
 	"strings"
@@ -71,7 +72,7 @@ func TestPostgres(t *testing.T) {
 		cfg, _ := Parse(u)
 		db := stdlib.OpenDB(*cfg)
 		defer db.Close()
-		if _, err := db.Exec(`CREATE SCHEMA thruput; SET search_path = thruput; ` + migrations[0] + `
+		if _, err := db.Exec(`CREATE SCHEMA thruput; SET search_path = thruput; ` + migrations[0].sql + `
 			CREATE TABLE thruput.schema_version (version INTEGER NOT NULL); INSERT INTO thruput.schema_version VALUES (1);
 			INSERT INTO thruput.runs (id, method, host, started_at, status, target) VALUES ('20260301T120000Z-ffff03', 'disk.sweep', 'pi4', 0, 'ok', '/mnt/pi4');
 			INSERT INTO thruput.documents (run_id, json) VALUES ('20260301T120000Z-ffff03', '{"id":"20260301T120000Z-ffff03","method":"disk.sweep"}')`); err != nil {
@@ -93,6 +94,40 @@ func TestPostgres(t *testing.T) {
 		if es, err := s.List(store.Filter{Device: "sd:03"}); err != nil || len(es) != 1 || es[0].ID != d.ID {
 			t.Errorf("the device filter after the migration: %+v %v", es, err)
 		}
+	})
+	t.Run("from version 2", func(t *testing.T) {
+		// Every method's frozen document stored as the thruput before
+		// the series columns and points did: opening the store derives
+		// them from the documents.
+		u := c.NewDatabase(t)
+		cfg, _ := Parse(u)
+		db := stdlib.OpenDB(*cfg)
+		defer db.Close()
+		if _, err := db.Exec(`CREATE SCHEMA thruput; SET search_path = thruput; ` + migrations[0].sql + migrations[1].sql + `
+			CREATE TABLE thruput.schema_version (version INTEGER NOT NULL); INSERT INTO thruput.schema_version VALUES (2)`); err != nil {
+			t.Fatal(err)
+		}
+		docs := storetest.FrozenRuns(t)
+		for _, d := range docs {
+			js, _ := json.Marshal(d)
+			c := store.DeriveColumns(d)
+			if _, err := db.Exec(`INSERT INTO thruput.runs (id, method, host, started_at, status, target, fs_type, summary, imported, device_ids) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10);`,
+				d.ID, d.Method, d.Host.Hostname, d.StartedAt.UnixNano(), d.Status, c.Target, c.FSType, c.Summary, c.Imported, c.DeviceIDs); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec(`INSERT INTO thruput.documents (run_id, json) VALUES ($1, $2)`, d.ID, string(js)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec(`INSERT INTO thruput.labels (run_id, key, value) VALUES ($1, 'n', $2)`, d.ID, d.Labels["n"]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s, err := Open(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		storetest.CheckPoints(t, s, docs)
 	})
 	t.Run("a role that may only read", func(t *testing.T) {
 		u := c.NewDatabase(t)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/store"
+	"github.com/thruput/thruput/internal/store/storetest"
 )
 
 // TestMigrateV1 makes a store with the version 1 statements, as a thruput
@@ -85,4 +86,58 @@ func TestMigrateV1(t *testing.T) {
 	if err := s.Save(doc("20250401T000000Z-ffffff", "disk.sweep", "pi4", t0.AddDate(0, 1, 0), nil)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestMigrateV3 makes a store of version 3, as the thruput before the
+// series columns and points left it, holding every method's frozen
+// document, and opens it with this one: each run gets its series and its
+// point from its document, so Recent reads them as it reads a run saved
+// now.
+func TestMigrateV3(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA application_id = %d`, ApplicationID)); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range migrations[:3] {
+		if _, err := tx.Exec(m.sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	docs := storetest.FrozenRuns(t)
+	for _, d := range docs {
+		js, _ := json.Marshal(d)
+		c := store.DeriveColumns(d)
+		if _, err := tx.Exec(`INSERT INTO runs (id, method, host, started_at, status, target, fs_type, summary, imported, device_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			d.ID, d.Method, d.Host.Hostname, d.StartedAt.UnixNano(), d.Status, c.Target, c.FSType, c.Summary, c.Imported, c.DeviceIDs); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(`INSERT INTO documents (run_id, json) VALUES (?, ?)`, d.ID, string(js)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(`INSERT INTO labels (run_id, key, value) VALUES (?, 'n', ?)`, d.ID, d.Labels["n"]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tx.Exec(`PRAGMA user_version = 3`); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	storetest.CheckPoints(t, s, docs)
 }

@@ -117,8 +117,8 @@ func (p *pending) Latest(f store.Filter) ([]*result.Document, error) {
 	return each(p, func() ([]*result.Document, error) { return nil, nil }, func(s *store.DB) ([]*result.Document, error) { return s.Latest(f) })
 }
 
-func (p *pending) Recent(f store.Filter, n int) ([]*result.Document, error) {
-	return each(p, func() ([]*result.Document, error) { return nil, nil }, func(s *store.DB) ([]*result.Document, error) { return s.Recent(f, n) })
+func (p *pending) Recent(f store.Filter, n int) ([]result.Point, error) {
+	return each(p, func() ([]result.Point, error) { return nil, nil }, func(s *store.DB) ([]result.Point, error) { return s.Recent(f, n) })
 }
 
 func (p *pending) Path() string { return p.path }

@@ -87,6 +87,22 @@ CREATE INDEX labels_key_value ON labels (key, value);
 	{sql: `
 ALTER TABLE runs ADD COLUMN device_ids TEXT NOT NULL DEFAULT '';
 `},
+	// Version 4: each run's series (result.SeriesKey: the target, or a
+	// server's client, the direction and the interface) as columns, and
+	// its point (result.Point, JSON: the figures an alert rule judges and
+	// the suspect reasons) in a table of its own, which keeps the runs
+	// table narrow for lists: the newest runs of every series are found
+	// and judged without reading a document. Runs stored before get them
+	// from their documents.
+	{sql: `
+ALTER TABLE runs ADD COLUMN series_target TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN series_direction TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN series_interface TEXT NOT NULL DEFAULT '';
+CREATE TABLE points (
+	run_id TEXT PRIMARY KEY NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	json   TEXT NOT NULL
+);
+`, fn: func(ctx context.Context, tx *sql.Tx) error { return store.BackfillSeries(ctx, tx, store.SQLite) }},
 }
 
 // backfillV2 derives the new columns and the labels from each document.
@@ -142,7 +158,7 @@ func backfillV2(ctx context.Context, tx *sql.Tx) error {
 
 // currentTables are what a current store must hold; a file with our
 // application id but without them was damaged by hand.
-var currentTables = []string{"runs", "documents", "labels"}
+var currentTables = []string{"runs", "documents", "labels", "points"}
 
 // state is what decides whether a file may be used or migrated.
 type state struct {

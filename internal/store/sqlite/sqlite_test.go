@@ -290,3 +290,27 @@ func TestOddPath(t *testing.T) {
 		t.Errorf("store not at %q: %v", path, err)
 	}
 }
+
+// TestDamagedPoint: a point that no longer decodes is an error naming its
+// run, not a run judged on nothing; deleting the run deletes its point.
+func TestDamagedPoint(t *testing.T) {
+	s := openTemp(t)
+	d := doc(runID(t0, 1), "disk.sweep", "pi4", t0, nil)
+	if err := s.Save(d); err != nil {
+		t.Fatal(err)
+	}
+	raw := rawDB(t, s)
+	if _, err := raw.Exec(`UPDATE points SET json = '{"figures": [' WHERE run_id = ?`, d.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Recent(store.Filter{}, 1); err == nil || !strings.Contains(err.Error(), "run "+d.ID+": its stored point does not decode") {
+		t.Errorf("Recent over a damaged point: %v", err)
+	}
+	if n, err := s.Delete(d.ID); n != 1 || err != nil {
+		t.Fatalf("Delete: %d %v", n, err)
+	}
+	var left int
+	if err := raw.QueryRow(`SELECT count(*) FROM points`).Scan(&left); err != nil || left != 0 {
+		t.Errorf("points left after the run's deletion: %d %v", left, err)
+	}
+}

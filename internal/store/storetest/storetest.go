@@ -6,13 +6,16 @@ package storetest
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/result/resulttest"
 	"github.com/thruput/thruput/internal/store"
 )
 
@@ -24,6 +27,14 @@ func Doc(id string, method result.Method, host string, hour int, labels map[stri
 	d.Host.Hostname = host
 	d.Targets = []result.Target{{Path: "/mnt/" + host, FSType: "ext4"}}
 	return d
+}
+
+func pointIDs(ps []result.Point) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.ID)
+	}
+	return out
 }
 
 func ids(es []store.Entry) []string {
@@ -128,11 +139,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 			t.Errorf("Latest of pi5: %d runs", len(ds))
 		}
 		// The newest two of each series, the failed run left out.
-		ds, err = s.Recent(store.Filter{Host: "pi4"}, 2)
-		got = nil
-		for _, d := range ds {
-			got = append(got, d.ID)
-		}
+		ps, err := s.Recent(store.Filter{Host: "pi4"}, 2)
+		got = pointIDs(ps)
 		if want := []string{"20260301T120000Z-aaaa01", "20260301T130000Z-aaaa02", "20260301T170000Z-aaaa06"}; err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("Recent(pi4, 2) = %v %v, want %v", got, err, want)
 		}
@@ -158,11 +166,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 			{store.Filter{Host: "pi9"}, 2, []string{stopped.ID}},
 			{store.Filter{}, 1, []string{"20260301T130000Z-aaaa02", "20260301T150000Z-bbbb04", "20260301T160000Z-cccc05", "20260301T170000Z-aaaa06"}},
 		} {
-			ds, err := s.Recent(c.f, c.n)
-			got = nil
-			for _, d := range ds {
-				got = append(got, d.ID)
-			}
+			ps, err := s.Recent(c.f, c.n)
+			got = pointIDs(ps)
 			if err != nil || !reflect.DeepEqual(got, c.want) {
 				t.Errorf("Recent(%+v, %d) = %v %v, want %v", c.f, c.n, got, err, c.want)
 			}
@@ -207,6 +212,38 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		}
 		if want := []string{"20260303T020000Z-cccc02", "20260303T040000Z-cccc04"}; err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("Latest of a client's runs = %v %v, want the newest up and the newest down %v", got, err, want)
+		}
+		// Then both ways at once (--bidir), and up over another
+		// interface: series of their own, for Latest (/metrics) and for
+		// Recent (the alerts) alike, each point keyed as its document.
+		bidir := Doc("20260303T050000Z-cccc05", result.MethodNetClient, "pi4", 45, nil)
+		bidir.Targets = clients[0].Targets
+		bidir.Net = &result.Net{Parameters: result.NetParameters{Role: "client", Server: "10.0.0.9:5201", Direction: "bidir"}}
+		wlan := Doc("20260303T060000Z-cccc06", result.MethodNetClient, "pi4", 46, nil)
+		wlan.Targets = clients[0].Targets
+		wlan.Net = &result.Net{Parameters: result.NetParameters{Role: "client", Server: "10.0.0.9:5201", Direction: result.DirUp, Interface: "wlan0"}}
+		if _, _, err := s.SaveAll([]*result.Document{bidir, wlan}); err != nil {
+			t.Fatal(err)
+		}
+		ds, err = s.Latest(store.Filter{Method: string(result.MethodNetClient), Host: "pi4"})
+		got = nil
+		for _, d := range ds {
+			got = append(got, d.ID)
+		}
+		if want := []string{"20260303T020000Z-cccc02", "20260303T040000Z-cccc04", bidir.ID, wlan.ID}; err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("Latest of a client's runs = %v %v, want the newest of up, down, bidir and up over wlan0 %v", got, err, want)
+		}
+		ps, err = s.Recent(store.Filter{Method: string(result.MethodNetClient), Host: "pi4"}, 2)
+		if want := []string{"20260303T000000Z-cccc00", "20260303T020000Z-cccc02", "20260303T030000Z-cccc03", "20260303T040000Z-cccc04", bidir.ID, wlan.ID}; err != nil || !reflect.DeepEqual(pointIDs(ps), want) {
+			t.Errorf("Recent of a client's runs = %v %v, want the newest two of each series %v", pointIDs(ps), err, want)
+		}
+		all := append(clients, bidir, wlan)
+		for _, p := range ps {
+			for _, d := range all {
+				if d.ID == p.ID && (p.Series != d.SeriesKey() || !p.StartedAt.Equal(d.StartedAt)) {
+					t.Errorf("Recent's point %s: series %+v at %v, want %+v at %v", p.ID, p.Series, p.StartedAt, d.SeriesKey(), d.StartedAt)
+				}
+			}
 		}
 	})
 	t.Run("pages", func(t *testing.T) {
@@ -399,4 +436,52 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 			t.Errorf("%d of 20 runs saved at once were kept", len(es))
 		}
 	})
+}
+
+// FrozenRuns are every method's frozen document (resulttest) as runs of
+// one host's store an hour apart, each with a label: what a migration
+// test stores the way an older thruput did.
+func FrozenRuns(t *testing.T) []*result.Document {
+	frozen := resulttest.Frozen(t)
+	var docs []*result.Document
+	for i, name := range slices.Sorted(maps.Keys(frozen)) {
+		d := frozen[name]
+		d.StartedAt = t0.Add(time.Duration(i) * time.Hour)
+		d.ID = d.StartedAt.Format("20060102T150405Z") + fmt.Sprintf("-f%05d", i)
+		d.Status = result.StatusOK
+		d.Labels = map[string]string{"n": fmt.Sprint(i)}
+		docs = append(docs, d)
+	}
+	return docs
+}
+
+// CheckPoints checks that Recent gives the point of each of docs (stored
+// by FrozenRuns) as the document makes it, and that a run saved now gets
+// the same point.
+func CheckPoints(t *testing.T, s store.Store, docs []*result.Document) {
+	t.Helper()
+	// Two of the frozen runs are one series (the sweeps, with and
+	// without health): the newest two of each are all.
+	ps, err := s.Recent(store.Filter{}, 2)
+	if err != nil || len(ps) != len(docs) {
+		t.Fatalf("Recent: %d points, %v; want %d", len(ps), err, len(docs))
+	}
+	for i, d := range docs {
+		if got, want := ps[i], d.Point(); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s's point:\n%+v\nwant\n%+v", d.Method, got, want)
+		}
+	}
+	if len(ps[0].Figures) == 0 {
+		t.Errorf("%s's point has no figures", docs[0].Method)
+	}
+	d := *docs[0]
+	d.StartedAt = d.StartedAt.AddDate(0, 1, 0)
+	d.ID = d.StartedAt.Format("20060102T150405Z") + "-f99999"
+	if err := s.Save(&d); err != nil {
+		t.Fatal(err)
+	}
+	ps, err = s.Recent(store.Filter{IDs: []string{d.ID}}, 1)
+	if want := d.Point(); err != nil || len(ps) != 1 || !reflect.DeepEqual(ps[0], want) {
+		t.Errorf("a run saved now: %+v %v, want %+v", ps, err, want)
+	}
 }
