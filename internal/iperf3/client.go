@@ -224,7 +224,7 @@ func (c *client) test(ctx context.Context) (*result.Net, error) {
 	if l := c.cfg.Latency; l != nil {
 		l.Start(ctx, c.ctrl.LocalAddr(), c.ctrl.RemoteAddr(), offer)
 	}
-	if c.data, err = newDataPath(c.p, c.p.ZeroCopy); err != nil {
+	if c.data, err = newDataPath(c.p, c.p.ZeroCopy, !c.p.Reverse || c.p.Bidir); err != nil {
 		return nil, err
 	}
 	c.data.limited = true

@@ -140,7 +140,10 @@ const recvBudget = 3 << 20
 // pushes a partly filled queue.
 const sendChunk = 512 << 10
 
-func newDataPath(p *Params, zeroCopy bool) (*dataPath, error) {
+// newDataPath prepares one end's data path; sends says whether this end
+// sends (the client unless -R, the server with it; both ends with
+// --bidir).
+func newDataPath(p *Params, zeroCopy, sends bool) (*dataPath, error) {
 	d := &dataPath{p: p, memfd: -1, epoch: time.Now()}
 	d.payload = make([]byte, p.Len)
 	fillPayload(d.payload, p.RepeatingPayload)
@@ -155,7 +158,7 @@ func newDataPath(p *Params, zeroCopy bool) (*dataPath, error) {
 		}
 		d.memfd = fd
 	}
-	d.unprocs = sockio.Procs(p.streams())
+	d.unprocs = sockio.Procs(p.heldProcs(sends))
 	return d, nil
 }
 
@@ -386,9 +389,38 @@ func (p *pacer) wait(total int64, stop *atomic.Bool) {
 		}
 		// Wake at least every 100 ms so a slow paced stream still sees the
 		// stop; a signal (EINTR) only means looking again.
-		ts := unix.NsecToTimespec(int64(p.startMono + min(due, now+100*time.Millisecond)))
+		until := min(due, now+100*time.Millisecond)
+		if until-now >= parkMin && !sockio.Held() {
+			park(until - now)
+			continue
+		}
+		ts := unix.NsecToTimespec(int64(p.startMono + until))
 		unix.RawSyscall6(unix.SYS_CLOCK_NANOSLEEP, unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
 	}
+}
+
+// parkMin is the shortest wait the pacer sleeps through parked on a
+// runtime timer rather than in clock_nanosleep on its own thread. A raw
+// sleep keeps the thread's P, so the runtime's monitor (sysmon) stays
+// awake, polling every 10 ms, and sees a goroutine running past its 10 ms
+// slice: it sent preemption signals about 58 times a second, each ending
+// the sleep early. Parked, every P can go idle and sysmon sleeps until the
+// next timer. The timer is only as fine as the netpoller's millisecond
+// wait, and parking and waking cost more than one raw sleep, so short
+// waits (a fast stream's, under 2 ms) stay raw; and so do all while a
+// goroutine holds a P of its own (sockio.Held), on which the timer could
+// wait.
+const parkMin = 2 * time.Millisecond
+
+// park sleeps d on a runtime timer with the goroutine's thread let go:
+// a goroutine locked to its thread that parks hands its P to another
+// thread and must be handed it back to wake, two thread switches where
+// one will do. It comes back locked to whichever thread woke it; the
+// stream's sender needs a thread of its own, not a particular one.
+func park(d time.Duration) {
+	runtime.UnlockOSThread()
+	time.Sleep(d)
+	runtime.LockOSThread()
 }
 
 // senderLimit stops a sender once the test's byte or block limit is

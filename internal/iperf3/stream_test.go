@@ -54,7 +54,7 @@ func TestSenderWholeBlocks(t *testing.T) {
 // receives (-R's client) never holds it (bench/net's peak memory at
 // -P 10 -R).
 func TestChunkOnlyForSenders(t *testing.T) {
-	d, err := newDataPath(&Params{Len: 128 << 10}, false)
+	d, err := newDataPath(&Params{Len: 128 << 10}, false, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestChunkOnlyForSenders(t *testing.T) {
 // the moment the receivers together have the count, never while the
 // start is omitted, and counting from where the omitted start ended.
 func TestReceivedCount(t *testing.T) {
-	d, err := newDataPath(&Params{Len: 1000}, false)
+	d, err := newDataPath(&Params{Len: 1000}, false, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,5 +159,27 @@ func TestReceivedCount(t *testing.T) {
 	d.received(a, 1) // closes nothing twice
 	if got := a.bytes.Load() + b.bytes.Load(); got != 8001 {
 		t.Errorf("streams counted %d bytes, want 8001", got)
+	}
+}
+
+// TestHeldProcs: only the senders paced parkMin or more apart give up
+// their own P; receivers and faster senders keep theirs.
+func TestHeldProcs(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		p     Params
+		sends bool
+		want  int
+	}{
+		{"unpaced sender", Params{Parallel: 2, Len: 128 << 10}, true, 2},
+		{"receiver", Params{Parallel: 2, Len: 128 << 10, Bitrate: 1e6}, false, 2},
+		{"1M sender", Params{Parallel: 2, Len: 128 << 10, Bitrate: 1e6}, true, 0},
+		{"1G sender", Params{Parallel: 2, Len: 128 << 10, Bitrate: 1e9}, true, 2},
+		{"1G bursts of 4", Params{Parallel: 1, Len: 128 << 10, Bitrate: 1e9, Options: Options{Burst: 4}}, true, 0},
+		{"1M bidir", Params{Parallel: 3, Len: 128 << 10, Bitrate: 1e6, Bidir: true}, true, 3},
+	} {
+		if got := c.p.heldProcs(c.sends); got != c.want {
+			t.Errorf("%s: %d Ps held, want %d", c.name, got, c.want)
+		}
 	}
 }
