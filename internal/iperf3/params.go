@@ -62,14 +62,15 @@ func (p *Params) streams() int {
 
 // heldProcs is how many of one end's streams hold a P of their own in raw
 // system calls (see sockio.Procs): all but the senders that are paced so
-// slowly they park between bursts (parkMin) and so hold none most of the
-// time. An idle P costs a board its CPU: whenever a goroutine became
+// slowly they park between bursts (parkMin), and then also wait for room
+// in a full send buffer parked (pacer.send), so hold none most of the
+// time; sendfile (-Z) waits in the kernel, so its senders keep theirs. An idle P costs a board its CPU: whenever a goroutine became
 // ready (a latency probe's tick), the runtime woke a second thread to look
 // for work for it, and a one-core client at -b 1M switched threads 3,700
 // times in 10 s rather than 6,200.
-func (p *Params) heldProcs(sends bool) int {
+func (p *Params) heldProcs(sends, zeroCopy bool) int {
 	n := p.streams()
-	if sends && p.Bitrate > 0 && pacedGap(p.Len*max(p.Burst, 1), p.Bitrate) >= parkMin {
+	if sends && !(zeroCopy && !p.UDP) && p.Bitrate > 0 && pacedGap(p.Len*max(p.Burst, 1), p.Bitrate) >= parkMin {
 		n -= p.Parallel
 	}
 	return n

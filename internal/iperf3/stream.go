@@ -158,7 +158,7 @@ func newDataPath(p *Params, zeroCopy, sends bool) (*dataPath, error) {
 		}
 		d.memfd = fd
 	}
-	d.unprocs = sockio.Procs(p.heldProcs(sends))
+	d.unprocs = sockio.Procs(p.heldProcs(sends, zeroCopy))
 	return d, nil
 }
 
@@ -358,6 +358,9 @@ type pacer struct {
 	startMono time.Duration
 	// burst blocks go out back to back between waits (-b RATE/BURST).
 	burst, sent int
+	// parked says the last wait parked (see park): the sender may hold no
+	// P of its own, so it sends without waiting in the kernel (send).
+	parked bool
 }
 
 func newPacer(bitrate int64, burst int) *pacer {
@@ -390,7 +393,7 @@ func (p *pacer) wait(total int64, stop *atomic.Bool) {
 		// Wake at least every 100 ms so a slow paced stream still sees the
 		// stop; a signal (EINTR) only means looking again.
 		until := min(due, now+100*time.Millisecond)
-		if until-now >= parkMin && !sockio.Held() {
+		if p.parked = until-now >= parkMin && !sockio.Held(); p.parked {
 			park(until - now)
 			continue
 		}
@@ -421,6 +424,22 @@ func park(d time.Duration) {
 	runtime.UnlockOSThread()
 	time.Sleep(d)
 	runtime.LockOSThread()
+}
+
+// send writes b to a stream's socket. A sender whose pacer parks may have
+// no P of its own (Params.heldProcs), and a blocking write into a full
+// send buffer (a link slower than the pace) would hold the P everything
+// else runs on for up to sockio.Timeout: it sends without waiting and, on
+// a full buffer, parks parkMin before it tries again.
+func (p *pacer) send(fd int, b []byte) (int, syscall.Errno) {
+	if p == nil || !p.parked {
+		return sockio.Raw(unix.SYS_WRITE, fd, b)
+	}
+	n, e := sockio.SendNow(fd, b)
+	if e == unix.EAGAIN {
+		park(parkMin)
+	}
+	return n, e
 }
 
 // senderLimit stops a sender once the test's byte or block limit is
@@ -496,7 +515,7 @@ func (d *dataPath) sendTCP(s *stream) error {
 			n, serr = unix.Sendfile(fd, d.memfd, &o, end-off)
 			e, _ = serr.(syscall.Errno)
 		} else {
-			n, e = sockio.Raw(unix.SYS_WRITE, fd, buf[off:end])
+			n, e = pace.send(fd, buf[off:end])
 		}
 		if n > 0 {
 			d.sentBytes(s, n)
@@ -562,7 +581,7 @@ func (d *dataPath) sendUDP(s *stream) error {
 	for !d.stop.Load() && !d.limitReached() && !d.closing.Load() {
 		seq++
 		d.stamp(buf, time.Since(d.epoch), seq)
-		n, e := sockio.Raw(unix.SYS_WRITE, s.fd, buf)
+		n, e := pace.send(s.fd, buf)
 		switch {
 		case e == 0:
 			d.sent(s, n)

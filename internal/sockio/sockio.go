@@ -77,6 +77,13 @@ func Raw(trap uintptr, fd int, b []byte) (int, syscall.Errno) {
 	return int(n), e
 }
 
+// SendNow is Raw for send(2) that does not wait (MSG_DONTWAIT): EAGAIN
+// when the socket's send buffer is full.
+func SendNow(fd int, b []byte) (int, syscall.Errno) {
+	n, _, e := unix.RawSyscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), unix.MSG_DONTWAIT, 0, 0)
+	return int(n), e
+}
+
 // Again is a blocking call that timed out or was interrupted: look at the
 // stop flags or deadline and carry on.
 func Again(e syscall.Errno) bool { return e == unix.EAGAIN || e == unix.EINTR }
