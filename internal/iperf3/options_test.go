@@ -493,7 +493,9 @@ func serveIperf3(ctx context.Context, t *testing.T, peer string) (port int, wait
 
 // TestParkedPacerKeepsRate: a sending client alone in its process, paced
 // parkMin or more between blocks, sleeps on runtime timers (park), and
-// still sends at its rate to a stock iperf3 server, TCP and UDP.
+// still sends at its rate to a stock iperf3 server, TCP and UDP; and a
+// receiving one (-R) waits for the iperf3 server's paced blocks in the
+// netpoller (recvPolled) and receives all of them.
 func TestParkedPacerKeepsRate(t *testing.T) {
 	fstest.Long(t, "transfers for seconds against the real iperf3")
 	peer := iperf3Peer(t)
@@ -502,6 +504,7 @@ func TestParkedPacerKeepsRate(t *testing.T) {
 	for _, p := range []result.NetParameters{
 		{DurationNs: 2 * second, BitrateBps: 5e6, BlockSize: 16 << 10},
 		{Protocol: "udp", DurationNs: 2 * second, BitrateBps: 5e6, BlockSize: 1400, Burst: 10},
+		{DurationNs: 2 * second, BitrateBps: 5e6, BlockSize: 16 << 10, Direction: result.DirDown},
 	} {
 		if sockio.Held() {
 			t.Fatal("a P is held before the test: the pacer would not park")
@@ -516,6 +519,9 @@ func TestParkedPacerKeepsRate(t *testing.T) {
 		for _, s := range n.Sums {
 			if r := s.Sender.BitsPerSecond / 5e6; r < 0.9 || r > 1.1 {
 				t.Errorf("%s %s: sent %.2f Mbit/s, paced at 5", p.Protocol, s.Direction, s.Sender.BitsPerSecond/1e6)
+			}
+			if p.Protocol == "" && s.Receiver.Bytes != s.Sender.Bytes {
+				t.Errorf("%s: sent %d bytes, received %d", s.Direction, s.Sender.Bytes, s.Receiver.Bytes)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package iperf3
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"net"
 	"os"
@@ -546,6 +547,9 @@ func (d *dataPath) recvTCP(s *stream) error {
 	// MSG_TRUNC, a read per wake-up as iperf3 3.17+ does, without the
 	// low-water batching: an earlier try with both saw streams come out
 	// empty (issue 27). TestSkipRxCopyEveryByte checks every stream.
+	if d.p.slowPace() && !d.p.SkipRxCopy {
+		return d.recvPolled(s, buf)
+	}
 	r := sockio.Reader{FD: fd, Block: sockio.RawRead, Batch: !d.p.SkipRxCopy, Trunc: d.p.SkipRxCopy}
 	for !d.closing.Load() {
 		if d.stop.Load() {
@@ -559,6 +563,49 @@ func (d *dataPath) recvTCP(s *stream) error {
 		case e == 0:
 			return nil // the sender closed the stream
 		case !sockio.Again(e):
+			return os.NewSyscallError("read", e)
+		}
+	}
+	return nil
+}
+
+// recvPolled is recvTCP for a stream paced parkMin or more between blocks
+// (-b 94M at 128 KiB): it waits for data in the runtime's netpoller, not in
+// a blocking read that holds a P of its own, so between blocks the client
+// of a one-core board sleeps whole, as a parked sender does (pacer.wait).
+// A blocking read kept the runtime's monitor polling every 10 ms and
+// preempting the reader. The read deadline lets it see the stop within
+// sockio.Timeout; unbatch's lower low-water mark wakes it at once.
+func (d *dataPath) recvPolled(s *stream, buf []byte) error {
+	f, err := sockio.Polled(s.fd)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	for !d.closing.Load() {
+		if err := f.SetReadDeadline(time.Now().Add(sockio.Timeout)); err != nil {
+			return err
+		}
+		var n int
+		var e syscall.Errno
+		err := rc.Read(func(fd uintptr) bool {
+			n, e = sockio.RecvNow(int(fd), buf)
+			return e != unix.EAGAIN
+		})
+		switch {
+		case errors.Is(err, os.ErrDeadlineExceeded):
+		case err != nil:
+			return err
+		case e == 0 && n > 0:
+			d.received(s, n)
+			s.arrived.Store(int64(time.Since(d.epoch)))
+		case e == 0:
+			return nil // the sender closed the stream
+		case e != unix.EINTR:
 			return os.NewSyscallError("read", e)
 		}
 	}

@@ -164,8 +164,9 @@ func TestReceivedCount(t *testing.T) {
 	}
 }
 
-// TestHeldProcs: only the senders paced parkMin or more apart give up
-// their own P; receivers, faster senders and sendfile's (-Z) keep theirs.
+// TestHeldProcs: only the streams paced parkMin or more apart give up
+// their own P; faster ones, sendfile's (-Z) senders, and UDP and
+// --skip-rx-copy receivers keep theirs.
 func TestHeldProcs(t *testing.T) {
 	for _, c := range []struct {
 		name     string
@@ -175,13 +176,17 @@ func TestHeldProcs(t *testing.T) {
 		want     int
 	}{
 		{"unpaced sender", Params{Parallel: 2, Len: 128 << 10}, true, false, 2},
-		{"receiver", Params{Parallel: 2, Len: 128 << 10, Bitrate: 1e6}, false, false, 2},
+		{"1M receiver", Params{Parallel: 2, Len: 128 << 10, Bitrate: 1e6}, false, false, 0},
+		{"1M udp receiver", Params{Parallel: 2, Len: 1400, Bitrate: 1e6, UDP: true}, false, false, 2},
+		{"1M skip-rx-copy receiver", Params{Parallel: 2, Len: 128 << 10, Bitrate: 1e6, Options: Options{SkipRxCopy: true}}, false, false, 2},
+		{"1G receiver", Params{Parallel: 2, Len: 128 << 10, Bitrate: 1e9}, false, false, 2},
 		{"1M sender", Params{Parallel: 2, Len: 128 << 10, Bitrate: 1e6}, true, false, 0},
 		{"1G sender", Params{Parallel: 2, Len: 128 << 10, Bitrate: 1e9}, true, false, 2},
 		{"1G bursts of 4", Params{Parallel: 1, Len: 128 << 10, Bitrate: 1e9, Options: Options{Burst: 4}}, true, false, 0},
 		{"1M sendfile", Params{Parallel: 2, Len: 128 << 10, Bitrate: 1e6}, true, true, 2},
 		{"1M udp, -Z", Params{Parallel: 2, Len: 1400, Bitrate: 1e6, UDP: true}, true, true, 0},
-		{"1M bidir", Params{Parallel: 3, Len: 128 << 10, Bitrate: 1e6, Bidir: true}, true, false, 3},
+		{"1M bidir", Params{Parallel: 3, Len: 128 << 10, Bitrate: 1e6, Bidir: true}, true, false, 0},
+		{"1M bidir sendfile", Params{Parallel: 3, Len: 128 << 10, Bitrate: 1e6, Bidir: true}, true, true, 3},
 	} {
 		if got := c.p.heldProcs(c.sends, c.zeroCopy); got != c.want {
 			t.Errorf("%s: %d Ps held, want %d", c.name, got, c.want)
