@@ -575,8 +575,12 @@ func (d *dataPath) recvTCP(s *stream) error {
 // of a one-core board sleeps whole, as a parked sender does (pacer.wait).
 // A blocking read kept the runtime's monitor polling every 10 ms and
 // preempting the reader. The read deadline lets it see the stop within
-// sockio.Timeout; unbatch's lower low-water mark wakes it at once.
+// sockio.Timeout; unbatch's lower low-water mark wakes it at once. Its
+// thread is let go meanwhile, as park's is: a locked goroutine that waits
+// in the netpoller is handed back to its own thread at each wake-up.
 func (d *dataPath) recvPolled(s *stream, buf []byte) error {
+	runtime.UnlockOSThread()
+	defer runtime.LockOSThread()
 	f, err := sockio.Polled(s.fd)
 	if err != nil {
 		return err
