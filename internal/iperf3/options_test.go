@@ -18,6 +18,7 @@ import (
 
 	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/sockio"
 )
 
 func TestParseOptions(t *testing.T) {
@@ -248,6 +249,8 @@ func TestServerHonoursOptions(t *testing.T) {
 		{"burst udp reverse", result.NetParameters{Protocol: "udp", DurationNs: 2 * second, Direction: result.DirDown, BitrateBps: 30e6, BlockSize: 1400, Burst: 10}, 30e6},
 		{"gsro udp reverse", result.NetParameters{Protocol: "udp", DurationNs: 2 * second, Direction: result.DirDown, BitrateBps: 100e6, BlockSize: 1400, GSO: true, GRO: true}, 100e6},
 		{"skip-rx-copy tcp", result.NetParameters{DurationNs: 2 * second, BitrateBps: 100e6, SkipRxCopy: true, RepeatingPayload: true, TOS: 0x20}, 100e6},
+		// Paced more than parkMin apart: the senders park between blocks.
+		{"paced parked tcp bidir", result.NetParameters{DurationNs: 2 * second, Direction: "bidir", BitrateBps: 5e6, BlockSize: 16 << 10}, 5e6},
 		{"skip-rx-copy udp reverse", result.NetParameters{Protocol: "udp", DurationNs: 2 * second, Direction: result.DirDown, BitrateBps: 20e6, BlockSize: 1200, SkipRxCopy: true, DontFragment: true}, 20e6},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -334,42 +337,10 @@ func TestParseResultsIperf314(t *testing.T) {
 // from source, as bench/net takes it).
 func TestJSONKeysLikeIperf3(t *testing.T) {
 	fstest.Long(t, "runs against the real iperf3")
-	peer := os.Getenv("IPERF3")
-	if peer == "" {
-		if _, err := exec.LookPath("iperf3"); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatal("iperf3 not installed (scripts/setup installs it)")
-			}
-			t.Skip("iperf3 not installed")
-		}
-		peer = "iperf3"
-	}
+	peer := iperf3Peer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	// serve runs `iperf3 -s -1` on a free port until its one test ended.
-	serve := func() (int, func()) {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port := ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
-		cmd := exec.CommandContext(ctx, peer, "-s", "-1", "-p", strconv.Itoa(port))
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		// Listening shows in /proc/net/tcp6 (iperf3 listens on ::) as
-		// state 0A; connecting to see would be its one test.
-		hex := fmt.Sprintf(":%04X ", port)
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			b, _ := os.ReadFile("/proc/net/tcp6")
-			c, _ := os.ReadFile("/proc/net/tcp")
-			if listening(string(b)+string(c), hex) {
-				break
-			}
-		}
-		return port, func() { _ = cmd.Wait() }
-	}
+	serve := func() (int, func()) { return serveIperf3(ctx, t, peer) }
 	for _, mode := range []struct {
 		args []string
 		p    result.NetParameters
@@ -475,5 +446,83 @@ func TestSkipRxCopyEveryByte(t *testing.T) {
 			}
 		}
 		ts.idle(t)
+	}
+}
+
+// iperf3Peer is the iperf3 to test against: $IPERF3, else Debian's.
+func iperf3Peer(t *testing.T) string {
+	t.Helper()
+	if peer := os.Getenv("IPERF3"); peer != "" {
+		return peer
+	}
+	if _, err := exec.LookPath("iperf3"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("iperf3 not installed (scripts/setup installs it)")
+		}
+		t.Skip("iperf3 not installed")
+	}
+	return "iperf3"
+}
+
+// serveIperf3 runs `iperf3 -s -1` on a free port until its one test
+// ended; wait waits for that.
+func serveIperf3(ctx context.Context, t *testing.T, peer string) (port int, wait func()) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port = ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	cmd := exec.CommandContext(ctx, peer, "-s", "-1", "-p", strconv.Itoa(port))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Listening shows in /proc/net/tcp6 (iperf3 listens on ::) as
+	// state 0A; connecting to see would be its one test.
+	hex := fmt.Sprintf(":%04X ", port)
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		b, _ := os.ReadFile("/proc/net/tcp6")
+		c, _ := os.ReadFile("/proc/net/tcp")
+		if listening(string(b)+string(c), hex) {
+			break
+		}
+	}
+	return port, func() { _ = cmd.Wait() }
+}
+
+// TestParkedPacerKeepsRate: a sending client alone in its process, paced
+// parkMin or more between blocks, sleeps on runtime timers (park), and
+// still sends at its rate to a stock iperf3 server, TCP and UDP; and a
+// receiving one (-R) waits for the iperf3 server's paced blocks in the
+// netpoller (recvPolled) and receives all of them.
+func TestParkedPacerKeepsRate(t *testing.T) {
+	fstest.Long(t, "transfers for seconds against the real iperf3")
+	peer := iperf3Peer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, p := range []result.NetParameters{
+		{DurationNs: 2 * second, BitrateBps: 5e6, BlockSize: 16 << 10},
+		{Protocol: "udp", DurationNs: 2 * second, BitrateBps: 5e6, BlockSize: 1400, Burst: 10},
+		{DurationNs: 2 * second, BitrateBps: 5e6, BlockSize: 16 << 10, Direction: result.DirDown},
+	} {
+		if sockio.Held() {
+			t.Fatal("a P is held before the test: the pacer would not park")
+		}
+		port, wait := serveIperf3(ctx, t, peer)
+		cfg := ClientConfig{Host: "127.0.0.1", Port: port, NetParameters: p, Version: "test"}
+		n, err := runTest(ctx, cfg)
+		wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range n.Sums {
+			if r := s.Sender.BitsPerSecond / 5e6; r < 0.9 || r > 1.1 {
+				t.Errorf("%s %s: sent %.2f Mbit/s, paced at 5", p.Protocol, s.Direction, s.Sender.BitsPerSecond/1e6)
+			}
+			if p.Protocol == "" && s.Receiver.Bytes != s.Sender.Bytes {
+				t.Errorf("%s: sent %d bytes, received %d", s.Direction, s.Sender.Bytes, s.Receiver.Bytes)
+			}
+		}
 	}
 }

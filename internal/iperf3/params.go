@@ -60,6 +60,44 @@ func (p *Params) streams() int {
 	return p.Parallel
 }
 
+// heldProcs is how many of one end's streams hold a P of their own in raw
+// system calls (see sockio.Procs): all but those paced so slowly
+// (slowPace) that a sender parks between bursts and waits for room in a
+// full send buffer parked too (pacer.send), and a TCP receiver waits in
+// the netpoller (recvPolled), so they hold none most of the time.
+// sendfile (-Z) waits in the kernel, so its senders keep theirs, and so do
+// UDP receivers and --skip-rx-copy's. An idle P costs a board its CPU: whenever a goroutine became
+// ready (a latency probe's tick), the runtime woke a second thread to look
+// for work for it, and a one-core client at -b 1M switched threads 3,700
+// times in 10 s rather than 6,200.
+func (p *Params) heldProcs(sends, zeroCopy bool) int {
+	n := p.streams()
+	if !p.slowPace() {
+		return n
+	}
+	senders := 0
+	if sends {
+		senders = p.Parallel
+	}
+	if !(zeroCopy && !p.UDP) {
+		n -= senders
+	}
+	if !p.UDP && !p.SkipRxCopy {
+		n -= p.streams() - senders
+	}
+	return n
+}
+
+// slowPace says the streams are paced parkMin or more between bursts.
+func (p *Params) slowPace() bool {
+	return p.Bitrate > 0 && pacedGap(p.Len*max(p.Burst, 1), p.Bitrate) >= parkMin
+}
+
+// pacedGap is the time a burst of n bytes takes at bitrate.
+func pacedGap(n int, bitrate int64) time.Duration {
+	return time.Duration(float64(n) * 8 / float64(bitrate) * float64(time.Second))
+}
+
 // count is the bytes -n or -k ends a test at, 0 if neither: -k counts
 // blocks of -l.
 func (p *Params) count() int64 {

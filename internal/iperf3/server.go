@@ -500,7 +500,7 @@ func (s *Server) parameters(p *Params, client string) result.NetParameters {
 }
 
 func (s *Server) run(ctx context.Context, ctrl net.Conn, cookie []byte, p *Params, np result.NetParameters, done func()) (*result.Net, error) {
-	data, err := newDataPath(p, s.cfg.ZeroCopy || p.ZeroCopy)
+	data, err := newDataPath(p, s.cfg.ZeroCopy || p.ZeroCopy, p.Reverse || p.Bidir)
 	if err != nil {
 		return nil, err
 	}

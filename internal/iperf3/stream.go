@@ -2,6 +2,7 @@ package iperf3
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"net"
 	"os"
@@ -140,7 +141,10 @@ const recvBudget = 3 << 20
 // pushes a partly filled queue.
 const sendChunk = 512 << 10
 
-func newDataPath(p *Params, zeroCopy bool) (*dataPath, error) {
+// newDataPath prepares one end's data path; sends says whether this end
+// sends (the client unless -R, the server with it; both ends with
+// --bidir).
+func newDataPath(p *Params, zeroCopy, sends bool) (*dataPath, error) {
 	d := &dataPath{p: p, memfd: -1, epoch: time.Now()}
 	d.payload = make([]byte, p.Len)
 	fillPayload(d.payload, p.RepeatingPayload)
@@ -155,7 +159,7 @@ func newDataPath(p *Params, zeroCopy bool) (*dataPath, error) {
 		}
 		d.memfd = fd
 	}
-	d.unprocs = sockio.Procs(p.streams())
+	d.unprocs = sockio.Procs(p.heldProcs(sends, zeroCopy))
 	return d, nil
 }
 
@@ -355,6 +359,9 @@ type pacer struct {
 	startMono time.Duration
 	// burst blocks go out back to back between waits (-b RATE/BURST).
 	burst, sent int
+	// parked says the last wait parked (see park): the sender may hold no
+	// P of its own, so it sends without waiting in the kernel (send).
+	parked bool
 }
 
 func newPacer(bitrate int64, burst int) *pacer {
@@ -386,9 +393,54 @@ func (p *pacer) wait(total int64, stop *atomic.Bool) {
 		}
 		// Wake at least every 100 ms so a slow paced stream still sees the
 		// stop; a signal (EINTR) only means looking again.
-		ts := unix.NsecToTimespec(int64(p.startMono + min(due, now+100*time.Millisecond)))
+		until := min(due, now+100*time.Millisecond)
+		if p.parked = until-now >= parkMin && !sockio.Held(); p.parked {
+			park(until - now)
+			continue
+		}
+		ts := unix.NsecToTimespec(int64(p.startMono + until))
 		unix.RawSyscall6(unix.SYS_CLOCK_NANOSLEEP, unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
 	}
+}
+
+// parkMin is the shortest wait the pacer sleeps through parked on a
+// runtime timer rather than in clock_nanosleep on its own thread. A raw
+// sleep keeps the thread's P, so the runtime's monitor (sysmon) stays
+// awake, polling every 10 ms, and sees a goroutine running past its 10 ms
+// slice: it sent preemption signals about 58 times a second, each ending
+// the sleep early. Parked, every P can go idle and sysmon sleeps until the
+// next timer. The timer is only as fine as the netpoller's millisecond
+// wait, and parking and waking cost more than one raw sleep, so short
+// waits (a fast stream's, under 2 ms) stay raw; and so do all while a
+// goroutine holds a P of its own (sockio.Held), on which the timer could
+// wait.
+const parkMin = 2 * time.Millisecond
+
+// park sleeps d on a runtime timer with the goroutine's thread let go:
+// a goroutine locked to its thread that parks hands its P to another
+// thread and must be handed it back to wake, two thread switches where
+// one will do. It comes back locked to whichever thread woke it; the
+// stream's sender needs a thread of its own, not a particular one.
+func park(d time.Duration) {
+	runtime.UnlockOSThread()
+	time.Sleep(d)
+	runtime.LockOSThread()
+}
+
+// send writes b to a stream's socket. A sender whose pacer parks may have
+// no P of its own (Params.heldProcs), and a blocking write into a full
+// send buffer (a link slower than the pace) would hold the P everything
+// else runs on for up to sockio.Timeout: it sends without waiting and, on
+// a full buffer, parks parkMin before it tries again.
+func (p *pacer) send(fd int, b []byte) (int, syscall.Errno) {
+	if p == nil || !p.parked {
+		return sockio.Raw(unix.SYS_WRITE, fd, b)
+	}
+	n, e := sockio.SendNow(fd, b)
+	if e == unix.EAGAIN {
+		park(parkMin)
+	}
+	return n, e
 }
 
 // senderLimit stops a sender once the test's byte or block limit is
@@ -464,7 +516,7 @@ func (d *dataPath) sendTCP(s *stream) error {
 			n, serr = unix.Sendfile(fd, d.memfd, &o, end-off)
 			e, _ = serr.(syscall.Errno)
 		} else {
-			n, e = sockio.Raw(unix.SYS_WRITE, fd, buf[off:end])
+			n, e = pace.send(fd, buf[off:end])
 		}
 		if n > 0 {
 			d.sentBytes(s, n)
@@ -495,6 +547,9 @@ func (d *dataPath) recvTCP(s *stream) error {
 	// MSG_TRUNC, a read per wake-up as iperf3 3.17+ does, without the
 	// low-water batching: an earlier try with both saw streams come out
 	// empty (issue 27). TestSkipRxCopyEveryByte checks every stream.
+	if d.p.slowPace() && !d.p.SkipRxCopy {
+		return d.recvPolled(s, buf)
+	}
 	r := sockio.Reader{FD: fd, Block: sockio.RawRead, Batch: !d.p.SkipRxCopy, Trunc: d.p.SkipRxCopy}
 	for !d.closing.Load() {
 		if d.stop.Load() {
@@ -508,6 +563,53 @@ func (d *dataPath) recvTCP(s *stream) error {
 		case e == 0:
 			return nil // the sender closed the stream
 		case !sockio.Again(e):
+			return os.NewSyscallError("read", e)
+		}
+	}
+	return nil
+}
+
+// recvPolled is recvTCP for a stream paced parkMin or more between blocks
+// (-b 94M at 128 KiB): it waits for data in the runtime's netpoller, not in
+// a blocking read that holds a P of its own, so between blocks the client
+// of a one-core board sleeps whole, as a parked sender does (pacer.wait).
+// A blocking read kept the runtime's monitor polling every 10 ms and
+// preempting the reader. The read deadline lets it see the stop within
+// sockio.Timeout; unbatch's lower low-water mark wakes it at once. Its
+// thread is let go meanwhile, as park's is: a locked goroutine that waits
+// in the netpoller is handed back to its own thread at each wake-up.
+func (d *dataPath) recvPolled(s *stream, buf []byte) error {
+	runtime.UnlockOSThread()
+	defer runtime.LockOSThread()
+	f, err := sockio.Polled(s.fd)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	for !d.closing.Load() {
+		if err := f.SetReadDeadline(time.Now().Add(sockio.Timeout)); err != nil {
+			return err
+		}
+		var n int
+		var e syscall.Errno
+		err := rc.Read(func(fd uintptr) bool {
+			n, e = sockio.RecvNow(int(fd), buf)
+			return e != unix.EAGAIN
+		})
+		switch {
+		case errors.Is(err, os.ErrDeadlineExceeded):
+		case err != nil:
+			return err
+		case e == 0 && n > 0:
+			d.received(s, n)
+			s.arrived.Store(int64(time.Since(d.epoch)))
+		case e == 0:
+			return nil // the sender closed the stream
+		case e != unix.EINTR:
 			return os.NewSyscallError("read", e)
 		}
 	}
@@ -530,7 +632,7 @@ func (d *dataPath) sendUDP(s *stream) error {
 	for !d.stop.Load() && !d.limitReached() && !d.closing.Load() {
 		seq++
 		d.stamp(buf, time.Since(d.epoch), seq)
-		n, e := sockio.Raw(unix.SYS_WRITE, s.fd, buf)
+		n, e := pace.send(s.fd, buf)
 		switch {
 		case e == 0:
 			d.sent(s, n)

@@ -3,7 +3,9 @@ package iperf3
 import (
 	"context"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -54,7 +56,7 @@ func TestSenderWholeBlocks(t *testing.T) {
 // receives (-R's client) never holds it (bench/net's peak memory at
 // -P 10 -R).
 func TestChunkOnlyForSenders(t *testing.T) {
-	d, err := newDataPath(&Params{Len: 128 << 10}, false)
+	d, err := newDataPath(&Params{Len: 128 << 10}, false, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +123,7 @@ func TestChunkOnlyForSenders(t *testing.T) {
 // the moment the receivers together have the count, never while the
 // start is omitted, and counting from where the omitted start ended.
 func TestReceivedCount(t *testing.T) {
-	d, err := newDataPath(&Params{Len: 1000}, false)
+	d, err := newDataPath(&Params{Len: 1000}, false, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,5 +161,68 @@ func TestReceivedCount(t *testing.T) {
 	d.received(a, 1) // closes nothing twice
 	if got := a.bytes.Load() + b.bytes.Load(); got != 8001 {
 		t.Errorf("streams counted %d bytes, want 8001", got)
+	}
+}
+
+// TestHeldProcs: only the streams paced parkMin or more apart give up
+// their own P; faster ones, sendfile's (-Z) senders, and UDP and
+// --skip-rx-copy receivers keep theirs.
+func TestHeldProcs(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		p        Params
+		sends    bool
+		zeroCopy bool
+		want     int
+	}{
+		{"unpaced sender", Params{Parallel: 2, Len: 128 << 10}, true, false, 2},
+		{"1M receiver", Params{Parallel: 2, Len: 128 << 10, Bitrate: 1e6}, false, false, 0},
+		{"1M udp receiver", Params{Parallel: 2, Len: 1400, Bitrate: 1e6, UDP: true}, false, false, 2},
+		{"1M skip-rx-copy receiver", Params{Parallel: 2, Len: 128 << 10, Bitrate: 1e6, Options: Options{SkipRxCopy: true}}, false, false, 2},
+		{"1G receiver", Params{Parallel: 2, Len: 128 << 10, Bitrate: 1e9}, false, false, 2},
+		{"1M sender", Params{Parallel: 2, Len: 128 << 10, Bitrate: 1e6}, true, false, 0},
+		{"1G sender", Params{Parallel: 2, Len: 128 << 10, Bitrate: 1e9}, true, false, 2},
+		{"1G bursts of 4", Params{Parallel: 1, Len: 128 << 10, Bitrate: 1e9, Options: Options{Burst: 4}}, true, false, 0},
+		{"1M sendfile", Params{Parallel: 2, Len: 128 << 10, Bitrate: 1e6}, true, true, 2},
+		{"1M udp, -Z", Params{Parallel: 2, Len: 1400, Bitrate: 1e6, UDP: true}, true, true, 0},
+		{"1M bidir", Params{Parallel: 3, Len: 128 << 10, Bitrate: 1e6, Bidir: true}, true, false, 0},
+		{"1M bidir sendfile", Params{Parallel: 3, Len: 128 << 10, Bitrate: 1e6, Bidir: true}, true, true, 3},
+	} {
+		if got := c.p.heldProcs(c.sends, c.zeroCopy); got != c.want {
+			t.Errorf("%s: %d Ps held, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+// TestParkedSendDoesNotWait: a sender whose pacer parks sends into a full
+// buffer without waiting in the kernel, where it would hold the P the
+// rest of the process runs on: on a blocking socket no one reads, it
+// comes back with EAGAIN after parking, not never.
+func TestParkedSendDoesNotWait(t *testing.T) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fds[0])
+	defer unix.Close(fds[1])
+	p := newPacer(1e6, 1)
+	p.parked = true
+	b := make([]byte, 64<<10)
+	done := make(chan syscall.Errno)
+	go func() {
+		for {
+			if _, e := p.send(fds[0], b); e != 0 {
+				done <- e
+				return
+			}
+		}
+	}()
+	select {
+	case e := <-done:
+		if e != unix.EAGAIN {
+			t.Fatalf("full buffer: %v, want EAGAIN", e)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the parked sender waited in the kernel on a full buffer")
 	}
 }

@@ -1,8 +1,11 @@
 package sockio
 
 import (
+	"errors"
 	"net"
+	"os"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -217,4 +220,54 @@ func TestBuffer(t *testing.T) {
 	}
 	free()
 	free()
+}
+
+// TestPolled: a polled duplicate of a blocking socket waits for data in
+// the netpoller (a read deadline ends the wait), and RecvNow on it never
+// waits in the kernel.
+func TestPolled(t *testing.T) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fds[1])
+	defer unix.Close(fds[0])
+	f, err := Polled(fds[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 16)
+	read := func() (int, syscall.Errno, error) {
+		var n int
+		var e syscall.Errno
+		err := rc.Read(func(fd uintptr) bool {
+			n, e = RecvNow(int(fd), b)
+			return e != unix.EAGAIN
+		})
+		return n, e, err
+	}
+	if _, e := RecvNow(fds[0], b); e != unix.EAGAIN {
+		t.Fatalf("nothing queued: %v, want EAGAIN", e)
+	}
+	if err := f.SetReadDeadline(time.Now().Add(50 * time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := read(); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("nothing sent: %v, want the deadline", err)
+	}
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		_, _ = unix.Write(fds[1], []byte("probe"))
+	}()
+	if err := f.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if n, e, err := read(); err != nil || e != 0 || string(b[:n]) != "probe" {
+		t.Fatalf("read %q, %v, %v; want probe", b[:n], e, err)
+	}
 }
