@@ -127,7 +127,15 @@ func criteriaOf(cs []result.Criterion) map[string]string {
 
 // TestCheckClassThrottled: on a loop device throttled by blkio to known
 // rates and IOPS, the class verdicts are exactly those the throttle
-// implies.
+// implies. The random steps' IOPS are held to the throttle's own count of
+// the requests it let through in each, sampled through the run
+// (randomServed), not to 20 % of the set IOPS: blkio admits a slice's
+// worth at once at the start, 10 to 15 % more over 1.5 s, and a process
+// it holds back on a loaded machine gets less. The sequential write keeps
+// its 5 % bar against the set rate: its requests are 4 MiB, dispatched
+// up to four at once (one sample saw 16 MiB of its 24 MiB), so the
+// counters resolve its rate no better than to half, far looser than the
+// bar.
 func TestCheckClassThrottled(t *testing.T) {
 	fstest.RequireRoot(t)
 	t.Parallel()
@@ -147,6 +155,7 @@ func TestCheckClassThrottled(t *testing.T) {
 		t.Errorf("8 MB/s: pass %v, source %q, verdict %q", c.Pass, c.ClaimSource, c.Verdict)
 	}
 	for _, cr := range c.Criteria {
+		// The throttle's counters cannot judge this figure (see above).
 		if cr.Step == result.StepSeqWrite && (math.Abs(cr.Value/8-1) > 0.05 || cr.Conditions == "") {
 			t.Errorf("8 MB/s: %s figure %.2f MB/s, conditions %q", cr.Class, cr.Value, cr.Conditions)
 		}
@@ -156,7 +165,9 @@ func TestCheckClassThrottled(t *testing.T) {
 	// passes, A2 (4000/2000/10) fails on both random figures.
 	th.Set(t, 0, 20e6)
 	th.SetIOPS(t, 3000, 1000)
+	served := sampleServed(t, th)
 	doc = checkJSON(t, th, mnt, "--size", "8M", "-t", "1.5s", "--claim", "A1,A2")
+	ref := randomServed(t, served())
 	c = doc.Check
 	want = map[string]string{"A1 seq-write": "PASS", "A1 rand-4k-write": "PASS", "A1 rand-4k-read": "PASS",
 		"A2 seq-write": "PASS", "A2 rand-4k-write": "FAIL", "A2 rand-4k-read": "FAIL"}
@@ -164,13 +175,46 @@ func TestCheckClassThrottled(t *testing.T) {
 		t.Errorf("20 MB/s, 3000/1000 IOPS: verdicts %v, want %v", got, want)
 	}
 	for _, cr := range c.Criteria {
-		// blkio admits a slice's worth at once at the start: over 1.5 s
-		// that is 10 to 15 % more.
-		if lim := map[string]float64{result.StepRandRead: 3000, result.StepRandWrite: 1000}[cr.Step]; lim > 0 && math.Abs(cr.Value/lim-1) > 0.2 {
-			t.Errorf("%s %s: %.0f IOPS, throttled to %.0f", cr.Class, cr.Step, cr.Value, lim)
+		r, ok := ref[cr.Step]
+		if !ok {
+			continue
+		}
+		t.Logf("%s %s: %.0f ±%.0f IOPS; the throttle (set to %v) let through %.0f..%.0f", cr.Class, cr.Step, cr.Value, cr.HalfWidth,
+			map[string]int{result.StepRandRead: 3000, result.StepRandWrite: 1000}[cr.Step], r[0], r[1])
+		// The figure counts the very requests the throttle counted: it
+		// must lie within what the counters resolve, not merely its
+		// interval meet them (the throttle's slices scatter thruput's
+		// windows: ±25 % here).
+		if cr.Value < r[0] || cr.Value > r[1] {
+			t.Errorf("%s %s: %.0f IOPS, the throttle let through %.0f..%.0f", cr.Class, cr.Step, cr.Value, r[0], r[1])
 		}
 	}
 	fstest.AssertNoScratch(t, mnt)
+}
+
+// randomServed is the throttle's own count of the requests it let through
+// in a check's random steps, per second (servedRate's bounds), by step:
+// the random write is the writes of 4 KiB requests after the sequential
+// steps' large ones and their flushes, the random read the reads after
+// the last write (the sequential read comes before the random write).
+func randomServed(t *testing.T, samples []servedSample) map[string][2]float64 {
+	t.Helper()
+	from := -1
+	for i := 1; i < len(samples); i++ {
+		if n, b := samples[i].writeIOs-samples[i-1].writeIOs, samples[i].write-samples[i-1].write; b > 0 && b <= 8<<10*n {
+			from = i - 1
+			break
+		}
+	}
+	if from < 0 {
+		t.Fatal("the throttle's counters saw no random writes")
+	}
+	wlo, whi, _, wrote := servedRate(samples, from, func(s servedSample) int64 { return s.writeIOs })
+	rlo, rhi, _, _ := servedRate(samples, wrote, func(s servedSample) int64 { return s.readIOs })
+	if wlo <= 0 || rlo <= 0 {
+		t.Fatalf("the throttle's counters saw no random writes (%.0f..%.0f IOPS) or reads after them (%.0f..%.0f)", wlo, whi, rlo, rhi)
+	}
+	return map[string][2]float64{result.StepRandWrite: {wlo, whi}, result.StepRandRead: {rlo, rhi}}
 }
 
 // TestCheckRPiSDAgainstFio: --preset rpi-sd gives the PASS/FAIL fio gives

@@ -43,14 +43,16 @@ func throttled(t *testing.T, th *fstest.Throttle, args ...string) (*result.Docum
 	return doc, took, cmd
 }
 
-// servedSample is the throttle's counters at a moment of a run.
+// servedSample is the throttle's counters at a moment of a run: bytes and
+// requests read and written.
 type servedSample struct {
-	at          time.Time
-	read, write int64
+	at                time.Time
+	read, write       int64
+	readIOs, writeIOs int64
 }
 
-// sampleServed reads the throttle's served bytes every 20 ms until the
-// returned function is called, which gives the samples.
+// sampleServed reads the throttle's served bytes and requests every 20 ms
+// until the returned function is called, which gives the samples.
 func sampleServed(t *testing.T, th *fstest.Throttle) func() []servedSample {
 	t.Helper()
 	var out []servedSample
@@ -64,7 +66,12 @@ func sampleServed(t *testing.T, th *fstest.Throttle) func() []servedSample {
 				done <- err
 				return
 			}
-			out = append(out, servedSample{time.Now(), r, w})
+			ri, wi, err := th.ServedIOs()
+			if err != nil {
+				done <- err
+				return
+			}
+			out = append(out, servedSample{time.Now(), r, w, ri, wi})
 			select {
 			case <-stop:
 				done <- nil

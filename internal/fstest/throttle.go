@@ -95,7 +95,20 @@ func (th *Throttle) Command(name string, args ...string) *exec.Cmd {
 // (blkio.throttle.io_service_bytes): the limit's own measure, which a test
 // holds a rate measured through it to.
 func (th *Throttle) Served() (read, write int64, err error) {
-	b, err := os.ReadFile(filepath.Join(th.dir, "blkio.throttle.io_service_bytes"))
+	return th.counters("blkio.throttle.io_service_bytes")
+}
+
+// ServedIOs is the requests the throttle has let through to its device
+// for the cgroup's processes so far, reads and writes
+// (blkio.throttle.io_serviced), which a test holds IOPS measured through
+// it to.
+func (th *Throttle) ServedIOs() (read, write int64, err error) {
+	return th.counters("blkio.throttle.io_serviced")
+}
+
+// counters reads a blkio file's Read and Write lines for the device.
+func (th *Throttle) counters(file string) (read, write int64, err error) {
+	b, err := os.ReadFile(filepath.Join(th.dir, file))
 	if err != nil {
 		return 0, 0, err
 	}
@@ -106,7 +119,7 @@ func (th *Throttle) Served() (read, write int64, err error) {
 		}
 		n, err := strconv.ParseInt(f[2], 10, 64)
 		if err != nil {
-			return 0, 0, fmt.Errorf("fstest: %s: %q", "blkio.throttle.io_service_bytes", line)
+			return 0, 0, fmt.Errorf("fstest: %s: %q", file, line)
 		}
 		switch f[1] {
 		case "Read":
