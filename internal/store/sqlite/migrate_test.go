@@ -44,13 +44,7 @@ func TestMigrateV1(t *testing.T) {
 	if _, err := db.Exec(`PRAGMA user_version = 1`); err != nil {
 		t.Fatal(err)
 	}
-	db.Close()
-
-	s, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := reopen(t, db, path)
 	raw := rawDB(t, s)
 	var version int
 	if err := raw.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != len(migrations) {
@@ -132,12 +126,18 @@ func TestMigrateV3(t *testing.T) {
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	db.Close()
+	storetest.CheckPoints(t, reopen(t, db, path), docs)
+}
 
+// reopen closes the store written the old way and opens it as thruput
+// does, which migrates it.
+func reopen(t *testing.T, db *sql.DB, path string) *store.DB {
+	t.Helper()
+	db.Close()
 	s, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	storetest.CheckPoints(t, s, docs)
+	t.Cleanup(func() { s.Close() })
+	return s
 }
