@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thruput/thruput/internal/exectest"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/store/sqlite"
@@ -70,7 +71,12 @@ func TestSuiteStockServerBudget(t *testing.T) {
 		t.Fatalf("--budget %v after a plain round of %v: exit %d, %d runs\n%s", budget, wall, o.code, len(docs), o.stderr)
 	}
 	round := docs[len(docs)-1].EndedAt.Sub(docs[0].StartedAt)
-	if round > budget {
+	// Under qemu-user (make check's test-32, beside the emulated Pi on
+	// the same CPUs) the clock is the emulator's: a round under a 14 s
+	// budget once took 14.4 s where the plain round before it took 13.5,
+	// which says more of the emulator than of the budget. The native run
+	// holds the round to it.
+	if emulated := len(exectest.Wrapper()) > 0; round > budget && !emulated {
 		t.Errorf("--budget %v: the round took %v (the plain one %v)", budget, round, wall)
 	}
 	t.Logf("plain round %v, --budget %v, the round under it %v", wall, budget, round)
