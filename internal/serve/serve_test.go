@@ -55,12 +55,19 @@ func pair(id, from, to string, mbit float64) *result.Document {
 
 func fixture(t *testing.T) store.Store {
 	t.Helper()
+	s := emptyStore(t)
+	fill(t, s)
+	return s
+}
+
+// emptyStore is a SQLite store of the test's own, closed after it.
+func emptyStore(t *testing.T) *store.DB {
+	t.Helper()
 	s, err := sqlite.Open(filepath.Join(t.TempDir(), "results.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	fill(t, s)
 	return s
 }
 
@@ -418,11 +425,7 @@ func TestMetrics(t *testing.T) {
 // alerts (one alert a series, judged on its own runs).
 func TestDirections(t *testing.T) {
 	t.Parallel()
-	s, err := sqlite.Open(filepath.Join(t.TempDir(), "results.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := emptyStore(t)
 	run := func(hour int, dir, iface string, mbit ...float64) *result.Document {
 		at := t0.Add(time.Duration(hour) * time.Hour)
 		d := &result.Document{ID: at.Format("20060102T150405Z") + "-dir000", Method: result.MethodNetClient, Status: result.StatusOK, StartedAt: at, EndedAt: at.Add(10 * time.Second)}
@@ -479,11 +482,7 @@ func TestDirections(t *testing.T) {
 // share a start time without losing or repeating any.
 func TestOlderRuns(t *testing.T) {
 	t.Parallel()
-	s, err := sqlite.Open(filepath.Join(t.TempDir(), "results.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := emptyStore(t)
 	var docs []*result.Document
 	for i := range 230 {
 		docs = append(docs, sweep(fmt.Sprintf("20261110T060000Z-p%05d", i), "pi4", 9+min(i, 20)/10, 40, nil))

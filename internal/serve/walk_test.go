@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"html"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -15,7 +14,6 @@ import (
 	"github.com/thruput/thruput/internal/browsertest"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/store"
-	"github.com/thruput/thruput/internal/store/sqlite"
 )
 
 // everyMethod is a run of each method and kind: a sweep over two targets
@@ -106,11 +104,7 @@ var hrefs = regexp.MustCompile(`href="(/[^"#]*)"`)
 // everyMethodStore is a store holding everyMethod's runs, and the runs.
 func everyMethodStore(t *testing.T) (*store.DB, []*result.Document) {
 	t.Helper()
-	s, err := sqlite.Open(filepath.Join(t.TempDir(), "results.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := emptyStore(t)
 	docs := everyMethod()
 	if _, _, err := s.SaveAll(docs); err != nil {
 		t.Fatal(err)
