@@ -220,9 +220,14 @@ func randomServed(t *testing.T, samples []servedSample) map[string][2]float64 {
 // TestCheckRPiSDAgainstFio: --preset rpi-sd gives the PASS/FAIL fio gives
 // running the SD Card Speed Test's job file on the same throttled
 // target, judged by sdtest.sh's thresholds, with its figures within the
-// noise of three fio runs. Sizes and times are shrunk alike, so the test takes
-// seconds: the job file is sd_bench.fio's (raspberrypi-ui/agnostics,
-// docs/decisions) with size=8m and runtime=1.
+// noise of three fio runs. Each verdict must follow from thruput's own
+// figure, and must be fio's wherever fio's runs, widened by that noise,
+// lie on one side of the threshold: a machine loaded enough to drag
+// fio's sequential writes across the 10 MB/s line (8687-10369 KB/s
+// beside other tests, against a 12 MB/s throttle) leaves nothing there
+// for the verdicts to agree on, only figures. Sizes and times are shrunk
+// alike, so the test takes seconds: the job file is sd_bench.fio's
+// (raspberrypi-ui/agnostics, docs/decisions) with size=8m and runtime=1.
 func TestCheckRPiSDAgainstFio(t *testing.T) {
 	fstest.RequireRoot(t)
 	fio, err := exec.LookPath("fio")
@@ -257,9 +262,10 @@ func TestCheckRPiSDAgainstFio(t *testing.T) {
 			t.Fatalf("run %d: %d criteria", ri+1, len(run.Criteria))
 		}
 	}
-	// The same verdict on every criterion in every run of both tools;
-	// and the figures within the noise: thruput's three runs and fio's
-	// three, each range widened by the larger of the two spreads, meet.
+	// The figures within the noise: thruput's three runs and fio's
+	// three, each range widened by the larger of the two spreads, meet;
+	// each verdict is its figure's against the threshold, and fio's
+	// where fio's widened range decides it.
 	spread := func(xs []float64) (lo, hi float64) {
 		lo, hi = math.Inf(1), math.Inf(-1)
 		for _, x := range xs {
@@ -274,10 +280,8 @@ func TestCheckRPiSDAgainstFio(t *testing.T) {
 			cr := run.Criteria[i]
 			ours = append(ours, cr.Value)
 			halfWidth = max(halfWidth, cr.HalfWidth)
-			for _, f := range fioRuns {
-				if fioPass := f[i] >= lim; fioPass != cr.Pass {
-					t.Errorf("run %d %s: thruput %v at %.0f %s, fio %v at %.0f", ri+1, cr.What, cr.Pass, cr.Value, cr.Metric, fioPass, f[i])
-				}
+			if cr.Pass != (cr.Value >= lim) {
+				t.Errorf("run %d %s: %v at %.0f %s against the threshold %.0f", ri+1, cr.What, cr.Pass, cr.Value, cr.Metric, lim)
 			}
 		}
 		for _, f := range fioRuns {
@@ -297,6 +301,17 @@ func TestCheckRPiSDAgainstFio(t *testing.T) {
 		what := c.Runs[0].Criteria[i].What
 		if tHi+noise < fLo || tLo-noise > fHi {
 			t.Errorf("%s: thruput %.0f to %.0f, fio %.0f to %.0f: apart by more than the noise (%.0f, ±%.0f of it thruput's interval)", what, tLo, tHi, fLo, fHi, noise, halfWidth)
+		}
+		switch {
+		case fLo-noise >= lim || fHi+noise < lim:
+			fioPass := fLo >= lim
+			for ri, run := range c.Runs {
+				if cr := run.Criteria[i]; cr.Pass != fioPass {
+					t.Errorf("run %d %s: thruput %v at %.0f %s, fio %v at %.0f to %.0f (±%.0f)", ri+1, what, cr.Pass, cr.Value, cr.Metric, fioPass, fLo, fHi, noise)
+				}
+			}
+		default:
+			t.Logf("%s: fio's runs, %.0f to %.0f ±%.0f, straddle the threshold %.0f in this window: the verdicts are not compared", what, fLo, fHi, noise, lim)
 		}
 		t.Logf("%s: thruput %.0f to %.0f (±%.0f), fio %.0f to %.0f", what, tLo, tHi, halfWidth, fLo, fHi)
 	}
