@@ -15,7 +15,7 @@ PLATFORMS := linux/arm/6 linux/arm/7 linux/arm64 linux/amd64 linux/riscv64
 
 PREFIX    ?= /usr/local
 
-.PHONY: build install dist deb release run check setup lint test test-32 test-arm test-pi32 test-short bench clean
+.PHONY: build install dist deb release run check setup lint test test-main test-waits test-alone test-32 test-arm test-pi32 test-short bench clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags '$(LDFLAGS)' -o bin/thruput ./cmd/thruput
@@ -67,12 +67,44 @@ lint:
 	$$($(GO) env GOPATH)/bin/staticcheck ./...
 
 # -timeout bounds each package: cmd/thruput, the longest, takes about
-# 11 minutes on a 2-core machine with a warm build cache; a hang fails at 25.
-# The emulated Pi's 32-bit runs (TestRaspi3bArm32) keep a host core busy
-# for minutes: they run after, in test-pi32, not beside the tests that
-# measure for seconds and judge what the machine's CPUs did.
+# 11 minutes alone on a 2-core machine with a warm build cache; a hang
+# fails at 25. Most of that is waiting: on SSH hosts in namespaces, on
+# shaped links, on cards filled at a throttle's pace (cmd/thruput used
+# 0.58 of a CPU over its run). So its tests that wait longest (WAITS) run
+# in a go test of their own beside the rest (test-main), which still
+# runs two packages at a time: 700 s of tests in about 450. Test
+# binaries already share this machine (namespaces, loop devices and
+# scratch directories are named by process and swept only when their
+# process is dead; ports are picked free), and every test that compares
+# a rate or a delay takes its reference in its own window.
+# What judges the CPUs themselves (ALONE: which core a run was bound by,
+# a cgroup's quota) runs after, alone, as does the emulated Pi's 32-bit
+# run (TestRaspi3bArm32), which keeps a host core busy for minutes.
+WAITS_TESTS := TestFleetRun TestFleetSuite TestFleetHostFailures TestFleetInterrupt \
+	TestFleetNet TestFleetNetConcurrent TestFleetHostTimeout TestFleetExecControllerGone \
+	TestFleetRemoteCommand TestFleetHostKeys TestFleetSelection \
+	TestCapacityGenuine TestCapacityFakeCard TestCapacityClasses TestCapacityResume \
+	TestCapacityInterrupt TestProbe TestProbeInterrupted TestProbeKilled \
+	TestSuite TestSuiteRepeatAgainstServer TestSuiteDiskNamedSweep \
+	TestSuiteStockServerBudget TestAlertsShapedLink TestCheckRPiSDAgainstFio
+ALONE_TESTS := TestHealthPinnedCore TestHealthCgroupQuota
+# Whole names, so that -skip over every package skips only these.
+empty :=
+space := $(empty) $(empty)
+WAITS := ^($(subst $(space),|,$(strip $(WAITS_TESTS))))$$
+ALONE := ^($(subst $(space),|,$(strip $(ALONE_TESTS))))$$
 test:
-	$(GO) test -count=1 -timeout 25m -skip '^TestRaspi3bArm32$$' ./...
+	$(MAKE) -j2 --output-sync=target test-main test-waits
+	$(MAKE) test-alone
+
+test-main:
+	$(GO) test -count=1 -timeout 25m -skip '^TestRaspi3bArm32$$|$(WAITS)|$(ALONE)' ./...
+
+test-waits:
+	$(GO) test -count=1 -timeout 25m -run '$(WAITS)' ./cmd/thruput
+
+test-alone:
+	$(GO) test -count=1 -timeout 5m -run '$(ALONE)' ./cmd/thruput
 
 test-pi32:
 	$(GO) test -count=1 -timeout 25m -run '^TestRaspi3bArm32$$' ./internal/pilab
