@@ -419,10 +419,13 @@ func TestFleetInterrupt(t *testing.T) {
 func TestFleetNet(t *testing.T) {
 	t.Parallel()
 	l := newFleetLab(t, 100, 100, 100, 100)
+	refs := l.iperf3Runs(t, 1, 2)
 	o := l.thruput(t, "fleet", "net", "--json", "--hosts", l.hosts(4), "--", "-t", "2")
 	if o.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
+	refs = append(refs, l.iperf3Runs(t, 3, 4)...)
+	lo, hi := rateBand(t, "iperf3", refs)
 	var m fleet.Matrix
 	if err := json.Unmarshal([]byte(o.stdout), &m); err != nil {
 		t.Fatalf("%v\n%s", err, o.stdout)
@@ -430,10 +433,22 @@ func TestFleetNet(t *testing.T) {
 	if len(m.Pairs) != 12 {
 		t.Fatalf("%d pairs, want 12", len(m.Pairs))
 	}
+	var ids []string
 	for _, p := range m.Pairs {
-		// 100 Mbit/s of Ethernet frames carry about 95 of TCP payload.
-		if p.MbitPerSecond == nil || *p.MbitPerSecond < 85 || *p.MbitPerSecond > 100 {
-			t.Errorf("%s -> %s: %s Mbit/s (%s), want about 94", p.From, p.To, fmtOpt(p.MbitPerSecond), p.Error)
+		if p.MbitPerSecond == nil || p.Run == "" {
+			t.Fatalf("%s -> %s: %s Mbit/s, run %q (%s)", p.From, p.To, fmtOpt(p.MbitPerSecond), p.Run, p.Error)
+		}
+		ids = append(ids, p.Run)
+	}
+	// The links are alike: each pair's figure, with its own 95 % interval,
+	// meets what iperf3 got through two of them just before and just
+	// after (rateBand), not a fixed 85-100 Mbit/s a loaded machine can
+	// miss (82.8, beside other engineers' benches at load 25).
+	rel := l.relativeWidths(t, ids)
+	for _, p := range m.Pairs {
+		r := *p.MbitPerSecond
+		if half := rel[p.Run] * r; r+half < lo/1e6 || r-half > hi/1e6 {
+			t.Errorf("%s -> %s: %.2f ± %.2f Mbit/s, iperf3 %.2f..%.2f through the same links in the same window", p.From, p.To, r, half, lo/1e6, hi/1e6)
 		}
 		// Latency under load is on by default; the probes' answers come
 		// through the loaded link's queue, so more than nothing.
