@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/result"
@@ -184,9 +185,16 @@ func TestCheckClassThrottled(t *testing.T) {
 		// The figure counts the very requests the throttle counted: it
 		// must lie within what the counters resolve, not merely its
 		// interval meet them (the throttle's slices scatter thruput's
-		// windows: ±25 % here).
-		if cr.Value < r[0] || cr.Value > r[1] {
-			t.Errorf("%s %s: %.0f IOPS, the throttle let through %.0f..%.0f", cr.Class, cr.Step, cr.Value, r[0], r[1])
+		// windows: ±25 % here), give or take the requests in flight
+		// when the step's clock stopped, which the counters may have
+		// seen or not (2937 against 2939 IOPS, beside benches at load 25).
+		st := c.Runs[0].Step(cr.Step)
+		if st == nil || st.ElapsedNs <= 0 {
+			t.Fatalf("%s: no step %s in %+v", cr.Class, cr.Step, c.Runs)
+		}
+		inFlight := float64(st.IODepth) / time.Duration(st.ElapsedNs).Seconds()
+		if cr.Value < r[0]-inFlight || cr.Value > r[1]+inFlight {
+			t.Errorf("%s %s: %.0f IOPS, the throttle let through %.0f..%.0f (±%.0f in flight)", cr.Class, cr.Step, cr.Value, r[0], r[1], inFlight)
 		}
 	}
 	fstest.AssertNoScratch(t, mnt)
