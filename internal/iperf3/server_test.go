@@ -348,7 +348,20 @@ func TestClientServer(t *testing.T) {
 			cfg.NetParameters, cfg.Counters64 = c.p, c.c64
 			cfg.IntervalNs = int64(250 * time.Millisecond)
 			udp, reverse := c.p.Protocol == "udp", c.p.Direction == result.DirDown
-			n, err := runTest(ctx, cfg)
+			var (
+				n    *result.Net
+				err  error
+				refs []*refRun
+			)
+			if paced := c.p.BitrateBps > 0 && c.p.DurationNs > 0; paced {
+				// A paced sender's rate is held to stock iperf3 paced
+				// alike at the same time, not to a fixed share of the
+				// set rate, which a loaded machine makes iperf3 miss
+				// too.
+				refs = withReferences(ctx, t, iperf3Peer(t), c.p, func() { n, err = runTest(ctx, cfg) })
+			} else {
+				n, err = runTest(ctx, cfg)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -376,18 +389,12 @@ func TestClientServer(t *testing.T) {
 				if d := rcv.Bytes - snd.Bytes; !udp && (d > slack || -d > slack) {
 					t.Errorf("%s: TCP sent %d but received %d", s.Direction, snd.Bytes, rcv.Bytes)
 				}
-				if c.p.BitrateBps > 0 && c.p.DurationNs > 0 {
-					want := float64(c.p.BitrateBps) * float64(c.p.Streams)
-					if c.p.Streams == 0 {
-						want = float64(c.p.BitrateBps)
-					}
-					if r := snd.BitsPerSecond / want; r < 0.9 || r > 1.1 {
-						t.Errorf("%s: paced at %.0f bit/s, want %.0f", s.Direction, snd.BitsPerSecond, want)
-					}
-				}
 				if udp && (rcv.Lost == nil || rcv.JitterMs == nil || rcv.Packets == nil || *rcv.Packets == 0) {
 					t.Errorf("UDP receiver figures missing: %+v", rcv)
 				}
+			}
+			if refs != nil {
+				judgeRates(t, n, refs, true)
 			}
 			if c.p.Bytes > 0 {
 				for _, s := range n.Sums {
