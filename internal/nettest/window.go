@@ -1,8 +1,10 @@
 package nettest
 
 import (
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -42,7 +44,11 @@ func SameWindow(t testing.TB, what string, got Rate, refs ...Rate) {
 		return
 	}
 	lo, hi := band(refs...)
-	t.Logf("%s: %.3f ± %.3f Mbit/s; the references in the same window %.3f..%.3f", what, got.BPS/1e6, got.Res/1e6, lo/1e6, hi/1e6)
+	seen := make([]string, len(refs))
+	for i, r := range refs {
+		seen[i] = fmt.Sprintf("%.3f ± %.3f", r.BPS/1e6, r.Res/1e6)
+	}
+	t.Logf("%s: %.3f ± %.3f Mbit/s; the references in the same window %s, so %.3f..%.3f", what, got.BPS/1e6, got.Res/1e6, strings.Join(seen, ", "), lo/1e6, hi/1e6)
 	if got.BPS+got.Res < lo || got.BPS-got.Res > hi {
 		t.Errorf("%s: %.3f ± %.3f Mbit/s, outside what the references measured in the same window, %.3f..%.3f", what, got.BPS/1e6, got.Res/1e6, lo/1e6, hi/1e6)
 	}
