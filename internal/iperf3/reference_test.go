@@ -14,20 +14,19 @@ import (
 )
 
 // referenceArgs are stock iperf3's client options for the nearest test to
-// p it can run, and whether that test sends only up. Debian's iperf3 3.12
+// p it can run. Debian's iperf3 3.12
 // has no --gsro nor --skip-rx-copy (3.17 and later), which change how the
 // bytes cross the kernel, not the pace, so they are left out; and its
 // server's sender (in -R, and --bidir's reverse) ignores the client's
 // --fq-rate (9.5 Gbit/s seen), so a fair-queue cap is measured with
 // iperf3's client sending, the same cap on the same loopback.
-func referenceArgs(p result.NetParameters) (args []string, upOnly bool) {
-	args = []string{"-t", strconv.FormatInt(max(p.DurationNs/second, 1), 10), "-P", strconv.Itoa(max(p.Streams, 1))}
-	upOnly = p.FQRateBps > 0
+func referenceArgs(p result.NetParameters) []string {
+	args := []string{"-t", strconv.FormatInt(max(p.DurationNs/second, 1), 10), "-P", strconv.Itoa(max(p.Streams, 1))}
 	if p.Protocol == "udp" {
 		args = append(args, "-u")
 	}
 	switch {
-	case upOnly:
+	case p.FQRateBps > 0:
 	case p.Direction == result.DirDown:
 		args = append(args, "-R")
 	case p.Direction == "bidir":
@@ -55,7 +54,7 @@ func referenceArgs(p result.NetParameters) (args []string, upOnly bool) {
 	if p.DontFragment {
 		args = append(args, "--dont-fragment")
 	}
-	return args, upOnly
+	return args
 }
 
 // iperf3Sum is one of iperf3 -J's end sums.
@@ -64,9 +63,8 @@ type iperf3Sum struct {
 	BitsPerSecond float64 `json:"bits_per_second"`
 }
 
-// refRun is what one iperf3 reference run measured each way.
+// refRun is what one iperf3 reference run measured.
 type refRun struct {
-	upOnly bool
 	// burst is how many blocks the pacing releases at once (-b R/N).
 	burst int
 	j     struct {
@@ -77,41 +75,27 @@ type refRun struct {
 			} `json:"test_start"`
 		} `json:"start"`
 		End struct {
-			SumSent            iperf3Sum `json:"sum_sent"`
-			SumReceived        iperf3Sum `json:"sum_received"`
-			SumSentReverse     iperf3Sum `json:"sum_sent_bidir_reverse"`
-			SumReceivedReverse iperf3Sum `json:"sum_received_bidir_reverse"`
+			SumSent     iperf3Sum `json:"sum_sent"`
+			SumReceived iperf3Sum `json:"sum_received"`
 		} `json:"end"`
 	}
 }
 
-// rate is what the reference's sender (or receiver) measured in direction
-// dir, with what its count resolves of it; a reference that sent only up
-// stands for every direction.
-func (r *refRun) rate(dir string, sender bool) nettest.Rate {
-	e := r.j.End
-	sent, received := e.SumSent, e.SumReceived
-	if dir == "down-bidir" && !r.upOnly {
-		sent, received = e.SumSentReverse, e.SumReceivedReverse
-	}
-	s := received
+// rate is what the reference's sender (or receiver) measured, with what
+// its count resolves of it. It stands for every direction: the pace of a
+// stream is the same each way, and iperf3 3.12's --bidir reverse sums are
+// no figure of their own (sum_sent_bidir_reverse was seen equal to
+// sum_sent to the bit, and sum_received_bidir_reverse empty).
+func (r *refRun) rate(sender bool) nettest.Rate {
+	s := r.j.End.SumReceived
 	if sender {
-		s = sent
+		s = r.j.End.SumSent
 	}
 	ts := r.j.Start.TestStart
 	if s.Seconds <= 0 {
 		return nettest.Rate{}
 	}
 	return nettest.Rate{BPS: s.BitsPerSecond, Res: float64(ts.Blksize*max(ts.NumStreams, 1)*r.burst) * 8 / s.Seconds}
-}
-
-// sumDir is how refRun.rate names a sum's direction: --bidir's reverse is
-// apart from -R's, which iperf3 reports as its plain sums.
-func sumDir(p result.NetParameters, s result.NetSum) string {
-	if p.Direction == "bidir" && s.Direction == result.DirDown {
-		return "down-bidir"
-	}
-	return s.Direction
 }
 
 // thruputRate is what thruput's end measured of sum s, with what one
@@ -142,7 +126,7 @@ func thruputRate(n *result.Net, s result.NetSum, sender bool) nettest.Rate {
 // load from the machine's other jobs.
 func withReferences(ctx context.Context, t *testing.T, peer string, p result.NetParameters, test func()) []*refRun {
 	t.Helper()
-	args, upOnly := referenceArgs(p)
+	args := referenceArgs(p)
 	refs := make([]*refRun, 2)
 	errs := make([]error, len(refs))
 	var wg sync.WaitGroup
@@ -152,7 +136,7 @@ func withReferences(ctx context.Context, t *testing.T, peer string, p result.Net
 			defer wait()
 			full := append([]string{"-c", "127.0.0.1", "-p", strconv.Itoa(port), "-J"}, args...)
 			out, err := exec.CommandContext(ctx, peer, full...).Output()
-			r := &refRun{upOnly: upOnly, burst: max(p.Burst, 1)}
+			r := &refRun{burst: max(p.Burst, 1)}
 			if err == nil {
 				err = json.Unmarshal(out, &r.j)
 			}
@@ -178,10 +162,9 @@ func withReferences(ctx context.Context, t *testing.T, peer string, p result.Net
 func judgeRates(t *testing.T, n *result.Net, refs []*refRun, sender bool) {
 	t.Helper()
 	for _, s := range n.Sums {
-		dir := sumDir(n.Parameters, s)
 		rs := make([]nettest.Rate, len(refs))
 		for i, r := range refs {
-			rs[i] = r.rate(dir, sender)
+			rs[i] = r.rate(sender)
 		}
 		nettest.SameWindow(t, s.Direction, thruputRate(n, s, sender), rs...)
 	}
