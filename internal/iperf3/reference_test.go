@@ -14,12 +14,12 @@ import (
 )
 
 // referenceArgs are stock iperf3's client options for the nearest test to
-// p it can run. Debian's iperf3 3.12
-// has no --gsro nor --skip-rx-copy (3.17 and later), which change how the
-// bytes cross the kernel, not the pace, so they are left out; and its
-// server's sender (in -R, and --bidir's reverse) ignores the client's
-// --fq-rate (9.5 Gbit/s seen), so a fair-queue cap is measured with
-// iperf3's client sending, the same cap on the same loopback.
+// p it can run. Debian's iperf3 3.12 has no --gsro nor --skip-rx-copy
+// (3.17 and later), which change how the bytes cross the kernel, not the
+// pace, so they are left out; and its server's sender (in -R, and
+// --bidir's reverse) ignores the client's --fq-rate (9.5 Gbit/s seen), so a
+// fair-queue cap is measured with iperf3's client sending, the same cap on
+// the same loopback.
 func referenceArgs(p result.NetParameters) []string {
 	args := []string{"-t", strconv.FormatInt(max(p.DurationNs/second, 1), 10), "-P", strconv.Itoa(max(p.Streams, 1))}
 	if p.Protocol == "udp" {
@@ -27,6 +27,7 @@ func referenceArgs(p result.NetParameters) []string {
 	}
 	switch {
 	case p.FQRateBps > 0:
+		// Up, whatever p's direction: iperf3's client sends.
 	case p.Direction == result.DirDown:
 		args = append(args, "-R")
 	case p.Direction == "bidir":
