@@ -3,6 +3,7 @@ package iperf3
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strconv"
@@ -93,9 +94,6 @@ func (r *refRun) rate(sender bool) nettest.Rate {
 		s = r.j.End.SumSent
 	}
 	ts := r.j.Start.TestStart
-	if s.Seconds <= 0 {
-		return nettest.Rate{}
-	}
 	return nettest.Rate{BPS: s.BitsPerSecond, Res: float64(ts.Blksize*max(ts.NumStreams, 1)*r.burst) * 8 / s.Seconds}
 }
 
@@ -140,6 +138,9 @@ func withReferences(ctx context.Context, t *testing.T, peer string, p result.Net
 			r := &refRun{burst: max(p.Burst, 1)}
 			if err == nil {
 				err = json.Unmarshal(out, &r.j)
+			}
+			if e := r.j.End; err == nil && (e.SumSent.Seconds <= 0 || e.SumReceived.Seconds <= 0) {
+				err = errors.New("no sum_sent or sum_received")
 			}
 			if err != nil {
 				errs[i] = fmt.Errorf("reference %s %v: %v\n%s", peer, args, err, out)
