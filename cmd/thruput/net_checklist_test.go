@@ -227,8 +227,9 @@ func consistent(t *testing.T, what string, c checkCommand, got *iperf3End, refs 
 		}
 	case c.paced:
 		// A paced sender's rate is its pacing's. The references are two
-		// of iperf3's own pairs run at the same time: the band from the
-		// lower to the higher, each widened by the block its count
+		// of iperf3's own pairs run at the same time: the band where a
+		// further run like them falls (nettest.SameWindow; with only two,
+		// wide unless they agree), widened by the block a count
 		// resolves, which the run under test, widened by its own, must
 		// meet. 2 s of a 1 Mbit/s UDP stream on loopback is 8 datagrams
 		// of 32 KiB, so a block is 12 % of it (iperf3's pacing was seen

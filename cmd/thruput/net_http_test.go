@@ -196,7 +196,7 @@ func TestHTTPBadInput(t *testing.T) {
 // TestHTTPShapedLink downloads from http-serve across a 100 Mbit/s link
 // between two namespaces. The average is held to curl downloading the same
 // URL from the same server over the same link, twice just before and twice
-// just after (nettest.SameWindow: their range widened by their spread), not
+// just after (nettest.SameWindow: the prediction interval of the four), not
 // to a fixed 10.5-11.5 MiB/s; 16 MiB each (1.4 s), so the five downloads
 // take about as long as two of 48 MiB did.
 func TestHTTPShapedLink(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/thruput/thruput/internal/stats"
 )
 
 // Rate is a throughput a tool measured, in bit/s, with what its own count
@@ -14,21 +16,29 @@ import (
 // stream each way over that time.
 type Rate struct{ BPS, Res float64 }
 
-// band is what references measured in the same window agree on: from the
-// lowest, less its resolution, to the highest, plus its own, widened on
-// both sides by how far apart the references are. Without that widening
-// two references would be too few: a third run like them falls outside the
-// range of two as often as not (2 in 3), as the fair-queue pacing of TCP
-// showed, where two of iperf3's runs at --fq-rate 60M received 60.76 and
-// 61.89 Mbit/s and a third one of thruput's 60.12.
+// band is where a further run like the references falls, 99 times in
+// 100: their mean, give or take the prediction interval of their spread,
+// t(n-1) s sqrt(1+1/n), and the coarsest resolution among them. The range
+// of the references is not enough, even widened by itself on both sides:
+// a third run like two others falls outside that 1 time in 3, and outside
+// the range of four widened by theirs 1 time in 17 (normal errors,
+// simulated), which a machine busy with other work makes the rule, not
+// the exception (iperf3 3.21's client sent 47.46 Mbit/s at -b 50M beside
+// two of its own runs at 49.76 and 50.35, all three at once). Two
+// references thus give a wide band unless they agree closely; more
+// references run at once narrow it.
 func band(refs ...Rate) (lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
-	least, most := math.Inf(1), math.Inf(-1)
-	for _, r := range refs {
-		lo, hi = min(lo, r.BPS-r.Res), max(hi, r.BPS+r.Res)
-		least, most = min(least, r.BPS), max(most, r.BPS)
+	xs := make([]float64, len(refs))
+	res := 0.0
+	for i, r := range refs {
+		xs[i], res = r.BPS, max(res, r.Res)
 	}
-	return lo - (most - least), hi + (most - least)
+	s := stats.Summarize(xs)
+	half := res
+	if n := float64(s.N); n >= 2 {
+		half += stats.T995(n-1) * s.Stddev * math.Sqrt(1+1/n)
+	}
+	return s.Mean - half, s.Mean + half
 }
 
 // SameWindow holds a figure under test to references (peers such as
