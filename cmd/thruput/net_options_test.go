@@ -191,7 +191,7 @@ func TestOptionsOnTheWire(t *testing.T) {
 // TestServerPayloadAndPacing: the server's sender in -R sends iperf3's
 // repeating payload when asked (seen in the packets) and holds the
 // fair-queue pacing rate an iperf3 3.12 client asks for (seen in the rate
-// it measures, on a link ten times as fast), as iperf3 holds it: two
+// it measures, on a link ten times as fast), as iperf3 holds it: four
 // iperf3 clients sending with the same --fq-rate to iperf3 servers over the
 // same link at the same time are the references, for the whole run and
 // for each second after the first (iperf3 3.12's server in -R ignores the
@@ -204,7 +204,7 @@ func TestServerPayloadAndPacing(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	srv := startBackground(t, l.Command(ctx, l.B, thruputBin, "net", "server", "--once", "-q", "--no-save"))
-	refPorts := []int{freePort(t), freePort(t)}
+	refPorts := []int{freePort(t), freePort(t), freePort(t), freePort(t)}
 	for _, p := range refPorts {
 		startBackground(t, l.Command(ctx, l.B, "iperf3", "-s", "-1", "-J", "-p", strconv.Itoa(p)))
 	}
@@ -439,7 +439,7 @@ func TestOptionsWithIperf3(t *testing.T) {
 // (--skip-rx-copy, --gsro) against thruput's server, whose sender in -R
 // must do them. It needs $IPERF3 to name such an iperf3 (Debian 12 ships
 // 3.12): bench/net's build of 3.21, for one. The rate each sender keeps
-// is held to the same client against two of $IPERF3's servers at the same
+// is held to the same client against four of $IPERF3's servers at the same
 // time, not to a fixed share of -b.
 func TestIperf321Options(t *testing.T) {
 	fstest.Long(t, "runs against the real iperf3")
@@ -457,7 +457,7 @@ func TestIperf321Options(t *testing.T) {
 	} {
 		port := freePort(t)
 		srv := startBackground(t, exec.CommandContext(ctx, thruputBin, "net", "server", "--once", "-q", "--no-save", "-p", strconv.Itoa(port)))
-		ports := []int{port, freePort(t), freePort(t)}
+		ports := []int{port, freePort(t), freePort(t), freePort(t), freePort(t)}
 		for _, p := range ports[1:] {
 			startBackground(t, exec.CommandContext(ctx, peer, "-s", "-1", "-p", strconv.Itoa(p)))
 		}

@@ -182,9 +182,9 @@ func TestMaxClientsIperf3(t *testing.T) {
 			done <- outcome{out, err}
 		}()
 	}
-	// The references: the same client against two iperf3 servers at the
+	// The references: the same client against four iperf3 servers at the
 	// same time, to hold the clients' rates to, not a fixed share of 200M.
-	refs := make([]*iperf3End, 2)
+	refs := make([]*iperf3End, 4)
 	var wg sync.WaitGroup
 	for i := range refs {
 		p := freePort(t)

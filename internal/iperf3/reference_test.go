@@ -119,14 +119,14 @@ func thruputRate(n *result.Net, s result.NetSum, sender bool) nettest.Rate {
 	return nettest.Rate{BPS: f.BitsPerSecond, Res: res / f.Seconds}
 }
 
-// withReferences runs test while two stock iperf3 pairs (peer's client
+// withReferences runs test while four stock iperf3 pairs (peer's client
 // against its own server on loopback) measure the nearest test to p they
 // can (referenceArgs) at the same time: the same window, under the same
 // load from the machine's other jobs.
 func withReferences(ctx context.Context, t *testing.T, peer string, p result.NetParameters, test func()) []*refRun {
 	t.Helper()
 	args := referenceArgs(p)
-	refs := make([]*refRun, 2)
+	refs := make([]*refRun, 4)
 	errs := make([]error, len(refs))
 	var wg sync.WaitGroup
 	for i := range refs {

@@ -469,11 +469,6 @@ func TestServerMaxClients(t *testing.T) {
 		cfg.NetParameters = result.NetParameters{DurationNs: 2 * second, Streams: parallel, BitrateBps: 100e6}
 		return cfg
 	}
-	first := make(chan error, 1)
-	go func() {
-		_, err := runTest(ctx, long(2))
-		first <- err
-	}()
 	// streams waits until the tests running hold n streams together.
 	streams := func(n int) {
 		t.Helper()
@@ -489,19 +484,25 @@ func TestServerMaxClients(t *testing.T) {
 			}
 		}
 	}
-	streams(2)
-	// Two streams run: two more exceed --max-streams 3 in total, though
-	// each test alone is within it.
-	_, err := runTest(ctx, long(2))
-	var pe *PeerError
-	if !errors.As(err, &pe) || pe.Code != ieNumStreams {
-		t.Errorf("2 more streams: %v, want server error %d", err, ieNumStreams)
-	}
 	var n2 *result.Net
 	var err2 error
 	// The second test's rate is held to stock iperf3 paced alike at the
-	// same time, not to a fixed share of its 100 Mbit/s.
+	// same time, not to a fixed share of its 100 Mbit/s. The references
+	// start first, so that starting them cannot outlast the first test.
 	refs := withReferences(ctx, t, peer, long(1).NetParameters, func() {
+		first := make(chan error, 1)
+		go func() {
+			_, err := runTest(ctx, long(2))
+			first <- err
+		}()
+		streams(2)
+		// Two streams run: two more exceed --max-streams 3 in total,
+		// though each test alone is within it.
+		_, err := runTest(ctx, long(2))
+		var pe *PeerError
+		if !errors.As(err, &pe) || pe.Code != ieNumStreams {
+			t.Errorf("2 more streams: %v, want server error %d", err, ieNumStreams)
+		}
 		second := make(chan error, 1)
 		go func() {
 			var err error
