@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/fstest"
+	"github.com/thruput/thruput/internal/nettest"
 )
 
 // checklist is iperf3's release checklist, test_commands.sh in esnet/iperf
@@ -176,6 +177,16 @@ func block(e *iperf3End) float64 {
 	return float64(ts.Blksize*max(ts.NumStreams, 1)*(1+ts.Bidir)) * 8 / secs
 }
 
+// rates are runs' headlines (rateOf), each with what its count resolves
+// of it (block).
+func rates(es ...*iperf3End) []nettest.Rate {
+	rs := make([]nettest.Rate, len(es))
+	for i, e := range es {
+		rs[i] = nettest.Rate{BPS: rateOf(e), Res: block(e)}
+	}
+	return rs
+}
+
 // consistent compares a command's figures against two servers (or from
 // two clients): paced senders meet what iperf3's pairs (refs, the first
 // the one every command has) measured at the same time, within their
@@ -216,8 +227,9 @@ func consistent(t *testing.T, what string, c checkCommand, got *iperf3End, refs 
 		}
 	case c.paced:
 		// A paced sender's rate is its pacing's. The references are two
-		// of iperf3's own pairs run at the same time: the band from the
-		// lower to the higher, each widened by the block its count
+		// of iperf3's own pairs run at the same time: the band where a
+		// further run like them falls (nettest.SameWindow; with only two,
+		// wide unless they agree), widened by the block a count
 		// resolves, which the run under test, widened by its own, must
 		// meet. 2 s of a 1 Mbit/s UDP stream on loopback is 8 datagrams
 		// of 32 KiB, so a block is 12 % of it (iperf3's pacing was seen
@@ -226,14 +238,7 @@ func consistent(t *testing.T, what string, c checkCommand, got *iperf3End, refs 
 		// stream, where thruput's reports the 8 it received); at --fq-rate 5m
 		// a 128 KiB write is 10 %, and iperf3's pairs received 6.12 to
 		// 6.32 Mbit/s, the first window's burst on top of the pacing.
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, r := range refs {
-			lo, hi = min(lo, rateOf(r)-block(r)), max(hi, rateOf(r)+block(r))
-		}
-		t.Logf("%s: %.3f ± %.3f Mbit/s, iperf3's pairs %.3f..%.3f", what, a/1e6, block(got)/1e6, lo/1e6, hi/1e6)
-		if a+block(got) < lo || a-block(got) > hi {
-			t.Errorf("%s: %.3f ± %.3f Mbit/s, outside what iperf3's pairs measured at the same time, %.3f..%.3f", what, a/1e6, block(got)/1e6, lo/1e6, hi/1e6)
-		}
+		nettest.SameWindow(t, what, rates(got)[0], rates(refs...)...)
 	default:
 		// Loopback without a cap measures the CPUs, which the three
 		// ways of the command (running at once) and the machine's other

@@ -290,18 +290,16 @@ func TestFQRateOnTheWire(t *testing.T) {
 		_, out := test(l.A, []string{"iperf3", "-s", "-1"}, []string{"iperf3", "-c", l.AddrB, "-t", "3", "--fq-rate", "40M", "-J"})
 		return parseIperf3(t, "iperf3 --fq-rate", out).End.SumReceived.BitsPerSecond
 	}
-	// rate holds thruput's figure to the band of the two references
-	// around it, widened by how far apart they are and by one 128 KiB
-	// block in the 3 s, what a byte count of whole blocks resolves.
+	// rate holds thruput's figure to the two references around it
+	// (nettest.SameWindow), each resolving one 128 KiB block in the 3 s,
+	// what a byte count of whole blocks resolves.
 	rate := func(what string, bps float64, refs ...float64) {
 		t.Helper()
-		block := 131072 * 8 / 3.0
-		spread := slices.Max(refs) - slices.Min(refs)
-		lo, hi := slices.Min(refs)-spread-block, slices.Max(refs)+spread+block
-		t.Logf("%s: %.2f Mbit/s received; iperf3 with the same cap %.2f and %.2f Mbit/s", what, bps/1e6, refs[0]/1e6, refs[1]/1e6)
-		if bps < lo || bps > hi {
-			t.Errorf("%s: %.2f Mbit/s received, outside what iperf3's --fq-rate 40M got just before and after, [%.2f, %.2f]", what, bps/1e6, lo/1e6, hi/1e6)
+		rs := make([]nettest.Rate, len(refs))
+		for i, r := range refs {
+			rs[i] = nettest.Rate{BPS: r, Res: 131072 * 8 / 3.0}
 		}
+		nettest.SameWindow(t, what+", against iperf3's --fq-rate 40M just before and after", nettest.Rate{BPS: bps}, rs...)
 	}
 
 	before := reference()

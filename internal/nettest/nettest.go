@@ -159,9 +159,16 @@ func NewLink(t testing.TB, rateMbit int) *Link {
 	return l
 }
 
+// BucketBytes is what the token bucket of a link shaped to rateMbit holds
+// (burstTime of line rate, at least minBurst): what may arrive at once at
+// the start of a transfer, before the rate holds.
+func BucketBytes(rateMbit int) int64 {
+	return max(int64(rateMbit)*1_000_000/8*int64(burstTime)/int64(time.Second), minBurst)
+}
+
 // shapeArgs returns the tc arguments after "root" for a tbf of rateMbit.
 func shapeArgs(rateMbit int) []string {
-	burst := max(int64(rateMbit)*1_000_000/8*int64(burstTime)/int64(time.Second), minBurst)
+	burst := BucketBytes(rateMbit)
 	return []string{"tbf", "rate", strconv.Itoa(rateMbit) + "mbit", "burst", strconv.FormatInt(burst, 10), "latency", latency}
 }
 
