@@ -97,10 +97,35 @@ func dd(t *testing.T, th *fstest.Throttle, args ...string) side {
 }
 
 // diskCase is one row of TestDiskOneCoreBench: thruput and its peer on
-// the same work; group is the bench script that selects it.
+// the same work; group is the bench script that selects it; served is
+// the throttle's counter of the timed phase's direction, in unit.
 type diskCase struct {
 	name, unit, peer, group string
 	thruput, other          func() side
+	served                  func(servedSample) int64
+}
+
+// lastSpan is the index of the last sample at least d before the last
+// one at which the counter moved.
+func lastSpan(samples []servedSample, bytes func(servedSample) int64, d time.Duration) int {
+	last := len(samples) - 1
+	for last > 0 && bytes(samples[last-1]) == bytes(samples[last]) {
+		last--
+	}
+	from := last
+	for from > 0 && samples[last].at.Sub(samples[from].at) < d {
+		from--
+	}
+	return from
+}
+
+// servedOf is the counter of the throttle that a case's timed phase moves:
+// bytes for a rate in MiB/s, requests for IOPS, read or written.
+func servedOf(unit, dir string) func(servedSample) int64 {
+	return map[string]func(servedSample) int64{
+		"MiB/s read": func(s servedSample) int64 { return s.read }, "MiB/s write": func(s servedSample) int64 { return s.write },
+		"IOPS read": func(s servedSample) int64 { return s.readIOs }, "IOPS write": func(s servedSample) int64 { return s.writeIOs },
+	}[unit+" "+dir]
 }
 
 // TestDiskOneCoreBench is bench/sweep, bench/random and bench/io's
@@ -159,7 +184,7 @@ func TestDiskOneCoreBench(t *testing.T) {
 				}
 				fstest.MustExec(t, time.Minute, "rm", f)
 				return s
-			}})
+			}, servedOf("MiB/s", phase)})
 	}
 	for _, mode := range []string{"rndrd", "rndwr"} {
 		dir := map[string]string{"rndrd": "reads", "rndwr": "writes"}[mode]
@@ -187,7 +212,7 @@ func TestDiskOneCoreBench(t *testing.T) {
 				v, _ := strconv.ParseFloat(m[1], 64)
 				events, _ := strconv.ParseInt(n[1], 10, 64)
 				return side{v, events * 4096, c.add(prep)}
-			}})
+			}, servedOf("IOPS", map[string]string{"rndrd": "read", "rndwr": "write"}[mode])})
 	}
 	for _, rw := range []string{"randread", "randwrite"} {
 		cases = append(cases, diskCase{"io " + rw + " 4k QD32", "IOPS", "fio", "io",
@@ -221,7 +246,7 @@ func TestDiskOneCoreBench(t *testing.T) {
 					t.Fatalf("fio: %v\n%s", err, out)
 				}
 				return side{d.IOPS, d.Bytes, c}
-			}})
+			}, servedOf("IOPS", map[string]string{"randread": "read", "randwrite": "write"}[rw])})
 	}
 	spread := func(x []float64) float64 { return (slices.Max(x) - slices.Min(x)) / stats.Median(x) * 100 }
 	fmt.Printf("one core (taskset -c 1), ext4 on a loop device throttled to 20 MiB/s and %d IOPS each way (cgroup v1 blkio, O_DIRECT), %d s runs, median of %d, alternating\n", iops, secs, reps)
@@ -230,23 +255,33 @@ func TestDiskOneCoreBench(t *testing.T) {
 		if !slices.Contains(want, c.group) {
 			continue
 		}
-		var fig, cpu, rss [2][]float64
+		var fig, cpu, rss, thr [2][]float64
 		for rep := range reps {
 			order := []int{0, 1}
 			if rep%2 == 1 {
 				order = []int{1, 0}
 			}
 			for _, i := range order {
+				stop := sampleServed(t, th)
 				s := []func() side{c.thruput, c.other}[i]()
+				// What the throttle let through in the timed phase's
+				// direction over most of its last secs (a layout before
+				// it moves the same counter), the middle of what its
+				// 20 ms samples resolve.
+				samples := stop()
+				lo, hi, _, _ := servedRate(samples, lastSpan(samples, c.served, time.Duration(secs)*time.Second*9/10), c.served)
+				let := (lo + hi) / 2 / map[string]float64{"MiB/s": mib, "IOPS": 1}[c.unit]
+				thr[i] = append(thr[i], let)
 				fig[i] = append(fig[i], s.figure)
 				cpu[i] = append(cpu[i], s.cost.cpu/(float64(s.bytes)/1e9))
 				rss[i] = append(rss[i], float64(s.cost.rssKiB)/1024)
-				fmt.Fprintf(os.Stderr, "%s rep %d %s: %.1f %s, %.3f CPU s for %d bytes, %d KiB RSS\n", c.name, rep+1, []string{"thruput", c.peer}[i], s.figure, c.unit, s.cost.cpu, s.bytes, s.cost.rssKiB)
+				fmt.Fprintf(os.Stderr, "%s rep %d %s: %.1f %s (the throttle let through %.1f), %.3f CPU s for %d bytes, %d KiB RSS\n", c.name, rep+1, []string{"thruput", c.peer}[i], s.figure, c.unit, let, s.cost.cpu, s.bytes, s.cost.rssKiB)
 			}
 		}
 		fmt.Printf("%-20s %-8s %6s %10.1f %10.1f %6.3fx %12.2f %12.2f %6.2fx %6.1f MiB %6.1f MiB\n", c.name, c.peer, c.unit,
 			stats.Median(fig[0]), stats.Median(fig[1]), stats.Median(fig[0])/stats.Median(fig[1]), stats.Median(cpu[0]), stats.Median(cpu[1]), stats.Median(cpu[0])/stats.Median(cpu[1]), slices.Max(rss[0]), slices.Max(rss[1]))
 		fmt.Printf("%-20s spread (max-min)/median: figure %.1f %% / %.1f %%, CPU %.1f %% / %.1f %%\n", "", spread(fig[0]), spread(fig[1]), spread(cpu[0]), spread(cpu[1]))
+		fmt.Printf("%-20s the throttle let through (its own counters): %.1f / %.1f %s, each side's figure %.3fx / %.3fx of it\n", "", stats.Median(thr[0]), stats.Median(thr[1]), c.unit, stats.Median(fig[0])/stats.Median(thr[0]), stats.Median(fig[1])/stats.Median(thr[1]))
 		limit := map[string]float64{"MiB/s": rate / mib, "IOPS": iops}[c.unit]
 		v := map[bool]string{true: "PASS", false: "FAIL"}
 		fmt.Printf("%s  %s: thruput within 1 %% of the throttle (%.3fx) at no more CPU than %s (%.2fx)\n", v[math.Abs(stats.Median(fig[0])/limit-1) <= 0.01 && stats.Median(cpu[0]) <= stats.Median(cpu[1])], c.name, stats.Median(fig[0])/limit, c.peer, stats.Median(cpu[0])/stats.Median(cpu[1]))

@@ -352,8 +352,13 @@ func (r *runner) timed(blocks int64, maxTime time.Duration, p *progress.Report, 
 		default:
 		}
 		// Raw system calls hold the scheduler; let the signal handler and
-		// the progress printer run on a single-core board.
-		runtime.Gosched()
+		// the progress printer run on a single-core board. Larger blocks
+		// take the ordinary path, which lets the P go while the kernel
+		// works: yielding there too only wakes the runtime's idle threads
+		// (a 1 MiB write at 20 MiB/s: 1042 to 685 context switches in 5 s).
+		if p.BlockSize <= rawLimit {
+			runtime.Gosched()
+		}
 		switch dt := now.Sub(last); {
 		case dt < chunkTarget/2 && chunk < 1<<30:
 			chunk *= 2

@@ -3,7 +3,6 @@ package importer
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -17,22 +16,22 @@ var (
 	// GNU coreutils: "1073741824 bytes (1.1 GB, 1.0 GiB) copied, 1.94133 s,
 	// 553 MB/s" (before 8.24 without the GiB); busybox: "1073741824 bytes
 	// (1.0GB) copied, 9.654585 seconds, 106.1MB/s".
-	ddSummary = regexp.MustCompile(`(\d+) bytes (?:\([^)]*\) )?copied, ([0-9]+(?:\.[0-9]+)?(?:e[-+]?\d+)?) s(?:econds)?, `)
+	ddSummary = lazyRegexp(`(\d+) bytes (?:\([^)]*\) )?copied, ([0-9]+(?:\.[0-9]+)?(?:e[-+]?\d+)?) s(?:econds)?, `)
 	// BSD and macOS: "25165824 bytes transferred in 0.026832 secs
 	// (937899773 bytes/sec)".
-	ddBSD     = regexp.MustCompile(`(\d+) bytes transferred in ([0-9]+(?:\.[0-9]+)?) secs \(\d+ bytes/sec\)`)
-	ddRecords = regexp.MustCompile(`(\d+)\+(\d+) records out`)
-	ddCommand = regexp.MustCompile(`(?:^|[\s;|&("'` + "`" + `$])dd\s+(.*)$`)
+	ddBSD     = lazyRegexp(`(\d+) bytes transferred in ([0-9]+(?:\.[0-9]+)?) secs \(\d+ bytes/sec\)`)
+	ddRecords = lazyRegexp(`(\d+)\+(\d+) records out`)
+	ddCommand = lazyRegexp(`(?:^|[\s;|&("'` + "`" + `$])dd\s+(.*)$`)
 	// ddHeading finds the direction a log's own words give its runs
 	// ("Running DD READ test...", "write test"); "reads" and "written"
 	// are left out, as hdparm's "Timing buffered disk reads" is no dd run.
-	ddHeading = regexp.MustCompile(`(?i)\b(read|reading|write|writing)\b`)
+	ddHeading = lazyRegexp(`(?i)\b(read|reading|write|writing)\b`)
 	// ddHeadingTopic is what makes a line naming a direction a heading of
 	// a measurement, and not apt's "Reading package lists...".
-	ddHeadingTopic = regexp.MustCompile(`(?i)\b(dd|tests?|testing|speed|bench|benchmark|throughput|performance)\b`)
+	ddHeadingTopic = lazyRegexp(`(?i)\b(dd|tests?|testing|speed|bench|benchmark|throughput|performance)\b`)
 	// ddNoRun is dd refusing its command: no summary follows, and the
 	// command is no run's.
-	ddNoRun = regexp.MustCompile(`^dd: (failed to open|invalid|unrecognized operand|missing)`)
+	ddNoRun = lazyRegexp(`^dd: (failed to open|invalid|unrecognized operand|missing)`)
 )
 
 // ddNote is the note every run read from a dd transcript carries.
@@ -127,27 +126,27 @@ func importDD(data []byte, file string) ([]*result.Document, error) {
 		if bad != nil {
 			return
 		}
-		if m := ddCommand.FindStringSubmatch(l); m != nil && strings.Contains(m[1], "=") {
+		if m := ddCommand().FindStringSubmatch(l); m != nil && strings.Contains(m[1], "=") {
 			flush()
 			script.command(parseDDArgs(m[1]), n)
 			ops = -1
 			return
 		}
-		if m := ddRecords.FindStringSubmatch(l); m != nil {
+		if m := ddRecords().FindStringSubmatch(l); m != nil {
 			wait = held{}
 			full, _ := strconv.ParseInt(m[1], 10, 64)
 			part, _ := strconv.ParseInt(m[2], 10, 64)
 			ops = full + part
 			return
 		}
-		m := ddSummary.FindStringSubmatch(l)
+		m := ddSummary().FindStringSubmatch(l)
 		if m == nil {
-			m = ddBSD.FindStringSubmatch(l)
+			m = ddBSD().FindStringSubmatch(l)
 		}
 		if m == nil {
-			if ddNoRun.MatchString(strings.TrimSpace(l)) {
+			if ddNoRun().MatchString(strings.TrimSpace(l)) {
 				script.refused()
-			} else if words := ddHeading.FindAllStringSubmatch(l, -1); words != nil && ddHeadingTopic.MatchString(l) {
+			} else if words := ddHeading().FindAllStringSubmatch(l, -1); words != nil && ddHeadingTopic().MatchString(l) {
 				heading = headingPhase(words)
 			}
 			return

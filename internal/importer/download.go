@@ -3,7 +3,6 @@ package importer
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -16,23 +15,23 @@ var (
 	// `name' saved [3852374/3852374]", the name quoted `' or ‘’ or '', the
 	// total left out when the server sent no length. A terminal 80
 	// columns wide may have wrapped it before "saved".
-	wgetSaved = regexp.MustCompile(`(?:(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) )?\(([0-9.]+) ([KMGT]?B)/s\) - (?:.|\n){0,400}?\ssaved \[(\d+)(?:/(\d+))?\]`)
-	wgetURL   = regexp.MustCompile(`(?m)^--\d{4}-\d\d-\d\d \d\d:\d\d:\d\d--\s+(\S+)`)
-	wgetCmd   = regexp.MustCompile(`(?m)\bwget\s.*?((?:https?|ftp)://\S+)`)
-	wgetReply = regexp.MustCompile(`(?m)^HTTP request sent, awaiting response\.\.\. (\d{3})`)
-	wgetLen   = regexp.MustCompile(`(?m)^Length: (\d+)`)
+	wgetSaved = lazyRegexp(`(?:(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) )?\(([0-9.]+) ([KMGT]?B)/s\) - (?:.|\n){0,400}?\ssaved \[(\d+)(?:/(\d+))?\]`)
+	wgetURL   = lazyRegexp(`(?m)^--\d{4}-\d\d-\d\d \d\d:\d\d:\d\d--\s+(\S+)`)
+	wgetCmd   = lazyRegexp(`(?m)\bwget\s.*?((?:https?|ftp)://\S+)`)
+	wgetReply = lazyRegexp(`(?m)^HTTP request sent, awaiting response\.\.\. (\d{3})`)
+	wgetLen   = lazyRegexp(`(?m)^Length: (\d+)`)
 	// curl's progress meter, the last line of a finished transfer:
 	// "100  100M  100  100M    0     0  11.2M      0  0:00:08  0:00:08 --:--:-- 11.5M".
 	// The lines start with "\r" as curl wrote them, or a line each when
 	// copied from a terminal. When the server sent no length (chunked),
 	// curl counts the total as what arrived and leaves the received
 	// percentage at 0: "100 27329    0 27329 ...".
-	curlMeter = regexp.MustCompile(`% Total +% Received % Xferd +Average Speed`)
+	curlMeter = lazyRegexp(`% Total +% Received % Xferd +Average Speed`)
 	// curl's message when a transfer broke off ("curl: (18) transfer closed
 	// with outstanding read data remaining"): a transfer of unknown length
 	// shows 100 % whatever arrived, so only this line tells it failed.
-	curlErr  = regexp.MustCompile(`(?m)^curl: \((\d+)\) (.+?)\r?$`)
-	curlLine = regexp.MustCompile(`(?m)(?:^|\r)\s*100\s+(\S+)\s+(100|0)\s+(\S+)\s+\S+\s+\S+\s+(\S+)\s+\S+\s+(\d+:\d\d:\d\d|--:--:--)\s+(\d+:\d\d:\d\d|--:--:--)\s`)
+	curlErr  = lazyRegexp(`(?m)^curl: \((\d+)\) (.+?)\r?$`)
+	curlLine = lazyRegexp(`(?m)(?:^|\r)\s*100\s+(\S+)\s+(100|0)\s+(\S+)\s+\S+\s+\S+\s+(\S+)\s+\S+\s+(\d+:\d\d:\d\d|--:--:--)\s+(\d+:\d\d:\d\d|--:--:--)\s`)
 )
 
 const (
@@ -49,7 +48,7 @@ func importDownload(data []byte, file, tool string) ([]*result.Document, error) 
 	text := string(data)
 	var docs []*result.Document
 	last := 0
-	for _, m := range wgetSaved.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range wgetSaved().FindAllStringSubmatchIndex(text, -1) {
 		g := func(i int) string {
 			if m[2*i] < 0 {
 				return ""
@@ -83,18 +82,18 @@ func importDownload(data []byte, file, tool string) ([]*result.Document, error) 
 				}
 			}
 		}
-		if s := wgetReply.FindAllStringSubmatch(before, -1); len(s) > 0 {
+		if s := wgetReply().FindAllStringSubmatch(before, -1); len(s) > 0 {
 			run.StatusCode, _ = strconv.Atoi(s[len(s)-1][1])
 		}
-		if s := wgetLen.FindAllStringSubmatch(before, -1); len(s) > 0 && run.ContentLength == nil {
+		if s := wgetLen().FindAllStringSubmatch(before, -1); len(s) > 0 && run.ContentLength == nil {
 			if t, err := strconv.ParseInt(s[len(s)-1][1], 10, 64); err == nil {
 				run.ContentLength = &t
 			}
 		}
 		url := ""
-		if s := wgetURL.FindAllStringSubmatch(before, -1); len(s) > 0 {
+		if s := wgetURL().FindAllStringSubmatch(before, -1); len(s) > 0 {
 			url = s[len(s)-1][1]
-		} else if s := wgetCmd.FindAllStringSubmatch(before, -1); len(s) > 0 {
+		} else if s := wgetCmd().FindAllStringSubmatch(before, -1); len(s) > 0 {
 			url = s[len(s)-1][1]
 		}
 		var ended time.Time
@@ -131,14 +130,14 @@ func downloadDoc(tool, note, file, url string, ended time.Time, run result.HTTPR
 func importCurl(data []byte, file string) ([]*result.Document, error) {
 	text := string(data)
 	var docs []*result.Document
-	heads := curlMeter.FindAllStringIndex(text, -1)
+	heads := curlMeter().FindAllStringIndex(text, -1)
 	for i, h := range heads {
 		end := len(text)
 		if i+1 < len(heads) {
 			end = heads[i+1][0]
 		}
 		var lines [][]string
-		for _, m := range curlLine.FindAllStringSubmatch(text[h[1]:end], -1) {
+		for _, m := range curlLine().FindAllStringSubmatch(text[h[1]:end], -1) {
 			// A received percentage of 0 is a finished transfer only when
 			// no length was known, the total then being what arrived.
 			if m[2] == "100" || m[1] == m[3] {
@@ -163,11 +162,11 @@ func importCurl(data []byte, file string) ([]*result.Document, error) {
 		run.PeakMiBPerSec, run.PeakBitsPerSecond = run.MiBPerSec, run.BitsPerSecond
 		run.TransferNs = int64(math.Round(n / rate * 1e9))
 		run.TotalNs = max(run.TransferNs, spent)
-		if e := curlErr.FindStringSubmatch(text[h[1]:end]); e != nil {
+		if e := curlErr().FindStringSubmatch(text[h[1]:end]); e != nil {
 			run.Error = fmt.Sprintf("curl error %s: %s", e[1], clip(e[2]))
 		}
 		url := ""
-		if s := wgetCmd.FindAllStringSubmatch(strings.ReplaceAll(text[:h[0]], "curl", "wget"), -1); len(s) > 0 {
+		if s := wgetCmd().FindAllStringSubmatch(strings.ReplaceAll(text[:h[0]], "curl", "wget"), -1); len(s) > 0 {
 			url = s[len(s)-1][1]
 		}
 		d := downloadDoc(Curl, curlNote, file, url, time.Time{}, run)

@@ -3,7 +3,6 @@ package importer
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -110,7 +109,7 @@ func fioConvert(v any, preamble, file string) ([]*result.Document, error) {
 	}
 	pre := fioPreamble(preamble)
 	f := fioFormat{version: version, kb: 1024, client: cs.has()}
-	if m := fioSignal.FindStringSubmatch(preamble); m != nil {
+	if m := fioSignal().FindStringSubmatch(preamble); m != nil {
 		f.signal = m[1]
 	}
 	f.major, f.minor = fioVersion(version)
@@ -647,11 +646,11 @@ type fioPre struct {
 }
 
 // fioSignal is the line fio prints when a signal ends its jobs.
-var fioSignal = regexp.MustCompile(`(?m)^fio: terminating on signal (\d+)`)
+var fioSignal = lazyRegexp(`(?m)^fio: terminating on signal (\d+)`)
 
 var (
-	fioPreLine  = regexp.MustCompile(`^(.+): \(g=\d+\): rw=([^,]*), bs=\(R\) ([^,]*), \(W\) ([^,]*), \(T\) [^,]*, ioengine=([^,]+), iodepth=(\d+)`)
-	fioPreLine2 = regexp.MustCompile(`^(.+): \(g=\d+\): rw=([^,]*), bs=([^/,]*)/([^/,]*)(?:/[^/,]*)?, ioengine=([^,]+), iodepth=(\d+)`)
+	fioPreLine  = lazyRegexp(`^(.+): \(g=\d+\): rw=([^,]*), bs=\(R\) ([^,]*), \(W\) ([^,]*), \(T\) [^,]*, ioengine=([^,]+), iodepth=(\d+)`)
+	fioPreLine2 = lazyRegexp(`^(.+): \(g=\d+\): rw=([^,]*), bs=([^/,]*)/([^/,]*)(?:/[^/,]*)?, ioengine=([^,]+), iodepth=(\d+)`)
 )
 
 // fioPreamble reads the start-up lines of text, by job name; a job's
@@ -673,9 +672,9 @@ func fioStartLine(l string) (string, fioPre, bool) {
 		return "", fioPre{}, false
 	}
 	l = strings.TrimSpace(l)
-	m, bytesUnit := fioPreLine.FindStringSubmatch(l), true
+	m, bytesUnit := fioPreLine().FindStringSubmatch(l), true
 	if m == nil {
-		m, bytesUnit = fioPreLine2.FindStringSubmatch(l), false
+		m, bytesUnit = fioPreLine2().FindStringSubmatch(l), false
 	}
 	if m == nil {
 		return "", fioPre{}, false
@@ -700,12 +699,12 @@ func fioRange(s string, bytesUnit bool) int64 {
 	return humanSize(lo)
 }
 
-var humanSizeRe = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)([KMGTP]i?)?B$`)
+var humanSizeRe = lazyRegexp(`^([0-9]+(?:\.[0-9]+)?)([KMGTP]i?)?B$`)
 
 // humanSize reads the sizes fio and sysbench print for people: 4096B,
 // 64.0KiB, 4MiB, 16KiB, and sysbench 0.4's 16Kb and 8Mb (binary).
 func humanSize(s string) int64 {
-	m := humanSizeRe.FindStringSubmatch(strings.TrimSpace(s))
+	m := humanSizeRe().FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
 		if f := sbOldSize(strings.TrimSpace(s)); f >= 0 && f < math.MaxInt64/2 {
 			return int64(math.Round(f))

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,32 +30,32 @@ import (
 // change from one line to the next: every figure is read in its own.
 
 var (
-	fioJobLine     = regexp.MustCompile(`^(.*\S): \(groupid=(\d+), jobs=(\d+)\): err=\s*(-?\d+)(?:: pid=\d+)?(?:: (.*))?$`)
-	fioVersionLine = regexp.MustCompile(`^fio-(\d+\.\d+\S*)$`)
+	fioJobLine     = lazyRegexp(`^(.*\S): \(groupid=(\d+), jobs=(\d+)\): err=\s*(-?\d+)(?:: pid=\d+)?(?:: (.*))?$`)
+	fioVersionLine = lazyRegexp(`^fio-(\d+\.\d+\S*)$`)
 	// fio --client prints no version line; each server it connects to
 	// says its own: "hostname=nodo2, be=0, 64-bit, os=Linux, arch=x86-64,
 	// fio=fio-3.25, flags=1".
-	fioServerLine = regexp.MustCompile(`^hostname=([^,\s]+), .*\bfio=fio-(\d+\.\d+[^,\s]*),`)
+	fioServerLine = lazyRegexp(`^hostname=([^,\s]+), .*\bfio=fio-(\d+\.\d+[^,\s]*),`)
 	// fio --client puts a server's name before what the server printed:
 	// its start-up lines ("<pi4> a: (g=0): rw=read, ..."), and at the end
 	// of a status line; not before the job blocks, whose servers come in
 	// no order the text shows.
-	fioClientLine = regexp.MustCompile(`^<([^<>\s]+)> ?(.*)$`)
+	fioClientLine = lazyRegexp(`^<([^<>\s]+)> ?(.*)$`)
 	// fio 2.0.9 and older print their version bare ("2.0.8").
-	fioBareVersion = regexp.MustCompile(`^(2\.0\.\d+)$`)
+	fioBareVersion = lazyRegexp(`^(2\.0\.\d+)$`)
 	// fio 3: "read: IOPS=10.1k, BW=39.5MiB/s (41.4MB/s)(2370MiB/60001msec)",
 	// with "; 0 zone resets" after it since 3.16.
-	fioDir3 = regexp.MustCompile(`^(read|write|trim|mixed)\s*: IOPS=([^,]+), BW=(\S+) \([^)]*\)\(([^/)]+)/(\d+)msec\)`)
+	fioDir3 = lazyRegexp(`^(read|write|trim|mixed)\s*: IOPS=([^,]+), BW=(\S+) \([^)]*\)\(([^/)]+)/(\d+)msec\)`)
 	// fio 2: "read : io=32708KB, bw=557417B/s, iops=136, runt= 60086msec";
 	// 2.0 puts a space before the comma after iops.
-	fioDir2    = regexp.MustCompile(`^(read|write|trim|mixed)\s*: io=([^,]+), bw=([^,]+), iops=([^,\s]+)\s*, runt=\s*(\d+)msec`)
-	fioClat    = regexp.MustCompile(`^clat \((nsec|usec|msec)\)\s*: min=\s*([0-9.]+[kKM]?)\s*, max=\s*([0-9.]+[kKM]?)\s*, avg=\s*([0-9.]+)`)
-	fioPctHead = regexp.MustCompile(`^clat percentiles \((nsec|usec|msec)\):`)
-	fioPct     = regexp.MustCompile(`([0-9.]+)th=\[\s*(\d+)\]`)
+	fioDir2    = lazyRegexp(`^(read|write|trim|mixed)\s*: io=([^,]+), bw=([^,]+), iops=([^,\s]+)\s*, runt=\s*(\d+)msec`)
+	fioClat    = lazyRegexp(`^clat \((nsec|usec|msec)\)\s*: min=\s*([0-9.]+[kKM]?)\s*, max=\s*([0-9.]+[kKM]?)\s*, avg=\s*([0-9.]+)`)
+	fioPctHead = lazyRegexp(`^clat percentiles \((nsec|usec|msec)\):`)
+	fioPct     = lazyRegexp(`([0-9.]+)th=\[\s*(\d+)\]`)
 	// The I/O counts: "issued rwts: total=R,W,T,X" (3.x), "issued rwt:
 	// total=R,W,T", "issued : total=r=R/w=W/d=T" (2.x), "issued r/w/d:
 	// total=R/W/T" (2.0).
-	fioIssued = regexp.MustCompile(`^issued\b[^:]*:\s*total=(?:r=)?(\d+)[,/](?:w=)?(\d+)(?:[,/](?:[dt]=)?(\d+))?`)
+	fioIssued = lazyRegexp(`^issued\b[^:]*:\s*total=(?:r=)?(\d+)[,/](?:w=)?(\d+)(?:[,/](?:[dt]=)?(\d+))?`)
 )
 
 // isFioJobLine says whether line is the first line of a job's block in
@@ -64,7 +63,7 @@ var (
 func isFioJobLine(line []byte) bool {
 	// The literal first: a regexp goes through a long line of something
 	// else a hundred times slower.
-	return bytes.Contains(line, []byte("(groupid=")) && fioJobLine.Match(bytes.TrimSpace(line))
+	return bytes.Contains(line, []byte("(groupid=")) && fioJobLine().Match(bytes.TrimSpace(line))
 }
 
 // fioTextJob is one job's block as read.
@@ -128,22 +127,22 @@ func importFioText(data []byte, file string) ([]*result.Document, []string, erro
 			return
 		}
 		line := strings.TrimSpace(raw)
-		if m := fioClientLine.FindStringSubmatch(line); m != nil {
+		if m := fioClientLine().FindStringSubmatch(line); m != nil {
 			servers[m[1]] = true
 			line = m[2]
 		}
 		bare := afterStart
 		afterStart = false
-		if m := fioVersionLine.FindStringSubmatch(line); m != nil {
+		if m := fioVersionLine().FindStringSubmatch(line); m != nil {
 			version, signal = m[1], ""
 			return
 		}
-		if m := fioServerLine.FindStringSubmatch(line); m != nil {
+		if m := fioServerLine().FindStringSubmatch(line); m != nil {
 			servers[m[1]] = true
 			version = m[2]
 			return
 		}
-		if m := fioBareVersion.FindStringSubmatch(line); m != nil && bare {
+		if m := fioBareVersion().FindStringSubmatch(line); m != nil && bare {
 			version, signal = m[1], ""
 			return
 		}
@@ -151,7 +150,7 @@ func importFioText(data []byte, file string) ([]*result.Document, []string, erro
 			afterStart = true
 			return
 		}
-		if m := fioSignal.FindStringSubmatch(line); m != nil {
+		if m := fioSignal().FindStringSubmatch(line); m != nil {
 			signal = m[1]
 			return
 		}
@@ -204,7 +203,7 @@ func importFioText(data []byte, file string) ([]*result.Document, []string, erro
 			cur.dirs[name], dir = d, d
 			return
 		}
-		if m := fioIssued.FindStringSubmatch(line); m != nil {
+		if m := fioIssued().FindStringSubmatch(line); m != nil {
 			for i := range 3 {
 				cur.ios[i], _ = strconv.ParseInt(m[i+1], 10, 64)
 			}
@@ -215,19 +214,19 @@ func importFioText(data []byte, file string) ([]*result.Document, []string, erro
 		if dir == nil {
 			return
 		}
-		if m := fioClat.FindStringSubmatch(line); m != nil {
+		if m := fioClat().FindStringSubmatch(line); m != nil {
 			u := fioUnits[m[1]]
 			dir.clat = &result.Latency{MinNs: fioLatency(m[2], u), MaxNs: fioLatency(m[3], u)}
 			avg, _ := strconv.ParseFloat(m[4], 64)
 			dir.clat.MeanNs = min(avg*u, 1e18)
 			return
 		}
-		if m := fioPctHead.FindStringSubmatch(line); m != nil {
+		if m := fioPctHead().FindStringSubmatch(line); m != nil {
 			dir.pctUnit = fioUnits[m[1]]
 			return
 		}
 		if strings.HasPrefix(line, "|") && dir.pctUnit > 0 && dir.clat != nil {
-			for _, p := range fioPct.FindAllStringSubmatch(line, -1) {
+			for _, p := range fioPct().FindAllStringSubmatch(line, -1) {
 				q, _ := strconv.ParseFloat(p[1], 64)
 				v, _ := strconv.ParseFloat(p[2], 64)
 				v = min(v, maxFioFigure)
@@ -290,7 +289,7 @@ const fioAllClients = "All clients"
 // fioTextDirection reads a direction's first line and its name (read,
 // write, trim, or mixed under unified_rw_reporting); nil when line is none.
 func fioTextDirection(line string) (string, *fioTextDir, error) {
-	if m := fioDir3.FindStringSubmatch(line); m != nil {
+	if m := fioDir3().FindStringSubmatch(line); m != nil {
 		d := &fioTextDir{}
 		var ok1, ok2, ok3 bool
 		d.iops, ok1 = fioCount(m[2])
@@ -302,7 +301,7 @@ func fioTextDirection(line string) (string, *fioTextDir, error) {
 		}
 		return m[1], d, nil
 	}
-	if m := fioDir2.FindStringSubmatch(line); m != nil {
+	if m := fioDir2().FindStringSubmatch(line); m != nil {
 		d := &fioTextDir{}
 		var ok1, ok2, ok3 bool
 		d.bytes, ok1 = fioAmount(m[2], 1024)
@@ -481,5 +480,5 @@ func fioJobMatch(line string) []string {
 	if !strings.Contains(line, "(groupid=") {
 		return nil
 	}
-	return fioJobLine.FindStringSubmatch(line)
+	return fioJobLine().FindStringSubmatch(line)
 }

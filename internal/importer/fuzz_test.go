@@ -217,7 +217,7 @@ func FuzzIOzone(f *testing.F) {
 func FuzzDownload(f *testing.F) {
 	fuzzWith(f, []string{Wget, Curl}, downloadSeeds, func(b []byte, file string) ([]*result.Document, error) {
 		tool := Wget
-		if curlMeter.Match(b) {
+		if curlMeter().Match(b) {
 			tool = Curl
 		}
 		return importDownload(b, file, tool)

@@ -3,7 +3,6 @@ package importer
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"time"
 
@@ -19,10 +18,10 @@ var (
 	// seconds, and kB/sec (the rate times 1024) under 1 MB/s. Versions
 	// before 6 (their -T line says "buffer-cache") read 1 MiB a read()
 	// and are not read.
-	hdparmTiming = regexp.MustCompile(`Timing (O_DIRECT )?(cached|buffered disk|disk) reads:\s*(\d+) MB in\s+(\d+(?:\.\d+)?) seconds\s*=\s*(\d+(?:\.\d+)?) (MB|kB)/sec`)
+	hdparmTiming = lazyRegexp(`Timing (O_DIRECT )?(cached|buffered disk|disk) reads:\s*(\d+) MB in\s+(\d+(?:\.\d+)?) seconds\s*=\s*(\d+(?:\.\d+)?) (MB|kB)/sec`)
 	// hdparmDevice is the "/dev/sda:" hdparm prints before a device's
 	// timings, on a line of its own or, pasted flat, before them.
-	hdparmDevice = regexp.MustCompile(`(?:^|\s)(/\S+):(?:\s|$)`)
+	hdparmDevice = lazyRegexp(`(?:^|\s)(/\S+):(?:\s|$)`)
 )
 
 // hdparmBlock is what hdparm reads a read() at a time (TIMING_BUF_BYTES).
@@ -42,8 +41,8 @@ func importHDParm(data []byte, file string) ([]*result.Document, error) {
 		if bad != nil {
 			return
 		}
-		devs := hdparmDevice.FindAllStringSubmatchIndex(l, -1)
-		timings := hdparmTiming.FindAllStringSubmatchIndex(l, -1)
+		devs := hdparmDevice().FindAllStringSubmatchIndex(l, -1)
+		timings := hdparmTiming().FindAllStringSubmatchIndex(l, -1)
 		for _, t := range timings {
 			for len(devs) > 0 && devs[0][0] < t[0] {
 				device = l[devs[0][2]:devs[0][3]]

@@ -125,9 +125,9 @@ func Detect(data []byte) string {
 		return PiBenchmarks
 	case bytes.Contains(head, iozoneBanner):
 		return IOzone
-	case kdmBanner.Match(head):
+	case kdmBanner().Match(head):
 		return KDiskMark
-	case cdmBanner.Match(head):
+	case cdmBanner().Match(head):
 		return CrystalDiskMark
 	case bytes.Contains(head, []byte(markUnits)):
 		// A report copied from its units line on, without the banner
@@ -136,13 +136,13 @@ func Detect(data []byte) string {
 	case bytes.Contains(head, []byte("(groupid=")) && len(linesWhere(head, isFioJobLine)) > 0,
 		bytes.IndexByte(head, ';') >= 0 && len(linesWhere(head, isFioTerseLine)) > 0:
 		return FIO
-	case mayHold(head, "copied, ", ddSummary) || mayHold(head, " bytes transferred in ", ddBSD):
+	case mayHold(head, "copied, ", ddSummary()) || mayHold(head, " bytes transferred in ", ddBSD()):
 		return DD
-	case mayHold(head, "saved [", wgetSaved):
+	case mayHold(head, "saved [", wgetSaved()):
 		return Wget
-	case curlMeter.Match(head):
+	case curlMeter().Match(head):
 		return Curl
-	case mayHold(head, "Timing ", hdparmTiming):
+	case mayHold(head, "Timing ", hdparmTiming()):
 		return HDParm
 	}
 	return ""

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -16,9 +15,9 @@ import (
 // iozone's banner and the header lines that say how it ran.
 var (
 	iozoneBanner  = []byte("Iozone: Performance Test of File I/O")
-	iozoneVersion = regexp.MustCompile(`Version \$Revision: ([0-9][0-9.]*) \$`)
-	iozoneBegan   = regexp.MustCompile(`Run began: ([A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9]?[0-9] \d\d:\d\d:\d\d \d{4})`)
-	iozoneFile    = regexp.MustCompile(`\s-f\s*(\S+)`)
+	iozoneVersion = lazyRegexp(`Version \$Revision: ([0-9][0-9.]*) \$`)
+	iozoneBegan   = lazyRegexp(`Run began: ([A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9]?[0-9] \d\d:\d\d:\d\d \d{4})`)
+	iozoneFile    = lazyRegexp(`\s-f\s*(\S+)`)
 )
 
 // iozoneColumns are the names on the second line of iozone's table
@@ -70,11 +69,11 @@ func importIOzone(data []byte, file string) ([]*result.Document, []string, error
 			return
 		}
 		switch {
-		case iozoneVersion.MatchString(l):
-			run.version = iozoneVersion.FindStringSubmatch(l)[1]
+		case iozoneVersion().MatchString(l):
+			run.version = iozoneVersion().FindStringSubmatch(l)[1]
 			return
-		case iozoneBegan.MatchString(l):
-			if t, err := time.Parse("Mon Jan _2 15:04:05 2006", strings.Join(strings.Fields(iozoneBegan.FindStringSubmatch(l)[1]), " ")); err == nil {
+		case iozoneBegan().MatchString(l):
+			if t, err := time.Parse("Mon Jan _2 15:04:05 2006", strings.Join(strings.Fields(iozoneBegan().FindStringSubmatch(l)[1]), " ")); err == nil {
 				run.began = t
 			}
 			return
@@ -88,7 +87,7 @@ func importIOzone(data []byte, file string) ([]*result.Document, []string, error
 			run.osync = true
 			return
 		case strings.Contains(l, "Command line used:"):
-			if m := iozoneFile.FindStringSubmatch(l); m != nil {
+			if m := iozoneFile().FindStringSubmatch(l); m != nil {
 				run.target = m[1]
 			}
 			return

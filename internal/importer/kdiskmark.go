@@ -3,7 +3,6 @@ package importer
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,25 +21,25 @@ var (
 	// The banner of each report: "KDiskMark (3.2.0): https://...",
 	// "CrystalDiskMark 8.0.4 x64 (C) 2007-2021 hiyohiyo", or cut short to
 	// "CrystalDiskMark 5.1.0 x64".
-	kdmBanner = regexp.MustCompile(`KDiskMark \(([0-9][0-9.]*)\): https://github\.com/JonMagon/KDiskMark`)
-	cdmBanner = regexp.MustCompile(`CrystalDiskMark ([0-9]+\.[0-9.]+)(?: x(?:64|86)\b|\s+\(C\))`)
+	kdmBanner = lazyRegexp(`KDiskMark \(([0-9][0-9.]*)\): https://github\.com/JonMagon/KDiskMark`)
+	cdmBanner = lazyRegexp(`CrystalDiskMark ([0-9]+\.[0-9.]+)(?: x(?:64|86)\b|\s+\(C\))`)
 	// markLine is a test of KDiskMark ("Sequential   1 MiB (Q=  8, T= 1):
 	// 50.851 MB/s [     49.7 IOPS] < 158255.28 us>") and CrystalDiskMark 7
 	// and 8 ("SEQ    1MiB (Q=  8, T= 1):  3552.436 MB/s [   3387.9 IOPS]"),
 	// under a [Read] or [Write] heading.
-	markLine = regexp.MustCompile(`^\s*(Sequential|Random|SEQ|RND)\s+(\d+)\s*(KiB|MiB)\s+\(Q=\s*(\d+),\s*T=\s*(\d+)\)\s*:\s*(\d+(?:\.\d+)?) MB/s\s*\[\s*(\d+(?:\.\d+)?) IOPS\]`)
+	markLine = lazyRegexp(`^\s*(Sequential|Random|SEQ|RND)\s+(\d+)\s*(KiB|MiB)\s+\(Q=\s*(\d+),\s*T=\s*(\d+)\)\s*:\s*(\d+(?:\.\d+)?) MB/s\s*\[\s*(\d+(?:\.\d+)?) IOPS\]`)
 	// cdmOldLine is CrystalDiskMark 5 and 6's, which names its direction:
 	// "  Random Read 4KiB (Q=  8,T= 8) :     7.892 MB/s [   1926.8 IOPS]".
 	// Its "Sequential Read (Q= 32,T= 1)" names no block size and prints no
 	// IOPS: such a line is noted, not read.
-	cdmOldLine = regexp.MustCompile(`^\s*(Sequential|Random) (Read|Write)(?: (\d+)(KiB|MiB))? \((?:Q=\s*(\d+),\s*)?T=\s*(\d+)\)\s*:\s*(\d+(?:\.\d+)?) MB/s(?:\s*\[\s*(\d+(?:\.\d+)?) IOPS\])?`)
+	cdmOldLine = lazyRegexp(`^\s*(Sequential|Random) (Read|Write)(?: (\d+)(KiB|MiB))? \((?:Q=\s*(\d+),\s*)?T=\s*(\d+)\)\s*:\s*(\d+(?:\.\d+)?) MB/s(?:\s*\[\s*(\d+(?:\.\d+)?) IOPS\])?`)
 	// markTest is the report's test size and count: "Test: 1 GiB (x5)
 	// [Measure: 5 sec / Interval: 5 sec]", "Test : 1024 MiB [I: 11.7% ...]
 	// (x5)  [Interval=5 sec]".
-	markTest    = regexp.MustCompile(`^\s*Test\s*:\s*(\d+) (KiB|MiB|GiB)\b.*\(x(\d+)\)`)
-	markMeasure = regexp.MustCompile(`Measure:? (\d+) sec`)
-	markDate    = regexp.MustCompile(`^\s*Date\s*:\s*(\d{4}[/-]\d\d[/-]\d\d \d{1,2}:\d\d:\d\d)`)
-	markProfile = regexp.MustCompile(`^\s*Profile\s*:\s*(\S.*?)\s*$`)
+	markTest    = lazyRegexp(`^\s*Test\s*:\s*(\d+) (KiB|MiB|GiB)\b.*\(x(\d+)\)`)
+	markMeasure = lazyRegexp(`Measure:? (\d+) sec`)
+	markDate    = lazyRegexp(`^\s*Date\s*:\s*(\d{4}[/-]\d\d[/-]\d\d \d{1,2}:\d\d:\d\d)`)
+	markProfile = lazyRegexp(`^\s*Profile\s*:\s*(\S.*?)\s*$`)
 )
 
 // markUnits is the line under both tools' banners. A report copied
@@ -83,11 +82,11 @@ func importMark(data []byte, file string) ([]*result.Document, []string, error) 
 		if bad != nil {
 			return
 		}
-		if m := kdmBanner.FindStringSubmatch(l); m != nil {
+		if m := kdmBanner().FindStringSubmatch(l); m != nil {
 			start(KDiskMark, m[1], n)
 			return
 		}
-		if m := cdmBanner.FindStringSubmatch(l); m != nil {
+		if m := cdmBanner().FindStringSubmatch(l); m != nil {
 			start(CrystalDiskMark, m[1], n)
 			return
 		}
@@ -118,7 +117,7 @@ func importMark(data []byte, file string) ([]*result.Document, []string, error) 
 		// A test line's fields: kind, size, unit, depth, threads, MB/s,
 		// IOPS, and the direction its heading or its own words give.
 		var f []string
-		if m := markLine.FindStringSubmatch(l); m != nil && cur.phase != "" {
+		if m := markLine().FindStringSubmatch(l); m != nil && cur.phase != "" {
 			f = append(m[1:8], cur.phase)
 			if cur.unnamed && (m[1] == "Sequential" || m[1] == "Random") {
 				// KDiskMark's layout ("Sequential 1 MiB"), not
@@ -126,7 +125,7 @@ func importMark(data []byte, file string) ([]*result.Document, []string, error) 
 				d.Tool.Name, d.Imported.Tool, d.Mark.Engine = KDiskMark, KDiskMark, "fio"
 			}
 			cur.unnamed = false
-		} else if m := cdmOldLine.FindStringSubmatch(l); m != nil {
+		} else if m := cdmOldLine().FindStringSubmatch(l); m != nil {
 			if m[3] == "" || m[5] == "" || m[8] == "" {
 				notes = append(notes, fmt.Sprintf("line %d: %q names no block size, queue depth or IOPS: not imported", n, strings.TrimSpace(l)))
 				return
@@ -142,7 +141,7 @@ func importMark(data []byte, file string) ([]*result.Document, []string, error) 
 			d.Mark.Results = append(d.Mark.Results, r)
 			return
 		}
-		if m := markTest.FindStringSubmatch(l); m != nil {
+		if m := markTest().FindStringSubmatch(l); m != nil {
 			size, _ := strconv.ParseInt(m[1], 10, 64)
 			shift := map[string]uint{"KiB": 10, "MiB": 20, "GiB": 30}[m[2]]
 			if size > 0 && size < 1<<(62-shift) {
@@ -151,16 +150,16 @@ func importMark(data []byte, file string) ([]*result.Document, []string, error) 
 			}
 			setLabel(d, d.Imported.Tool+".passes", m[3])
 		}
-		if m := markMeasure.FindStringSubmatch(l); m != nil {
+		if m := markMeasure().FindStringSubmatch(l); m != nil {
 			if s, err := strconv.ParseInt(m[1], 10, 64); err == nil && s > 0 && s < maxSeconds {
 				d.Mark.DurationNs = s * 1e9
 				d.Imported.Unstated = slices.DeleteFunc(d.Imported.Unstated, func(f string) bool { return f == "duration_ns" })
 			}
 		}
-		if m := markProfile.FindStringSubmatch(l); m != nil {
+		if m := markProfile().FindStringSubmatch(l); m != nil {
 			setLabel(d, d.Imported.Tool+".profile", m[1])
 		}
-		if m := markDate.FindStringSubmatch(l); m != nil {
+		if m := markDate().FindStringSubmatch(l); m != nil {
 			if t, err := time.Parse("2006-01-02 15:04:05", strings.ReplaceAll(m[1], "/", "-")); err == nil {
 				d.EndedAt = t
 			} else if t, err := time.Parse("2006-01-02 3:04:05", strings.ReplaceAll(m[1], "/", "-")); err == nil {

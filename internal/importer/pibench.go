@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -22,22 +21,22 @@ var (
 	//
 	//	HDParm                    Disk Read                 40.97 MB/s
 	//	FIO                       4k random read            2807 IOPS (11228 KB/s)
-	pibenchRow = regexp.MustCompile(`^\s*(HDParm|DD|FIO|IOZone)\s{2,}(Disk Read|Cached Disk Read|Disk Write|4k random read|4k random write|4k read|4k write)(?:\s+(\S.*?))?\s*$`)
+	pibenchRow = lazyRegexp(`^\s*(HDParm|DD|FIO|IOZone)\s{2,}(Disk Read|Cached Disk Read|Disk Write|4k random read|4k random write|4k read|4k write)(?:\s+(\S.*?))?\s*$`)
 	// pibenchHeader is the table's heading, "     Category   Test   Result".
-	pibenchHeader = regexp.MustCompile(`^\s*Category\s+Test\s+Result\s*$`)
-	pibenchScore  = regexp.MustCompile(`^\s*Score:\s*(\d+)\s*$`)
+	pibenchHeader = lazyRegexp(`^\s*Category\s+Test\s+Result\s*$`)
+	pibenchScore  = lazyRegexp(`^\s*Score:\s*(\d+)\s*$`)
 	// The values: hdparm's rate and unit as hdparm printed them (MB/s in
 	// the table of the script's early versions, whatever hdparm said), dd's
 	// rate and unit, fio's IOPS and KiB/s, iozone's KiB/s.
-	pibenchHDParm = regexp.MustCompile(`^(\d+(?:\.\d+)?) (MB/sec|MB/s|kB/sec|kB/s)$`)
-	pibenchDD     = regexp.MustCompile(`^(\d+(?:[.,]\d+)?) (kB/s|MB/s|GB/s)$`)
-	pibenchFio    = regexp.MustCompile(`^(\d+(?:\.\d+)?) IOPS \((\d+(?:\.\d+)?) KB/s\)$`)
-	pibenchKBs    = regexp.MustCompile(`^(\d+(?:\.\d+)?) KB/s$`)
+	pibenchHDParm = lazyRegexp(`^(\d+(?:\.\d+)?) (MB/sec|MB/s|kB/sec|kB/s)$`)
+	pibenchDD     = lazyRegexp(`^(\d+(?:[.,]\d+)?) (kB/s|MB/s|GB/s)$`)
+	pibenchFio    = lazyRegexp(`^(\d+(?:\.\d+)?) IOPS \((\d+(?:\.\d+)?) KB/s\)$`)
+	pibenchKBs    = lazyRegexp(`^(\d+(?:\.\d+)?) KB/s$`)
 	// terminalCode is an escape sequence tput writes: a colour or style
 	// ("\x1b[33m", "\x1b[1m"), the reset "\x1b(B\x1b[m". Storage.sh wraps
 	// its heading, its score and its own messages in them, and a log
 	// saved from its output keeps them.
-	terminalCode = regexp.MustCompile(`\x1b(?:\[[0-9;?]*[ -/]*[@-~]|[()][0-9A-Za-z]|[@-Z\\-_])`)
+	terminalCode = lazyRegexp(`\x1b(?:\[[0-9;?]*[ -/]*[@-~]|[()][0-9A-Za-z]|[@-Z\\-_])`)
 )
 
 // plainLine is line without the terminal's escape sequences.
@@ -45,14 +44,14 @@ func plainLine(line string) string {
 	if !strings.Contains(line, "\x1b") {
 		return line
 	}
-	return terminalCode.ReplaceAllString(line, "")
+	return terminalCode().ReplaceAllString(line, "")
 }
 
 // isPiBenchRow says whether line is a row of the table. Every row holds
 // "Disk " or "4k ": a line without either, however long, is passed over
 // without the regexp.
 func isPiBenchRow(line []byte) bool {
-	return (bytes.Contains(line, []byte("Disk ")) || bytes.Contains(line, []byte("4k "))) && pibenchRow.MatchString(plainLine(string(line)))
+	return (bytes.Contains(line, []byte("Disk ")) || bytes.Contains(line, []byte("4k "))) && pibenchRow().MatchString(plainLine(string(line)))
 }
 
 const pibenchNote = "read from PiBenchmarks' Storage.sh result table: each test's rate as the script printed it (hdparm's MB is 2^20 bytes, dd's as dd printed it, fio's and iozone's KB are 1024 bytes); the sizes, times and whether hdparm ran with --direct differ between the script's versions and the table does not say"
@@ -103,15 +102,15 @@ func importPiBench(data []byte, file string) ([]*result.Document, []string, erro
 			return
 		}
 		l = plainLine(l)
-		if pibenchHeader.MatchString(l) {
+		if pibenchHeader().MatchString(l) {
 			start()
 			return
 		}
-		if m := pibenchScore.FindStringSubmatch(l); m != nil && cur != nil {
+		if m := pibenchScore().FindStringSubmatch(l); m != nil && cur != nil {
 			setLabel(cur, "pibenchmarks.score", m[1])
 			return
 		}
-		m := pibenchRow.FindStringSubmatch(l)
+		m := pibenchRow().FindStringSubmatch(l)
 		if m == nil {
 			return
 		}
@@ -153,7 +152,7 @@ func pibenchResult(row, v string) (result.MarkResult, error) {
 		return f
 	}
 	var bytesPerSec, iops float64
-	switch m1, m2, m3, m4 := pibenchHDParm.FindStringSubmatch(v), pibenchDD.FindStringSubmatch(v), pibenchFio.FindStringSubmatch(v), pibenchKBs.FindStringSubmatch(v); {
+	switch m1, m2, m3, m4 := pibenchHDParm().FindStringSubmatch(v), pibenchDD().FindStringSubmatch(v), pibenchFio().FindStringSubmatch(v), pibenchKBs().FindStringSubmatch(v); {
 	case strings.HasPrefix(row, "HDParm") && m1 != nil:
 		// hdparm's MB is 2^20 bytes, its kB 2^10.
 		bytesPerSec = num(m1[1]) * (1 << 20)

@@ -13,25 +13,25 @@ import (
 )
 
 var (
-	sbVersion   = regexp.MustCompile(`^sysbench (\S+)`)
-	sbFiles     = regexp.MustCompile(`^(\d+) files, (\S+) each$`)
-	sbTotal     = regexp.MustCompile(`^(\S+) total file size$`)
-	sbBlock     = regexp.MustCompile(`^Block size (\S+)$`)
-	sbFsync     = regexp.MustCompile(`^Periodic FSYNC enabled, calling fsync\(\) each (\d+) requests\.$`)
-	sbIOMode    = regexp.MustCompile(`^Using (.+) I/O mode$`)
-	sbTestMode  = regexp.MustCompile(`^Doing (.+) test$`)
-	sbPercentil = regexp.MustCompile(`^(\d+)th percentile$`)
+	sbVersion   = lazyRegexp(`^sysbench (\S+)`)
+	sbFiles     = lazyRegexp(`^(\d+) files, (\S+) each$`)
+	sbTotal     = lazyRegexp(`^(\S+) total file size$`)
+	sbBlock     = lazyRegexp(`^Block size (\S+)$`)
+	sbFsync     = lazyRegexp(`^Periodic FSYNC enabled, calling fsync\(\) each (\d+) requests\.$`)
+	sbIOMode    = lazyRegexp(`^Using (.+) I/O mode$`)
+	sbTestMode  = lazyRegexp(`^Doing (.+) test$`)
+	sbPercentil = lazyRegexp(`^(\d+)th percentile$`)
 	// sysbench 0.4 and 0.5 print counts and totals on two lines of their
 	// own: "Operations performed:  6000 Read, 4000 Write, 12800 Other =
 	// 22800 Total" (0.5: "6709 reads, 0 writes, 0 Other") and "Read
 	// 93.75Mb  Written 62.5Mb  Total transferred 156.25Mb  (25.438Mb/sec)",
 	// then " 1628.02 Requests/sec executed".
-	sbOps      = regexp.MustCompile(`^Operations performed:\s+(\d+) (?:Read|reads), (\d+) (?:Write|writes), (\d+) Other = (\d+) Total$`)
-	sbTransfer = regexp.MustCompile(`^Read (\S+)\s+Written (\S+)\s+Total transferred (\S+)\s+\((\S+)/sec\)$`)
-	sbRequests = regexp.MustCompile(`^(\S+) Requests/sec executed$`)
+	sbOps      = lazyRegexp(`^Operations performed:\s+(\d+) (?:Read|reads), (\d+) (?:Write|writes), (\d+) Other = (\d+) Total$`)
+	sbTransfer = lazyRegexp(`^Read (\S+)\s+Written (\S+)\s+Total transferred (\S+)\s+\((\S+)/sec\)$`)
+	sbRequests = lazyRegexp(`^(\S+) Requests/sec executed$`)
 	// sysbench 1.1 prints "read:  IOPS=7246.41 113.23 MiB/s (118.73 MB/s)"
 	// under Throughput instead of a File operations section.
-	sbIOPS = regexp.MustCompile(`^IOPS=(\S+)(?:\s+(\S+) MiB/s)?`)
+	sbIOPS = lazyRegexp(`^IOPS=(\S+)(?:\s+(\S+) MiB/s)?`)
 )
 
 // submatchEnding is re's submatches of l, where re matches whole lines
@@ -332,7 +332,7 @@ func sysbenchRun(s *sbRun, file string) (*result.Document, error) {
 		ns := func(key string) float64 { return num("Latency (ms)/"+key, true) * 1e6 }
 		l := &result.Latency{Count: int64(events), MinNs: int64(math.Round(ns("min"))), MeanNs: ns("avg"), MaxNs: int64(math.Round(ns("max")))}
 		for k, v := range s.values {
-			m := sbPercentil.FindStringSubmatch(strings.TrimPrefix(k, "Latency (ms)/"))
+			m := sbPercentil().FindStringSubmatch(strings.TrimPrefix(k, "Latency (ms)/"))
 			if m == nil || !strings.HasPrefix(k, "Latency (ms)/") {
 				continue
 			}
@@ -407,7 +407,7 @@ func parseSysbench(data []byte) *sbRun {
 		raw = strings.TrimPrefix(raw, indent)
 		l := strings.TrimSpace(raw)
 		indented := len(raw) > 0 && (raw[0] == ' ' || raw[0] == '\t')
-		if m := sbVersion.FindStringSubmatch(l); m != nil && s.version == "" {
+		if m := sbVersion().FindStringSubmatch(l); m != nil && s.version == "" {
 			s.version = clip(strings.TrimSuffix(m[1], ":"))
 			return
 		}
@@ -466,21 +466,21 @@ func (s *sbRun) header(l string) {
 	case l == "Removing test files...":
 		s.cleanup = true
 	}
-	if m := sbFiles.FindStringSubmatch(l); m != nil {
+	if m := sbFiles().FindStringSubmatch(l); m != nil {
 		s.files, _ = strconv.Atoi(m[1])
 		s.fileSize = humanSize(m[2])
-	} else if m := submatchEnding(sbTotal, l, " total file size"); m != nil {
+	} else if m := submatchEnding(sbTotal(), l, " total file size"); m != nil {
 		s.totalSize = humanSize(m[1])
-	} else if m := sbBlock.FindStringSubmatch(l); m != nil {
+	} else if m := sbBlock().FindStringSubmatch(l); m != nil {
 		s.blockSize = humanSize(m[1])
-	} else if m := sbFsync.FindStringSubmatch(l); m != nil {
+	} else if m := sbFsync().FindStringSubmatch(l); m != nil {
 		s.fsyncEvery, _ = strconv.Atoi(m[1])
-	} else if m := sbIOMode.FindStringSubmatch(l); m != nil {
+	} else if m := sbIOMode().FindStringSubmatch(l); m != nil {
 		s.ioMode = m[1]
 		if v, ok := sbIOModes[m[1]]; ok {
 			s.ioMode = v
 		}
-	} else if m := sbTestMode.FindStringSubmatch(l); m != nil {
+	} else if m := sbTestMode().FindStringSubmatch(l); m != nil {
 		// sysbench 0.4 says "Doing memory operations speed test" too.
 		if v, ok := sbModes[m[1]]; ok {
 			s.doing = true
@@ -526,7 +526,7 @@ func (s *sbRun) v11() bool {
 	for _, k := range []struct{ dir, ops, mib string }{
 		{"read", "reads/s", "read, MiB/s"}, {"write", "writes/s", "written, MiB/s"}, {"fsync", "fsyncs/s", ""},
 	} {
-		m := sbIOPS.FindStringSubmatch(s.values["Throughput/"+k.dir])
+		m := sbIOPS().FindStringSubmatch(s.values["Throughput/"+k.dir])
 		if m == nil {
 			continue
 		}
@@ -561,7 +561,7 @@ func (s *sbRun) v10dev() {
 
 // oldLine reads the lines sysbench 0.4 and 0.5 print after a fileio run.
 func (s *sbRun) oldLine(l string) bool {
-	if m := sbOps.FindStringSubmatch(l); m != nil {
+	if m := sbOps().FindStringSubmatch(l); m != nil {
 		if s.old == nil {
 			s.old = &sbOld{}
 		}
@@ -570,11 +570,11 @@ func (s *sbRun) oldLine(l string) bool {
 		s.old.other, _ = strconv.ParseInt(m[3], 10, 64)
 		return true
 	}
-	if m := sbTransfer.FindStringSubmatch(l); m != nil && s.old != nil {
+	if m := sbTransfer().FindStringSubmatch(l); m != nil && s.old != nil {
 		s.old.readMiB, s.old.writtenMiB, s.old.perSec = m[1], m[2], m[4]
 		return true
 	}
-	if m := submatchEnding(sbRequests, l, " Requests/sec executed"); m != nil && s.old != nil {
+	if m := submatchEnding(sbRequests(), l, " Requests/sec executed"); m != nil && s.old != nil {
 		s.old.requestsPerSec = m[1]
 		return true
 	}

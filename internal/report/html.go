@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/thruput/thruput/internal/atomicfile"
@@ -45,7 +46,7 @@ func WriteHTML(w io.Writer, docs []*result.Document, cmp *compare.Comparison, o 
 	}
 	// Render whole before writing, so a template error leaves no half page.
 	var buf bytes.Buffer
-	if err := htmlTemplate.ExecuteTemplate(&buf, "page", page); err != nil {
+	if err := htmlTemplate().ExecuteTemplate(&buf, "page", page); err != nil {
 		return err
 	}
 	_, err = w.Write(buf.Bytes())
@@ -176,7 +177,7 @@ func WritePNGs(dir, prefix string, docs []*result.Document, cmp *compare.Compari
 // html prints the table as an HTML <table>, the figures right-aligned and
 // the notes in a list below it.
 func (t Table) html(w io.Writer) error {
-	return htmlTemplate.ExecuteTemplate(w, "table", htmlTableOf(t, nil))
+	return htmlTemplate().ExecuteTemplate(w, "table", htmlTableOf(t, nil))
 }
 
 type htmlPage struct {
@@ -730,13 +731,17 @@ func systemOf(s *result.System, u storageUnit) *htmlSystem {
 	return hs
 }
 
-var htmlTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
-	"first": func(i int) bool { return i == 0 },
-	"statusOK": func(s string) bool {
-		return s == result.StatusOK
-	},
-	"words": words,
-}).Parse(htmlPageTemplate))
+// htmlTemplate is parsed on first use, not at start-up: every run of the
+// binary would pay for it, and only the HTML report needs it.
+var htmlTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Funcs(template.FuncMap{
+		"first": func(i int) bool { return i == 0 },
+		"statusOK": func(s string) bool {
+			return s == result.StatusOK
+		},
+		"words": words,
+	}).Parse(htmlPageTemplate))
+})
 
 // words keeps each word of a header on one line: a browser breaks a
 // narrow column after a hyphen ("2026-/11-01", "usb-/storage") as readily

@@ -156,7 +156,7 @@ func (s *Server) html(w http.ResponseWriter, name string, data any) {
 
 func (s *Server) htmlCode(w http.ResponseWriter, code int, name string, data any) {
 	var b bytes.Buffer
-	if err := pages.ExecuteTemplate(&b, name, data); err != nil {
+	if err := pages().ExecuteTemplate(&b, name, data); err != nil {
 		s.fail(w, http.StatusInternalServerError, err.Error())
 		return
 	}
@@ -200,7 +200,7 @@ func (s *Server) report(w http.ResponseWriter, docs []*result.Document, cmp *com
 	}
 	var nb bytes.Buffer
 	nb.WriteString("<body>")
-	if err := pages.ExecuteTemplate(&nb, "runnav", nav); err != nil {
+	if err := pages().ExecuteTemplate(&nb, "runnav", nav); err != nil {
 		s.fail(w, http.StatusInternalServerError, err.Error())
 		return
 	}

@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -30,23 +31,27 @@ import (
 //go:embed templates/*.html
 var templateFS embed.FS
 
-var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"when": func(t time.Time) string {
-		if t.IsZero() {
-			return ""
-		}
-		return t.UTC().Format("2006-01-02 15:04:05")
-	},
-	// query is a link's query string, already escaped: as a plain
-	// string, html/template would escape its '=' and '&' once more.
-	"query": func(kv ...string) template.URL {
-		v := url.Values{}
-		for i := 0; i+1 < len(kv); i += 2 {
-			v.Set(kv[i], kv[i+1])
-		}
-		return template.URL(v.Encode())
-	},
-}).ParseFS(templateFS, "templates/*.html"))
+// pages are parsed on first use, not at start-up: every run of the
+// binary would pay for them, and only the dashboard needs them.
+var pages = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Funcs(template.FuncMap{
+		"when": func(t time.Time) string {
+			if t.IsZero() {
+				return ""
+			}
+			return t.UTC().Format("2006-01-02 15:04:05")
+		},
+		// query is a link's query string, already escaped: as a plain
+		// string, html/template would escape its '=' and '&' once more.
+		"query": func(kv ...string) template.URL {
+			v := url.Values{}
+			for i := 0; i+1 < len(kv); i += 2 {
+				v.Set(kv[i], kv[i+1])
+			}
+			return template.URL(v.Encode())
+		},
+	}).ParseFS(templateFS, "templates/*.html"))
+})
 
 // Options configure a server.
 type Options struct {
@@ -201,7 +206,7 @@ func (s *Server) sameOrigin(r *http.Request) bool {
 func (s *Server) fail(w http.ResponseWriter, code int, msg string) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(code)
-	pages.ExecuteTemplate(w, "error.html", map[string]any{"Code": code, "Status": http.StatusText(code), "Message": msg, "Version": s.o.Version})
+	pages().ExecuteTemplate(w, "error.html", map[string]any{"Code": code, "Status": http.StatusText(code), "Message": msg, "Version": s.o.Version})
 }
 
 // CheckListen refuses an address other than loopback without a token:
