@@ -16,6 +16,7 @@ import (
 	"github.com/thruput/thruput/internal/nettest"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/stable"
 	"github.com/thruput/thruput/internal/suite"
 )
 
@@ -266,22 +267,29 @@ func TestCliff(t *testing.T) {
 	t.Parallel()
 	mnt := fstest.Mount(t, "ext4", 512*mib)
 	for _, sustained := range []bool{false, true} {
-		th := fstest.NewThrottle(t, mnt)
-		th.Set(t, 0, 40*mib)
 		args := []string{"disk", "sweep", mnt, "--direct", "--write-only", "--bs", "1M", "--file-size", "300M", "--max-time", "10s"}
 		if sustained {
 			args = append(args, "--sustained")
 		}
-		drop := lowerWrites(dropAfter, 10*mib)
-		served := sampleServed(t, th, drop)
-		doc, _, _ := throttled(t, th, args...)
-		samples := served()
-		dropped := drop.when(t)
+		var doc *result.Document
+		var samples []servedSample
+		var dropped time.Time
+		for try := 1; ; try++ {
+			th := fstest.NewThrottle(t, mnt)
+			th.Set(t, 0, 40*mib)
+			drop := lowerWrites(dropAfter, 10*mib)
+			served := sampleServed(t, th, drop)
+			doc, _, _ = throttled(t, th, args...)
+			samples = served()
+			dropped = drop.when(t)
+			st := doc.Sweep.Steps[0]
+			if buried(t, fmt.Sprintf("sustained=%v", sustained), st.Interval, st.ElapsedNs, samples, try) {
+				continue
+			}
+			break
+		}
 		st := doc.Sweep.Steps[0]
 		iv := st.Interval
-		if iv == nil || iv.Cliff == nil {
-			t.Fatalf("sustained=%v: no cliff: %+v", sustained, iv)
-		}
 		write := func(s servedSample) int64 { return s.write }
 		lo, hi, _, _ := servedRate(samples, 0, write)
 		t.Logf("sustained=%v: %.3f MiB/s, interval %+v; the throttle let through %.3f..%.3f MiB/s over the write", sustained, st.MiBPerSec, iv, lo/mib, hi/mib)
@@ -341,24 +349,81 @@ func cliffWords(t *testing.T, doc *result.Document, table ...string) {
 func TestCliffIO(t *testing.T) {
 	t.Parallel()
 	mnt := fstest.Mount(t, "ext4", 512*mib)
-	th := fstest.NewThrottle(t, mnt)
-	th.Set(t, 0, 40*mib)
-	drop := lowerWrites(dropAfter, 10*mib)
-	served := sampleServed(t, th, drop)
-	doc, _, _ := throttled(t, th, "disk", "io", mnt, "--rw", "write", "--bs", "1M", "--size", "300M", "-t", "8s", "--time-based", "--sustained")
-	samples := served()
-	dropped := drop.when(t)
+	var doc *result.Document
+	var samples []servedSample
+	var dropped time.Time
+	for try := 1; ; try++ {
+		th := fstest.NewThrottle(t, mnt)
+		th.Set(t, 0, 40*mib)
+		drop := lowerWrites(dropAfter, 10*mib)
+		served := sampleServed(t, th, drop)
+		doc, _, _ = throttled(t, th, "disk", "io", mnt, "--rw", "write", "--bs", "1M", "--size", "300M", "-t", "8s", "--time-based", "--sustained")
+		samples = served()
+		dropped = drop.when(t)
+		if buried(t, "disk io", doc.IO.Runs[0].Write.Interval, doc.IO.Runs[0].ElapsedNs, samples, try) {
+			continue
+		}
+		break
+	}
 	d := doc.IO.Runs[0].Write
 	iv := d.Interval
 	t.Logf("%.2f MiB/s, %.1f IOPS, interval %+v", d.MiBPerSec, d.IOPS, iv)
-	if iv == nil || iv.Cliff == nil || !iv.Sustained {
-		t.Fatalf("no cliff: %+v", iv)
+	if !iv.Sustained {
+		t.Errorf("--sustained: the interval says sustained %v", iv.Sustained)
 	}
 	judgeCliff(t, iv, doc.IO.Runs[0].ElapsedNs, samples, dropped)
 	if math.Abs(d.IOPS/d.MiBPerSec-1) > 1e-9 {
 		t.Errorf("--sustained: %.3f MiB/s, %.3f IOPS of 1 MiB; want the same", d.MiBPerSec, d.IOPS)
 	}
 	cliffWords(t, doc, "run 1: ", " MiB, then ", "; the figure is the rate after the drop (--sustained)", fmt.Sprintf("%.1f ±", d.MiBPerSec))
+}
+
+// buried says whether a run that found no cliff is to be tried once more
+// because the load buried the drop: thruput's own method (package
+// stable), run on the throttle's counters in windows as long as thruput's
+// were, finds none there either (beside six spinning shells the writer,
+// held back, got little more than the new rate before the drop, in
+// windows of 300 ms that jumped from 0 to 80 MiB/s). Where the counters
+// show a cliff thruput missed, the test fails; after a second buried run,
+// it cannot judge (unquiet). A run with a cliff is judged.
+func buried(t *testing.T, what string, iv *result.Interval, elapsedNs int64, samples []servedSample, try int) bool {
+	t.Helper()
+	if iv == nil {
+		t.Fatalf("%s: no interval", what)
+	}
+	if iv.Cliff != nil {
+		return false
+	}
+	window := meanWindow(iv, elapsedNs)
+	write := func(s servedSample) int64 { return s.write }
+	_, _, first, last := servedRate(samples, 0, write)
+	if first < 1 {
+		t.Fatalf("%s: no cliff, and the throttle's counters saw no write: %+v", what, iv)
+	}
+	ref := stable.NewSeries(window)
+	for _, s := range samples[first-1 : last+1] {
+		ref.Feed(s.write-samples[first-1].write, s.at.Sub(samples[first-1].at))
+	}
+	if c := ref.Estimate(false).Cliff; c != nil {
+		t.Fatalf("%s: no cliff, where the throttle's counters in windows of %v show one %v into the write: %.3f then %.3f MiB/s; interval %+v", what, window, c.At, c.Before/mib, c.After/mib, iv)
+	}
+	why := fmt.Sprintf("%s: no cliff, and the throttle's counters in windows of %v show none either (the load held the writer back); interval %+v", what, window, iv)
+	if try == 2 {
+		unquiet(t, try, "%s", why)
+	}
+	t.Logf("%s: once more, judged the same", why)
+	return true
+}
+
+// meanWindow is how long thruput's windows were on average in a phase of
+// elapsedNs: 100 ms asked, longer where a loaded machine delayed its
+// looks at the clock.
+func meanWindow(iv *result.Interval, elapsedNs int64) time.Duration {
+	window := time.Duration(iv.WindowNs)
+	if iv.Windows > 0 {
+		window = max(window, time.Duration(float64(elapsedNs-iv.WarmupNs)/float64(iv.Windows)))
+	}
+	return window
 }
 
 // judged is what judgeCliff reports to: a test, or a unit test's
@@ -414,10 +479,7 @@ func judgeCliff(t judged, iv *result.Interval, elapsedNs int64, samples []served
 	// Thruput's windows close once 100 ms have passed and it looks at
 	// the clock, which a loaded machine delays: a window is as long as
 	// they were on average in this run.
-	window := time.Duration(iv.WindowNs)
-	if iv.Windows > 0 {
-		window = max(window, time.Duration(float64(elapsedNs-iv.WarmupNs)/float64(iv.Windows)))
-	}
+	window := meanWindow(iv, elapsedNs)
 	// The change came between the samples either side of the span, this
 	// long after the first write, to a sample's gap; the throttle lets
 	// the bytes through in bursts (4 MiB every 100 ms at 40 MiB/s), so
