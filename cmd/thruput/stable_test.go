@@ -262,7 +262,8 @@ const dropAfter = 3 * time.Second
 // a little over its new rate for a while after the change, and a process
 // it holds back on a loaded machine gets less. Without --sustained the
 // figure is the whole write's, and must be what the throttle let through
-// over it.
+// over it. A run whose drop the load buried, in thruput's windows and in
+// the counters' alike, is taken once more (cliffRun).
 func TestCliff(t *testing.T) {
 	t.Parallel()
 	mnt := fstest.Mount(t, "ext4", 512*mib)
@@ -271,23 +272,9 @@ func TestCliff(t *testing.T) {
 		if sustained {
 			args = append(args, "--sustained")
 		}
-		var doc *result.Document
-		var samples []servedSample
-		var dropped time.Time
-		for try := 1; ; try++ {
-			th := fstest.NewThrottle(t, mnt)
-			th.Set(t, 0, 40*mib)
-			drop := lowerWrites(dropAfter, 10*mib)
-			served := sampleServed(t, th, drop)
-			doc, _, _ = throttled(t, th, args...)
-			samples = served()
-			dropped = drop.when(t)
-			st := doc.Sweep.Steps[0]
-			if buried(t, fmt.Sprintf("sustained=%v", sustained), st.Interval, st.ElapsedNs, samples, try) {
-				continue
-			}
-			break
-		}
+		doc, samples, dropped := cliffRun(t, mnt, fmt.Sprintf("sustained=%v", sustained), func(doc *result.Document) (*result.Interval, int64) {
+			return doc.Sweep.Steps[0].Interval, doc.Sweep.Steps[0].ElapsedNs
+		}, args...)
 		st := doc.Sweep.Steps[0]
 		iv := st.Interval
 		write := func(s servedSample) int64 { return s.write }
@@ -349,22 +336,9 @@ func cliffWords(t *testing.T, doc *result.Document, table ...string) {
 func TestCliffIO(t *testing.T) {
 	t.Parallel()
 	mnt := fstest.Mount(t, "ext4", 512*mib)
-	var doc *result.Document
-	var samples []servedSample
-	var dropped time.Time
-	for try := 1; ; try++ {
-		th := fstest.NewThrottle(t, mnt)
-		th.Set(t, 0, 40*mib)
-		drop := lowerWrites(dropAfter, 10*mib)
-		served := sampleServed(t, th, drop)
-		doc, _, _ = throttled(t, th, "disk", "io", mnt, "--rw", "write", "--bs", "1M", "--size", "300M", "-t", "8s", "--time-based", "--sustained")
-		samples = served()
-		dropped = drop.when(t)
-		if buried(t, "disk io", doc.IO.Runs[0].Write.Interval, doc.IO.Runs[0].ElapsedNs, samples, try) {
-			continue
-		}
-		break
-	}
+	doc, samples, dropped := cliffRun(t, mnt, "disk io", func(doc *result.Document) (*result.Interval, int64) {
+		return doc.IO.Runs[0].Write.Interval, doc.IO.Runs[0].ElapsedNs
+	}, "disk", "io", mnt, "--rw", "write", "--bs", "1M", "--size", "300M", "-t", "8s", "--time-based", "--sustained")
 	d := doc.IO.Runs[0].Write
 	iv := d.Interval
 	t.Logf("%.2f MiB/s, %.1f IOPS, interval %+v", d.MiBPerSec, d.IOPS, iv)
@@ -376,6 +350,27 @@ func TestCliffIO(t *testing.T) {
 		t.Errorf("--sustained: %.3f MiB/s, %.3f IOPS of 1 MiB; want the same", d.MiBPerSec, d.IOPS)
 	}
 	cliffWords(t, doc, "run 1: ", " MiB, then ", "; the figure is the rate after the drop (--sustained)", fmt.Sprintf("%.1f ±", d.MiBPerSec))
+}
+
+// cliffRun runs thruput with args under a throttle of 40 MiB/s written,
+// lowered to 10 dropAfter into the write, sampling its counters, and
+// gives the document, the samples and the moment of the drop. A run in
+// which the load buried the drop is taken once more (buried); phase is
+// the run's interval and its phase's length.
+func cliffRun(t *testing.T, mnt, what string, phase func(*result.Document) (*result.Interval, int64), args ...string) (*result.Document, []servedSample, time.Time) {
+	t.Helper()
+	for try := 1; ; try++ {
+		th := fstest.NewThrottle(t, mnt)
+		th.Set(t, 0, 40*mib)
+		drop := lowerWrites(dropAfter, 10*mib)
+		served := sampleServed(t, th, drop)
+		doc, _, _ := throttled(t, th, args...)
+		samples := served()
+		dropped := drop.when(t)
+		if iv, elapsedNs := phase(doc); !buried(t, what, iv, elapsedNs, samples, try) {
+			return doc, samples, dropped
+		}
+	}
 }
 
 // buried says whether a run that found no cliff is to be tried once more
