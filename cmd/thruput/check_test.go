@@ -166,7 +166,7 @@ func TestCheckClassThrottled(t *testing.T) {
 	// passes, A2 (4000/2000/10) fails on both random figures.
 	th.Set(t, 0, 20e6)
 	th.SetIOPS(t, 3000, 1000)
-	served := sampleServed(t, th)
+	served := sampleServed(t, th, nil)
 	doc = checkJSON(t, th, mnt, "--size", "8M", "-t", "1.5s", "--claim", "A1,A2")
 	ref := randomServed(t, served())
 	c = doc.Check
