@@ -262,7 +262,7 @@ func TestDiskOneCoreBench(t *testing.T) {
 				order = []int{1, 0}
 			}
 			for _, i := range order {
-				stop := sampleServed(t, th)
+				stop := sampleServed(t, th, nil)
 				s := []func() side{c.thruput, c.other}[i]()
 				// What the throttle let through in the timed phase's
 				// direction over most of its last secs (a layout before
