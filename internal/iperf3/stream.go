@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/thruput/thruput/internal/latency"
 	"github.com/thruput/thruput/internal/sockio"
 )
 
@@ -130,6 +131,10 @@ type dataPath struct {
 	receivers []*stream
 	// unprocs gives back the Ps taken for the streams (see sockio.Procs).
 	unprocs func()
+	// probe is the client's latency prober (nil without one): the streams
+	// poll it after each block, so that its probes go out in the data
+	// path's wake-ups instead of waking the process themselves.
+	probe *latency.Prober
 }
 
 // recvBudget bounds the TCP receivers' buffers together, so that peak
@@ -195,6 +200,7 @@ func (d *dataPath) countReceived(n int64) {
 // received counts n bytes a receiver read.
 func (d *dataPath) received(s *stream, n int) {
 	s.bytes.Add(int64(n))
+	d.probe.Poll()
 	if d.reached == nil {
 		return
 	}
@@ -453,6 +459,7 @@ func (d *dataPath) sent(s *stream, n int) {
 func (d *dataPath) sentBytes(s *stream, n int) {
 	s.bytes.Add(int64(n))
 	d.totalBytes.Add(int64(n))
+	d.probe.Poll()
 }
 
 // newTCPStream takes a connected TCP socket away from the runtime (see
