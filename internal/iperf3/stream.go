@@ -131,9 +131,14 @@ type dataPath struct {
 	receivers []*stream
 	// unprocs gives back the Ps taken for the streams (see sockio.Procs).
 	unprocs func()
-	// probe is the client's latency prober (nil without one): the streams
-	// poll it after each block, so that its probes go out in the data
-	// path's wake-ups instead of waking the process themselves.
+	// probe is the client's latency prober (nil without one): the senders
+	// poll it after each write, so that its probes go out in the data
+	// path's wake-ups instead of waking the process themselves. The
+	// receivers do not: a receiver wakes as data arrives, and a probe sent
+	// then rides the flow's own ACK clock (the window it opens brings the
+	// next burst in front of the echo). Through the lab's short queue that
+	// read 1.77 ms down where ping read 1.30 and irtt 1.48 at the same
+	// time, and the timer's probes 1.36.
 	probe *latency.Prober
 }
 
@@ -200,7 +205,6 @@ func (d *dataPath) countReceived(n int64) {
 // received counts n bytes a receiver read.
 func (d *dataPath) received(s *stream, n int) {
 	s.bytes.Add(int64(n))
-	d.probe.Poll()
 	if d.reached == nil {
 		return
 	}

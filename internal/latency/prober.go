@@ -94,6 +94,9 @@ type Prober struct {
 	// without the lock. It is 0 while the data path may not send probes
 	// (no stamped queue: handshakes, or echoes read as they come).
 	due atomic.Int64
+	// polling says the data path called Poll since the timer last
+	// looked: the timer then leaves it the due probe.
+	polling atomic.Bool
 	// watch wakes the prober's own sender: every interval while it sends
 	// the probes itself, one interval past due while the data path does.
 	watch *time.Timer
@@ -311,13 +314,19 @@ func (p *Prober) run() {
 }
 
 // tick is the prober's timer: it sends the due probe unless the data path
-// did, in which case it waits until an interval past the next due time.
+// did, or polled since the last tick and so will send it within an
+// interval; then it looks again an interval past the due time. Without
+// that hand-over the timer, firing right at the due time, would send
+// nearly every probe before a data path that wakes about as often found it
+// due.
 func (p *Prober) tick() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
-	if due := p.due.Load(); due != 0 && now < due {
-		p.watch.Reset(time.Duration(due-now) + p.cfg.Interval)
+	due := p.due.Load()
+	polling := p.polling.Swap(false)
+	if due != 0 && (now < due || polling) {
+		p.watch.Reset(time.Duration(max(due-now, 0)) + p.cfg.Interval)
 		return
 	}
 	p.probe(now, false)
@@ -325,15 +334,22 @@ func (p *Prober) tick() {
 
 // Poll sends the due probe and reads the echoes queued since the last,
 // when one is due; the data path calls it after each block. It never
-// waits: a probe not yet due costs a clock read and an atomic load, and a
-// prober busy elsewhere (its lock held) leaves the probe to the next
+// waits: a probe not yet due costs a clock read and two atomic loads, and
+// a prober busy elsewhere (its lock held) leaves the probe to the next
 // poll. Several streams poll at once; the lock makes one of them send.
 // A nil Prober does nothing.
 func (p *Prober) Poll() {
 	if p == nil {
 		return
 	}
-	if due := p.due.Load(); due == 0 || p.now() < due || !p.mu.TryLock() {
+	due := p.due.Load()
+	if due == 0 {
+		return
+	}
+	if !p.polling.Load() {
+		p.polling.Store(true)
+	}
+	if p.now() < due || !p.mu.TryLock() {
 		return
 	}
 	defer p.mu.Unlock()
