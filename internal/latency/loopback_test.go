@@ -31,19 +31,12 @@ func TestLoopbackEcho(t *testing.T) {
 		{"bidir", result.NetParameters{Direction: "bidir"}, "bidir", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := iperf3.Listen(iperf3.ServerConfig{Addr: "127.0.0.1:0", Once: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			done := make(chan error, 1)
-			go func() { done <- s.Serve(ctx) }()
+			s, ctx, done := serveOnce(t)
 			pr := latency.New(latency.Config{Idle: time.Second})
 			n := &result.Net{}
 			cfg := iperf3.ClientConfig{Host: "127.0.0.1", Port: tcpPort(s), NetParameters: c.p, Version: "thruput test", Latency: pr}
 			cfg.Streams, cfg.DurationNs = 1, int64(time.Second)
-			err = iperf3.Run(ctx, cfg, n, progress.Hooks{})
+			err := iperf3.Run(ctx, cfg, n, progress.Hooks{})
 			l := pr.Result()
 			if err != nil || len(n.Sums) == 0 {
 				t.Fatalf("test: %v", err)
@@ -86,6 +79,21 @@ func TestLoopbackEcho(t *testing.T) {
 }
 
 func tcpPort(s *iperf3.Server) int { return s.Addr().(*net.TCPAddr).Port }
+
+// serveOnce starts a thruput server on loopback for one test, bounded by
+// the returned context (30 s); done gives Serve's error.
+func serveOnce(t *testing.T) (*iperf3.Server, context.Context, <-chan error) {
+	t.Helper()
+	s, err := iperf3.Listen(iperf3.ServerConfig{Addr: "127.0.0.1:0", Once: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx) }()
+	return s, ctx, done
+}
 
 // TestBackToBackWithProbes runs thruput clients that probe latency one
 // right after another against one persistent server: none is told busy.
@@ -144,18 +152,11 @@ func TestProbesRideThePacedDataPath(t *testing.T) {
 		{"up 1M", 1e6, result.DirUp, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := iperf3.Listen(iperf3.ServerConfig{Addr: "127.0.0.1:0", Once: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			done := make(chan error, 1)
-			go func() { done <- s.Serve(ctx) }()
+			s, ctx, done := serveOnce(t)
 			pr := latency.New(latency.Config{Idle: 200 * time.Millisecond})
 			cfg := iperf3.ClientConfig{Host: "127.0.0.1", Port: tcpPort(s), Version: "thruput test", Latency: pr,
 				NetParameters: result.NetParameters{Streams: 1, DurationNs: int64(time.Second), BitrateBps: c.rate, Direction: c.dir}}
-			err = iperf3.Run(ctx, cfg, &result.Net{}, progress.Hooks{})
+			err := iperf3.Run(ctx, cfg, &result.Net{}, progress.Hooks{})
 			l := pr.Result()
 			if err != nil {
 				t.Fatalf("test: %v", err)
