@@ -227,7 +227,7 @@ func (c *client) test(ctx context.Context) (*result.Net, error) {
 	if c.data, err = newDataPath(c.p, c.p.ZeroCopy, !c.p.Reverse || c.p.Bidir); err != nil {
 		return nil, err
 	}
-	c.data.limited = true
+	c.data.limited, c.data.probe = true, c.cfg.Latency
 	if c.p.Reverse {
 		c.data.countReceived(c.p.count())
 	}

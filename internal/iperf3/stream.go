@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/thruput/thruput/internal/latency"
 	"github.com/thruput/thruput/internal/sockio"
 )
 
@@ -130,6 +131,15 @@ type dataPath struct {
 	receivers []*stream
 	// unprocs gives back the Ps taken for the streams (see sockio.Procs).
 	unprocs func()
+	// probe is the client's latency prober (nil without one): the senders
+	// poll it after each write, so that its probes go out in the data
+	// path's wake-ups instead of waking the process themselves. The
+	// receivers do not: a receiver wakes as data arrives, and a probe sent
+	// then rides the flow's own ACK clock (the window it opens brings the
+	// next burst in front of the echo). Through the lab's short queue that
+	// read 1.77 ms down where ping read 1.30 and irtt 1.48 at the same
+	// time, and the timer's probes 1.36.
+	probe *latency.Prober
 }
 
 // recvBudget bounds the TCP receivers' buffers together, so that peak
@@ -453,6 +463,7 @@ func (d *dataPath) sent(s *stream, n int) {
 func (d *dataPath) sentBytes(s *stream, n int) {
 	s.bytes.Add(int64(n))
 	d.totalBytes.Add(int64(n))
+	d.probe.Poll()
 }
 
 // newTCPStream takes a connected TCP socket away from the runtime (see

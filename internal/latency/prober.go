@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -89,6 +90,25 @@ type Prober struct {
 	stop    chan struct{}
 	wg      sync.WaitGroup
 	stopped bool
+	// due is when the next probe is due, in ns since base: Poll reads it
+	// without the lock. It is 0 while the data path may not send probes
+	// (no stamped queue: handshakes, or echoes read as they come).
+	due atomic.Int64
+	// polling says the data path called Poll since the timer last
+	// looked: the timer then leaves it the due probe.
+	polling atomic.Bool
+	// watch wakes the prober's own sender: every interval while it sends
+	// the probes itself (ticking), one interval past due while the data
+	// path does. A ticker, not a timer reset at each tick: re-adding a
+	// fired timer breaks the runtime's netpoller out of its wait, a
+	// wake-up a probe (at -b 1M, 101-124 against 128-152 ms per 10 s),
+	// where a ticker is re-armed by the runtime itself. Pushing a pending
+	// one later, as each poll does, wakes nothing.
+	watch   *time.Ticker
+	ticking bool
+	// polled and timed count the probes the data path sent (Poll) and
+	// those the prober's own timer sent.
+	polled, timed int
 }
 
 // New makes a prober; nothing is sent before Start.
@@ -262,6 +282,15 @@ func (p *Prober) idleIsKnown() bool {
 // run starts the sender: one probe every interval while a phase is on,
 // after reading the echoes that came since the last. Called with p.mu not
 // held.
+//
+// Waking the process for each probe cost more than the rest of the client
+// at a Pi's 94 Mbit/s (bench/README.md), while the data path wakes as often
+// anyway. So while the data path calls Poll, it sends the probes and reads
+// the echoes in its own wake-ups, and the prober's timer is pushed back at
+// each of them and never fires. It only fires when the data path did not
+// poll within an interval past due (unpaced, slow or no load, the idle
+// phase), and then sends every interval itself until the data path polls
+// again.
 func (p *Prober) run() {
 	p.mu.Lock()
 	if p.running {
@@ -269,34 +298,110 @@ func (p *Prober) run() {
 		return
 	}
 	p.running = true
+	p.watch, p.ticking = time.NewTicker(p.cfg.Interval), true
 	p.mu.Unlock()
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
-		tick := time.NewTicker(p.cfg.Interval)
-		defer tick.Stop()
+		p.tick()
 		for {
-			p.drain()
-			p.send()
 			select {
-			case <-tick.C:
+			case <-p.watch.C:
+				p.tick()
 			case <-p.stop:
+				p.mu.Lock()
+				p.watch.Stop()
+				p.due.Store(0)
+				p.mu.Unlock()
 				return
 			}
 		}
 	}()
 }
 
-// send sends one probe of the current kind if a phase is on.
-func (p *Prober) send() {
+// tick is the prober's timer: it sends the due probe unless the data path
+// did, or polled since the last tick and so will send it within an
+// interval; then it looks again an interval past the due time. Without
+// that hand-over the timer, firing right at the due time, would send
+// nearly every probe before a data path that wakes about as often found it
+// due.
+func (p *Prober) tick() {
 	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	due := p.due.Load()
+	polling := p.polling.Swap(false)
+	// A ticking timer keeps its own schedule, a little ahead of due (set
+	// from when the last tick ran): it sends. Otherwise a probe not yet
+	// due was sent by the data path.
+	if due != 0 && (polling || !p.ticking && now < due) {
+		p.watch.Reset(time.Duration(max(due-now, 0)) + p.cfg.Interval)
+		p.ticking = false
+		return
+	}
+	p.probe(now, false)
+}
+
+// Poll sends the due probe and reads the echoes queued since the last,
+// when one is due; the data path calls it after each block. It never
+// waits: a probe not yet due costs a clock read and two atomic loads, and
+// a prober busy elsewhere (its lock held) leaves the probe to the next
+// poll. Several streams poll at once; the lock makes one of them send.
+// A nil Prober does nothing.
+func (p *Prober) Poll() {
+	if p == nil {
+		return
+	}
+	due := p.due.Load()
+	if due == 0 {
+		return
+	}
+	if !p.polling.Load() {
+		p.polling.Store(true)
+	}
+	if p.now() < due || !p.mu.TryLock() {
+		return
+	}
+	defer p.mu.Unlock()
+	// Another stream may have sent it between the load and the lock.
+	if now, due := p.now(), p.due.Load(); due != 0 && now >= due {
+		p.probe(now, true)
+	}
+}
+
+// probe reads the queued echoes, sends a probe and sets when the next is
+// due and when the timer looks again; p.mu held.
+func (p *Prober) probe(now int64, polled bool) {
+	p.drainLocked()
+	sent := p.send()
+	switch {
+	case sent && polled:
+		p.polled++
+	case sent:
+		p.timed++
+	}
+	if p.queue != nil && !p.stopped {
+		p.due.Store(now + p.cfg.Interval.Nanoseconds())
+	}
+	switch {
+	case polled:
+		p.watch.Reset(2 * p.cfg.Interval)
+		p.ticking = false
+	case !p.ticking:
+		p.watch.Reset(p.cfg.Interval)
+		p.ticking = true
+	}
+}
+
+// send sends one probe of the current kind if a phase is on, and says
+// whether it did; p.mu held.
+func (p *Prober) send() bool {
 	phase := p.phase
 	if phase == phaseRamp && !time.Now().Before(p.omitEnd) {
 		p.phase, phase = phaseLoad, phaseLoad
 	}
 	if phase == phaseNone {
-		p.mu.Unlock()
-		return
+		return false
 	}
 	seq := len(p.samples)
 	p.samples = append(p.samples, sample{phase: phase, kind: p.kind})
@@ -306,17 +411,13 @@ func (p *Prober) send() {
 		pk := packet{token: p.token, seq: uint64(seq), sent: p.samples[seq].sent}
 		if p.queue != nil {
 			p.queue.send(pk.encode(buf[:]))
-			p.mu.Unlock()
-			return
+		} else {
+			_, _ = p.conn.Write(pk.encode(buf[:]))
 		}
-		conn := p.conn
-		p.mu.Unlock()
-		_, _ = conn.Write(pk.encode(buf[:]))
-		return
+		return true
 	}
 	server := &net.TCPAddr{IP: p.server, Port: p.tcpPort}
 	local := &net.TCPAddr{IP: p.local}
-	p.mu.Unlock()
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -336,6 +437,7 @@ func (p *Prober) send() {
 			c.Close()
 		}
 	}()
+	return true
 }
 
 // drain records the echoes queued since it last looked, with the
@@ -343,6 +445,11 @@ func (p *Prober) send() {
 func (p *Prober) drain() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.drainLocked()
+}
+
+// drainLocked is drain with p.mu held.
+func (p *Prober) drainLocked() {
 	if p.queue == nil {
 		return
 	}
@@ -411,6 +518,7 @@ func (p *Prober) Result() *result.LoadLatency {
 	}
 	p.stopped = true
 	p.phase = phaseNone
+	p.due.Store(0)
 	conn, started := p.conn, p.server != nil
 	echoes := conn != nil || p.queue != nil
 	p.mu.Unlock()

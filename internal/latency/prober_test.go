@@ -1,0 +1,88 @@
+package latency
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+)
+
+// TestPollSendsFromTheDataPath: while something polls more often than the
+// probe interval (a paced data path), the probes go out from Poll and the
+// prober's own timer sends none; once the polls stop, the timer sends
+// them, still about one an interval.
+func TestPollSendsFromTheDataPath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a second of probes")
+	}
+	lo := net.IPv4(127, 0, 0, 1)
+	e, err := Listen(lo, lo, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	o := e.Offer()
+	p := New(Config{Idle: 50 * time.Millisecond})
+	p.Start(context.Background(), &net.TCPAddr{IP: lo, Port: 1}, &net.TCPAddr{IP: lo, Port: o.Port}, &o)
+	defer p.Result()
+	p.mu.Lock()
+	stamped := p.queue != nil
+	p.mu.Unlock()
+	if !stamped {
+		t.Skip("the kernel does not stamp this socket's datagrams: the probes are the timer's alone")
+	}
+	counts := func() (polled, timed int) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.polled, p.timed
+	}
+	p.Loaded("up", 0)
+	// A data path waking every 2 ms, as a paced sender's blocks do.
+	// It takes over from the timer's schedule at the first probe it
+	// sends.
+	const span = 500 * time.Millisecond
+	for polled, _ := counts(); polled == 0; polled, _ = counts() {
+		p.Poll()
+		time.Sleep(2 * time.Millisecond)
+	}
+	polled0, timed0 := counts()
+	for end := time.Now().Add(span); time.Now().Before(end); time.Sleep(2 * time.Millisecond) {
+		p.Poll()
+	}
+	polled1, timed1 := counts()
+	// At 10 ms, 50 probes; the machine may stretch the polls' sleeps.
+	if n := polled1 - polled0; n < 25 || n > 55 {
+		t.Errorf("%d probes sent from the polls in %v at %v, want about %d", n, span, DefaultInterval, span/DefaultInterval)
+	}
+	// A poll the busy machine held back more than an interval lets the
+	// timer send one.
+	t.Logf("polling: %d probes from the polls, %d from the timer", polled1-polled0, timed1-timed0)
+	if n := timed1 - timed0; n > 2 {
+		t.Errorf("the prober's timer sent %d probes while the data path polled", n)
+	}
+	// No polls: the watchdog takes over.
+	time.Sleep(span)
+	polled2, timed2 := counts()
+	if n := polled2 - polled1; n != 0 {
+		t.Errorf("%d probes counted as polled without a poll", n)
+	}
+	if n := timed2 - timed1; n < 25 || n > 55 {
+		t.Errorf("the prober's timer sent %d probes in %v without polls, want about %d", n, span, span/DefaultInterval)
+	}
+	l := p.Result()
+	if l == nil || len(l.Loaded) != 1 || l.Loaded[0].Received < 50 {
+		t.Fatalf("loaded phase: %+v", l)
+	}
+}
+
+// TestPollWithoutProbes: Poll on a nil prober, one not started, and one
+// that probes with handshakes (no stamped queue) sends nothing.
+func TestPollWithoutProbes(t *testing.T) {
+	var nilProber *Prober
+	nilProber.Poll()
+	p := New(Config{})
+	p.Poll()
+	if p.polled != 0 || len(p.samples) != 0 {
+		t.Fatalf("an unstarted prober sent %d probes on Poll", len(p.samples))
+	}
+}
