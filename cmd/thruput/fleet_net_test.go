@@ -2,10 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/thruput/thruput/internal/fleet"
 	"github.com/thruput/thruput/internal/result"
@@ -168,24 +169,22 @@ func (l *fleetLab) relativeWidths(t *testing.T, ids []string) map[string]float64
 
 // iperf3Runs is the reference for the lab's links: one iperf3 run from
 // host from to host to, with per-half-second intervals after a second
-// of slow start, for rateBand.
+// of slow start, for rateBand. The server runs until the client is done
+// and is then stopped: a one-off server (-1) once outlived its client's
+// test by 20 s in a make check.
 func (l *fleetLab) iperf3Runs(t *testing.T, from, to int) []*iperf3JSON {
 	t.Helper()
 	needIperf3(t)
-	const port = "5399" // not fleet's, whose servers may still be stopping
-	srv := startBackground(t, l.lan.Command(t.Context(), to, "iperf3", "-s", "-1", "-p", port))
-	var out []byte
-	var err error
-	for range 50 {
-		out, err = l.lan.Command(t.Context(), from, "iperf3", "-c", l.lan.Hosts[to].Addr, "-p", port, "-t", "3", "-O", "1", "-i", "0.5", "-J").Output()
-		if err == nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond) // the server was not listening yet
+	const port = 5399 // not fleet's, whose servers may still be stopping
+	srv := startBackground(t, l.lan.Command(t.Context(), to, "iperf3", "-s", "-p", strconv.Itoa(port)))
+	if !listeningIn(fmt.Sprintf("/proc/%d/net", srv.cmd.Process.Pid), port) {
+		t.Fatalf("iperf3 -s never listened in h%d: %s", to, srv.stderr.String())
 	}
+	out, err := l.lan.Command(t.Context(), from, "iperf3", "-c", l.lan.Hosts[to].Addr, "-p", strconv.Itoa(port), "-t", "3", "-O", "1", "-i", "0.5", "-J").Output()
+	_ = srv.cmd.Process.Kill()
+	srv.wait(t)
 	if err != nil {
 		t.Fatalf("iperf3 h%d -> h%d: %v\n%s", from, to, err, out)
 	}
-	srv.wait(t)
 	return []*iperf3JSON{parseIperf3(t, "iperf3", out)}
 }
