@@ -675,23 +675,52 @@ func TestUntilStableNet(t *testing.T) {
 }
 
 // TestUntilStableRandom: disk random --until-stable ends before its
-// bound, its rates are the interval's mean, and the requests keep their
-// share of it.
+// bound once its rate is known to ±2 %, its rates are the interval's
+// mean, and the requests keep their share of it; its mean meets what the
+// throttle's own counters let through in the same run. How soon a rate
+// is known is the throttle's doing as much as the tool's (±3.1 % after
+// the whole 20 s in a make check): a run that did not settle must say so
+// (not converged, run to its bound), and one more is taken, judged the
+// same; settled in neither, the stopping rule is left unjudged, which
+// fails under CI and skips elsewhere (unquiet), as in TestUntilStable.
 func TestUntilStableRandom(t *testing.T) {
 	t.Parallel()
 	mnt := fstest.Mount(t, "ext4", 256*mib)
 	th := fstest.NewThrottle(t, mnt)
 	th.Set(t, 20*mib, 0)
-	doc, took, _ := throttled(t, th, "disk", "random", mnt, "--mode", "seqrd", "--files", "4", "--size", "64M", "--bs", "64k", "--direct", "-t", "20s", "--until-stable")
-	r := doc.Random
-	iv := r.Interval
-	t.Logf("%.2f MiB/s, %.1f reads/s in %v, interval %+v", r.ReadMiBPerSec, r.ReadsPerSec, took, iv)
-	if iv == nil || !iv.Converged || time.Duration(r.ElapsedNs) > 15*time.Second {
-		t.Fatalf("%v of -t 20s, interval %+v", time.Duration(r.ElapsedNs), iv)
+	const runs = 2
+	var why string
+	for run := 1; run <= runs; run++ {
+		served := sampleServed(t, th, nil)
+		doc, took, _ := throttled(t, th, "disk", "random", mnt, "--mode", "seqrd", "--files", "4", "--size", "64M", "--bs", "64k", "--direct", "-t", "20s", "--until-stable")
+		lo, hi, _, _ := servedRate(served(), 0, func(s servedSample) int64 { return s.read })
+		r := doc.Random
+		iv := r.Interval
+		elapsed := time.Duration(r.ElapsedNs)
+		t.Logf("run %d: %.2f MiB/s, %.1f reads/s in %v (%v in all), interval %+v; the throttle let through %.3f..%.3f MiB/s", run, r.ReadMiBPerSec, r.ReadsPerSec, elapsed, took, iv, lo/mib, hi/mib)
+		if iv == nil || iv.Target != 0.02 || lo <= 0 {
+			t.Fatalf("interval %+v, the throttle's counters %.0f..%.0f B/s", iv, lo, hi)
+		}
+		if math.Abs(r.ReadMiBPerSec*mib/iv.Mean-1) > 1e-9 || math.Abs(r.ReadsPerSec/16/r.ReadMiBPerSec-1) > 1e-9 || r.RequestsPerSec != r.ReadsPerSec {
+			t.Errorf("%.3f MiB/s, %.3f reads/s and %.3f requests/s of 64 KiB, interval mean %.0f B/s", r.ReadMiBPerSec, r.ReadsPerSec, r.RequestsPerSec, iv.Mean)
+		}
+		if iv.Low > hi || iv.High < lo {
+			t.Errorf("run %d: interval %.3f..%.3f MiB/s, the throttle let through %.3f..%.3f", run, iv.Low/mib, iv.High/mib, lo/mib, hi/mib)
+		}
+		if iv.Converged {
+			if elapsed >= 20*time.Second {
+				t.Errorf("run %d: settled, yet ran to its bound (%v of -t 20s)", run, elapsed)
+			}
+			return
+		}
+		// Not settled: it must say so, and have run to its bound.
+		if iv.Relative <= iv.Target || elapsed < 19*time.Second {
+			t.Errorf("run %d: not converged at ±%.1f %% after %v of -t 20s", run, 100*iv.Relative, elapsed)
+		}
+		why = fmt.Sprintf("±%.1f %% after %v", 100*iv.Relative, elapsed)
+		t.Logf("run %d did not settle (%s): one more", run, why)
 	}
-	if math.Abs(r.ReadMiBPerSec*mib/iv.Mean-1) > 1e-9 || math.Abs(r.ReadsPerSec/16/r.ReadMiBPerSec-1) > 1e-9 || r.RequestsPerSec != r.ReadsPerSec {
-		t.Errorf("%.3f MiB/s, %.3f reads/s and %.3f requests/s of 64 KiB, interval mean %.0f B/s", r.ReadMiBPerSec, r.ReadsPerSec, r.RequestsPerSec, iv.Mean)
-	}
+	unquiet(t, runs, "the rate never settled: %s", why)
 }
 
 // TestPreviousRun: a second run is set against the first (a line after
