@@ -489,6 +489,10 @@ func (j *ioJob) tick(p *phase, now time.Time, stop <-chan struct{}) bool {
 	return !p.deadline.IsZero() && !now.Before(p.deadline)
 }
 
+// maxCanceled is how many times in a row a request the kernel canceled is
+// issued again before its error ends the run.
+const maxCanceled = 3
+
 // runUring keeps iodepth requests in flight: each request is submitted as
 // soon as it is prepared, and the job sleeps only when nothing is ready.
 func (j *ioJob) runUring(start time.Time, stop <-chan struct{}) error {
@@ -507,6 +511,9 @@ func (j *ioJob) runUring(start time.Time, stop <-chan struct{}) error {
 	}
 	submitted := make([]time.Time, depth)
 	isWrite := make([]bool, depth)
+	offs := make([]int64, depth)
+	canceled := make([]int, depth)
+	var again []int
 	total := j.blocks
 	if c.TimeBased {
 		total = -1
@@ -540,7 +547,7 @@ func (j *ioJob) runUring(start time.Time, stop <-chan struct{}) error {
 			if _, err := r.Submit(0); err != nil {
 				return err
 			}
-			submitted[slot], isWrite[slot] = now, write
+			submitted[slot], isWrite[slot], offs[slot], canceled[slot] = now, write, off, 0
 			inflight++
 			issued++
 			queued = true
@@ -558,6 +565,18 @@ func (j *ioJob) runUring(start time.Time, stop <-chan struct{}) error {
 		now = time.Now()
 		r.Reap(func(ud uint64, res int32) {
 			slot := int(ud)
+			// The kernel cancels a request it handed to an io-wq worker
+			// it then failed to start, as when the thread has a signal
+			// pending, which the Go runtime's preemption sends often: a
+			// buffered write on a compressing btrfs came back ECANCELED
+			// in a make check. A read or write at its own offset can be
+			// issued again (as tokio-epoll-uring does); its latency
+			// keeps the first submission's time.
+			if res == -int32(unix.ECANCELED) && canceled[slot] < maxCanceled {
+				canceled[slot]++
+				again = append(again, slot)
+				return
+			}
 			inflight--
 			free = append(free, slot)
 			if res < 0 {
@@ -573,6 +592,18 @@ func (j *ioJob) runUring(start time.Time, stop <-chan struct{}) error {
 				j.rd.add(int64(res), lat)
 			}
 		})
+		for _, slot := range again {
+			b := j.buf[slot*bs : (slot+1)*bs]
+			if isWrite[slot] {
+				r.PrepWrite(j.fd, b, offs[slot], uint64(slot))
+			} else {
+				r.PrepRead(j.fd, b, offs[slot], uint64(slot))
+			}
+			if _, err := r.Submit(0); err != nil {
+				return err
+			}
+		}
+		again = again[:0]
 		j.last = now
 		j.moved.Store(j.rd.bytes + j.wr.bytes)
 		if ioErr != nil {
