@@ -10,12 +10,7 @@ import (
 // it, so only probes with the token from the test's client get a reply.
 func TestEchoAnswersOnlyItsClient(t *testing.T) {
 	lo := net.IPv4(127, 0, 0, 1)
-	e, err := Listen(lo, lo, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	o := e.Offer()
+	o := loopbackEcho(t)
 	token, err := o.token()
 	if err != nil {
 		t.Fatal(err)
@@ -95,4 +90,17 @@ func TestOfferRefused(t *testing.T) {
 			t.Errorf("offer %+v accepted", o)
 		}
 	}
+}
+
+// loopbackEcho is an echo server on loopback for the test, closed after
+// it, and its offer.
+func loopbackEcho(t *testing.T) Offer {
+	t.Helper()
+	lo := net.IPv4(127, 0, 0, 1)
+	e, err := Listen(lo, lo, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	return e.Offer()
 }

@@ -16,12 +16,7 @@ func TestPollSendsFromTheDataPath(t *testing.T) {
 		t.Skip("a second of probes")
 	}
 	lo := net.IPv4(127, 0, 0, 1)
-	e, err := Listen(lo, lo, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	o := e.Offer()
+	o := loopbackEcho(t)
 	p := New(Config{Idle: 50 * time.Millisecond})
 	p.Start(context.Background(), &net.TCPAddr{IP: lo, Port: 1}, &net.TCPAddr{IP: lo, Port: o.Port}, &o)
 	defer p.Result()
