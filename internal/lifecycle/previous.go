@@ -28,7 +28,7 @@ func Previous(s store.Store, doc *result.Document) *result.Previous {
 		if e.ID == doc.ID || target != "" && e.Target != target || !slices.Equal(e.DeviceIDs, devices) {
 			continue
 		}
-		prev, err := s.Get(e.ID)
+		prev, err := s.Brief(e.ID)
 		if err == nil && compare.Comparable(doc, prev) {
 			return compare.Against(doc, prev)
 		}

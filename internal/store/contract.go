@@ -18,6 +18,11 @@ type Store interface {
 	// the stored id (ErrNotFound, ErrAmbiguous).
 	Resolve(idOrPrefix string) (string, error)
 	Get(idOrPrefix string) (*result.Document, error)
+	// Brief is Get less the machine context, the argv, the network
+	// intervals, the latency series and the health samples: the
+	// document's figures and suspect reasons, for setting a run against
+	// another at a fraction of Get's cost.
+	Brief(idOrPrefix string) (*result.Document, error)
 	// Delete removes runs, all or none, and says how many.
 	Delete(ids ...string) (int, error)
 	// List is the runs a filter selects, newest first, from the columns.

@@ -396,6 +396,16 @@ func prefixEnd(p string) (string, bool) {
 
 // Get returns the stored document with this id or unique prefix.
 func (s *DB) Get(idOrPrefix string) (*result.Document, error) {
+	return s.get(idOrPrefix, decode)
+}
+
+// Brief returns the stored document with this id or unique prefix, less
+// what its figures do not need (see brief).
+func (s *DB) Brief(idOrPrefix string) (*result.Document, error) {
+	return s.get(idOrPrefix, briefDecode)
+}
+
+func (s *DB) get(idOrPrefix string, decode func(id string, js []byte) (*result.Document, error)) (*result.Document, error) {
 	ctx := context.Background()
 	id, err := s.resolve(ctx, s.db, idOrPrefix)
 	if err != nil {
@@ -454,8 +464,8 @@ type briefNet struct {
 }
 
 // briefDecode decodes a stored document as brief, for the migration
-// that derives every stored run's point (BackfillSeries): decoding the
-// machine context and the samples took most of the time.
+// that derives every stored run's point (BackfillSeries) and for Brief:
+// decoding the machine context and the samples took most of the time.
 func briefDecode(id string, js []byte) (*result.Document, error) {
 	var b brief
 	if err := json.Unmarshal(js, &b); err != nil {

@@ -85,6 +85,10 @@ func (p *pending) Get(id string) (*result.Document, error) {
 	return each(p, func() (*result.Document, error) { return nil, p.notFound(id) }, func(s *store.DB) (*result.Document, error) { return s.Get(id) })
 }
 
+func (p *pending) Brief(id string) (*result.Document, error) {
+	return each(p, func() (*result.Document, error) { return nil, p.notFound(id) }, func(s *store.DB) (*result.Document, error) { return s.Brief(id) })
+}
+
 func (p *pending) Delete(ids ...string) (int, error) {
 	return each(p, func() (int, error) {
 		if len(ids) > 0 {

@@ -80,6 +80,34 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 			t.Errorf("SaveAll of stored runs: %d saved %d skipped %v", n, skipped, err)
 		}
 	})
+	t.Run("brief", func(t *testing.T) {
+		// Brief serves setting a run against the previous one: every
+		// method's figures, series point and parameters as Get gives
+		// them, without the machine context and the samples.
+		s := open(t)
+		frozen := FrozenRuns(t)
+		if _, _, err := s.SaveAll(frozen); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range frozen {
+			b, err := s.Brief(d.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := b.Point(), d.Point(); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: Brief's point %+v, want %+v", d.Method, got, want)
+			}
+			if got, want := b.Section().Params(), d.Section().Params(); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: Brief's parameters %+v, want %+v", d.Method, got, want)
+			}
+			if b.Argv != nil || b.System != nil {
+				t.Errorf("%s: Brief kept the argv %q or the machine context", d.Method, b.Argv)
+			}
+		}
+		if _, err := s.Brief("20990101T000000Z-zzzz99"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("Brief of no run: %v, want ErrNotFound", err)
+		}
+	})
 	t.Run("list and filters", func(t *testing.T) {
 		s := fill(t)
 		cases := []struct {
