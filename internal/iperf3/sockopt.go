@@ -147,6 +147,7 @@ func (d *dataPath) sendUDPGSO(s *stream) error {
 		return refuse(ieProtocol, "UDP_SEGMENT %d: %v", dg, firstErr(err, serr))
 	}
 	pace := newPacer(d.p.Bitrate, d.p.Burst)
+	defer pace.close()
 	buf := make([]byte, batch)
 	for off := 0; off < batch; off += dg {
 		copy(buf[off:off+dg], d.payload)

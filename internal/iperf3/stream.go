@@ -2,7 +2,6 @@ package iperf3
 
 import (
 	"bytes"
-	"errors"
 	"math"
 	"net"
 	"os"
@@ -37,6 +36,9 @@ type stream struct {
 	fd   int
 	// tid is the thread the stream's goroutine is locked to, 0 before.
 	tid atomic.Int32
+	// polled is the pollable duplicate a slow TCP receiver waits on
+	// (recvPolled): shutdown closes it to end the wait.
+	polled atomic.Pointer[os.File]
 	// arrived is when a receiver last read data, in ns since the data
 	// path's epoch.
 	arrived atomic.Int64
@@ -345,6 +347,9 @@ func (d *dataPath) shutdown(streams []*stream) {
 		if s.udp && d.batched(s) {
 			s.conn.Close()
 		}
+		if f := s.polled.Load(); f != nil {
+			f.Close()
+		}
 	}
 	d.wg.Wait()
 	d.mu.Lock()
@@ -372,6 +377,8 @@ type pacer struct {
 	// parked says the last wait parked (see park): the sender may hold no
 	// P of its own, so it sends without waiting in the kernel (send).
 	parked bool
+	// alarm is what a parked sender sleeps on, made at its first park.
+	alarm *sockio.Alarm
 }
 
 func newPacer(bitrate int64, burst int) *pacer {
@@ -405,7 +412,7 @@ func (p *pacer) wait(total int64, stop *atomic.Bool) {
 		// stop; a signal (EINTR) only means looking again.
 		until := min(due, now+100*time.Millisecond)
 		if p.parked = until-now >= parkMin && !sockio.Held(); p.parked {
-			park(until - now)
+			p.park(until)
 			continue
 		}
 		ts := unix.NsecToTimespec(int64(p.startMono + until))
@@ -413,28 +420,48 @@ func (p *pacer) wait(total int64, stop *atomic.Bool) {
 	}
 }
 
-// parkMin is the shortest wait the pacer sleeps through parked on a
-// runtime timer rather than in clock_nanosleep on its own thread. A raw
-// sleep keeps the thread's P, so the runtime's monitor (sysmon) stays
-// awake, polling every 10 ms, and sees a goroutine running past its 10 ms
-// slice: it sent preemption signals about 58 times a second, each ending
-// the sleep early. Parked, every P can go idle and sysmon sleeps until the
-// next timer. The timer is only as fine as the netpoller's millisecond
-// wait, and parking and waking cost more than one raw sleep, so short
-// waits (a fast stream's, under 2 ms) stay raw; and so do all while a
-// goroutine holds a P of its own (sockio.Held), on which the timer could
-// wait.
+// parkMin is the shortest wait the pacer sleeps through parked in the
+// netpoller (on a sockio.Alarm) rather than in clock_nanosleep on its own
+// thread. A raw sleep keeps the thread's P, so the runtime's monitor
+// (sysmon) stays awake, polling every 10 ms, and sees a goroutine running
+// past its 10 ms slice: it sent preemption signals about 58 times a
+// second, each ending the sleep early. Parked, every P can go idle and
+// sysmon sleeps. Parking and waking cost more than one raw sleep, so
+// short waits (a fast stream's, under 2 ms) stay raw; and so do all while
+// a goroutine holds a P of its own (sockio.Held): parked on a runtime
+// timer, which could wait on that P, a sender paced at 100 Mbit/s beside
+// such a receiver lost a quarter of its rate.
 const parkMin = 2 * time.Millisecond
 
-// park sleeps d on a runtime timer with the goroutine's thread let go:
-// a goroutine locked to its thread that parks hands its P to another
-// thread and must be handed it back to wake, two thread switches where
-// one will do. It comes back locked to whichever thread woke it; the
-// stream's sender needs a thread of its own, not a particular one.
-func park(d time.Duration) {
+// park sleeps until `until` (since the stream's start) on the pacer's
+// alarm, with the goroutine's thread let go: a goroutine locked to its
+// thread that parks hands its P to another thread and must be handed it
+// back to wake, two thread switches where one will do. It comes back
+// locked to whichever thread woke it; the stream's sender needs a thread
+// of its own, not a particular one. On a runtime timer (time.Sleep) the
+// client of a sender paced at -b 94M switched threads four times a block,
+// not once (sockio.Alarm).
+func (p *pacer) park(until time.Duration) {
 	runtime.UnlockOSThread()
-	time.Sleep(d)
-	runtime.LockOSThread()
+	defer runtime.LockOSThread()
+	if p.alarm == nil {
+		a, err := sockio.NewAlarm()
+		if err != nil {
+			time.Sleep(until - time.Since(p.start))
+			return
+		}
+		p.alarm = a
+	}
+	if p.alarm.Until(p.startMono+until) != nil {
+		time.Sleep(until - time.Since(p.start))
+	}
+}
+
+// close releases what the pacer slept on.
+func (p *pacer) close() {
+	if p != nil && p.alarm != nil {
+		p.alarm.Close()
+	}
 }
 
 // send writes b to a stream's socket. A sender whose pacer parks may have
@@ -448,7 +475,7 @@ func (p *pacer) send(fd int, b []byte) (int, syscall.Errno) {
 	}
 	n, e := sockio.SendNow(fd, b)
 	if e == unix.EAGAIN {
-		park(parkMin)
+		p.park(time.Since(p.start) + parkMin)
 	}
 	return n, e
 }
@@ -496,6 +523,7 @@ func (s *stream) close() {
 func (d *dataPath) sendTCP(s *stream) error {
 	fd := s.fd
 	pace := newPacer(d.p.Bitrate, d.p.Burst)
+	defer pace.close()
 	blk := len(d.payload)
 	buf := d.payload
 	if d.memfd < 0 {
@@ -585,10 +613,11 @@ func (d *dataPath) recvTCP(s *stream) error {
 // a blocking read that holds a P of its own, so between blocks the client
 // of a one-core board sleeps whole, as a parked sender does (pacer.wait).
 // A blocking read kept the runtime's monitor polling every 10 ms and
-// preempting the reader. The read deadline lets it see the stop within
-// sockio.Timeout; unbatch's lower low-water mark wakes it at once. Its
-// thread is let go meanwhile, as park's is: a locked goroutine that waits
-// in the netpoller is handed back to its own thread at each wake-up.
+// preempting the reader. It waits with no deadline: shutdown closes the
+// file to end the wait (a deadline pushed at each read left the runtime's
+// timer behind, and the netpoller woke at its old time, a wake-up a block).
+// Its thread is let go meanwhile, as park's is: a locked goroutine that
+// waits in the netpoller is handed back to its own thread at each wake-up.
 func (d *dataPath) recvPolled(s *stream, buf []byte) error {
 	runtime.UnlockOSThread()
 	defer runtime.LockOSThread()
@@ -601,10 +630,10 @@ func (d *dataPath) recvPolled(s *stream, buf []byte) error {
 	if err != nil {
 		return err
 	}
+	// Published before closing is looked at: either shutdown sees the
+	// file and closes it, or this sees closing.
+	s.polled.Store(f)
 	for !d.closing.Load() {
-		if err := f.SetReadDeadline(time.Now().Add(sockio.Timeout)); err != nil {
-			return err
-		}
 		var n int
 		var e syscall.Errno
 		err := rc.Read(func(fd uintptr) bool {
@@ -612,7 +641,8 @@ func (d *dataPath) recvPolled(s *stream, buf []byte) error {
 			return e != unix.EAGAIN
 		})
 		switch {
-		case errors.Is(err, os.ErrDeadlineExceeded):
+		case err != nil && d.closing.Load():
+			return nil
 		case err != nil:
 			return err
 		case e == 0 && n > 0:
@@ -637,6 +667,7 @@ func (d *dataPath) udpHeader() int {
 
 func (d *dataPath) sendUDP(s *stream) error {
 	pace := newPacer(d.p.Bitrate, d.p.Burst)
+	defer pace.close()
 	buf := make([]byte, d.p.Len)
 	copy(buf, d.payload)
 	var seq int64

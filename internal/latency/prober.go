@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/sockio"
 )
 
 // Defaults of net client's --latency-interval and --idle.
@@ -99,12 +100,11 @@ type Prober struct {
 	polling atomic.Bool
 	// watch wakes the prober's own sender: every interval while it sends
 	// the probes itself (ticking), one interval past due while the data
-	// path does. A ticker, not a timer reset at each tick: re-adding a
-	// fired timer breaks the runtime's netpoller out of its wait, a
-	// wake-up a probe (at -b 1M, 101-124 against 128-152 ms per 10 s),
-	// where a ticker is re-armed by the runtime itself. Pushing a pending
-	// one later, as each poll does, wakes nothing.
-	watch   *time.Ticker
+	// path does. A timerfd (sockio.Alarm), not a runtime timer: a Ticker
+	// pushed later at each poll still woke the netpoller at the time it
+	// had before, once a block at -b 94M; a fired timer re-added woke it
+	// once a probe at -b 1M.
+	watch   *sockio.Alarm
 	ticking bool
 	// polled and timed count the probes the data path sent (Poll) and
 	// those the prober's own timer sent.
@@ -297,25 +297,24 @@ func (p *Prober) run() {
 		p.mu.Unlock()
 		return
 	}
+	watch, err := sockio.NewAlarm()
+	if err != nil {
+		p.mu.Unlock()
+		return
+	}
 	p.running = true
-	p.watch, p.ticking = time.NewTicker(p.cfg.Interval), true
+	p.watch, p.ticking = watch, true
+	p.watch.Set(p.cfg.Interval, p.cfg.Interval)
 	p.mu.Unlock()
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
 		p.tick()
-		for {
-			select {
-			case <-p.watch.C:
-				p.tick()
-			case <-p.stop:
-				p.mu.Lock()
-				p.watch.Stop()
-				p.due.Store(0)
-				p.mu.Unlock()
-				return
-			}
+		// Result closes the alarm once the stream is over.
+		for p.watch.Wait() == nil {
+			p.tick()
 		}
+		p.due.Store(0)
 	}()
 }
 
@@ -335,7 +334,7 @@ func (p *Prober) tick() {
 	// from when the last tick ran): it sends. Otherwise a probe not yet
 	// due was sent by the data path.
 	if due != 0 && (polling || !p.ticking && now < due) {
-		p.watch.Reset(time.Duration(max(due-now, 0)) + p.cfg.Interval)
+		p.watch.Set(time.Duration(max(due-now, 0))+p.cfg.Interval, p.cfg.Interval)
 		p.ticking = false
 		return
 	}
@@ -385,10 +384,10 @@ func (p *Prober) probe(now int64, polled bool) {
 	}
 	switch {
 	case polled:
-		p.watch.Reset(2 * p.cfg.Interval)
+		p.watch.Set(2*p.cfg.Interval, p.cfg.Interval)
 		p.ticking = false
 	case !p.ticking:
-		p.watch.Reset(p.cfg.Interval)
+		p.watch.Set(p.cfg.Interval, p.cfg.Interval)
 		p.ticking = true
 	}
 }
@@ -529,6 +528,9 @@ func (p *Prober) Result() *result.LoadLatency {
 	p.mu.Lock()
 	if p.queue != nil {
 		p.queue.close()
+	}
+	if p.watch != nil {
+		p.watch.Close()
 	}
 	p.mu.Unlock()
 	if conn != nil {

@@ -3,7 +3,8 @@
 // the netpoller, blocking calls with bounded waits, and a reader that
 // polls or asks the kernel for batches while data arrives faster than a
 // sleeping thread wakes. The network test's streams (TCP and UDP) and the
-// HTTP download read through it.
+// HTTP download read through it; paced senders and the latency probes
+// sleep on its Alarm.
 //
 // Measured on loopback on a 2-core VM: left in the netpoller's epoll set,
 // every segment arriving woke the netpoller (30000 times in 3 s), and
@@ -320,3 +321,76 @@ func (r *reservations) apply() {
 		runtime.GOMAXPROCS(r.base)
 	}
 }
+
+// Alarm is a sleep that the runtime's netpoller ends: a timerfd the
+// sleeping goroutine reads through the poller. A runtime timer (time.Sleep,
+// a Ticker) is woken by a netpoller that waits in whole milliseconds, so
+// an 11 ms sleep took two waits; the runtime's monitor (sysmon) sleeps
+// only until the next timer, a third wake-up; and a timer pushed later
+// wakes the netpoller at the time it had before. With a timerfd the
+// netpoller waits for the descriptor and wakes once, at the nanosecond,
+// and moving it wakes nothing. Its system calls are raw: an announced one
+// wakes a sleeping sysmon, which then polls every 20 us until the process
+// is idle again, five more thread switches a wake-up.
+type Alarm struct {
+	f  *os.File
+	rc syscall.RawConn
+}
+
+// NewAlarm makes an alarm on CLOCK_MONOTONIC, unset; Close it.
+func NewAlarm() (*Alarm, error) {
+	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err != nil {
+		return nil, os.NewSyscallError("timerfd_create", err)
+	}
+	f := os.NewFile(uintptr(fd), "timerfd")
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &Alarm{f: f, rc: rc}, nil
+}
+
+// Set makes the alarm go off after d, then every `every` (0: once), in
+// place of whatever it was set to.
+func (a *Alarm) Set(d, every time.Duration) error {
+	return a.set(0, max(d, 1), every)
+}
+
+// set goes through the File's descriptor (Control), so that a set after
+// Close fails rather than reaching whatever took the number since.
+func (a *Alarm) set(flags int, at, every time.Duration) error {
+	its := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(at)), Interval: unix.NsecToTimespec(int64(every))}
+	var e syscall.Errno
+	if err := a.rc.Control(func(fd uintptr) {
+		_, _, e = unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, fd, uintptr(flags), uintptr(unsafe.Pointer(&its)), 0, 0, 0)
+	}); err != nil {
+		return err
+	}
+	if e != 0 {
+		return os.NewSyscallError("timerfd_settime", e)
+	}
+	return nil
+}
+
+// Wait sleeps until the alarm goes off, at once if it went off since the
+// last Wait; an error once the alarm is closed.
+func (a *Alarm) Wait() error {
+	var buf [8]byte
+	return a.rc.Read(func(fd uintptr) bool {
+		_, e := Raw(unix.SYS_READ, int(fd), buf[:])
+		return e != unix.EAGAIN
+	})
+}
+
+// Until sleeps until CLOCK_MONOTONIC reads t; at once when it has.
+func (a *Alarm) Until(t time.Duration) error {
+	if err := a.set(unix.TFD_TIMER_ABSTIME, max(t, 1), 0); err != nil {
+		return err
+	}
+	return a.Wait()
+}
+
+// Close releases the timerfd; a Wait under way returns.
+func (a *Alarm) Close() error { return a.f.Close() }

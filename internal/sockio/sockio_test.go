@@ -271,3 +271,87 @@ func TestPolled(t *testing.T) {
 		t.Fatalf("read %q, %v, %v; want probe", b[:n], e, err)
 	}
 }
+
+// monotonic is CLOCK_MONOTONIC, the clock an Alarm runs on.
+func monotonic(t *testing.T) time.Duration {
+	t.Helper()
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ts.Nano())
+}
+
+// TestAlarm: an alarm never ends a wait before its time (the kernel's
+// timer does not fire early; how late it is depends on the machine, so
+// only a bound a stalled machine would miss is held), keeps its period,
+// takes a later time in place of the one it had, and a Close ends a wait.
+func TestAlarm(t *testing.T) {
+	a, err := NewAlarm()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	const late = 10 * time.Second
+
+	at := monotonic(t) + 30*time.Millisecond
+	if err := a.Until(at); err != nil {
+		t.Fatal(err)
+	}
+	if now := monotonic(t); now < at || now > at+late {
+		t.Errorf("Until(%v) returned at %v", at, now)
+	}
+	start := monotonic(t)
+	if err := a.Until(start - time.Second); err != nil || monotonic(t)-start > late {
+		t.Errorf("Until a time past: %v after %v", err, monotonic(t)-start)
+	}
+
+	start = monotonic(t)
+	const every = 10 * time.Millisecond
+	if err := a.Set(every, every); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 5; i++ {
+		if err := a.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		if got := monotonic(t) - start; got < time.Duration(i)*every || got > late {
+			t.Errorf("tick %d at %v, want at %v or later", i, got, time.Duration(i)*every)
+		}
+	}
+
+	// Pushed later before it went off: the first time no longer counts.
+	start = monotonic(t)
+	if err := a.Set(5*time.Millisecond, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Set(80*time.Millisecond, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if got := monotonic(t) - start; got < 80*time.Millisecond {
+		t.Errorf("pushed to 80 ms, went off after %v", got)
+	}
+
+	// A wait for an alarm that is not set ends when it is closed.
+	if err := a.Set(time.Hour, 0); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- a.Wait() }()
+	time.Sleep(20 * time.Millisecond)
+	a.Close()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("Wait on a closed alarm: no error")
+		}
+	case <-time.After(late):
+		t.Fatal("Close did not end the wait")
+	}
+	if err := a.Set(time.Millisecond, 0); err == nil {
+		t.Error("Set on a closed alarm: no error")
+	}
+}
