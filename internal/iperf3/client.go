@@ -14,6 +14,7 @@ import (
 
 	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/sockio"
 	"github.com/thruput/thruput/internal/stable"
 )
 
@@ -347,8 +348,14 @@ func (c *client) loop(ctx context.Context, s *session, states <-chan stateOrErr)
 	var received int64
 	lastArrival := time.Now()
 	reached := c.data.reached
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
+	// The wake-ups are a sockio.Alarm's, not a runtime timer's: the
+	// runtime's monitor slept until each timer and then polled every
+	// 20 us while the loop ran, four thread switches a window.
+	alarm, err := sockio.NewAlarm()
+	if err != nil {
+		return err
+	}
+	defer alarm.Close()
 	for {
 		now := time.Now()
 		s.tick(now)
@@ -376,9 +383,11 @@ func (c *client) loop(ctx context.Context, s *session, states <-chan stateOrErr)
 		if byLimit {
 			wait = min(wait, 5*time.Millisecond)
 		}
-		timer.Reset(max(wait, 0))
+		if err := alarm.Set(wait, 0); err != nil {
+			return err
+		}
 		select {
-		case <-timer.C:
+		case <-alarm.C():
 		case <-reached:
 			// Once: limitDone says it from the session's counts, which
 			// may lag the receivers' by a read in flight.

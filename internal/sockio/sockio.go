@@ -333,8 +333,10 @@ func (r *reservations) apply() {
 // wakes a sleeping sysmon, which then polls every 20 us until the process
 // is idle again, five more thread switches a wake-up.
 type Alarm struct {
-	f  *os.File
-	rc syscall.RawConn
+	f    *os.File
+	rc   syscall.RawConn
+	once sync.Once
+	c    chan struct{}
 }
 
 // NewAlarm makes an alarm on CLOCK_MONOTONIC, unset; Close it.
@@ -390,6 +392,24 @@ func (a *Alarm) Until(t time.Duration) error {
 		return err
 	}
 	return a.Wait()
+}
+
+// C is a channel that receives whenever the alarm goes off, for a select
+// beside other channels; a goroutine waits for the alarm from the first
+// call until Close. Use either C or Wait, not both.
+func (a *Alarm) C() <-chan struct{} {
+	a.once.Do(func() {
+		a.c = make(chan struct{}, 1)
+		go func() {
+			for a.Wait() == nil {
+				select {
+				case a.c <- struct{}{}:
+				default: // one not yet taken stands for both
+				}
+			}
+		}()
+	})
+	return a.c
 }
 
 // Close releases the timerfd; a Wait under way returns.

@@ -355,3 +355,41 @@ func TestAlarm(t *testing.T) {
 		t.Error("Set on a closed alarm: no error")
 	}
 }
+
+// TestAlarmChannel: C receives each time the alarm goes off, never before
+// its time, and a going-off not yet taken stands for later ones.
+func TestAlarmChannel(t *testing.T) {
+	a, err := NewAlarm()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	for _, d := range []time.Duration{20 * time.Millisecond, time.Millisecond} {
+		start := monotonic(t)
+		if err := a.Set(d, 0); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-a.C():
+			if got := monotonic(t) - start; got < d {
+				t.Errorf("set for %v, received after %v", d, got)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("set for %v: nothing received", d)
+		}
+	}
+	// Going off every millisecond while nobody takes: a receive waits,
+	// and the channel holds one, not one a going-off.
+	if err := a.Set(time.Millisecond, time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(30 * time.Millisecond)
+	select {
+	case <-a.C():
+	case <-time.After(10 * time.Second):
+		t.Fatal("going off every millisecond: nothing received")
+	}
+	if n := cap(a.C()); n != 1 {
+		t.Errorf("C holds %d, want 1", n)
+	}
+}
