@@ -299,6 +299,9 @@ func (p *Prober) run() {
 	}
 	watch, err := sockio.NewAlarm()
 	if err != nil {
+		// Said in the result (lost), not failing the run: the load is
+		// measured without its latency.
+		p.lost = "latency probes not sent: " + err.Error()
 		p.mu.Unlock()
 		return
 	}
