@@ -448,12 +448,7 @@ func (p *pacer) park(until time.Duration) {
 	runtime.UnlockOSThread()
 	defer runtime.LockOSThread()
 	if p.alarm == nil {
-		a, err := sockio.NewAlarm()
-		if err != nil {
-			time.Sleep(until - time.Since(p.start))
-			return
-		}
-		p.alarm = a
+		p.alarm, _ = sockio.NewAlarm() // nil: a runtime timer, below
 	}
 	// Every parked sender of the process wakes on the same grid of
 	// whole milliseconds (iperf3's default pacing timer), so streams due
@@ -462,7 +457,7 @@ func (p *pacer) park(until time.Duration) {
 	// the CPU over loopback, each write waking the receiver anew.
 	at := p.startMono + until
 	at = (at + pacingGrid - 1) / pacingGrid * pacingGrid
-	if p.alarm.Until(at) != nil {
+	if p.alarm == nil || p.alarm.Until(at) != nil {
 		time.Sleep(until - time.Since(p.start))
 	}
 }

@@ -313,11 +313,11 @@ func (p *Prober) run() {
 	go func() {
 		defer p.wg.Done()
 		p.tick()
-		// Result closes the alarm once the stream is over.
+		// Result closes the alarm once the stream is over, having
+		// cleared due.
 		for p.watch.Wait() == nil {
 			p.tick()
 		}
-		p.due.Store(0)
 	}()
 }
 
