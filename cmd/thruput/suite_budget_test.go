@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/exectest"
+	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/store/sqlite"
@@ -24,6 +25,7 @@ import (
 // what the steps' fixed costs and a second a phase need is refused,
 // saying so. About 20 s: two rounds of two 4 s tests.
 func TestSuiteStockServerBudget(t *testing.T) {
+	fstest.Long(t, "runs the quick suite twice against iperf3, about 17 s")
 	needIperf3(t)
 	port := freePort(t)
 	startBackground(t, exec.Command("iperf3", "-s", "-B", "127.0.0.1", "-p", strconv.Itoa(port)))
