@@ -333,10 +333,22 @@ func (r *reservations) apply() {
 // wakes a sleeping sysmon, which then polls every 20 us until the process
 // is idle again, five more thread switches a wake-up.
 type Alarm struct {
-	f    *os.File
-	rc   syscall.RawConn
-	once sync.Once
-	c    chan struct{}
+	f  *os.File
+	rc syscall.RawConn
+	// read and settime are what Wait and set hand the descriptor to,
+	// made once: a closure made at each call escapes to the heap (the
+	// RawConn keeps no reference, but the compiler cannot see that), two
+	// allocations a wake-up of the latency probes. buf is the one waiter's
+	// (see C); mu guards the set's arguments and result between setters.
+	read    func(fd uintptr) bool
+	settime func(fd uintptr)
+	buf     [8]byte
+	mu      sync.Mutex
+	its     unix.ItimerSpec
+	flags   int
+	errno   syscall.Errno
+	once    sync.Once
+	c       chan struct{}
 }
 
 // NewAlarm makes an alarm on CLOCK_MONOTONIC, unset; Close it.
@@ -351,7 +363,15 @@ func NewAlarm() (*Alarm, error) {
 		f.Close()
 		return nil, err
 	}
-	return &Alarm{f: f, rc: rc}, nil
+	a := &Alarm{f: f, rc: rc}
+	a.read = func(fd uintptr) bool {
+		_, e := Raw(unix.SYS_READ, int(fd), a.buf[:])
+		return e != unix.EAGAIN
+	}
+	a.settime = func(fd uintptr) {
+		_, _, a.errno = unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, fd, uintptr(a.flags), uintptr(unsafe.Pointer(&a.its)), 0, 0, 0)
+	}
+	return a, nil
 }
 
 // Set makes the alarm go off after d, then every `every` (0: once), in
@@ -363,28 +383,23 @@ func (a *Alarm) Set(d, every time.Duration) error {
 // set goes through the File's descriptor (Control), so that a set after
 // Close fails rather than reaching whatever took the number since.
 func (a *Alarm) set(flags int, at, every time.Duration) error {
-	its := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(at)), Interval: unix.NsecToTimespec(int64(every))}
-	var e syscall.Errno
-	if err := a.rc.Control(func(fd uintptr) {
-		_, _, e = unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, fd, uintptr(flags), uintptr(unsafe.Pointer(&its)), 0, 0, 0)
-	}); err != nil {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.its = unix.ItimerSpec{Value: unix.NsecToTimespec(int64(at)), Interval: unix.NsecToTimespec(int64(every))}
+	a.flags, a.errno = flags, 0
+	if err := a.rc.Control(a.settime); err != nil {
 		return err
 	}
-	if e != 0 {
-		return os.NewSyscallError("timerfd_settime", e)
+	if a.errno != 0 {
+		return os.NewSyscallError("timerfd_settime", a.errno)
 	}
 	return nil
 }
 
 // Wait sleeps until the alarm goes off, at once if it went off since the
-// last Wait; an error once the alarm is closed.
-func (a *Alarm) Wait() error {
-	var buf [8]byte
-	return a.rc.Read(func(fd uintptr) bool {
-		_, e := Raw(unix.SYS_READ, int(fd), buf[:])
-		return e != unix.EAGAIN
-	})
-}
+// last Wait; an error once the alarm is closed. One goroutine waits at a
+// time.
+func (a *Alarm) Wait() error { return a.rc.Read(a.read) }
 
 // Until sleeps until CLOCK_MONOTONIC reads t; at once when it has.
 func (a *Alarm) Until(t time.Duration) error {

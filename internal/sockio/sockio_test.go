@@ -335,6 +335,21 @@ func TestAlarm(t *testing.T) {
 		t.Errorf("pushed to 80 ms, went off after %v", got)
 	}
 
+	// The latency probes set and wait on an alarm each time they wake: no
+	// allocation there (issue 36: nothing allocated a probe).
+	wake := func() {
+		if err := a.Set(time.Microsecond, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wake()
+	if n := testing.AllocsPerRun(20, wake); n != 0 {
+		t.Errorf("%.1f allocations a set and wait, want none", n)
+	}
+
 	// A wait for an alarm that is not set ends when it is closed.
 	if err := a.Set(time.Hour, 0); err != nil {
 		t.Fatal(err)
