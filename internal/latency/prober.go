@@ -25,6 +25,11 @@ const (
 // path, so it counts as lost.
 const connectTimeout = time.Second
 
+// stampsWait bounds the wait for the kernel's receive stamps to come on
+// (stampsLive): about a millisecond, unless the machine is so busy that
+// its work queues wait.
+const stampsWait = 100 * time.Millisecond
+
 // echoWait is how long after the last probe its echo may still come.
 const echoWait = time.Second
 
@@ -155,6 +160,10 @@ func (p *Prober) Start(ctx context.Context, local, remote net.Addr, offer *Offer
 	}
 	var queue *queueReader
 	if stampReceives(conn) {
+		// Stamps may be off machine-wide for a moment yet: the probes go
+		// ahead after stampsWait either way, the first echoes then
+		// stamped late.
+		stampsLive(stampsWait)
 		if queue, err = newQueueReader(conn); err != nil {
 			return // conn is closed: handshakes probe the load
 		}

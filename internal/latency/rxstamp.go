@@ -44,6 +44,43 @@ func stampReceives(conn *net.UDPConn) bool {
 	return serr == nil
 }
 
+// stampsLive waits, at most limit, until the kernel stamps datagrams as
+// they arrive, and says whether it does. The first socket on a machine to
+// ask for receive stamps turns them on for all in a deferred work item
+// (net_enable_timestamp); until that has run, a datagram is stamped when
+// it is read, so an echo read at the next probe would look an interval
+// late. On a loaded machine that took more than the 20 ms a test waited
+// (TestQueueReader). A datagram a socket sends itself shows which: stamped
+// as it arrived, its stamp is older than its read by the sleep between.
+func stampsLive(limit time.Duration) bool {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	if unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1) != nil ||
+		unix.Bind(fd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}) != nil {
+		return false
+	}
+	self, err := unix.Getsockname(fd)
+	if err != nil {
+		return false
+	}
+	const gap = time.Millisecond
+	buf, oob := make([]byte, 1), make([]byte, oobSize)
+	for start := time.Now(); time.Since(start) < limit; {
+		if unix.Sendto(fd, buf, 0, self) != nil {
+			return false
+		}
+		time.Sleep(gap)
+		_, oobn, _, _, err := unix.Recvmsg(fd, buf, oob, 0)
+		if err == nil && stampAge(oob[:oobn], time.Now()) >= gap/2 {
+			return true
+		}
+	}
+	return false
+}
+
 // oobSize holds one SCM_TIMESTAMPNS message.
 var oobSize = unix.CmsgSpace(16)
 
