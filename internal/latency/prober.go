@@ -7,8 +7,9 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/sockio"
@@ -87,18 +88,23 @@ type Prober struct {
 	// queue sends the probes and reads the echoes when the kernel
 	// stamps them; without stamps conn does, and readEchoes waits for
 	// each echo.
-	queue   *queueReader
-	conn    *net.UDPConn
-	token   [TokenSize]byte
-	local   net.IP
-	server  net.IP
-	running bool
-	stop    chan struct{}
-	wg      sync.WaitGroup
-	stopped bool
+	queue  *queueReader
+	conn   *net.UDPConn
+	token  [TokenSize]byte
+	local  net.IP
+	server net.IP
+	// dialer starts the handshake probes; handshakes are those under
+	// way, looked at when the next probe is sent.
+	dialer     *dialer
+	handshakes []handshake
+	running    bool
+	stop       chan struct{}
+	wg         sync.WaitGroup
+	stopped    bool
 	// due is when the next probe is due, in ns since base: Poll reads it
 	// without the lock. It is 0 while the data path may not send probes
-	// (no stamped queue: handshakes, or echoes read as they come).
+	// (echoes read as they come, on a socket the kernel does not stamp;
+	// handshakes the prober times itself).
 	due atomic.Int64
 	// polling says the data path called Poll since the timer last
 	// looked: the timer then leaves it the due probe.
@@ -146,6 +152,9 @@ func (p *Prober) Start(ctx context.Context, local, remote net.Addr, offer *Offer
 	p.mu.Lock()
 	p.local, p.server, p.tcpPort = la.IP, ra.IP, ra.Port
 	p.kind = KindTCPConnect
+	// An address that is neither IPv4 nor IPv6 has no handshakes: none
+	// is sent, and the result says so (lostAll).
+	p.dialer, _ = newDialer(la.IP, ra.IP, ra.Port)
 	p.mu.Unlock()
 	if offer == nil {
 		return
@@ -391,7 +400,7 @@ func (p *Prober) probe(now int64, polled bool) {
 	case sent:
 		p.timed++
 	}
-	if p.queue != nil && !p.stopped {
+	if (p.queue != nil || p.kind == KindTCPConnect && p.dialer != nil && p.dialer.kernelRTT) && !p.stopped {
 		p.due.Store(now + p.cfg.Interval.Nanoseconds())
 	}
 	switch {
@@ -427,6 +436,23 @@ func (p *Prober) send() bool {
 		}
 		return true
 	}
+	p.samples[seq].sent = p.now()
+	switch {
+	case p.dialer == nil:
+	case p.dialer.kernelRTT:
+		if fd, e := p.dialer.dial(); e == 0 {
+			p.handshakes = append(p.handshakes, handshake{fd: fd, seq: seq})
+		}
+	default:
+		p.dialTimed(seq)
+	}
+	return true
+}
+
+// dialTimed is a handshake probe where the kernel's TCP_INFO carries no
+// round trip (qemu-user copies 4 bytes of it): a goroutine dials and times
+// the handshake from its own wake-up. p.mu held.
+func (p *Prober) dialTimed(seq int) {
 	server := &net.TCPAddr{IP: p.server, Port: p.tcpPort}
 	local := &net.TCPAddr{IP: p.local}
 	p.wg.Add(1)
@@ -440,7 +466,7 @@ func (p *Prober) send() bool {
 		s := &p.samples[seq]
 		s.sent = t0.Sub(p.base).Nanoseconds()
 		// A refusal is a round trip too: the RST came back.
-		if err == nil || errors.Is(err, syscall.ECONNREFUSED) {
+		if err == nil || errors.Is(err, unix.ECONNREFUSED) {
 			s.rtt, s.answered = rtt, true
 		}
 		p.mu.Unlock()
@@ -448,7 +474,25 @@ func (p *Prober) send() bool {
 			c.Close()
 		}
 	}()
-	return true
+}
+
+// settleHandshakes records the handshakes that completed since it last
+// looked and gives up on those older than connectTimeout; p.mu held.
+func (p *Prober) settleHandshakes(now int64) {
+	kept := p.handshakes[:0]
+	for _, h := range p.handshakes {
+		s := &p.samples[h.seq]
+		rtt, done, failed := p.dialer.rtt(h.fd)
+		if !done && !failed && now-s.sent < connectTimeout.Nanoseconds() {
+			kept = append(kept, h)
+			continue
+		}
+		if done {
+			s.rtt, s.answered = rtt, true
+		}
+		closeNow(h.fd)
+	}
+	p.handshakes = kept
 }
 
 // drain records the echoes queued since it last looked, with the
@@ -459,8 +503,12 @@ func (p *Prober) drain() {
 	p.drainLocked()
 }
 
-// drainLocked is drain with p.mu held.
+// drainLocked is drain with p.mu held; it settles the handshakes under
+// way too.
 func (p *Prober) drainLocked() {
+	if len(p.handshakes) > 0 {
+		p.settleHandshakes(p.now())
+	}
 	if p.queue == nil {
 		return
 	}
@@ -531,7 +579,7 @@ func (p *Prober) Result() *result.LoadLatency {
 	p.phase = phaseNone
 	p.due.Store(0)
 	conn, started := p.conn, p.server != nil
-	echoes := conn != nil || p.queue != nil
+	echoes := conn != nil || p.queue != nil || len(p.handshakes) > 0
 	p.mu.Unlock()
 	if echoes {
 		p.awaitEchoes(min(echoWait, p.lastEchoWait()))
@@ -541,6 +589,11 @@ func (p *Prober) Result() *result.LoadLatency {
 	if p.queue != nil {
 		p.queue.close()
 	}
+	// Still under way after the wait: lost.
+	for _, h := range p.handshakes {
+		unix.Close(h.fd)
+	}
+	p.handshakes = nil
 	if p.watch != nil {
 		p.watch.Close()
 	}
@@ -567,7 +620,7 @@ func (p *Prober) awaitEchoes(d time.Duration) {
 		p.mu.Lock()
 		pending := false
 		for i := range p.samples {
-			if s := &p.samples[i]; s.kind == KindUDPEcho && !s.answered && s.sent > recent {
+			if s := &p.samples[i]; !s.answered && s.sent > recent && (s.kind == KindUDPEcho || p.underway(i)) {
 				pending = true
 				break
 			}
@@ -578,6 +631,16 @@ func (p *Prober) awaitEchoes(d time.Duration) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// underway says sample i is a handshake still under way; p.mu held.
+func (p *Prober) underway(i int) bool {
+	for _, h := range p.handshakes {
+		if h.seq == i {
+			return true
+		}
+	}
+	return false
 }
 
 // lastEchoWait is how long the last echo may still take: a few of the

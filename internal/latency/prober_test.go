@@ -70,8 +70,8 @@ func TestPollSendsFromTheDataPath(t *testing.T) {
 	}
 }
 
-// TestPollWithoutProbes: Poll on a nil prober, one not started, and one
-// that probes with handshakes (no stamped queue) sends nothing.
+// TestPollWithoutProbes: Poll on a nil prober and on one not started sends
+// nothing.
 func TestPollWithoutProbes(t *testing.T) {
 	var nilProber *Prober
 	nilProber.Poll()
