@@ -12,10 +12,11 @@
 //     once the two clocks' offset is estimated from the idle phase.
 //   - TCP connect: a stock iperf3 server offers nothing, so each probe is
 //     a new TCP connection to its port, timed by the kernel from the
-//     SYN's send to the SYN-ACK's arrival (TCP_INFO). Every handshake crosses the loaded queue like any new flow,
-//     which is how RPM (IETF draft "responsiveness under working
-//     conditions") measures; iperf3 answers such connections during a
-//     test with ACCESS_DENIED and closes them unread.
+//     SYN's send to the SYN-ACK's arrival (TCP_INFO). Every handshake
+//     crosses the loaded queue like any new flow, which is how RPM (IETF
+//     draft "responsiveness under working conditions") measures; iperf3
+//     answers such connections during a test with ACCESS_DENIED and
+//     closes them unread.
 package latency
 
 import (

@@ -591,7 +591,7 @@ func (p *Prober) Result() *result.LoadLatency {
 	}
 	// Still under way after the wait: lost.
 	for _, h := range p.handshakes {
-		unix.Close(h.fd)
+		closeNow(h.fd)
 	}
 	p.handshakes = nil
 	if p.watch != nil {
@@ -620,10 +620,13 @@ func (p *Prober) awaitEchoes(d time.Duration) {
 		p.mu.Lock()
 		pending := false
 		for i := range p.samples {
-			if s := &p.samples[i]; !s.answered && s.sent > recent && (s.kind == KindUDPEcho || p.underway(i)) {
+			if s := &p.samples[i]; s.kind == KindUDPEcho && !s.answered && s.sent > recent {
 				pending = true
 				break
 			}
+		}
+		for _, h := range p.handshakes {
+			pending = pending || p.samples[h.seq].sent > recent
 		}
 		p.mu.Unlock()
 		if !pending {
@@ -631,16 +634,6 @@ func (p *Prober) awaitEchoes(d time.Duration) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-}
-
-// underway says sample i is a handshake still under way; p.mu held.
-func (p *Prober) underway(i int) bool {
-	for _, h := range p.handshakes {
-		if h.seq == i {
-			return true
-		}
-	}
-	return false
 }
 
 // lastEchoWait is how long the last echo may still take: a few of the
