@@ -230,8 +230,12 @@ func TestAlertsShapedLink(t *testing.T) {
 	// A suspect run at 60 Mbit/s: a kernel error on the veth during it.
 	shape(60)
 	go func() {
-		time.Sleep(500 * time.Millisecond)
-		os.WriteFile("/dev/kmsg", []byte("thruput-alerts-test: NETDEV WATCHDOG: "+l.DevA+" (thruput-test): transmit queue 0 timed out\n"), 0)
+		// Once the run reads the kernel log: a line before it is not its.
+		if whenOpened("link=sus", "/dev/kmsg", 30*time.Second) {
+			// Past the seek to the log's end that follows the open.
+			time.Sleep(500 * time.Millisecond)
+			os.WriteFile("/dev/kmsg", []byte("thruput-alerts-test: NETDEV WATCHDOG: "+l.DevA+" (thruput-test): transmit queue 0 timed out\n"), 0)
+		}
 	}()
 	run("sus")
 	time.Sleep(200 * time.Millisecond)

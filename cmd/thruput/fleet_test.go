@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -331,8 +332,13 @@ func TestFleetHostFailures(t *testing.T) {
 
 	target := l.target(t)
 	go func() {
-		// Long enough after the start that h5 is measuring.
-		time.Sleep(1500 * time.Millisecond)
+		// Once h5 runs the method, not at a fixed time: "closed" is what a
+		// session lost mid-run says, and under load the login alone can
+		// take longer than any fixed wait.
+		deadline := time.Now().Add(30 * time.Second)
+		for !nsRuns(l.lan.Hosts[5].NS, "random") && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
 		l.lan.KillAll(5)
 	}()
 	o := l.thruput(t, "fleet", "run", "--json", "--hosts", l.hosts(5), "--", "disk", "random", target,
@@ -405,10 +411,11 @@ func TestFleetInterrupt(t *testing.T) {
 	if cmd.ProcessState.ExitCode() == 0 {
 		t.Errorf("interrupted run exited 0:\n%s", stderr.String())
 	}
-	// The remote runs stopped and cleaned up after themselves.
-	time.Sleep(500 * time.Millisecond)
+	// The remote runs stopped and cleaned up after themselves: given up
+	// to 10 s to do so, as a loaded machine may take longer than a moment.
 	for i := 1; i <= 2; i++ {
-		if out, _ := exec.Command("ip", "netns", "pids", l.lan.Hosts[i].NS).Output(); len(strings.Fields(string(out))) != 1 {
+		out := nsPidsSettle(l.lan.Hosts[i].NS, 1, 10*time.Second)
+		if len(strings.Fields(string(out))) != 1 {
 			ps, _ := exec.Command("ps", "-o", "pid,args", "-p", strings.Join(strings.Fields(string(out)), ",")).Output()
 			t.Errorf("h%d still runs more than its sshd:\n%s", i, ps)
 		}
@@ -770,4 +777,30 @@ func fmtOpt(v *float64) string {
 		return "none"
 	}
 	return strconv.FormatFloat(*v, 'f', 1, 64)
+}
+
+// nsPidsSettle polls the processes of a namespace until there are want of
+// them or wait has passed, and gives the last list.
+func nsPidsSettle(ns string, want int, wait time.Duration) []byte {
+	deadline := time.Now().Add(wait)
+	for {
+		out, _ := exec.Command("ip", "netns", "pids", ns).Output()
+		if len(strings.Fields(string(out))) == want || time.Now().After(deadline) {
+			return out
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// nsRuns says whether a process of the namespace has arg among its
+// command line's arguments.
+func nsRuns(ns, arg string) bool {
+	out, _ := exec.Command("ip", "netns", "pids", ns).Output()
+	for _, pid := range strings.Fields(string(out)) {
+		b, _ := os.ReadFile("/proc/" + pid + "/cmdline")
+		if slices.Contains(strings.Split(string(b), "\x00"), arg) {
+			return true
+		}
+	}
+	return false
 }

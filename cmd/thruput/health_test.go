@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -394,13 +395,24 @@ func TestHealthCgroupQuota(t *testing.T) {
 // one that matches nothing does not.
 func TestHealthKernelLine(t *testing.T) {
 	fstest.RequireRoot(t)
+	n := 0
 	run := func(line string, extra ...string) (outcome, *result.Document) {
+		// The line goes in once this run's client reads the kernel log, not
+		// a fixed time after it starts: a line written before it opened
+		// /dev/kmsg is not the run's.
+		n++
+		label := fmt.Sprintf("kmsg=%d-%d", os.Getpid(), n)
 		wrote := make(chan error, 1)
 		go func() {
-			time.Sleep(time.Second)
+			if !whenOpened(label, "/dev/kmsg", 30*time.Second) {
+				wrote <- fmt.Errorf("no client labelled %s opened /dev/kmsg within 30 s", label)
+				return
+			}
+			// Past its first sample, which the line must not fall in.
+			time.Sleep(500 * time.Millisecond)
 			wrote <- os.WriteFile("/dev/kmsg", []byte(line+"\n"), 0)
 		}()
-		o, doc, _ := loopback(t, "", extra...)
+		o, doc, _ := loopback(t, "", append(extra, "--label", label)...)
 		if err := <-wrote; err != nil {
 			t.Fatal(err)
 		}
@@ -471,4 +483,28 @@ func TestHealthOff(t *testing.T) {
 	if doc.Health != nil {
 		t.Errorf("--no-health sampled: %+v", doc.Health)
 	}
+}
+
+// whenOpened waits up to wait for a process with arg among its command
+// line's arguments to hold path open, and says whether one did. A test
+// that writes what a run must see (a kernel log line) writes it then,
+// rather than a fixed time after the start, which a loaded machine can
+// outlast.
+func whenOpened(arg, path string, wait time.Duration) bool {
+	for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, c := range procs {
+			b, _ := os.ReadFile(c)
+			if !slices.Contains(strings.Split(string(b), "\x00"), arg) {
+				continue
+			}
+			fds, _ := filepath.Glob(filepath.Join(filepath.Dir(c), "fd", "*"))
+			for _, fd := range fds {
+				if l, _ := os.Readlink(fd); l == path {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

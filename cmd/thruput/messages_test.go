@@ -88,13 +88,16 @@ func TestNetInterruptReads(t *testing.T) {
 	port := freePort(t)
 	startBackground(t, exec.Command(thruputBin, "net", "server", "-q", "--no-save", "-p", strconv.Itoa(port)))
 	waitListening(t, port)
-	cmd := exec.Command(thruputBin, "net", "client", "127.0.0.1:"+strconv.Itoa(port), "-t", "30", "-b", "50M", "--no-save", "-q")
+	cmd := exec.Command(thruputBin, "net", "client", "127.0.0.1:"+strconv.Itoa(port), "-t", "30", "-b", "50M", "--idle", "0.1", "--no-save", "-q")
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond)
+	// A second into the load, counted from its streams, not from the
+	// start: the interrupt must find figures to sum.
+	testRunning(t, port)
+	time.Sleep(time.Second)
 	_ = cmd.Process.Signal(syscall.SIGINT)
 	_ = cmd.Wait()
 	out := stderr.String()

@@ -46,11 +46,16 @@ func cpusAllowed(t *testing.T, pid int) string {
 	return "mixed: " + strings.Join(all, " ")
 }
 
-// during waits until the test of a client started a moment ago runs, then
-// returns what check says of it.
-func during(check func() string) string {
-	time.Sleep(1500 * time.Millisecond)
-	return check()
+// during looks at the test of a client started a moment ago while it runs:
+// check's answer once it is want, or its last within 10 s. Polled, not
+// read at a fixed time, which a loaded machine's start-up can outlast; the
+// tests last 3 s after that, so a binding that comes is seen.
+func during(want string, check func() string) string {
+	got := check()
+	for deadline := time.Now().Add(10 * time.Second); got != want && time.Now().Before(deadline); got = check() {
+		time.Sleep(20 * time.Millisecond)
+	}
+	return got
 }
 
 // TestAffinity: -A n,m binds every thread of the client to CPU n and the
@@ -70,10 +75,10 @@ func TestAffinity(t *testing.T) {
 		srv := startBackground(t, exec.Command("iperf3", "-s", "-1", "-p", strconv.Itoa(port)))
 		waitListening(t, port)
 		cl := startBackground(t, exec.Command(thruputBin, "net", "client", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "3", "--no-save", "-A", "1,0"))
-		if got := during(func() string { return cpusAllowed(t, cl.cmd.Process.Pid) }); got != "1" {
+		if got := during("1", func() string { return cpusAllowed(t, cl.cmd.Process.Pid) }); got != "1" {
 			t.Errorf("client -A 1,0: its threads may run on %q, want 1", got)
 		}
-		if got := cpusAllowed(t, srv.cmd.Process.Pid); got != "0" {
+		if got := during("0", func() string { return cpusAllowed(t, srv.cmd.Process.Pid) }); got != "0" {
 			t.Errorf("client -A 1,0: iperf3 -s may run on %q, want 0", got)
 		}
 		if code := cl.wait(t); code != 0 {
@@ -90,7 +95,7 @@ func TestAffinity(t *testing.T) {
 		srv := startBackground(t, exec.Command(thruputBin, "net", "server", "-q", "--no-save", "-i", "0", "-p", strconv.Itoa(port)))
 		waitListening(t, port)
 		cl := startBackground(t, exec.Command(peer, "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "3", "-A", "0,1"))
-		if got := during(func() string { return cpusAllowed(t, srv.cmd.Process.Pid) }); got != "1" {
+		if got := during("1", func() string { return cpusAllowed(t, srv.cmd.Process.Pid) }); got != "1" {
 			t.Errorf("%s -A 0,1: thruput's server may run on %q, want 1", peer, got)
 		}
 		if code := cl.wait(t); code != 0 {
@@ -114,7 +119,7 @@ func TestAffinity(t *testing.T) {
 		}
 		// A client moves it for its test; it goes back to its own -A.
 		cl := startBackground(t, exec.Command("iperf3", "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "3", "-A", "0,1"))
-		if got := during(func() string { return cpusAllowed(t, srv.cmd.Process.Pid) }); got != "1" {
+		if got := during("1", func() string { return cpusAllowed(t, srv.cmd.Process.Pid) }); got != "1" {
 			t.Errorf("net server -A 0, client -A 0,1: the server may run on %q during the test, want 1", got)
 		}
 		if code := cl.wait(t); code != 0 {

@@ -134,7 +134,7 @@ func TestOptionsOnTheWire(t *testing.T) {
 	test := func(name string, server, client []string, src string, udp bool) []string {
 		t.Helper()
 		srv := startBackground(t, l.Command(ctx, l.B, server[0], server[1:]...))
-		time.Sleep(300 * time.Millisecond)
+		srv.listens(t, 5201)
 		proto := "tcp"
 		if udp {
 			proto = "udp"
@@ -161,7 +161,7 @@ func TestOptionsOnTheWire(t *testing.T) {
 	// -M 1000: the server's sending segments (seen by ss in B while the
 	// data flows) carry at most 1000 bytes less TCP options.
 	srv := startBackground(t, l.Command(ctx, l.B, ours[0], ours[1:]...))
-	time.Sleep(300 * time.Millisecond)
+	srv.listens(t, 5201)
 	seen := watchSS(ctx, l, l.B, 200*time.Millisecond)
 	if out, err := l.Command(ctx, l.A, "iperf3", "-c", l.AddrB, "-t", "2", "-R", "-M", "1000").CombinedOutput(); err != nil {
 		t.Errorf("iperf3 -R -M 1000: %v\n%s", err, out)
@@ -205,10 +205,10 @@ func TestServerPayloadAndPacing(t *testing.T) {
 	defer cancel()
 	srv := startBackground(t, l.Command(ctx, l.B, thruputBin, "net", "server", "--once", "-q", "--no-save"))
 	refPorts := []int{freePort(t), freePort(t), freePort(t), freePort(t)}
+	srv.listens(t, 5201)
 	for _, p := range refPorts {
-		startBackground(t, l.Command(ctx, l.B, "iperf3", "-s", "-1", "-J", "-p", strconv.Itoa(p)))
+		startBackground(t, l.Command(ctx, l.B, "iperf3", "-s", "-1", "-J", "-p", strconv.Itoa(p))).listens(t, p)
 	}
-	time.Sleep(300 * time.Millisecond)
 	ctx2, cancel2 := context.WithTimeout(ctx, time.Minute)
 	defer cancel2()
 	cmd := l.Command(ctx2, l.A, "tcpdump", "-i", l.DevA, "-n", "-A", "-l", "-c", "5", "src host "+l.AddrB+" and tcp and greater 1000")
@@ -593,7 +593,7 @@ func TestFlowLabelReverse(t *testing.T) {
 	const port = "5201"
 	serve := func() *background {
 		srv := startBackground(t, l.Command(ctx, l.A, thruputBin, "net", "server", "--once", "-q", "--no-save", "-i", "0", "-p", port))
-		time.Sleep(300 * time.Millisecond)
+		srv.listens(t, 5201)
 		return srv
 	}
 	client := func(more ...string) ([]byte, error) {

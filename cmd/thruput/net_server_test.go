@@ -206,7 +206,11 @@ func TestMaxClientsIperf3(t *testing.T) {
 			}
 		})
 	}
-	time.Sleep(1500 * time.Millisecond)
+	// Once the three tests run (a control connection and a stream each),
+	// not after a fixed time a loaded machine can outlast.
+	if !socketsIn("/proc/net", port, "01", 6) {
+		t.Fatal("the three clients' tests are not all running after 10 s")
+	}
 	out, err := iperf3Run(t, 20*time.Second, "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "1")
 	if err == nil || !strings.Contains(out, "busy") {
 		t.Errorf("fourth client: %v, want busy:\n%s", err, out)

@@ -87,24 +87,55 @@ func waitListening(t *testing.T, port int) {
 	}
 }
 
+// listens fails the test unless the background server, started in a
+// namespace (ip netns exec keeps its pid), listens on port within 10 s:
+// a client started before its server listens is refused, and a fixed
+// sleep is a guess a loaded machine can outlast.
+func (b *background) listens(t *testing.T, port int) {
+	t.Helper()
+	if !listeningIn(fmt.Sprintf("/proc/%d/net", b.cmd.Process.Pid), port) {
+		t.Fatalf("%s: nothing listens on port %d after 10 s\n%s", b.cmd.Args, port, b.stderr.String())
+	}
+}
+
 // listening is waitListening's poll, for a goroutine of a test: whether
 // something listens on port within 10 s.
 func listening(port int) bool { return listeningIn("/proc/net", port) }
 
 // listeningIn is listening in the namespace whose tables are in dir
 // (/proc/PID/net for a process's own).
-func listeningIn(dir string, port int) bool {
-	hex := fmt.Sprintf(":%04X ", port)
+func listeningIn(dir string, port int) bool { return socketsIn(dir, port, "0A", 1) }
+
+// testRunning is for a test that must act while a client measures, not at
+// a fixed time after its start (which a loaded machine can outlast): it
+// waits up to 10 s until the server on port (in this namespace) holds the
+// control connection and at least one data stream open.
+func testRunning(t *testing.T, port int) {
+	t.Helper()
+	if !socketsIn("/proc/net", port, "01", 2) {
+		t.Fatalf("no test running on port %d after 10 s", port)
+	}
+}
+
+// socketsIn says whether, within 10 s, at least n TCP sockets whose local
+// port is port are in state (the kernel's hex: 0A listening, 01
+// established) in the tables in dir.
+func socketsIn(dir string, port int, state string, n int) bool {
+	local := fmt.Sprintf(":%04X", port)
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		found := 0
 		for _, f := range []string{dir + "/tcp", dir + "/tcp6"} {
 			b, _ := os.ReadFile(f)
 			sc := bufio.NewScanner(bytes.NewReader(b))
 			for sc.Scan() {
 				fields := strings.Fields(sc.Text())
-				if len(fields) > 3 && strings.HasSuffix(fields[1], hex[:len(hex)-1]) && fields[3] == "0A" {
-					return true
+				if len(fields) > 3 && strings.HasSuffix(fields[1], local) && fields[3] == state {
+					found++
 				}
 			}
+		}
+		if found >= n {
+			return true
 		}
 	}
 	return false
@@ -486,7 +517,9 @@ func TestNetClientFailures(t *testing.T) {
 	if err := cli.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond)
+	// Three intervals of 0.2 s into the load, counted from its streams.
+	testRunning(t, port)
+	time.Sleep(1200 * time.Millisecond)
 	_ = srv.cmd.Process.Kill()
 	done := make(chan error, 1)
 	go func() { done <- cli.Wait() }()

@@ -45,15 +45,17 @@ func TestPollSendsFromTheDataPath(t *testing.T) {
 		p.Poll()
 	}
 	polled1, timed1 := counts()
-	// At 10 ms, 50 probes; the machine may stretch the polls' sleeps.
-	if n := polled1 - polled0; n < 25 || n > 55 {
-		t.Errorf("%d probes sent from the polls in %v at %v, want about %d", n, span, DefaultInterval, span/DefaultInterval)
-	}
-	// A poll the busy machine held back more than an interval lets the
-	// timer send one.
+	// At 10 ms, 50 probes, from the polls or, where the machine stretched
+	// a poll's sleep past an interval, from the timer.
 	t.Logf("polling: %d probes from the polls, %d from the timer", polled1-polled0, timed1-timed0)
-	if n := timed1 - timed0; n > 2 {
-		t.Errorf("the prober's timer sent %d probes while the data path polled", n)
+	sent := polled1 - polled0 + timed1 - timed0
+	if sent < 25 || sent > 55 {
+		t.Errorf("%d probes sent in %v at %v, want about %d", sent, span, DefaultInterval, span/DefaultInterval)
+	}
+	// The polls send them: the timer only the few a held-back poll left,
+	// a share (not a count) since a busy machine holds back more.
+	if n := timed1 - timed0; n > max(2, sent/5) {
+		t.Errorf("the prober's timer sent %d of %d probes while the data path polled", n, sent)
 	}
 	// No polls: the watchdog takes over.
 	time.Sleep(span)
