@@ -78,13 +78,16 @@ func runNetHTTP(cmd *cobra.Command, a *app, c httpget.Config, rawURL string) err
 	counters := a.begin(cmd.Context())
 	doc.HTTP = &result.HTTP{}
 	line := a.progress()
-	h := progress.Hooks{Progress: func(p progress.Report) {
-		s := fmt.Sprintf("run %d/%d  %s", p.Run, p.Runs, units.IEC(p.Bytes))
-		if p.Total >= 0 {
-			s += " of " + units.IEC(p.Total)
+	var h progress.Hooks
+	if line != nil { // nobody reads the reports without it
+		h.Progress = func(p progress.Report) {
+			s := fmt.Sprintf("run %d/%d  %s", p.Run, p.Runs, units.IEC(p.Bytes))
+			if p.Total >= 0 {
+				s += " of " + units.IEC(p.Total)
+			}
+			line.Set(report.Rates(fmt.Sprintf("%s  %.1f s  %s MiB/s", s, p.Elapsed.Seconds(), strconv.FormatFloat(result.MiBPerSec(p.Bytes, int64(p.Elapsed)), 'f', 1, 64)), a.units))
 		}
-		line.Set(report.Rates(fmt.Sprintf("%s  %.1f s  %s MiB/s", s, p.Elapsed.Seconds(), strconv.FormatFloat(result.MiBPerSec(p.Bytes, int64(p.Elapsed)), 'f', 1, 64)), a.units))
-	}}
+	}
 	runErr := httpget.Get(cmd.Context(), c, doc.HTTP, h)
 	line.Clear()
 	if usage.Is(runErr) {
