@@ -136,7 +136,10 @@ func TestClientBindDevice(t *testing.T) {
 		if code := srv.wait(t); code != 0 {
 			t.Errorf("%v: iperf3 server exit %d: %s", bind, code, srv.stderr.String())
 		}
-		if len(second) < 100 || len(first) > 0 {
+		// veth hands tcpdump whole GSO segments (up to 64 KiB), so a
+		// second at 50 Mbit/s can be under a hundred packets (98 once):
+		// a handful says the data went there, none on the first.
+		if len(second) < 10 || len(first) > 0 {
 			t.Errorf("%v: %d data packets on %s, and on %s: %q", bind, len(second), dev2, l.DevA, first)
 		}
 	}
