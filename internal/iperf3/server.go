@@ -69,8 +69,10 @@ type Server struct {
 	// slots counts the control connections holding a place, from their
 	// accept until their client has its results.
 	slots int
-	// ending counts the tests that hold their slot past their results:
-	// those whose client probes latency, until it says IPERF_DONE.
+	// ending counts the tests that have sent, or are sending, their
+	// results and still hold their slot: a new client waits for it
+	// (awaitSlot). A client that probes latency keeps it until it says
+	// IPERF_DONE.
 	ending int
 	// closed: a --once server's test is over, no other starts.
 	closed bool
@@ -293,8 +295,9 @@ func (s *Server) greetConn(ctx context.Context, t *tests, conn net.Conn) {
 	s.start(ctx, t, conn, cookie)
 }
 
-// slotGrace is how long a new client waits for the slot of a test whose
-// client has its results but is still to say IPERF_DONE.
+// slotGrace is how long a new client waits for the slot of a test that is
+// ending: sending its results, or waiting for a latency client's
+// IPERF_DONE.
 const slotGrace = 500 * time.Millisecond
 
 // awaitSlot gives conn the slot of a test that is ending, or answers busy
@@ -572,6 +575,19 @@ func (s *Server) run(ctx context.Context, ctrl net.Conn, cookie []byte, p *Param
 	if p.GetServerOutput {
 		mine.serverOutput(n, np, p.Unmet, s.cfg.OutputJSON)
 	}
+	// Ending from before the client can have its results until the slot
+	// is given back: a client started the moment the last one returned
+	// may reach the listener before this goroutine runs again, and must
+	// wait for the slot, not be told busy (a loaded make check saw it
+	// when this was counted only after the results were written).
+	s.mu.Lock()
+	s.ending++
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.ending--
+		s.mu.Unlock()
+	}()
 	if err := sendJSON(ctrl, mine.wire(), s.cfg.ControlTimeout); err != nil {
 		return n, err
 	}
@@ -580,15 +596,6 @@ func (s *Server) run(ctx context.Context, ctrl net.Conn, cookie []byte, p *Param
 	}
 	if !p.LatencyEcho {
 		done()
-	} else {
-		s.mu.Lock()
-		s.ending++
-		s.mu.Unlock()
-		defer func() {
-			s.mu.Lock()
-			s.ending--
-			s.mu.Unlock()
-		}()
 	}
 	// IPERF_DONE, or a close: either way the test is over. A client
 	// that probes latency may time handshakes to the port until then
