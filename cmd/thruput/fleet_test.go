@@ -797,11 +797,5 @@ func nsPidsSettle(ns string, want int, wait time.Duration) []byte {
 // command line's arguments.
 func nsRuns(ns, arg string) bool {
 	out, _ := exec.Command("ip", "netns", "pids", ns).Output()
-	for _, pid := range strings.Fields(string(out)) {
-		b, _ := os.ReadFile("/proc/" + pid + "/cmdline")
-		if slices.Contains(strings.Split(string(b), "\x00"), arg) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(strings.Fields(string(out)), func(pid string) bool { return hasArg(pid, arg) })
 }

@@ -492,13 +492,12 @@ func TestHealthOff(t *testing.T) {
 // outlast.
 func whenOpened(arg, path string, wait time.Duration) bool {
 	for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-		for _, c := range procs {
-			b, _ := os.ReadFile(c)
-			if !slices.Contains(strings.Split(string(b), "\x00"), arg) {
+		procs, _ := filepath.Glob("/proc/[0-9]*")
+		for _, dir := range procs {
+			if !hasArg(filepath.Base(dir), arg) {
 				continue
 			}
-			fds, _ := filepath.Glob(filepath.Join(filepath.Dir(c), "fd", "*"))
+			fds, _ := filepath.Glob(filepath.Join(dir, "fd", "*"))
 			for _, fd := range fds {
 				if l, _ := os.Readlink(fd); l == path {
 					return true
@@ -507,4 +506,11 @@ func whenOpened(arg, path string, wait time.Duration) bool {
 		}
 	}
 	return false
+}
+
+// hasArg says whether process pid has arg among its command line's
+// arguments.
+func hasArg(pid, arg string) bool {
+	b, _ := os.ReadFile("/proc/" + pid + "/cmdline")
+	return slices.Contains(strings.Split(string(b), "\x00"), arg)
 }

@@ -210,7 +210,7 @@ func TestMaxClientsIperf3(t *testing.T) {
 	// not after a fixed time a loaded machine can outlast; then a second
 	// on, mid-test, as before (the one run that sent it as they started
 	// saw a client 0.6 % under the references; the cause is not shown).
-	if !socketsIn("/proc/net", port, "01", 6) {
+	if !nettest.Sockets("/proc/net", port, nettest.Established, 6) {
 		t.Fatal("the three clients' tests are not all running after 10 s")
 	}
 	time.Sleep(time.Second)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -104,7 +103,7 @@ func listening(port int) bool { return listeningIn("/proc/net", port) }
 
 // listeningIn is listening in the namespace whose tables are in dir
 // (/proc/PID/net for a process's own).
-func listeningIn(dir string, port int) bool { return socketsIn(dir, port, "0A", 1) }
+func listeningIn(dir string, port int) bool { return nettest.Sockets(dir, port, nettest.Listen, 1) }
 
 // testRunning is for a test that must act while a client measures, not at
 // a fixed time after its start (which a loaded machine can outlast): it
@@ -112,33 +111,9 @@ func listeningIn(dir string, port int) bool { return socketsIn(dir, port, "0A", 
 // control connection and at least one data stream open.
 func testRunning(t *testing.T, port int) {
 	t.Helper()
-	if !socketsIn("/proc/net", port, "01", 2) {
+	if !nettest.Sockets("/proc/net", port, nettest.Established, 2) {
 		t.Fatalf("no test running on port %d after 10 s", port)
 	}
-}
-
-// socketsIn says whether, within 10 s, at least n TCP sockets whose local
-// port is port are in state (the kernel's hex: 0A listening, 01
-// established) in the tables in dir.
-func socketsIn(dir string, port int, state string, n int) bool {
-	local := fmt.Sprintf(":%04X", port)
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		found := 0
-		for _, f := range []string{dir + "/tcp", dir + "/tcp6"} {
-			b, _ := os.ReadFile(f)
-			sc := bufio.NewScanner(bytes.NewReader(b))
-			for sc.Scan() {
-				fields := strings.Fields(sc.Text())
-				if len(fields) > 3 && strings.HasSuffix(fields[1], local) && fields[3] == state {
-					found++
-				}
-			}
-		}
-		if found >= n {
-			return true
-		}
-	}
-	return false
 }
 
 // iperf3JSON is the part of iperf3's -J output the tests compare.

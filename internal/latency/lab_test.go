@@ -464,7 +464,7 @@ func TestLabDeepQueue(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
-		if !listensIn(srv.Process.Pid, port) {
+		if !nettest.Sockets(fmt.Sprintf("/proc/%d/net", srv.Process.Pid), port, nettest.Listen, 1) {
 			t.Fatalf("iperf3 -s does not listen on port %d after 10 s", port)
 		}
 		a := labArgs{Server: l.ServerAddr, Port: port, Seconds: 3, Omit: 1, Congestion: "cubic", Probes: true, Idle: time.Second}
@@ -613,24 +613,4 @@ func checkRefused(t *testing.T, log string, l *result.LoadLatency, omit time.Dur
 	if n < lo || n > hi {
 		t.Errorf("iperf3 refused %d extra connections, want %d to %d (the phases answered %d handshakes of %d)", n, lo, hi, answered, sent)
 	}
-}
-
-// listensIn says whether process pid (in its network namespace: ip netns
-// exec keeps the pid) listens on TCP port within 10 s; a client started
-// before that is refused, and a fixed sleep is a guess a loaded machine
-// can outlast.
-func listensIn(pid, port int) bool {
-	local := fmt.Sprintf(":%04X", port)
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		for _, f := range []string{"tcp", "tcp6"} {
-			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", pid, f))
-			for _, line := range strings.Split(string(b), "\n") {
-				// sl local_address rem_address st: 0A is LISTEN.
-				if fs := strings.Fields(line); len(fs) > 3 && strings.HasSuffix(fs[1], local) && fs[3] == "0A" {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
