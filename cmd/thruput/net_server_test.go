@@ -169,6 +169,7 @@ func TestMaxClientsIperf3(t *testing.T) {
 	waitListening(t, port)
 	type outcome struct {
 		out     []byte
+		waited  time.Duration
 		err     error
 		reverse bool
 	}
@@ -179,8 +180,13 @@ func TestMaxClientsIperf3(t *testing.T) {
 			if i == 1 {
 				args = append(args, "-R")
 			}
-			out, err := exec.Command("iperf3", args...).Output()
-			done <- outcome{out, err, i == 1}
+			// What the client and the server it shares with two others
+			// waited for a CPU widens the client's figure: the
+			// references can all have run while the machine was quiet
+			// (the -R client 0.6 % under two that agreed within 0.01 %,
+			// twice in clean-clone make checks).
+			out, waited, err := nettest.OutputWaited(exec.Command("iperf3", args...), srv.cmd.Process.Pid)
+			done <- outcome{out, waited, err, i == 1}
 		}()
 	}
 	// The references: the same clients against four iperf3 servers at the
@@ -235,7 +241,9 @@ func TestMaxClientsIperf3(t *testing.T) {
 		if o.reverse {
 			what, same = "a client of three at -b 200M -R", refs[2:]
 		}
-		nettest.SameWindow(t, what, rates(&peer)[0], rates(same...)...)
+		secs := max(peer.End.SumReceived.Seconds, peer.End.Sum.Seconds)
+		t.Logf("%s: the client and the server waited %v for a CPU while it ran", what, o.waited)
+		nettest.SameWindow(t, what, rates(&peer)[0].Waited(o.waited, secs), rates(same...)...)
 	}
 	_ = srv.cmd.Process.Signal(os.Interrupt)
 	srv.wait(t)

@@ -46,7 +46,9 @@ func band(refs ...Rate) (lo, hi float64) {
 // window, at the same time or just before and after: got, within its own
 // resolution, must meet their band. The tolerance is the references'
 // spread in that run, not a fixed share of the set rate, which a machine
-// busy with other work makes the references miss too.
+// busy with other work makes the references miss too. What got's own
+// processes waited for a CPU belongs in its resolution (Rate.Waited): the
+// references' spread cannot show a wait that only got's run met.
 func SameWindow(t testing.TB, what string, got Rate, refs ...Rate) {
 	t.Helper()
 	if len(refs) == 0 || got.BPS <= 0 || slices.ContainsFunc(refs, func(r Rate) bool { return r.BPS <= 0 }) {
