@@ -270,13 +270,14 @@ func TestFQRateOnTheWire(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	// test runs server in B and client in A for 3 s while ss watches the
-	// sending end (ns) and returns what it saw and the client's output.
-	test := func(ns string, server, client []string) (string, []byte) {
+	// sending end (ns) and returns what it saw, the client's output and
+	// what the two waited for a CPU meanwhile (nettest.Waiting).
+	test := func(ns string, server, client []string) (string, []byte, time.Duration) {
 		t.Helper()
 		srv := startBackground(t, l.Command(ctx, l.B, server[0], server[1:]...))
 		srv.listens(t, 5201)
 		seen := watchSS(ctx, l, ns, 250*time.Millisecond)
-		out, err := l.Command(ctx, l.A, client[0], client[1:]...).Output()
+		out, waited, err := nettest.OutputWaited(l.Command(ctx, l.A, client[0], client[1:]...), srv.cmd.Process.Pid)
 		ss := seen()
 		if err != nil {
 			t.Fatalf("%v: %v\n%s", client, err, out)
@@ -284,7 +285,7 @@ func TestFQRateOnTheWire(t *testing.T) {
 		if code := srv.wait(t); code != 0 {
 			t.Errorf("%v: server exit %d: %s", server, code, srv.stderr.String())
 		}
-		return ss, out
+		return ss, out, waited
 	}
 	// ss prints pacing_rate CUR/MAX for a socket with a maximum.
 	capped := regexp.MustCompile(`pacing_rate (\d+)bps/(\d+)bps`)
@@ -306,7 +307,7 @@ func TestFQRateOnTheWire(t *testing.T) {
 	// veth pair carries both ways alike.
 	reference := func() float64 {
 		t.Helper()
-		_, out := test(l.A, []string{"iperf3", "-s", "-1"}, []string{"iperf3", "-c", l.AddrB, "-t", "3", "--fq-rate", "40M", "-J"})
+		_, out, _ := test(l.A, []string{"iperf3", "-s", "-1"}, []string{"iperf3", "-c", l.AddrB, "-t", "3", "--fq-rate", "40M", "-J"})
 		return parseIperf3(t, "iperf3 --fq-rate", out).End.SumReceived.BitsPerSecond
 	}
 	// rate holds thruput's figure to the four references around it, two
@@ -314,24 +315,27 @@ func TestFQRateOnTheWire(t *testing.T) {
 	// 128 KiB block in the 3 s, what a byte count of whole blocks
 	// resolves. Two references gave a band of 30.6..49.4 Mbit/s at 40M
 	// once (t at 99 % for one degree of freedom is 63.7; for three, 5.8).
-	rate := func(what string, bps float64, refs ...float64) {
+	// thruput's figure, timed apart from them, carries what its run
+	// waited for a CPU over the 3 s (Rate.Waited).
+	rate := func(what string, bps float64, waited time.Duration, refs ...float64) {
 		t.Helper()
 		rs := make([]nettest.Rate, len(refs))
 		for i, r := range refs {
 			rs[i] = nettest.Rate{BPS: r, Res: 131072 * 8 / 3.0}
 		}
-		nettest.SameWindow(t, what+", against iperf3's --fq-rate 40M just before and after", nettest.Rate{BPS: bps}, rs...)
+		t.Logf("%s: the client and the server waited %v for a CPU while it ran", what, waited)
+		nettest.SameWindow(t, what+", against iperf3's --fq-rate 40M just before and after", nettest.Rate{BPS: bps}.Waited(waited, 3), rs...)
 	}
 
 	before := []float64{reference(), reference()}
-	ss, out := test(l.B, []string{thruputBin, "net", "server", "--once", "-q", "--no-save"},
+	ss, out, waited := test(l.B, []string{thruputBin, "net", "server", "--once", "-q", "--no-save"},
 		[]string{"iperf3", "-c", l.AddrB, "-t", "3", "-R", "--fq-rate", "40M", "-J"})
 	paced("thruput's server in -R", ss)
-	rate("thruput's server in -R", parseIperf3(t, "iperf3 -R", out).End.SumReceived.BitsPerSecond, append(before, reference(), reference())...)
+	rate("thruput's server in -R", parseIperf3(t, "iperf3 -R", out).End.SumReceived.BitsPerSecond, waited, append(before, reference(), reference())...)
 
 	before = []float64{reference(), reference()}
-	ss, out = test(l.A, []string{"iperf3", "-s", "-1"},
+	ss, out, waited = test(l.A, []string{"iperf3", "-s", "-1"},
 		[]string{thruputBin, "net", "client", l.AddrB, "-t", "3", "--fq-rate", "40M", "-J", "--no-save"})
 	paced("thruput's client", ss)
-	rate("thruput's client", parseIperf3(t, "thruput -J", out).End.SumReceived.BitsPerSecond, append(before, reference(), reference())...)
+	rate("thruput's client", parseIperf3(t, "thruput -J", out).End.SumReceived.BitsPerSecond, waited, append(before, reference(), reference())...)
 }
