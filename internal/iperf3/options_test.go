@@ -470,27 +470,51 @@ func iperf3Peer(t *testing.T) string {
 // ended; wait waits for that.
 func serveIperf3(ctx context.Context, t *testing.T, peer string) (port int, wait func()) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port = ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	cmd := exec.CommandContext(ctx, peer, "-s", "-1", "-p", strconv.Itoa(port))
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// Listening shows in /proc/net/tcp6 (iperf3 listens on ::) as
-	// state 0A; connecting to see would be its one test.
-	hex := fmt.Sprintf(":%04X ", port)
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		b, _ := os.ReadFile("/proc/net/tcp6")
-		c, _ := os.ReadFile("/proc/net/tcp")
-		if listening(string(b)+string(c), hex) {
+	// The port is free when picked and handed over closed: another
+	// process on the machine (test binaries run side by side) can take
+	// it first, and then iperf3's server exits, unable to bind. That
+	// one server is started again on another port, said why; a server
+	// that neither listens nor exits within 10 s fails the test.
+	for try := 1; ; try++ {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port = ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		var stderr bytes.Buffer
+		cmd := exec.CommandContext(ctx, peer, "-s", "-1", "-p", strconv.Itoa(port))
+		cmd.Stdout, cmd.Stderr = &stderr, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		// Listening shows in /proc/net/tcp6 (iperf3 listens on ::) as
+		// state 0A; connecting to see would be its one test.
+		hex := fmt.Sprintf(":%04X ", port)
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			b, _ := os.ReadFile("/proc/net/tcp6")
+			c, _ := os.ReadFile("/proc/net/tcp")
+			if listening(string(b)+string(c), hex) {
+				return port, func() { <-exited }
+			}
+			select {
+			case err := <-exited:
+				if try < 3 {
+					t.Logf("iperf3's server on port %d ended before it listened (%v: %s): starting it again on another port", port, err, bytes.TrimSpace(stderr.Bytes()))
+				} else {
+					t.Fatalf("iperf3's server ended before it listened, three times; the last on port %d: %v: %s", port, err, stderr.Bytes())
+				}
+			default:
+				if time.Now().After(deadline) {
+					t.Fatalf("iperf3's server on port %d not listening after 10 s: %s", port, stderr.Bytes())
+				}
+				continue
+			}
 			break
 		}
 	}
-	return port, func() { _ = cmd.Wait() }
 }
 
 // TestParkedPacerKeepsRate: a sending client alone in its process, paced
