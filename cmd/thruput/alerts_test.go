@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -136,7 +137,7 @@ func TestAlertsShapedLink(t *testing.T) {
 	}
 	db := filepath.Join(dir, "results.db")
 	env := append(os.Environ(), "THRUPUT_DB="+db, "XDG_STATE_HOME="+filepath.Join(dir, "state"), "THRUPUT_ALERTS="+rules)
-	startBackground(t, l.Command(ctx, l.B, thruputBin, "net", "server", "-q", "--no-save"))
+	startBackground(t, l.Command(ctx, l.B, thruputBin, "net", "server", "-q", "--no-save")).listens(t, 5201)
 	client := func(args ...string) *exec.Cmd {
 		cmd := l.Command(ctx, l.A, thruputBin, append([]string{"net", "client", l.AddrB, "-q", "--json"}, args...)...)
 		cmd.Env = env
@@ -229,15 +230,21 @@ func TestAlertsShapedLink(t *testing.T) {
 	}
 	// A suspect run at 60 Mbit/s: a kernel error on the veth during it.
 	shape(60)
+	wrote := make(chan error, 1)
 	go func() {
 		// Once the run reads the kernel log: a line before it is not its.
-		if whenOpened("link=sus", "/dev/kmsg", 30*time.Second) {
-			// Past the seek to the log's end that follows the open.
-			time.Sleep(500 * time.Millisecond)
-			os.WriteFile("/dev/kmsg", []byte("thruput-alerts-test: NETDEV WATCHDOG: "+l.DevA+" (thruput-test): transmit queue 0 timed out\n"), 0)
+		if !whenOpened("link=sus", "/dev/kmsg", 30*time.Second) {
+			wrote <- fmt.Errorf("no client labelled %s opened /dev/kmsg within 30 s", "link=sus")
+			return
 		}
+		// Past the seek to the log's end that follows the open.
+		time.Sleep(500 * time.Millisecond)
+		wrote <- os.WriteFile("/dev/kmsg", []byte("thruput-alerts-test: NETDEV WATCHDOG: "+l.DevA+" (thruput-test): transmit queue 0 timed out\n"), 0)
 	}()
 	run("sus")
+	if err := <-wrote; err != nil {
+		t.Fatalf("the kernel line for the suspect run: %v", err)
+	}
 	time.Sleep(200 * time.Millisecond)
 	if got := hook.statuses("/alert"); got != "lan-down firing, lan-down resolved" {
 		t.Errorf("after the retest and the suspect run the hook has %q", got)

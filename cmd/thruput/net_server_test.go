@@ -317,7 +317,11 @@ func TestMaxClientsNamespaces(t *testing.T) {
 
 	srv := serve("5")
 	done := startAll(5, "4")
-	time.Sleep(2 * time.Second)
+	// Once the five tests run (a control connection and a stream each),
+	// not after a fixed time that a loaded machine can outlast.
+	if !nettest.Sockets(fmt.Sprintf("/proc/%d/net", srv.cmd.Process.Pid), 5201, nettest.Established, 10) {
+		t.Fatalf("the five clients' tests are not all running after 10 s\n%s", srv.stderr.String())
+	}
 	out, err := client(6, true, "1").CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "busy") {
 		t.Errorf("the sixth client with --max-clients 5: %v, want busy\n%s", err, out)
@@ -331,7 +335,9 @@ func TestMaxClientsNamespaces(t *testing.T) {
 	srv.wait(t)
 
 	srv = serve("1")
-	done = startAll(6, "2")
+	// Long enough that the five others all come while the first runs,
+	// on a loaded machine too: one that came after it would be served.
+	done = startAll(6, "5")
 	served, busy := 0, 0
 	for range 6 {
 		e := <-done

@@ -324,15 +324,8 @@ func TestShapedLink(t *testing.T) {
 	run := func(server, client []string) []byte {
 		t.Helper()
 		srv := startBackground(t, l.Command(ctx, l.B, server[0], server[1:]...))
-		time.Sleep(200 * time.Millisecond)
-		var out []byte
-		var err error
-		for try := 0; try < 20; try++ {
-			if out, err = l.Command(ctx, l.A, client[0], client[1:]...).Output(); err == nil {
-				break
-			}
-			time.Sleep(100 * time.Millisecond) // the server was not listening yet
-		}
+		srv.listens(t, 5201)
+		out, err := l.Command(ctx, l.A, client[0], client[1:]...).Output()
 		if err != nil {
 			t.Fatalf("%v: %v\n%s", client, err, out)
 		}
