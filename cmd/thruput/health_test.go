@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/fstest"
+	"github.com/thruput/thruput/internal/nettest"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -23,7 +24,7 @@ import (
 // and the CPUs' counters around the client's run.
 func loopback(t *testing.T, cpus string, extra ...string) (outcome, *result.Document, procWindow) {
 	t.Helper()
-	port := strconv.Itoa(freePort(t))
+	port := strconv.Itoa(nettest.FreePort(t))
 	wrap := func(args ...string) *exec.Cmd {
 		if cpus == "" {
 			return exec.Command(thruputBin, args...)

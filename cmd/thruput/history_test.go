@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/fstest"
+	"github.com/thruput/thruput/internal/nettest"
 	"github.com/thruput/thruput/internal/promtest"
 	"github.com/thruput/thruput/internal/report"
 	"github.com/thruput/thruput/internal/result"
@@ -388,7 +389,7 @@ func TestImportPeers(t *testing.T) {
 	}
 	cmd := exec.Command("sysbench", "fileio", "--file-num=2", "--file-total-size=4M", "--file-test-mode=rndrw", "--time=1", "run")
 	sysbench := run("sysbench.txt", cmd)
-	port := freePort(t)
+	port := nettest.FreePort(t)
 	srv := startBackground(t, exec.Command("iperf3", "-s", "-1", "-B", "127.0.0.1", "-p", strconv.Itoa(port)))
 	waitListening(t, port)
 	iperf := run("iperf3.json", exec.Command("iperf3", "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "1", "-J"))
@@ -435,7 +436,7 @@ func TestImportPeers(t *testing.T) {
 // round and time, and compare can set the rounds side by side.
 func TestSuiteRepeatAgainstServer(t *testing.T) {
 	fstest.Long(t, "a suite against a server, for seconds")
-	port := freePort(t)
+	port := nettest.FreePort(t)
 	startBackground(t, exec.Command(thruputBin, "net", "server", "-B", "127.0.0.1", "-p", strconv.Itoa(port), "-q", "--no-save"))
 	waitListening(t, port)
 	db := filepath.Join(t.TempDir(), "results.db")
@@ -482,7 +483,7 @@ func TestSuiteRepeatAgainstServer(t *testing.T) {
 func TestStoreCheckedFirst(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	long := []string{"net", "client", "127.0.0.1", "-p", strconv.Itoa(freePort(t)), "-t", "300"}
+	long := []string{"net", "client", "127.0.0.1", "-p", strconv.Itoa(nettest.FreePort(t)), "-t", "300"}
 	for _, c := range []struct {
 		env  []string
 		args []string

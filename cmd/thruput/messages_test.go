@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/fstest"
+	"github.com/thruput/thruput/internal/nettest"
 )
 
 // TestMessagesNameTheFlag: every message names the flag of the command
@@ -57,7 +58,7 @@ func TestImportHost(t *testing.T) {
 	if _, err := exec.LookPath("iperf3"); err != nil {
 		t.Skip("iperf3 is not installed")
 	}
-	port := freePort(t)
+	port := nettest.FreePort(t)
 	startBackground(t, exec.Command("iperf3", "-s", "-1", "-p", strconv.Itoa(port)))
 	waitListening(t, port)
 	out, err := exec.Command("timeout", "30", "iperf3", "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-n", "4M", "-J").Output()
@@ -85,7 +86,7 @@ func TestImportHost(t *testing.T) {
 func TestNetInterruptReads(t *testing.T) {
 	fstest.Long(t, "starts a server and measures for a second")
 	t.Parallel()
-	port := freePort(t)
+	port := nettest.FreePort(t)
 	startBackground(t, exec.Command(thruputBin, "net", "server", "-q", "--no-save", "-p", strconv.Itoa(port)))
 	waitListening(t, port)
 	cmd := exec.Command(thruputBin, "net", "client", "127.0.0.1:"+strconv.Itoa(port), "-t", "30", "-b", "50M", "--idle", "0.1", "--no-save", "-q")

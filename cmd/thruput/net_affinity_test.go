@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/fstest"
+	"github.com/thruput/thruput/internal/nettest"
 )
 
 // cpusAllowed is the Cpus_allowed_list of every thread of process pid,
@@ -71,7 +72,7 @@ func TestAffinity(t *testing.T) {
 	all := cpusAllowed(t, os.Getpid())
 
 	t.Run("thruput client", func(t *testing.T) {
-		port := freePort(t)
+		port := nettest.FreePort(t)
 		srv := startBackground(t, exec.Command("iperf3", "-s", "-1", "-p", strconv.Itoa(port)))
 		waitListening(t, port)
 		cl := startBackground(t, exec.Command(thruputBin, "net", "client", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "3", "--no-save", "-A", "1,0"))
@@ -91,7 +92,7 @@ func TestAffinity(t *testing.T) {
 		if peer == "" {
 			peer = "iperf3"
 		}
-		port := freePort(t)
+		port := nettest.FreePort(t)
 		srv := startBackground(t, exec.Command(thruputBin, "net", "server", "-q", "--no-save", "-i", "0", "-p", strconv.Itoa(port)))
 		waitListening(t, port)
 		cl := startBackground(t, exec.Command(peer, "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "3", "-A", "0,1"))
@@ -111,7 +112,7 @@ func TestAffinity(t *testing.T) {
 	})
 
 	t.Run("server -A", func(t *testing.T) {
-		port := freePort(t)
+		port := nettest.FreePort(t)
 		srv := startBackground(t, exec.Command(thruputBin, "net", "server", "-q", "--no-save", "-A", "0", "-p", strconv.Itoa(port)))
 		waitListening(t, port)
 		if got := cpusAllowed(t, srv.cmd.Process.Pid); got != "0" {

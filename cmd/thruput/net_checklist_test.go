@@ -169,13 +169,16 @@ func rateOf(e *iperf3End) float64 {
 // (a datagram, or a write the pacing releases) of each stream each way,
 // over the test's time.
 func block(e *iperf3End) float64 {
-	secs := max(e.End.SumReceived.Seconds, e.End.Sum.Seconds)
+	secs := testSecs(e)
 	ts := e.Start.TestStart
 	if secs <= 0 {
 		return math.Inf(1)
 	}
 	return float64(ts.Blksize*max(ts.NumStreams, 1)*(1+ts.Bidir)) * 8 / secs
 }
+
+// testSecs is the time a run's count covers.
+func testSecs(e *iperf3End) float64 { return max(e.End.SumReceived.Seconds, e.End.Sum.Seconds) }
 
 // rates are runs' headlines (rateOf), each with what its count resolves
 // of it (block).
@@ -289,7 +292,7 @@ func TestIperf3Checklist(t *testing.T) {
 	}
 	lanes := make(chan lane, 2)
 	for range cap(lanes) {
-		l := lane{ref: freePort(t), ref2: freePort(t), ref3: freePort(t), port: freePort(t)}
+		l := lane{ref: nettest.FreePort(t), ref2: nettest.FreePort(t), ref3: nettest.FreePort(t), port: nettest.FreePort(t)}
 		for _, p := range []int{l.ref, l.ref2, l.ref3} {
 			startBackground(t, exec.Command(iperf, "-s", "-p", strconv.Itoa(p)))
 		}
@@ -368,7 +371,7 @@ func TestIperf3Checklist(t *testing.T) {
 func TestIperf3ChecklistSCTP(t *testing.T) {
 	fstest.Long(t, "runs iperf3")
 	iperf := checklistIperf3(t)
-	port := freePort(t)
+	port := nettest.FreePort(t)
 	startBackground(t, exec.Command(thruputBin, "net", "server", "--no-save", "-q", "-p", strconv.Itoa(port)))
 	waitListening(t, port)
 	out, err := exec.Command(iperf, "-c", "localhost", "-p", strconv.Itoa(port), "--sctp", "-V", "-t", "2").CombinedOutput()

@@ -25,7 +25,7 @@ import (
 // and three runs in the store labelled with one clients= id and client=1..3.
 func TestNetClientsMaxClients(t *testing.T) {
 	fstest.Long(t, "runs three tests for seconds")
-	port := freePort(t)
+	port := nettest.FreePort(t)
 	srv := startBackground(t, exec.Command(thruputBin, "net", "server", "--max-clients", "3", "--no-save", "-q",
 		"--bind", "127.0.0.1", "-p", strconv.Itoa(port)))
 	waitListening(t, port)
@@ -186,7 +186,7 @@ func TestClientOptionsEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	port := freePort(t)
+	port := nettest.FreePort(t)
 	srv := startBackground(t, exec.CommandContext(ctx, "iperf3", "-s", "-1", "-J", "-p", strconv.Itoa(port)))
 	waitListening(t, port)
 	o := thruput(t, "net", "client", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "1", "--no-save", "-J", "--extra-data", "rack 3")
@@ -231,7 +231,7 @@ func TestClientOptionsEndToEnd(t *testing.T) {
 
 	needPeer(t, "strace")
 	dir := t.TempDir()
-	port = freePort(t)
+	port = nettest.FreePort(t)
 	srvTrace := filepath.Join(dir, "server.strace")
 	srv = startBackground(t, exec.CommandContext(ctx, "strace", "-f", "-qq", "-e", "trace=recvfrom", "-o", srvTrace,
 		thruputBin, "net", "server", "--once", "--no-save", "-q", "-p", strconv.Itoa(port)))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/fstest"
+	"github.com/thruput/thruput/internal/nettest"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -20,7 +21,7 @@ import (
 // as the server's documents of the three tests show.
 func TestClientsLatency(t *testing.T) {
 	fstest.Long(t, "runs three clients for seconds")
-	port := freePort(t)
+	port := nettest.FreePort(t)
 	srv := startBackground(t, exec.Command(thruputBin, "net", "server", "--max-clients", "3", "--json", "-q",
 		"--bind", "127.0.0.1", "-p", strconv.Itoa(port)))
 	waitListening(t, port)

@@ -36,7 +36,7 @@ func httpDoc(t *testing.T, args ...string) (outcome, *result.Document) {
 // startServe runs http-serve on a free loopback port and returns its URL.
 func startServe(t *testing.T, size string) (string, *background) {
 	t.Helper()
-	port := freePort(t)
+	port := nettest.FreePort(t)
 	b := startBackground(t, exec.Command(thruputBin, "net", "http-serve", "--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--size", size, "-q"))
 	waitListening(t, port)
 	return "http://127.0.0.1:" + strconv.Itoa(port) + "/", b
@@ -146,7 +146,7 @@ func TestHTTPFailures(t *testing.T) {
 		}
 	}
 	// Nobody listening.
-	port := freePort(t)
+	port := nettest.FreePort(t)
 	if o := thruput(t, "net", "http", "http://127.0.0.1:"+strconv.Itoa(port)+"/", "--json", "-q"); o.code != 1 || !strings.Contains(o.stderr, "connection refused") || o.stdout != "" {
 		t.Errorf("refused: exit %d, %q, stdout %q", o.code, o.stderr, o.stdout)
 	}

@@ -204,7 +204,7 @@ func TestServerPayloadAndPacing(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	srv := startBackground(t, l.Command(ctx, l.B, thruputBin, "net", "server", "--once", "-q", "--no-save"))
-	refPorts := []int{freePort(t), freePort(t), freePort(t), freePort(t)}
+	refPorts := []int{nettest.FreePort(t), nettest.FreePort(t), nettest.FreePort(t), nettest.FreePort(t)}
 	srv.listens(t, 5201)
 	for _, p := range refPorts {
 		startBackground(t, l.Command(ctx, l.B, "iperf3", "-s", "-1", "-J", "-p", strconv.Itoa(p))).listens(t, p)
@@ -301,7 +301,7 @@ func TestOptionsWithIperf3(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	serve := func(args ...string) (*background, string) {
-		port := strconv.Itoa(freePort(t))
+		port := strconv.Itoa(nettest.FreePort(t))
 		var b *background
 		if args[0] == "iperf3" {
 			b = startBackground(t, exec.CommandContext(ctx, "iperf3", append(args[1:], "-s", "-1", "-p", port)...))
@@ -357,7 +357,7 @@ func TestOptionsWithIperf3(t *testing.T) {
 	}
 
 	// thruput's client asks iperf3's server, binding its streams.
-	cport := freePort(t)
+	cport := nettest.FreePort(t)
 	srv, port = serve("iperf3", "-J")
 	res := thruput(t, "net", "client", "127.0.0.1", "-p", port, "-t", "1", "--no-save", "-B", "127.0.0.1", "--cport", strconv.Itoa(cport),
 		"-4", "--get-server-output", "-T", "lab", "--timestamps=%F ")
@@ -462,9 +462,9 @@ func TestIperf321Options(t *testing.T) {
 		{"-u", "--gsro", "-b", "50M", "-R"},
 		{"-u", "--gsro", "-b", "50M"},
 	} {
-		port := freePort(t)
+		port := nettest.FreePort(t)
 		srv := startBackground(t, exec.CommandContext(ctx, thruputBin, "net", "server", "--once", "-q", "--no-save", "-p", strconv.Itoa(port)))
-		ports := []int{port, freePort(t), freePort(t), freePort(t), freePort(t)}
+		ports := []int{port, nettest.FreePort(t), nettest.FreePort(t), nettest.FreePort(t), nettest.FreePort(t)}
 		for _, p := range ports[1:] {
 			startBackground(t, exec.CommandContext(ctx, peer, "-s", "-1", "-p", strconv.Itoa(p)))
 		}
@@ -518,7 +518,7 @@ func TestFlowLabel(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	port := freePort(t)
+	port := nettest.FreePort(t)
 	srv := startBackground(t, exec.CommandContext(ctx, "iperf3", "-s", "-1", "-p", strconv.Itoa(port)))
 	waitListening(t, port)
 	dump := exec.CommandContext(ctx, "tcpdump", "-i", "lo", "-n", "-v", "-l", "-c", "10", "ip6 and tcp and dst port "+strconv.Itoa(port)+" and greater 1000")

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -58,7 +57,7 @@ func TestReverseLoopIperf3(t *testing.T) {
 	l := nettest.NewLink(t, 0)
 	errs := make(chan error, lanes)
 	for lane := range lanes {
-		port := freePort(t)
+		port := nettest.FreePort(t)
 		p := strconv.Itoa(port)
 		ln := reverse{
 			server: func() *exec.Cmd {
@@ -143,7 +142,7 @@ func (r reverse) run(lane, n, port int) error {
 func TestBackToBackIperf3(t *testing.T) {
 	fstest.Long(t, "runs iperf3 a hundred times")
 	needIperf3(t)
-	port := freePort(t)
+	port := nettest.FreePort(t)
 	srv := startBackground(t, exec.Command(thruputBin, "net", "server", "--json", "-q", "--bind", "127.0.0.1", "-p", strconv.Itoa(port)))
 	waitListening(t, port)
 	for i := range 100 {
@@ -163,7 +162,7 @@ func TestBackToBackIperf3(t *testing.T) {
 func TestMaxClientsIperf3(t *testing.T) {
 	fstest.Long(t, "runs three iperf3 clients for seconds")
 	needIperf3(t)
-	port := freePort(t)
+	port := nettest.FreePort(t)
 	srv := startBackground(t, exec.Command(thruputBin, "net", "server", "--max-clients", "3", "--json", "-q",
 		"--bind", "127.0.0.1", "-p", strconv.Itoa(port)))
 	waitListening(t, port)
@@ -197,7 +196,7 @@ func TestMaxClientsIperf3(t *testing.T) {
 	refs := make([]*iperf3End, 4)
 	var wg sync.WaitGroup
 	for i := range refs {
-		p := freePort(t)
+		p := nettest.FreePort(t)
 		startBackground(t, exec.Command("iperf3", "-s", "-1", "-p", strconv.Itoa(p)))
 		waitListening(t, p)
 		wg.Go(func() {
@@ -241,7 +240,7 @@ func TestMaxClientsIperf3(t *testing.T) {
 		if o.reverse {
 			what, same = "a client of three at -b 200M -R", refs[2:]
 		}
-		secs := max(peer.End.SumReceived.Seconds, peer.End.Sum.Seconds)
+		secs := testSecs(&peer)
 		t.Logf("%s: the client and the server waited %v for a CPU while it ran", what, o.waited)
 		nettest.SameWindow(t, what, rates(&peer)[0].Waited(o.waited, secs), rates(same...)...)
 	}
@@ -279,17 +278,7 @@ func TestMaxClientsNamespaces(t *testing.T) {
 	serve := func(maxClients string) *background {
 		t.Helper()
 		srv := startBackground(t, lan.Command(ctx, 0, thruputBin, "net", "server", "--max-clients", maxClients, "--json", "-q", "--no-save", "--bind", srvAddr))
-		if err := lan.Enter(0, func() error {
-			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-				// thread-self: /proc/net is the main thread's namespace.
-				if b, _ := os.ReadFile("/proc/thread-self/net/tcp"); strings.Contains(string(b), ":1451 00000000:0000 0A") {
-					return nil
-				}
-			}
-			return errors.New("the server never listened")
-		}); err != nil {
-			t.Fatal(err)
-		}
+		srv.listens(t, 5201)
 		return srv
 	}
 	// client i runs thruput's client, or with iperf true Debian's iperf3.

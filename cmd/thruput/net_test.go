@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -23,42 +22,6 @@ import (
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/stats"
 )
-
-// freePort finds a loopback port nobody listens on (TCP and UDP) for a
-// server the test starts, above the kernel's ephemeral range
-// (ip_local_port_range), as bench/net picks its ports: a port from that
-// range, found by listening on :0 and closing, can be handed to another
-// socket (test binaries run side by side, and every outgoing connection
-// takes one) before the server binds it. Where the range leaves no room
-// above it, a port from it is still better than none.
-func freePort(t *testing.T) int {
-	t.Helper()
-	lo := 61000
-	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
-		var from, to int
-		if _, err := fmt.Sscan(string(b), &from, &to); err == nil {
-			lo = to + 1
-		}
-	}
-	for try := range 40 {
-		port := 0
-		if lo < 65000 && try < 30 {
-			port = lo + rand.IntN(65535-lo)
-		}
-		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
-		if err != nil {
-			continue
-		}
-		port = ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
-		if pc, err := net.ListenPacket("udp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
-			pc.Close()
-			return port
-		}
-	}
-	t.Fatal("no free port")
-	return 0
-}
 
 // background starts a server process and stops it when the test ends.
 type background struct {
@@ -246,7 +209,7 @@ func TestInteropWithIperf3(t *testing.T) {
 			timeArgs = []string{"-t", "1"}
 		}
 		t.Run("thruput client, iperf3 server, "+m.name, func(t *testing.T) {
-			port := freePort(t)
+			port := nettest.FreePort(t)
 			srv := startBackground(t, exec.Command(iperf, "-s", "-1", "-J", "-B", "127.0.0.1", "-p", strconv.Itoa(port)))
 			waitListening(t, port)
 			args := append([]string{"net", "client", "127.0.0.1", "-p", strconv.Itoa(port), "--json", "-q"}, timeArgs...)
@@ -265,7 +228,7 @@ func TestInteropWithIperf3(t *testing.T) {
 			checkInterop(t, m, doc.Net, peer, false)
 		})
 		t.Run("iperf3 client, thruput server, "+m.name, func(t *testing.T) {
-			port := freePort(t)
+			port := nettest.FreePort(t)
 			srv := startBackground(t, exec.Command(thruputBin, "net", "server", "--once", "--json", "-q", "--bind", "127.0.0.1", "-p", strconv.Itoa(port)))
 			waitListening(t, port)
 			args := append([]string{"-c", "127.0.0.1", "-p", strconv.Itoa(port), "-J"}, timeArgs...)
@@ -462,7 +425,7 @@ func TestNetClientFailures(t *testing.T) {
 	fstest.Long(t, "waits out timeouts")
 	// Nobody listening: measured nothing, so one line on stderr, exit 1,
 	// no table and nothing stored (not even a store created).
-	port := freePort(t)
+	port := nettest.FreePort(t)
 	db := filepath.Join(t.TempDir(), "results.db")
 	for _, format := range []string{"--json", "--format=table"} {
 		o := thruput(t, "net", "client", "127.0.0.1", "-p", strconv.Itoa(port), format, "--db", db)
@@ -494,7 +457,7 @@ func TestNetClientFailures(t *testing.T) {
 		t.Errorf("SSH server: exit %d, %q", o.code, o.stderr)
 	}
 	// A server that dies mid-test: exit 1, the intervals measured so far kept.
-	port = freePort(t)
+	port = nettest.FreePort(t)
 	srv := startBackground(t, exec.Command(thruputBin, "net", "server", "-q", "--bind", "127.0.0.1", "-p", strconv.Itoa(port)))
 	waitListening(t, port)
 	cli := exec.Command(thruputBin, "net", "client", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "30", "-i", "0.2", "-b", "50M", "--idle", "0.1", "--json", "-q", "--db", db, "--label", "case=died")
@@ -548,7 +511,7 @@ func TestNetClientFailures(t *testing.T) {
 // TestNetOutputs checks each format of a short thruput-to-thruput run.
 func TestNetOutputs(t *testing.T) {
 	fstest.Long(t, "transfers for seconds")
-	port := freePort(t)
+	port := nettest.FreePort(t)
 	startBackground(t, exec.Command(thruputBin, "net", "server", "-q", "--bind", "127.0.0.1", "-p", strconv.Itoa(port)))
 	waitListening(t, port)
 	p := strconv.Itoa(port)

@@ -14,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/thruput/thruput/internal/nettest"
 	"github.com/thruput/thruput/internal/promtest"
 	"github.com/thruput/thruput/internal/realdata"
 	"github.com/thruput/thruput/internal/result"
@@ -95,7 +96,7 @@ func TestShippedPromQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	port := freePort(t)
+	port := nettest.FreePort(t)
 	startBackground(t, exec.Command("iperf3", "-s", "-1", "-B", "127.0.0.1", "-p", strconv.Itoa(port)))
 	waitListening(t, port)
 	if o := thruput(t, "net", "client", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "1", "--db", db, "-q"); o.code != exitOK {

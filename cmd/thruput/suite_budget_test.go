@@ -11,6 +11,7 @@ import (
 
 	"github.com/thruput/thruput/internal/exectest"
 	"github.com/thruput/thruput/internal/fstest"
+	"github.com/thruput/thruput/internal/nettest"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/store"
 	"github.com/thruput/thruput/internal/store/sqlite"
@@ -27,7 +28,7 @@ import (
 func TestSuiteStockServerBudget(t *testing.T) {
 	fstest.Long(t, "runs the quick suite twice against iperf3, about 17 s")
 	needIperf3(t)
-	port := freePort(t)
+	port := nettest.FreePort(t)
 	startBackground(t, exec.Command("iperf3", "-s", "-B", "127.0.0.1", "-p", strconv.Itoa(port)))
 	waitListening(t, port)
 	db := filepath.Join(t.TempDir(), "r.db")

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/thruput/thruput/internal/fstest"
+	"github.com/thruput/thruput/internal/nettest"
 )
 
 // rateUnit is a rate with its unit, or a unit alone heading a column.
@@ -86,7 +87,7 @@ func TestNetUnits(t *testing.T) {
 			unit = nil
 		}
 		for _, f := range []string{"table", "markdown"} {
-			p := freePort(t)
+			p := nettest.FreePort(t)
 			port := strconv.Itoa(p)
 			srv := startBackground(t, exec.Command(thruputBin, append([]string{"net", "server", "--once", "-B", "127.0.0.1", "-p", port,
 				"--format", f, "-q", "--no-save", "--no-health"}, unit...)...))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/fstest"
+	"github.com/thruput/thruput/internal/nettest"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -82,7 +83,7 @@ func netClient(t *testing.T, args ...string) outcome {
 func TestServerAddress(t *testing.T) {
 	fstest.Long(t, "starts a server and measures for seconds")
 	t.Parallel()
-	port := freePort(t)
+	port := nettest.FreePort(t)
 	startBackground(t, exec.Command(thruputBin, "net", "server", "-q", "--no-save", "-p", strconv.Itoa(port)))
 	waitListening(t, port)
 	p := strconv.Itoa(port)

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"sort"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/fstest"
+	"github.com/thruput/thruput/internal/nettest"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/sockio"
 )
@@ -476,12 +476,7 @@ func serveIperf3(ctx context.Context, t *testing.T, peer string) (port int, wait
 	// one server is started again on another port, said why; a server
 	// that neither listens nor exits within 10 s fails the test.
 	for try := 1; ; try++ {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port = ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
+		port = nettest.FreePort(t)
 		var stderr bytes.Buffer
 		cmd := exec.CommandContext(ctx, peer, "-s", "-1", "-p", strconv.Itoa(port))
 		cmd.Stdout, cmd.Stderr = &stderr, &stderr
@@ -494,11 +489,8 @@ func serveIperf3(ctx context.Context, t *testing.T, peer string) (port int, wait
 		// state 0A; connecting to see would be its one test.
 		hex := fmt.Sprintf(":%04X ", port)
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-			b, _ := os.ReadFile("/proc/net/tcp6")
-			c, _ := os.ReadFile("/proc/net/tcp")
-			if listening(string(b)+string(c), hex) {
-				return port, func() { <-exited }
-			}
+			// Ended first: a listener seen on the port after the server
+			// ended would be another process's.
 			select {
 			case err := <-exited:
 				if try < 3 {
@@ -507,7 +499,15 @@ func serveIperf3(ctx context.Context, t *testing.T, peer string) (port int, wait
 					t.Fatalf("iperf3's server ended before it listened, three times; the last on port %d: %v: %s", port, err, stderr.Bytes())
 				}
 			default:
+				b, _ := os.ReadFile("/proc/net/tcp6")
+				c, _ := os.ReadFile("/proc/net/tcp")
+				if listening(string(b)+string(c), hex) {
+					return port, func() { <-exited }
+				}
 				if time.Now().After(deadline) {
+					// Its output is read once it has ended.
+					_ = cmd.Process.Kill()
+					<-exited
 					t.Fatalf("iperf3's server on port %d not listening after 10 s: %s", port, stderr.Bytes())
 				}
 				continue

@@ -12,9 +12,11 @@ import (
 )
 
 // waitPoll is how often Waiting reads the threads' counts. A process's
-// wait after its last read is not seen; a thruput client reads the clock
-// for the last time 20 ms or more before it exits (it still writes its
-// document), so 5 ms misses none of what timed its figure.
+// wait after its last read is not seen, nor one while the poller itself
+// waits for a CPU past its exit: this assumes the process read its clock
+// for the last time more than a poll before it exited, as a thruput
+// client does by 20 ms or more (it still writes its document) and an
+// iperf3 client by its end-of-test exchange.
 const waitPoll = 5 * time.Millisecond
 
 // Waiting follows how long the threads of some processes were held back
@@ -37,20 +39,21 @@ const waitPoll = 5 * time.Millisecond
 // once. Rate.Waited widens a figure's resolution by it.
 type Waiting struct {
 	mu      sync.Mutex
-	procs   map[int]bool     // pid: its threads' counts start at zero (started in the window)
+	procs   map[int]struct{}
 	last    map[[2]int]int64 // (pid, tid): the count when last read
 	longest map[[2]int]int64 // (pid, tid): the most it grew between two reads
 	stop    chan struct{}
 	done    chan struct{}
+	once    sync.Once
 }
 
 // WatchWaiting starts following processes already running: only what
 // their threads wait from now on counts.
 func WatchWaiting(pids ...int) *Waiting {
-	w := &Waiting{procs: map[int]bool{}, last: map[[2]int]int64{}, longest: map[[2]int]int64{},
+	w := &Waiting{procs: map[int]struct{}{}, last: map[[2]int]int64{}, longest: map[[2]int]int64{},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	for _, pid := range pids {
-		w.procs[pid] = false
+		w.procs[pid] = struct{}{}
 	}
 	w.read(true)
 	go func() {
@@ -74,15 +77,16 @@ func WatchWaiting(pids ...int) *Waiting {
 // exec.Cmd.Start): all that its threads waited counts, from their start.
 func (w *Waiting) Add(pid int) {
 	w.mu.Lock()
-	w.procs[pid] = true
+	w.procs[pid] = struct{}{}
 	w.mu.Unlock()
 	w.read(false)
 }
 
 // Stop ends the watch and returns the sum over the processes' threads of
-// the longest each waited at once for a CPU while it ran.
+// the longest each waited at once for a CPU while it ran (at most the
+// most its count grew between two reads). It may be called again.
 func (w *Waiting) Stop() time.Duration {
-	close(w.stop)
+	w.once.Do(func() { close(w.stop) })
 	<-w.done
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -99,7 +103,7 @@ func (w *Waiting) Stop() time.Duration {
 func (w *Waiting) read(initial bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for pid, fresh := range w.procs {
+	for pid := range w.procs {
 		dir := "/proc/" + strconv.Itoa(pid) + "/task/"
 		tasks, _ := os.ReadDir(dir) // none once it ended: what it waited was read before
 		for _, task := range tasks {
@@ -118,12 +122,14 @@ func (w *Waiting) read(initial bool) {
 			}
 			k := [2]int{pid, tid}
 			prev, seen := w.last[k]
-			if !seen && initial && !fresh {
-				// Waited before the window.
+			if !seen && initial {
+				// A process followed from before: waited before the
+				// window.
 				prev = n
 			}
 			// Otherwise a thread first seen now started in the window
-			// and waited all of its count in it.
+			// (the kernel starts its count at zero) and waited all of
+			// it in the window.
 			w.longest[k] = max(w.longest[k], n-prev)
 			w.last[k] = n
 		}
@@ -132,20 +138,23 @@ func (w *Waiting) read(initial bool) {
 
 // Waited widens r's resolution by what its processes waited for a CPU
 // (from Waiting) while it was timed over secs: the time it counts can be
-// that much off, so the rate by BPS·wait/(secs-wait). A wait as long as
-// the run leaves nothing resolved.
+// that much off, so the rate by BPS·wait/(secs-wait), kept in r.Stall
+// too. A wait as long as the run leaves nothing resolved; SameWindow
+// judges no figure whose waits took a tenth of it.
 func (r Rate) Waited(wait time.Duration, secs float64) Rate {
 	if w := wait.Seconds(); w < secs {
-		r.Res += r.BPS * w / (secs - w)
+		r.Stall = r.BPS * w / (secs - w)
+		r.Res += r.Stall
 	} else {
-		r.Res = math.Inf(1)
+		r.Res, r.Stall = math.Inf(1), math.Inf(1)
 	}
 	return r
 }
 
-// OutputWaited runs cmd as cmd.Output does, and says what its threads and
-// those of the processes others (a server it talks to) waited for a CPU
-// while it ran.
+// OutputWaited runs cmd and returns its standard output, as cmd.Output
+// does (but without an ExitError's Stderr; cmd.Stdout must be unset), and
+// what its threads and those of the processes others (a server it talks
+// to) waited for a CPU while it ran.
 func OutputWaited(cmd *exec.Cmd, others ...int) ([]byte, time.Duration, error) {
 	var out bytes.Buffer
 	cmd.Stdout = &out
