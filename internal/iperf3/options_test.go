@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"sort"
@@ -401,15 +400,6 @@ func lacking(want, got map[string]bool) []string {
 	return missing
 }
 
-func listening(table, hex string) bool {
-	for _, line := range strings.Split(table, "\n") {
-		if f := strings.Fields(line); len(f) > 3 && strings.HasSuffix(f[1]+" ", hex) && f[3] == "0A" {
-			return true
-		}
-	}
-	return false
-}
-
 // TestSkipRxCopyEveryByte: receivers asked to skip the copy (MSG_TRUNC on
 // TCP) count every byte of every stream, in both directions and at full
 // speed over loopback, where the other receivers batch. Reading with
@@ -485,9 +475,6 @@ func serveIperf3(ctx context.Context, t *testing.T, peer string) (port int, wait
 		}
 		exited := make(chan error, 1)
 		go func() { exited <- cmd.Wait() }()
-		// Listening shows in /proc/net/tcp6 (iperf3 listens on ::) as
-		// state 0A; connecting to see would be its one test.
-		hex := fmt.Sprintf(":%04X ", port)
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 			// Ended first: a listener seen on the port after the server
 			// ended would be another process's.
@@ -499,9 +486,9 @@ func serveIperf3(ctx context.Context, t *testing.T, peer string) (port int, wait
 					t.Fatalf("iperf3's server ended before it listened, three times; the last on port %d: %v: %s", port, err, stderr.Bytes())
 				}
 			default:
-				b, _ := os.ReadFile("/proc/net/tcp6")
-				c, _ := os.ReadFile("/proc/net/tcp")
-				if listening(string(b)+string(c), hex) {
+				// Seen in the socket tables (iperf3 listens on ::):
+				// connecting to see would be its one test.
+				if nettest.CountSockets("/proc/net", port, nettest.Listen) > 0 {
 					return port, func() { <-exited }
 				}
 				if time.Now().After(deadline) {
