@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/thruput/thruput/internal/nettest"
 )
 
 // The fixtures are made by the real tools at test time, so the tests
@@ -92,13 +94,9 @@ func iperf3Pair(t *testing.T, args ...string) (client, server []byte) {
 	}
 }
 
+// freePort is nettest.FreePort as the tools' flags take it.
 func freePort(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	return strconv.Itoa(nettest.FreePort(t))
 }
 
 // sysbenchRuns prepares a small file set, runs rndrw and seqwr for a

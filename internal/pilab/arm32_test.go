@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/thruput/thruput/internal/nettest"
 	"github.com/thruput/thruput/internal/result"
 )
 
@@ -78,7 +78,7 @@ func TestRaspi3bArm32(t *testing.T) {
 	for _, goarm := range []string{"7", "6"} {
 		t.Run("armv"+goarm, func(t *testing.T) {
 			m := newMachine(t, goarm, []byte(arm32Runs))
-			m.ServerPort = freePort(t)
+			m.ServerPort = nettest.FreePort(t)
 			host := buildThruput(t, t.TempDir())
 			var hostClient []byte
 			// A bound against a hung guest, not a timing: a build's
@@ -303,15 +303,4 @@ func markIOPS(m *result.Mark, preset, phase string) float64 {
 		}
 	}
 	return 0
-}
-
-// freePort is a TCP port on 127.0.0.1 that nothing listens on now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
