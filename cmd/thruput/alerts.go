@@ -112,7 +112,10 @@ func (a *app) Save(doc *result.Document) error {
 // disk and net methods, but not a server, which cannot rerun its client's
 // test): when a rule with retest: true asks, the step runs again at once,
 // labelled retest=<first id>, and the rule fires only if the retest
-// breaches too.
+// breaches too. A step is a command with --no-save of its own, looked up
+// in Flags, not LocalFlags: the flags are not merged with their parents'
+// yet, and LocalFlags builds a new set for every command, which was a
+// twentieth of every start of the binary.
 func (a *app) retestable(root *cobra.Command) {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -120,7 +123,7 @@ func (a *app) retestable(root *cobra.Command) {
 			walk(sub)
 		}
 		p := c.Parent()
-		if c.RunE == nil || c.LocalFlags().Lookup("no-save") == nil || p == nil || (p.Name() != "disk" && p.Name() != "net") || c.Name() == "server" {
+		if c.RunE == nil || c.Flags().Lookup("no-save") == nil || p == nil || (p.Name() != "disk" && p.Name() != "net") || c.Name() == "server" {
 			return
 		}
 		run := c.RunE

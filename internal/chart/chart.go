@@ -17,7 +17,6 @@ import (
 	"image/color"
 	"image/png"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -28,6 +27,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/thruput/thruput/internal/pattern"
 )
 
 // The size of a chart: it fits the text column of a page or a blog post,
@@ -181,9 +182,9 @@ type tagger interface{ tags() []tag }
 var (
 	// The style of a marker's path and of a tagged stroke's, which
 	// finishSVG looks for in each <path d="…" style="…"/> vgsvg writes.
-	markerStyle = regexp.MustCompile(`^fill:(#[0-9A-Fa-f]{6});fill-opacity:0\.99608$`)
-	taggedStyle = regexp.MustCompile(`stroke-opacity:0\.9(?:9216|8824|8431|8039)`)
-	svgOpen     = regexp.MustCompile(`(?s)^.*?<svg\b[^>]*>`)
+	markerStyle = pattern.Lazy(`^fill:(#[0-9A-Fa-f]{6});fill-opacity:0\.99608$`)
+	taggedStyle = pattern.Lazy(`stroke-opacity:0\.9(?:9216|8824|8431|8039)`)
+	svgOpen     = pattern.Lazy(`(?s)^.*?<svg\b[^>]*>`)
 )
 
 // The family vgsvg names, and what finishSVG puts in its place: Liberation
@@ -200,7 +201,7 @@ const (
 // strict page policy refuses, and half a megabyte per chart), and each
 // marker becomes <path class="point"><title>figure</title></path>.
 func (c *Chart) finishSVG(b []byte) ([]byte, error) {
-	open := svgOpen.Find(b)
+	open := svgOpen().Find(b)
 	if open == nil {
 		return nil, fmt.Errorf("chart %s: no <svg> element in the rendering", c.Name)
 	}
@@ -212,7 +213,7 @@ func (c *Chart) finishSVG(b []byte) ([]byte, error) {
 	rest := bytes.ReplaceAll(b[len(open):], []byte(vgsvgFont), []byte(fontStack))
 	marks, tags := 0, 0
 	rest = rewritePaths(rest, func(d, style []byte) []byte {
-		if m := markerStyle.FindSubmatch(style); m != nil {
+		if m := markerStyle().FindSubmatch(style); m != nil {
 			label := ""
 			if marks < len(c.marks) {
 				label = c.marks[marks]
@@ -220,7 +221,7 @@ func (c *Chart) finishSVG(b []byte) ([]byte, error) {
 			marks++
 			return fmt.Appendf(nil, `<path class="point" d="%s" style="fill:%s"><title>%s</title></path>`, d, m[1], html.EscapeString(label))
 		}
-		if !taggedStyle.Match(style) {
+		if !taggedStyle().Match(style) {
 			return nil
 		}
 		var tg tag

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +17,8 @@ import (
 	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/usage"
+
+	"github.com/thruput/thruput/internal/pattern"
 )
 
 // ScratchPrefix starts the name of every directory thruput creates in a
@@ -163,7 +164,7 @@ func FindLeftovers(target string) ([]Leftover, error) {
 	me, _ := self()
 	var out []Leftover
 	for _, e := range entries {
-		if !runDirName.MatchString(e.Name()) || e.Type()&fs.ModeType != fs.ModeDir {
+		if !runDirName().MatchString(e.Name()) || e.Type()&fs.ModeType != fs.ModeDir {
 			continue
 		}
 		dir := filepath.Join(target, e.Name())
@@ -175,10 +176,10 @@ func FindLeftovers(target string) ([]Leftover, error) {
 
 // runDirName is the shape of the directories thruput makes; a directory
 // that merely starts with .thruput- is someone else's and never touched.
-var runDirName = regexp.MustCompile(`^\.thruput-[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}$`)
+var runDirName = pattern.Lazy(`^\.thruput-[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}$`)
 
 // ourFile names the files a run creates in its directory.
-var ourFile = regexp.MustCompile(`^(owner\.json|direct-probe|sweep-[0-9]+\.dat|sweep-read\.dat|test_file\.[0-9]+|job\.[0-9]+)$`)
+var ourFile = pattern.Lazy(`^(owner\.json|direct-probe|sweep-[0-9]+\.dat|sweep-read\.dat|test_file\.[0-9]+|job\.[0-9]+)$`)
 
 // onlyOurs reports whether dir holds nothing but files a run creates, so
 // that a directory without a readable owner record is removed only when
@@ -189,7 +190,7 @@ func onlyOurs(dir string) bool {
 		return false
 	}
 	for _, e := range entries {
-		if !e.Type().IsRegular() || !ourFile.MatchString(e.Name()) {
+		if !e.Type().IsRegular() || !ourFile().MatchString(e.Name()) {
 			return false
 		}
 	}

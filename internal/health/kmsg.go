@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"github.com/thruput/thruput/internal/result"
+
+	"github.com/thruput/thruput/internal/pattern"
 )
 
 // Pattern is a kernel log message that says a figure measured while it
@@ -17,33 +19,33 @@ import (
 type Pattern struct {
 	Name string
 	Kind string
-	re   *regexp.Regexp
+	re   func() *regexp.Regexp
 }
 
 // Patterns are the kernel messages a run is marked suspect for, the ones
 // sbc-bench scans for and the ones Raspberry Pi storage and network
 // threads quote. Each matches anywhere in the message text.
 var Patterns = []Pattern{
-	{"xhci died", "usb", regexp.MustCompile(`xHCI host (controller not responding|not responding to stop endpoint)|HC died`)},
-	{"usb reset", "usb", regexp.MustCompile(`reset (low|full|high|super|wireless|SuperSpeed( Plus)?|SuperSpeed Gen \S+)[- ]speed USB device|reset SuperSpeed.* USB device`)},
-	{"usb disconnect", "usb", regexp.MustCompile(`USB disconnect, device number`)},
-	{"uas abort", "storage", regexp.MustCompile(`uas_eh_(abort|device_reset)_handler|uas_zap_pending`)},
-	{"scsi error", "storage", regexp.MustCompile(`FAILED Result: hostbyte=|Sense Key : (Medium|Hardware) Error|critical (target|medium) error`)},
-	{"i/o error", "storage", regexp.MustCompile(`I/O error|blk_update_request: .*error`)},
-	{"filesystem error", "storage", regexp.MustCompile(`(EXT4|XFS|BTRFS|F2FS)(-fs)? (\(\S+\) )?(error|warning)|Remounting filesystem read-only`)},
-	{"mmc timeout", "storage", regexp.MustCompile(`mmc\d+: .*([Tt]imeout|timed out)|mmcblk\d+: .*error -110`)},
-	{"mmc re-tuning", "storage", regexp.MustCompile(`mmc\d+: .*(tuning execution failed|[Rr]e-?tuning)|Controller never released inhibit`)},
-	{"pcie aer", "storage", regexp.MustCompile(`AER: |PCIe Bus Error`)},
-	{"nvme timeout", "storage", regexp.MustCompile(`nvme\S*: I/O \d+ .*timeout|nvme\S*: controller is down`)},
-	{"netdev watchdog", "network", regexp.MustCompile(`NETDEV WATCHDOG|transmit queue \d+ timed out|tx timeout`)},
-	{"link down", "network", regexp.MustCompile(`Link is Down`)},
-	{"under-voltage", "power", regexp.MustCompile(`[Uu]nder-?voltage detected|Undervoltage detected`)},
+	{"xhci died", "usb", pattern.Lazy(`xHCI host (controller not responding|not responding to stop endpoint)|HC died`)},
+	{"usb reset", "usb", pattern.Lazy(`reset (low|full|high|super|wireless|SuperSpeed( Plus)?|SuperSpeed Gen \S+)[- ]speed USB device|reset SuperSpeed.* USB device`)},
+	{"usb disconnect", "usb", pattern.Lazy(`USB disconnect, device number`)},
+	{"uas abort", "storage", pattern.Lazy(`uas_eh_(abort|device_reset)_handler|uas_zap_pending`)},
+	{"scsi error", "storage", pattern.Lazy(`FAILED Result: hostbyte=|Sense Key : (Medium|Hardware) Error|critical (target|medium) error`)},
+	{"i/o error", "storage", pattern.Lazy(`I/O error|blk_update_request: .*error`)},
+	{"filesystem error", "storage", pattern.Lazy(`(EXT4|XFS|BTRFS|F2FS)(-fs)? (\(\S+\) )?(error|warning)|Remounting filesystem read-only`)},
+	{"mmc timeout", "storage", pattern.Lazy(`mmc\d+: .*([Tt]imeout|timed out)|mmcblk\d+: .*error -110`)},
+	{"mmc re-tuning", "storage", pattern.Lazy(`mmc\d+: .*(tuning execution failed|[Rr]e-?tuning)|Controller never released inhibit`)},
+	{"pcie aer", "storage", pattern.Lazy(`AER: |PCIe Bus Error`)},
+	{"nvme timeout", "storage", pattern.Lazy(`nvme\S*: I/O \d+ .*timeout|nvme\S*: controller is down`)},
+	{"netdev watchdog", "network", pattern.Lazy(`NETDEV WATCHDOG|transmit queue \d+ timed out|tx timeout`)},
+	{"link down", "network", pattern.Lazy(`Link is Down`)},
+	{"under-voltage", "power", pattern.Lazy(`[Uu]nder-?voltage detected|Undervoltage detected`)},
 }
 
 // Match is the first pattern the message matches.
 func Match(msg string) (Pattern, bool) {
 	for _, p := range Patterns {
-		if p.re.MatchString(msg) {
+		if p.re().MatchString(msg) {
 			return p, true
 		}
 	}
@@ -125,7 +127,7 @@ const (
 // sysName is a sysfs path element the kernel's lines name a device by: a
 // USB device (2-1, 1-1.2), a SCSI host (host0) or target (0:0:0:0), a
 // PCI function (0000:01:00.0), an MMC host (mmc0).
-var sysName = regexp.MustCompile(`^(\d+-\d+(\.\d+)*|host\d+|\d+:\d+:\d+:\d+|[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]|mmc\d+)$`)
+var sysName = pattern.Lazy(`^(\d+-\d+(\.\d+)*|host\d+|\d+:\d+:\d+:\d+|[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]|mmc\d+)$`)
 
 // UnderTest names the devices the run's data crossed (block devices and
 // partitions, network interfaces), before Stop: a kernel line makes the
@@ -149,7 +151,7 @@ func (s *Sampler) UnderTest(names ...string) {
 				continue
 			}
 			for _, e := range strings.Split(p, string(filepath.Separator)) {
-				if sysName.MatchString(e) {
+				if sysName().MatchString(e) {
 					words[e] = true
 				}
 			}

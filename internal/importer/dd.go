@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/result"
+
+	"github.com/thruput/thruput/internal/pattern"
 )
 
 // dd's summary line, by flavour. Each gives the exact byte count and
@@ -16,22 +18,22 @@ var (
 	// GNU coreutils: "1073741824 bytes (1.1 GB, 1.0 GiB) copied, 1.94133 s,
 	// 553 MB/s" (before 8.24 without the GiB); busybox: "1073741824 bytes
 	// (1.0GB) copied, 9.654585 seconds, 106.1MB/s".
-	ddSummary = lazyRegexp(`(\d+) bytes (?:\([^)]*\) )?copied, ([0-9]+(?:\.[0-9]+)?(?:e[-+]?\d+)?) s(?:econds)?, `)
+	ddSummary = pattern.Lazy(`(\d+) bytes (?:\([^)]*\) )?copied, ([0-9]+(?:\.[0-9]+)?(?:e[-+]?\d+)?) s(?:econds)?, `)
 	// BSD and macOS: "25165824 bytes transferred in 0.026832 secs
 	// (937899773 bytes/sec)".
-	ddBSD     = lazyRegexp(`(\d+) bytes transferred in ([0-9]+(?:\.[0-9]+)?) secs \(\d+ bytes/sec\)`)
-	ddRecords = lazyRegexp(`(\d+)\+(\d+) records out`)
-	ddCommand = lazyRegexp(`(?:^|[\s;|&("'` + "`" + `$])dd\s+(.*)$`)
+	ddBSD     = pattern.Lazy(`(\d+) bytes transferred in ([0-9]+(?:\.[0-9]+)?) secs \(\d+ bytes/sec\)`)
+	ddRecords = pattern.Lazy(`(\d+)\+(\d+) records out`)
+	ddCommand = pattern.Lazy(`(?:^|[\s;|&("'` + "`" + `$])dd\s+(.*)$`)
 	// ddHeading finds the direction a log's own words give its runs
 	// ("Running DD READ test...", "write test"); "reads" and "written"
 	// are left out, as hdparm's "Timing buffered disk reads" is no dd run.
-	ddHeading = lazyRegexp(`(?i)\b(read|reading|write|writing)\b`)
+	ddHeading = pattern.Lazy(`(?i)\b(read|reading|write|writing)\b`)
 	// ddHeadingTopic is what makes a line naming a direction a heading of
 	// a measurement, and not apt's "Reading package lists...".
-	ddHeadingTopic = lazyRegexp(`(?i)\b(dd|tests?|testing|speed|bench|benchmark|throughput|performance)\b`)
+	ddHeadingTopic = pattern.Lazy(`(?i)\b(dd|tests?|testing|speed|bench|benchmark|throughput|performance)\b`)
 	// ddNoRun is dd refusing its command: no summary follows, and the
 	// command is no run's.
-	ddNoRun = lazyRegexp(`^dd: (failed to open|invalid|unrecognized operand|missing)`)
+	ddNoRun = pattern.Lazy(`^dd: (failed to open|invalid|unrecognized operand|missing)`)
 )
 
 // ddNote is the note every run read from a dd transcript carries.

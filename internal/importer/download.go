@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/result"
+
+	"github.com/thruput/thruput/internal/pattern"
 )
 
 var (
@@ -15,23 +17,23 @@ var (
 	// `name' saved [3852374/3852374]", the name quoted `' or ‘’ or '', the
 	// total left out when the server sent no length. A terminal 80
 	// columns wide may have wrapped it before "saved".
-	wgetSaved = lazyRegexp(`(?:(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) )?\(([0-9.]+) ([KMGT]?B)/s\) - (?:.|\n){0,400}?\ssaved \[(\d+)(?:/(\d+))?\]`)
-	wgetURL   = lazyRegexp(`(?m)^--\d{4}-\d\d-\d\d \d\d:\d\d:\d\d--\s+(\S+)`)
-	wgetCmd   = lazyRegexp(`(?m)\bwget\s.*?((?:https?|ftp)://\S+)`)
-	wgetReply = lazyRegexp(`(?m)^HTTP request sent, awaiting response\.\.\. (\d{3})`)
-	wgetLen   = lazyRegexp(`(?m)^Length: (\d+)`)
+	wgetSaved = pattern.Lazy(`(?:(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) )?\(([0-9.]+) ([KMGT]?B)/s\) - (?:.|\n){0,400}?\ssaved \[(\d+)(?:/(\d+))?\]`)
+	wgetURL   = pattern.Lazy(`(?m)^--\d{4}-\d\d-\d\d \d\d:\d\d:\d\d--\s+(\S+)`)
+	wgetCmd   = pattern.Lazy(`(?m)\bwget\s.*?((?:https?|ftp)://\S+)`)
+	wgetReply = pattern.Lazy(`(?m)^HTTP request sent, awaiting response\.\.\. (\d{3})`)
+	wgetLen   = pattern.Lazy(`(?m)^Length: (\d+)`)
 	// curl's progress meter, the last line of a finished transfer:
 	// "100  100M  100  100M    0     0  11.2M      0  0:00:08  0:00:08 --:--:-- 11.5M".
 	// The lines start with "\r" as curl wrote them, or a line each when
 	// copied from a terminal. When the server sent no length (chunked),
 	// curl counts the total as what arrived and leaves the received
 	// percentage at 0: "100 27329    0 27329 ...".
-	curlMeter = lazyRegexp(`% Total +% Received % Xferd +Average Speed`)
+	curlMeter = pattern.Lazy(`% Total +% Received % Xferd +Average Speed`)
 	// curl's message when a transfer broke off ("curl: (18) transfer closed
 	// with outstanding read data remaining"): a transfer of unknown length
 	// shows 100 % whatever arrived, so only this line tells it failed.
-	curlErr  = lazyRegexp(`(?m)^curl: \((\d+)\) (.+?)\r?$`)
-	curlLine = lazyRegexp(`(?m)(?:^|\r)\s*100\s+(\S+)\s+(100|0)\s+(\S+)\s+\S+\s+\S+\s+(\S+)\s+\S+\s+(\d+:\d\d:\d\d|--:--:--)\s+(\d+:\d\d:\d\d|--:--:--)\s`)
+	curlErr  = pattern.Lazy(`(?m)^curl: \((\d+)\) (.+?)\r?$`)
+	curlLine = pattern.Lazy(`(?m)(?:^|\r)\s*100\s+(\S+)\s+(100|0)\s+(\S+)\s+\S+\s+\S+\s+(\S+)\s+\S+\s+(\d+:\d\d:\d\d|--:--:--)\s+(\d+:\d\d:\d\d|--:--:--)\s`)
 )
 
 const (

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/result"
+
+	"github.com/thruput/thruput/internal/pattern"
 )
 
 // maxFioOutputs bounds the outputs read from one file.
@@ -646,11 +648,11 @@ type fioPre struct {
 }
 
 // fioSignal is the line fio prints when a signal ends its jobs.
-var fioSignal = lazyRegexp(`(?m)^fio: terminating on signal (\d+)`)
+var fioSignal = pattern.Lazy(`(?m)^fio: terminating on signal (\d+)`)
 
 var (
-	fioPreLine  = lazyRegexp(`^(.+): \(g=\d+\): rw=([^,]*), bs=\(R\) ([^,]*), \(W\) ([^,]*), \(T\) [^,]*, ioengine=([^,]+), iodepth=(\d+)`)
-	fioPreLine2 = lazyRegexp(`^(.+): \(g=\d+\): rw=([^,]*), bs=([^/,]*)/([^/,]*)(?:/[^/,]*)?, ioengine=([^,]+), iodepth=(\d+)`)
+	fioPreLine  = pattern.Lazy(`^(.+): \(g=\d+\): rw=([^,]*), bs=\(R\) ([^,]*), \(W\) ([^,]*), \(T\) [^,]*, ioengine=([^,]+), iodepth=(\d+)`)
+	fioPreLine2 = pattern.Lazy(`^(.+): \(g=\d+\): rw=([^,]*), bs=([^/,]*)/([^/,]*)(?:/[^/,]*)?, ioengine=([^,]+), iodepth=(\d+)`)
 )
 
 // fioPreamble reads the start-up lines of text, by job name; a job's
@@ -699,7 +701,7 @@ func fioRange(s string, bytesUnit bool) int64 {
 	return humanSize(lo)
 }
 
-var humanSizeRe = lazyRegexp(`^([0-9]+(?:\.[0-9]+)?)([KMGTP]i?)?B$`)
+var humanSizeRe = pattern.Lazy(`^([0-9]+(?:\.[0-9]+)?)([KMGTP]i?)?B$`)
 
 // humanSize reads the sizes fio and sysbench print for people: 4096B,
 // 64.0KiB, 4MiB, 16KiB, and sysbench 0.4's 16Kb and 8Mb (binary).

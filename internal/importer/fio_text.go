@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/result"
+
+	"github.com/thruput/thruput/internal/pattern"
 )
 
 // fio's normal output, the text it prints by default, from 2.0 to 3.x.
@@ -30,32 +32,32 @@ import (
 // change from one line to the next: every figure is read in its own.
 
 var (
-	fioJobLine     = lazyRegexp(`^(.*\S): \(groupid=(\d+), jobs=(\d+)\): err=\s*(-?\d+)(?:: pid=\d+)?(?:: (.*))?$`)
-	fioVersionLine = lazyRegexp(`^fio-(\d+\.\d+\S*)$`)
+	fioJobLine     = pattern.Lazy(`^(.*\S): \(groupid=(\d+), jobs=(\d+)\): err=\s*(-?\d+)(?:: pid=\d+)?(?:: (.*))?$`)
+	fioVersionLine = pattern.Lazy(`^fio-(\d+\.\d+\S*)$`)
 	// fio --client prints no version line; each server it connects to
 	// says its own: "hostname=nodo2, be=0, 64-bit, os=Linux, arch=x86-64,
 	// fio=fio-3.25, flags=1".
-	fioServerLine = lazyRegexp(`^hostname=([^,\s]+), .*\bfio=fio-(\d+\.\d+[^,\s]*),`)
+	fioServerLine = pattern.Lazy(`^hostname=([^,\s]+), .*\bfio=fio-(\d+\.\d+[^,\s]*),`)
 	// fio --client puts a server's name before what the server printed:
 	// its start-up lines ("<pi4> a: (g=0): rw=read, ..."), and at the end
 	// of a status line; not before the job blocks, whose servers come in
 	// no order the text shows.
-	fioClientLine = lazyRegexp(`^<([^<>\s]+)> ?(.*)$`)
+	fioClientLine = pattern.Lazy(`^<([^<>\s]+)> ?(.*)$`)
 	// fio 2.0.9 and older print their version bare ("2.0.8").
-	fioBareVersion = lazyRegexp(`^(2\.0\.\d+)$`)
+	fioBareVersion = pattern.Lazy(`^(2\.0\.\d+)$`)
 	// fio 3: "read: IOPS=10.1k, BW=39.5MiB/s (41.4MB/s)(2370MiB/60001msec)",
 	// with "; 0 zone resets" after it since 3.16.
-	fioDir3 = lazyRegexp(`^(read|write|trim|mixed)\s*: IOPS=([^,]+), BW=(\S+) \([^)]*\)\(([^/)]+)/(\d+)msec\)`)
+	fioDir3 = pattern.Lazy(`^(read|write|trim|mixed)\s*: IOPS=([^,]+), BW=(\S+) \([^)]*\)\(([^/)]+)/(\d+)msec\)`)
 	// fio 2: "read : io=32708KB, bw=557417B/s, iops=136, runt= 60086msec";
 	// 2.0 puts a space before the comma after iops.
-	fioDir2    = lazyRegexp(`^(read|write|trim|mixed)\s*: io=([^,]+), bw=([^,]+), iops=([^,\s]+)\s*, runt=\s*(\d+)msec`)
-	fioClat    = lazyRegexp(`^clat \((nsec|usec|msec)\)\s*: min=\s*([0-9.]+[kKM]?)\s*, max=\s*([0-9.]+[kKM]?)\s*, avg=\s*([0-9.]+)`)
-	fioPctHead = lazyRegexp(`^clat percentiles \((nsec|usec|msec)\):`)
-	fioPct     = lazyRegexp(`([0-9.]+)th=\[\s*(\d+)\]`)
+	fioDir2    = pattern.Lazy(`^(read|write|trim|mixed)\s*: io=([^,]+), bw=([^,]+), iops=([^,\s]+)\s*, runt=\s*(\d+)msec`)
+	fioClat    = pattern.Lazy(`^clat \((nsec|usec|msec)\)\s*: min=\s*([0-9.]+[kKM]?)\s*, max=\s*([0-9.]+[kKM]?)\s*, avg=\s*([0-9.]+)`)
+	fioPctHead = pattern.Lazy(`^clat percentiles \((nsec|usec|msec)\):`)
+	fioPct     = pattern.Lazy(`([0-9.]+)th=\[\s*(\d+)\]`)
 	// The I/O counts: "issued rwts: total=R,W,T,X" (3.x), "issued rwt:
 	// total=R,W,T", "issued : total=r=R/w=W/d=T" (2.x), "issued r/w/d:
 	// total=R/W/T" (2.0).
-	fioIssued = lazyRegexp(`^issued\b[^:]*:\s*total=(?:r=)?(\d+)[,/](?:w=)?(\d+)(?:[,/](?:[dt]=)?(\d+))?`)
+	fioIssued = pattern.Lazy(`^issued\b[^:]*:\s*total=(?:r=)?(\d+)[,/](?:w=)?(\d+)(?:[,/](?:[dt]=)?(\d+))?`)
 )
 
 // isFioJobLine says whether line is the first line of a job's block in

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/result"
+
+	"github.com/thruput/thruput/internal/pattern"
 )
 
 var (
@@ -18,10 +20,10 @@ var (
 	// seconds, and kB/sec (the rate times 1024) under 1 MB/s. Versions
 	// before 6 (their -T line says "buffer-cache") read 1 MiB a read()
 	// and are not read.
-	hdparmTiming = lazyRegexp(`Timing (O_DIRECT )?(cached|buffered disk|disk) reads:\s*(\d+) MB in\s+(\d+(?:\.\d+)?) seconds\s*=\s*(\d+(?:\.\d+)?) (MB|kB)/sec`)
+	hdparmTiming = pattern.Lazy(`Timing (O_DIRECT )?(cached|buffered disk|disk) reads:\s*(\d+) MB in\s+(\d+(?:\.\d+)?) seconds\s*=\s*(\d+(?:\.\d+)?) (MB|kB)/sec`)
 	// hdparmDevice is the "/dev/sda:" hdparm prints before a device's
 	// timings, on a line of its own or, pasted flat, before them.
-	hdparmDevice = lazyRegexp(`(?:^|\s)(/\S+):(?:\s|$)`)
+	hdparmDevice = pattern.Lazy(`(?:^|\s)(/\S+):(?:\s|$)`)
 )
 
 // hdparmBlock is what hdparm reads a read() at a time (TIMING_BUF_BYTES).

@@ -10,14 +10,16 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/result"
+
+	"github.com/thruput/thruput/internal/pattern"
 )
 
 // iozone's banner and the header lines that say how it ran.
 var (
 	iozoneBanner  = []byte("Iozone: Performance Test of File I/O")
-	iozoneVersion = lazyRegexp(`Version \$Revision: ([0-9][0-9.]*) \$`)
-	iozoneBegan   = lazyRegexp(`Run began: ([A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9]?[0-9] \d\d:\d\d:\d\d \d{4})`)
-	iozoneFile    = lazyRegexp(`\s-f\s*(\S+)`)
+	iozoneVersion = pattern.Lazy(`Version \$Revision: ([0-9][0-9.]*) \$`)
+	iozoneBegan   = pattern.Lazy(`Run began: ([A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9]?[0-9] \d\d:\d\d:\d\d \d{4})`)
+	iozoneFile    = pattern.Lazy(`\s-f\s*(\S+)`)
 )
 
 // iozoneColumns are the names on the second line of iozone's table

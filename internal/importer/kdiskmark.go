@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/result"
+
+	"github.com/thruput/thruput/internal/pattern"
 )
 
 // Source tools of disk mark reports, as the import names them.
@@ -21,25 +23,25 @@ var (
 	// The banner of each report: "KDiskMark (3.2.0): https://...",
 	// "CrystalDiskMark 8.0.4 x64 (C) 2007-2021 hiyohiyo", or cut short to
 	// "CrystalDiskMark 5.1.0 x64".
-	kdmBanner = lazyRegexp(`KDiskMark \(([0-9][0-9.]*)\): https://github\.com/JonMagon/KDiskMark`)
-	cdmBanner = lazyRegexp(`CrystalDiskMark ([0-9]+\.[0-9.]+)(?: x(?:64|86)\b|\s+\(C\))`)
+	kdmBanner = pattern.Lazy(`KDiskMark \(([0-9][0-9.]*)\): https://github\.com/JonMagon/KDiskMark`)
+	cdmBanner = pattern.Lazy(`CrystalDiskMark ([0-9]+\.[0-9.]+)(?: x(?:64|86)\b|\s+\(C\))`)
 	// markLine is a test of KDiskMark ("Sequential   1 MiB (Q=  8, T= 1):
 	// 50.851 MB/s [     49.7 IOPS] < 158255.28 us>") and CrystalDiskMark 7
 	// and 8 ("SEQ    1MiB (Q=  8, T= 1):  3552.436 MB/s [   3387.9 IOPS]"),
 	// under a [Read] or [Write] heading.
-	markLine = lazyRegexp(`^\s*(Sequential|Random|SEQ|RND)\s+(\d+)\s*(KiB|MiB)\s+\(Q=\s*(\d+),\s*T=\s*(\d+)\)\s*:\s*(\d+(?:\.\d+)?) MB/s\s*\[\s*(\d+(?:\.\d+)?) IOPS\]`)
+	markLine = pattern.Lazy(`^\s*(Sequential|Random|SEQ|RND)\s+(\d+)\s*(KiB|MiB)\s+\(Q=\s*(\d+),\s*T=\s*(\d+)\)\s*:\s*(\d+(?:\.\d+)?) MB/s\s*\[\s*(\d+(?:\.\d+)?) IOPS\]`)
 	// cdmOldLine is CrystalDiskMark 5 and 6's, which names its direction:
 	// "  Random Read 4KiB (Q=  8,T= 8) :     7.892 MB/s [   1926.8 IOPS]".
 	// Its "Sequential Read (Q= 32,T= 1)" names no block size and prints no
 	// IOPS: such a line is noted, not read.
-	cdmOldLine = lazyRegexp(`^\s*(Sequential|Random) (Read|Write)(?: (\d+)(KiB|MiB))? \((?:Q=\s*(\d+),\s*)?T=\s*(\d+)\)\s*:\s*(\d+(?:\.\d+)?) MB/s(?:\s*\[\s*(\d+(?:\.\d+)?) IOPS\])?`)
+	cdmOldLine = pattern.Lazy(`^\s*(Sequential|Random) (Read|Write)(?: (\d+)(KiB|MiB))? \((?:Q=\s*(\d+),\s*)?T=\s*(\d+)\)\s*:\s*(\d+(?:\.\d+)?) MB/s(?:\s*\[\s*(\d+(?:\.\d+)?) IOPS\])?`)
 	// markTest is the report's test size and count: "Test: 1 GiB (x5)
 	// [Measure: 5 sec / Interval: 5 sec]", "Test : 1024 MiB [I: 11.7% ...]
 	// (x5)  [Interval=5 sec]".
-	markTest    = lazyRegexp(`^\s*Test\s*:\s*(\d+) (KiB|MiB|GiB)\b.*\(x(\d+)\)`)
-	markMeasure = lazyRegexp(`Measure:? (\d+) sec`)
-	markDate    = lazyRegexp(`^\s*Date\s*:\s*(\d{4}[/-]\d\d[/-]\d\d \d{1,2}:\d\d:\d\d)`)
-	markProfile = lazyRegexp(`^\s*Profile\s*:\s*(\S.*?)\s*$`)
+	markTest    = pattern.Lazy(`^\s*Test\s*:\s*(\d+) (KiB|MiB|GiB)\b.*\(x(\d+)\)`)
+	markMeasure = pattern.Lazy(`Measure:? (\d+) sec`)
+	markDate    = pattern.Lazy(`^\s*Date\s*:\s*(\d{4}[/-]\d\d[/-]\d\d \d{1,2}:\d\d:\d\d)`)
+	markProfile = pattern.Lazy(`^\s*Profile\s*:\s*(\S.*?)\s*$`)
 )
 
 // markUnits is the line under both tools' banners. A report copied

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/result"
+
+	"github.com/thruput/thruput/internal/pattern"
 )
 
 // PiBenchmarks is the result table of PiBenchmarks' Storage.sh (James A.
@@ -21,22 +23,22 @@ var (
 	//
 	//	HDParm                    Disk Read                 40.97 MB/s
 	//	FIO                       4k random read            2807 IOPS (11228 KB/s)
-	pibenchRow = lazyRegexp(`^\s*(HDParm|DD|FIO|IOZone)\s{2,}(Disk Read|Cached Disk Read|Disk Write|4k random read|4k random write|4k read|4k write)(?:\s+(\S.*?))?\s*$`)
+	pibenchRow = pattern.Lazy(`^\s*(HDParm|DD|FIO|IOZone)\s{2,}(Disk Read|Cached Disk Read|Disk Write|4k random read|4k random write|4k read|4k write)(?:\s+(\S.*?))?\s*$`)
 	// pibenchHeader is the table's heading, "     Category   Test   Result".
-	pibenchHeader = lazyRegexp(`^\s*Category\s+Test\s+Result\s*$`)
-	pibenchScore  = lazyRegexp(`^\s*Score:\s*(\d+)\s*$`)
+	pibenchHeader = pattern.Lazy(`^\s*Category\s+Test\s+Result\s*$`)
+	pibenchScore  = pattern.Lazy(`^\s*Score:\s*(\d+)\s*$`)
 	// The values: hdparm's rate and unit as hdparm printed them (MB/s in
 	// the table of the script's early versions, whatever hdparm said), dd's
 	// rate and unit, fio's IOPS and KiB/s, iozone's KiB/s.
-	pibenchHDParm = lazyRegexp(`^(\d+(?:\.\d+)?) (MB/sec|MB/s|kB/sec|kB/s)$`)
-	pibenchDD     = lazyRegexp(`^(\d+(?:[.,]\d+)?) (kB/s|MB/s|GB/s)$`)
-	pibenchFio    = lazyRegexp(`^(\d+(?:\.\d+)?) IOPS \((\d+(?:\.\d+)?) KB/s\)$`)
-	pibenchKBs    = lazyRegexp(`^(\d+(?:\.\d+)?) KB/s$`)
+	pibenchHDParm = pattern.Lazy(`^(\d+(?:\.\d+)?) (MB/sec|MB/s|kB/sec|kB/s)$`)
+	pibenchDD     = pattern.Lazy(`^(\d+(?:[.,]\d+)?) (kB/s|MB/s|GB/s)$`)
+	pibenchFio    = pattern.Lazy(`^(\d+(?:\.\d+)?) IOPS \((\d+(?:\.\d+)?) KB/s\)$`)
+	pibenchKBs    = pattern.Lazy(`^(\d+(?:\.\d+)?) KB/s$`)
 	// terminalCode is an escape sequence tput writes: a colour or style
 	// ("\x1b[33m", "\x1b[1m"), the reset "\x1b(B\x1b[m". Storage.sh wraps
 	// its heading, its score and its own messages in them, and a log
 	// saved from its output keeps them.
-	terminalCode = lazyRegexp(`\x1b(?:\[[0-9;?]*[ -/]*[@-~]|[()][0-9A-Za-z]|[@-Z\\-_])`)
+	terminalCode = pattern.Lazy(`\x1b(?:\[[0-9;?]*[ -/]*[@-~]|[()][0-9A-Za-z]|[@-Z\\-_])`)
 )
 
 // plainLine is line without the terminal's escape sequences.

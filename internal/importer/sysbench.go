@@ -10,28 +10,30 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/result"
+
+	"github.com/thruput/thruput/internal/pattern"
 )
 
 var (
-	sbVersion   = lazyRegexp(`^sysbench (\S+)`)
-	sbFiles     = lazyRegexp(`^(\d+) files, (\S+) each$`)
-	sbTotal     = lazyRegexp(`^(\S+) total file size$`)
-	sbBlock     = lazyRegexp(`^Block size (\S+)$`)
-	sbFsync     = lazyRegexp(`^Periodic FSYNC enabled, calling fsync\(\) each (\d+) requests\.$`)
-	sbIOMode    = lazyRegexp(`^Using (.+) I/O mode$`)
-	sbTestMode  = lazyRegexp(`^Doing (.+) test$`)
-	sbPercentil = lazyRegexp(`^(\d+)th percentile$`)
+	sbVersion   = pattern.Lazy(`^sysbench (\S+)`)
+	sbFiles     = pattern.Lazy(`^(\d+) files, (\S+) each$`)
+	sbTotal     = pattern.Lazy(`^(\S+) total file size$`)
+	sbBlock     = pattern.Lazy(`^Block size (\S+)$`)
+	sbFsync     = pattern.Lazy(`^Periodic FSYNC enabled, calling fsync\(\) each (\d+) requests\.$`)
+	sbIOMode    = pattern.Lazy(`^Using (.+) I/O mode$`)
+	sbTestMode  = pattern.Lazy(`^Doing (.+) test$`)
+	sbPercentil = pattern.Lazy(`^(\d+)th percentile$`)
 	// sysbench 0.4 and 0.5 print counts and totals on two lines of their
 	// own: "Operations performed:  6000 Read, 4000 Write, 12800 Other =
 	// 22800 Total" (0.5: "6709 reads, 0 writes, 0 Other") and "Read
 	// 93.75Mb  Written 62.5Mb  Total transferred 156.25Mb  (25.438Mb/sec)",
 	// then " 1628.02 Requests/sec executed".
-	sbOps      = lazyRegexp(`^Operations performed:\s+(\d+) (?:Read|reads), (\d+) (?:Write|writes), (\d+) Other = (\d+) Total$`)
-	sbTransfer = lazyRegexp(`^Read (\S+)\s+Written (\S+)\s+Total transferred (\S+)\s+\((\S+)/sec\)$`)
-	sbRequests = lazyRegexp(`^(\S+) Requests/sec executed$`)
+	sbOps      = pattern.Lazy(`^Operations performed:\s+(\d+) (?:Read|reads), (\d+) (?:Write|writes), (\d+) Other = (\d+) Total$`)
+	sbTransfer = pattern.Lazy(`^Read (\S+)\s+Written (\S+)\s+Total transferred (\S+)\s+\((\S+)/sec\)$`)
+	sbRequests = pattern.Lazy(`^(\S+) Requests/sec executed$`)
 	// sysbench 1.1 prints "read:  IOPS=7246.41 113.23 MiB/s (118.73 MB/s)"
 	// under Throughput instead of a File operations section.
-	sbIOPS = lazyRegexp(`^IOPS=(\S+)(?:\s+(\S+) MiB/s)?`)
+	sbIOPS = pattern.Lazy(`^IOPS=(\S+)(?:\s+(\S+) MiB/s)?`)
 )
 
 // submatchEnding is re's submatches of l, where re matches whole lines

@@ -2,13 +2,14 @@ package report
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/thruput/thruput/internal/compare"
 	"github.com/thruput/thruput/internal/result"
+
+	"github.com/thruput/thruput/internal/pattern"
 )
 
 // storageUnit is the unit a page prints storage rates in: MiB/s (2^20
@@ -86,7 +87,7 @@ func (u storageUnit) rate(bps float64) string { return u.figure(bps / (1 << 20))
 
 // mibFigure is a rate in MiB/s in a sentence, and the Mbit/s a sentence
 // may already give beside it.
-var mibFigure = regexp.MustCompile(`(\d+(?:\.\d+)?) MiB/s( \(\d+(?:\.\d+)? Mbit/s\))?`)
+var mibFigure = pattern.Lazy(`(\d+(?:\.\d+)?) MiB/s( \(\d+(?:\.\d+)? Mbit/s\))?`)
 
 // text rewrites the MiB/s figures of a sentence written elsewhere (a
 // bottleneck's verdict) into the page's unit; the document keeps the
@@ -95,8 +96,8 @@ func (u storageUnit) text(s string) string {
 	if u.perMiB == 1 && !u.mbit {
 		return s
 	}
-	return mibFigure.ReplaceAllStringFunc(s, func(m string) string {
-		sub := mibFigure.FindStringSubmatch(m)
+	return mibFigure().ReplaceAllStringFunc(s, func(m string) string {
+		sub := mibFigure().FindStringSubmatch(m)
 		v, err := strconv.ParseFloat(sub[1], 64)
 		switch {
 		case err != nil || (u.mbit && sub[2] != ""):
@@ -109,7 +110,7 @@ func (u storageUnit) text(s string) string {
 }
 
 // mbitFigure is a rate in Mbit/s in a sentence.
-var mbitFigure = regexp.MustCompile(`(\d+(?:\.\d+)?) Mbit/s`)
+var mbitFigure = pattern.Lazy(`(\d+(?:\.\d+)?) Mbit/s`)
 
 // verdict is a sentence written for bottleneck b (its figure or verdict)
 // in the page's unit: storage's are written in MiB/s (text), a network
@@ -146,8 +147,8 @@ func (u storageUnit) verdict(s string, b result.Bottleneck) string {
 		parts = next
 	}
 	for i := 0; i < len(parts); i += 2 {
-		parts[i] = mbitFigure.ReplaceAllStringFunc(parts[i], func(m string) string {
-			v, err := strconv.ParseFloat(mbitFigure.FindStringSubmatch(m)[1], 64)
+		parts[i] = mbitFigure().ReplaceAllStringFunc(parts[i], func(m string) string {
+			v, err := strconv.ParseFloat(mbitFigure().FindStringSubmatch(m)[1], 64)
 			if err != nil {
 				return m
 			}

@@ -7,8 +7,9 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/thruput/thruput/internal/pattern"
 )
 
 // ErrLocation marks a store location the user must fix (a scheme thruput
@@ -29,7 +30,7 @@ type Location struct {
 
 // schemeLike is a value that looks like a URL: thruput must not take
 // postgres://host/db for a relative path and make a directory "postgres:".
-var schemeLike = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+var schemeLike = pattern.Lazy(`^[A-Za-z][A-Za-z0-9+.-]*://`)
 
 func locationErr(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrLocation, fmt.Sprintf(format, args...))
@@ -53,7 +54,7 @@ func Resolve(db string, set bool) (Location, error) {
 			db = rest
 		} else if IsPostgres(db) {
 			return Location{URL: db}, nil
-		} else if schemeLike.MatchString(db) {
+		} else if schemeLike().MatchString(db) {
 			return Location{}, locationErr("%s %s: thruput keeps its results in a SQLite file or in PostgreSQL; give a path, sqlite:PATH or a postgres:// URL", src, Redact(db))
 		}
 		if db == "" {
@@ -120,12 +121,12 @@ func (l Location) Key() string {
 // libpqKeyValue is a libpq keyword/value connection string ("host=db.lab
 // dbname=thruput"): one of libpq's keywords and '=' first, which no store
 // file sensibly starts with.
-var libpqKeyValue = regexp.MustCompile(`^\s*(host|hostaddr|port|dbname|user|password|passfile|connect_timeout|sslmode|sslrootcert|sslcert|sslkey|sslpassword|application_name|options|service|target_session_attrs|krbsrvname|gssencmode|channel_binding|require_auth|load_balance_hosts)\s*=`)
+var libpqKeyValue = pattern.Lazy(`^\s*(host|hostaddr|port|dbname|user|password|passfile|connect_timeout|sslmode|sslrootcert|sslcert|sslkey|sslpassword|application_name|options|service|target_session_attrs|krbsrvname|gssencmode|channel_binding|require_auth|load_balance_hosts)\s*=`)
 
 // IsPostgres says whether db names a PostgreSQL store: a postgres:// or
 // postgresql:// URL, or a libpq keyword/value string.
 func IsPostgres(db string) bool {
-	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://") || libpqKeyValue.MatchString(db)
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://") || libpqKeyValue().MatchString(db)
 }
 
 // Redact is a connection string as messages show it: a password in the
@@ -134,18 +135,18 @@ func Redact(db string) string { return hidePassword(db, "xxxxx") }
 
 // kvPassword is the password of a keyword/value string, quoted ('...',
 // with \' and \\ inside) or bare.
-var kvPassword = regexp.MustCompile(`(^|\s)password\s*=\s*('(?:[^'\\]|\\.)*'?|(?:[^\s\\]|\\.)*)`)
+var kvPassword = pattern.Lazy(`(^|\s)password\s*=\s*('(?:[^'\\]|\\.)*'?|(?:[^\s\\]|\\.)*)`)
 
 // hidePassword replaces every password in db with mask, or removes it
 // when mask is "".
 func hidePassword(db, mask string) string {
-	if !schemeLike.MatchString(db) {
+	if !schemeLike().MatchString(db) {
 		if mask == "" {
 			// One spelling of the rest, so that the store named with
 			// and without its password is one spool key.
-			return strings.Join(strings.Fields(kvPassword.ReplaceAllString(db, "$1")), " ")
+			return strings.Join(strings.Fields(kvPassword().ReplaceAllString(db, "$1")), " ")
 		}
-		return kvPassword.ReplaceAllString(db, "${1}password="+mask)
+		return kvPassword().ReplaceAllString(db, "${1}password="+mask)
 	}
 	u, err := url.Parse(db)
 	if err != nil {

@@ -2,12 +2,13 @@ package sysinfo
 
 import (
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/thruput/thruput/internal/result"
+
+	"github.com/thruput/thruput/internal/pattern"
 )
 
 // virtualDisks are the name prefixes of block devices that are not hardware:
@@ -16,7 +17,7 @@ var virtualDisks = []string{"loop", "ram", "zram", "dm-"}
 
 // mmcHardwarePart matches an eMMC's boot and RPMB areas, which the kernel
 // lists as disks of their own although they are parts of the same chip.
-var mmcHardwarePart = regexp.MustCompile(`^mmcblk[0-9]+(boot[0-9]+|rpmb)$`)
+var mmcHardwarePart = pattern.Lazy(`^mmcblk[0-9]+(boot[0-9]+|rpmb)$`)
 
 // blockDevices lists the whole disks under /sys/block; keep names virtual
 // ones that a target lives on.
@@ -28,7 +29,7 @@ func (fs FS) blockDevices(keep []string) []result.BlockDevice {
 	var out []result.BlockDevice
 	for _, e := range entries {
 		name := e.Name()
-		skip := mmcHardwarePart.MatchString(name)
+		skip := mmcHardwarePart().MatchString(name)
 		for _, p := range virtualDisks {
 			skip = skip || strings.HasPrefix(name, p)
 		}
@@ -163,12 +164,12 @@ func scsiLUN(a ancestry) string {
 }
 
 var (
-	ataPort    = regexp.MustCompile(`^ata[0-9]+$`)
-	mmcHost    = regexp.MustCompile(`^mmc[0-9]+$`)
-	virtioDev  = regexp.MustCompile(`^virtio[0-9]+$`)
-	scsiHost   = regexp.MustCompile(`^host[0-9]+$`)
-	nvmeSubsys = regexp.MustCompile(`^nvme-subsys[0-9]+$`)
-	scsiDevice = regexp.MustCompile(`^[0-9]+:[0-9]+:[0-9]+:[0-9]+$`)
+	ataPort    = pattern.Lazy(`^ata[0-9]+$`)
+	mmcHost    = pattern.Lazy(`^mmc[0-9]+$`)
+	virtioDev  = pattern.Lazy(`^virtio[0-9]+$`)
+	scsiHost   = pattern.Lazy(`^host[0-9]+$`)
+	nvmeSubsys = pattern.Lazy(`^nvme-subsys[0-9]+$`)
+	scsiDevice = pattern.Lazy(`^[0-9]+:[0-9]+:[0-9]+:[0-9]+$`)
 )
 
 // scsiIdentity is the SCSI inquiry's model and vendor. libata writes "ATA"

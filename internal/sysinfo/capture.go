@@ -8,11 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/thruput/thruput/internal/pattern"
 )
 
 // A capture is every /proc, /sys and /etc file, directory and symlink the
@@ -200,10 +201,10 @@ func (r *recorder) write(w io.Writer, keepIDs bool) error {
 
 var (
 	// cpuinfoSerial is a Raspberry Pi kernel's "Serial : 00000000abcdef".
-	cpuinfoSerial = regexp.MustCompile(`(?m)^(Serial\s*:\s*)([0-9a-fA-F]+)`)
-	macAddress    = regexp.MustCompile(`^([0-9a-f]{2}:){5}[0-9a-f]{2}$`)
+	cpuinfoSerial = pattern.Lazy(`(?m)^(Serial\s*:\s*)([0-9a-fA-F]+)`)
+	macAddress    = pattern.Lazy(`^([0-9a-f]{2}:){5}[0-9a-f]{2}$`)
 	// cardSerial is an SD card's or eMMC's serial as sysfs prints it.
-	cardSerial = regexp.MustCompile(`^0x[0-9a-fA-F]{8}$`)
+	cardSerial = pattern.Lazy(`^0x[0-9a-fA-F]{8}$`)
 )
 
 // lowness keeps a hex number's leading zeros and makes its other digits f.
@@ -221,7 +222,7 @@ func redact(name string, b []byte) []byte {
 	base := filepath.Base(name)
 	v := strings.TrimSpace(string(b))
 	switch {
-	case (base == "serial" || base == "serial-number") && cardSerial.MatchString(v):
+	case (base == "serial" || base == "serial-number") && cardSerial().MatchString(v):
 		return []byte("0x" + lowness(v[2:]) + "\n")
 	case base == "serial" || base == "serial-number":
 		return []byte(strings.Repeat("0", len(v)) + "\n")
@@ -232,11 +233,11 @@ func redact(name string, b []byte) []byte {
 	case base == "cid" && len(v) == 32:
 		return []byte(v[:18] + lowness(v[18:26]) + v[26:] + "\n")
 	case base == "cpuinfo":
-		return cpuinfoSerial.ReplaceAllFunc(b, func(m []byte) []byte {
+		return cpuinfoSerial().ReplaceAllFunc(b, func(m []byte) []byte {
 			i := bytes.LastIndexAny(m, ": \t") + 1
 			return append(slices.Clone(m[:i]), bytes.Repeat([]byte("0"), len(m)-i)...)
 		})
-	case macAddress.MatchString(v):
+	case macAddress().MatchString(v):
 		return []byte("00:00:00:00:00:00\n")
 	}
 	return b

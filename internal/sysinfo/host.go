@@ -2,12 +2,13 @@ package sysinfo
 
 import (
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/thruput/thruput/internal/result"
+
+	"github.com/thruput/thruput/internal/pattern"
 )
 
 // Host reads the machine's facts. Each is optional: a file that cannot be
@@ -49,7 +50,7 @@ func (fs FS) Host() result.Host {
 	case h.SoC != "":
 	case isPi:
 		h.SoC = pi.SoC
-	case !slices.Contains(platformNames, ci.hardware) && chipName.MatchString(ci.hardware):
+	case !slices.Contains(platformNames, ci.hardware) && chipName().MatchString(ci.hardware):
 		// Other vendors' kernels print a chip here (RK3288) or only
 		// a family ("Allwinner sun8i Family", "Amlogic", "Generic DT
 		// based system"), which names no chip and is left out.
@@ -73,7 +74,7 @@ func (fs FS) Host() result.Host {
 
 // chipName is a cpuinfo Hardware line that can name one chip: a single
 // word of letters and at least three digits (BCM2711, RK3288, MSM8916).
-var chipName = regexp.MustCompile(`^[A-Za-z]+[0-9]{3,}[A-Za-z0-9]*$`)
+var chipName = pattern.Lazy(`^[A-Za-z]+[0-9]{3,}[A-Za-z0-9]*$`)
 
 // osName is PRETTY_NAME from os-release(5).
 func (fs FS) osName() string {

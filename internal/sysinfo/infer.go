@@ -2,11 +2,12 @@ package sysinfo
 
 import (
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/thruput/thruput/internal/result"
+
+	"github.com/thruput/thruput/internal/pattern"
 )
 
 // A capture without cpuinfo or device tree (hw-probe's dumps, most often)
@@ -76,7 +77,7 @@ func piKernelSuffix(release string) (piKernel, bool) {
 		return piKernel{base[strings.LastIndex(base, "-v8"):] + "+", []string{"BCM2712"}, "aarch64", false}, true
 	case strings.HasSuffix(base, "-v8"):
 		return piKernel{"-v8+", any64, "aarch64", false}, true
-	case piPlainRelease.MatchString(base):
+	case piPlainRelease().MatchString(base):
 		return piKernel{"+", []string{"BCM2835"}, "armv6l", true}, true
 	}
 	return piKernel{}, false
@@ -84,11 +85,11 @@ func piKernelSuffix(release string) (piKernel, bool) {
 
 // piPlainRelease is a bare version before the ARMv6 build's "+":
 // "5.15.30", "3.1.9".
-var piPlainRelease = regexp.MustCompile(`^\d+\.\d+(\.\d+)?$`)
+var piPlainRelease = pattern.Lazy(`^\d+\.\d+(\.\d+)?$`)
 
 // peripheral is a platform device name that starts with its bus address:
 // "3f980000.usb", "fd500000.pcie", "1000120000.pcie".
-var peripheral = regexp.MustCompile(`^([0-9a-f]{8}|[0-9a-f]{10})\.[A-Za-z0-9_,-]+$`)
+var peripheral = pattern.Lazy(`^([0-9a-f]{8}|[0-9a-f]{10})\.[A-Za-z0-9_,-]+$`)
 
 // piAddressSoCs names the SoC whose peripherals sit at addr: 20xxxxxx the
 // BCM2835's, 3fxxxxxx the BCM2836's and BCM2837's, fexxxxxx and fd5xxxxx
@@ -125,13 +126,13 @@ func (fs FS) platformAddresses() []string {
 		if !e.IsDir() {
 			continue
 		}
-		if peripheral.MatchString(e.Name()) {
+		if peripheral().MatchString(e.Name()) {
 			names = append(names, e.Name())
 			continue
 		}
 		below, _ := readDir(filepath.Join(root, e.Name()))
 		for _, b := range below {
-			if b.IsDir() && peripheral.MatchString(b.Name()) {
+			if b.IsDir() && peripheral().MatchString(b.Name()) {
 				names = append(names, b.Name())
 			}
 		}

@@ -42,7 +42,7 @@ func irqKeys(fs FS, s result.System) []string {
 	// virtio2-input.0), not its driver or interface: the balloon and the
 	// entropy source share the driver's prefix and carry no data.
 	virtio := func(link string) {
-		if dev := resolve(link); virtioDev.MatchString(filepath.Base(dev)) {
+		if dev := resolve(link); virtioDev().MatchString(filepath.Base(dev)) {
 			add(filepath.Base(dev), false)
 		}
 	}

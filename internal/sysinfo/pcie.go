@@ -22,7 +22,7 @@ const pi5Connector = "1000110000.pcie"
 func pcieLinks(a ancestry) []result.PCIeLink {
 	var fns []string
 	for _, d := range a.dirs {
-		if pciAddr.MatchString(filepath.Base(d)) {
+		if pciAddr().MatchString(filepath.Base(d)) {
 			fns = append(fns, d)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/thruput/thruput/internal/result"
+
+	"github.com/thruput/thruput/internal/pattern"
 )
 
 // System reads the hardware a run's data crosses: the CPU's clock and
@@ -81,11 +83,11 @@ func linkBase(link string) string {
 }
 
 var (
-	pciAddr = regexp.MustCompile(`^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$`)
+	pciAddr = pattern.Lazy(`^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$`)
 	// usbDev is a USB device's sysfs name: a root hub (usb1) or a port
 	// chain (1-1.2); interfaces add ":config.interface".
-	usbDev   = regexp.MustCompile(`^(usb[0-9]+|[0-9]+-[0-9]+(\.[0-9]+)*)$`)
-	usbIface = regexp.MustCompile(`^[0-9]+-[0-9]+(\.[0-9]+)*:[0-9]+\.[0-9]+$`)
+	usbDev   = pattern.Lazy(`^(usb[0-9]+|[0-9]+-[0-9]+(\.[0-9]+)*)$`)
+	usbIface = pattern.Lazy(`^[0-9]+-[0-9]+(\.[0-9]+)*:[0-9]+\.[0-9]+$`)
 )
 
 // ancestry is where a device hangs in the sysfs tree, read from the
@@ -105,10 +107,11 @@ func (fs FS) ancestry(dir string) ancestry {
 	return a
 }
 
-// nearest returns the nearest directory whose name matches re, or "".
-func (a ancestry) nearest(re *regexp.Regexp) string {
+// nearest returns the nearest directory whose name matches re (one of
+// the package's lazy patterns), or "".
+func (a ancestry) nearest(re func() *regexp.Regexp) string {
 	for _, d := range a.dirs {
-		if re.MatchString(filepath.Base(d)) {
+		if re().MatchString(filepath.Base(d)) {
 			return d
 		}
 	}

@@ -49,11 +49,11 @@ func (fs FS) usbTree() []result.USBDevice {
 	var devs []result.USBDevice
 	for _, e := range entries {
 		name := e.Name()
-		if usbIface.MatchString(name) {
+		if usbIface().MatchString(name) {
 			// A root hub's interfaces are named after its bus: 1-0:1.0.
 			dev, _, _ := strings.Cut(name, ":")
 			ifaces[dev] = append(ifaces[dev], name)
-		} else if usbDev.MatchString(name) {
+		} else if usbDev().MatchString(name) {
 			d := fs.usbDevice(dir, name)
 			if d.VendorID != "" {
 				id := strings.ToLower(d.VendorID + ":" + d.ProductID)

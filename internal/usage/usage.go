@@ -6,8 +6,9 @@ package usage
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/thruput/thruput/internal/pattern"
 )
 
 // Error is a usage error: the message says what to change.
@@ -52,11 +53,11 @@ func Invalidf(format string, a ...any) error { return &Error{&Invalid{format, a}
 
 func (e *Invalid) Error() string { return e.render(nil) }
 
-var field = regexp.MustCompile(`\{[A-Za-z]+\}`)
+var field = pattern.Lazy(`\{[A-Za-z]+\}`)
 
 // render writes each {Field} as names says, or as the field's name.
 func (e *Invalid) render(names map[string]string) string {
-	format := field.ReplaceAllStringFunc(e.format, func(m string) string {
+	format := field().ReplaceAllStringFunc(e.format, func(m string) string {
 		f := m[1 : len(m)-1]
 		if n, ok := names[f]; ok {
 			return n
