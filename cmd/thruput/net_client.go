@@ -52,7 +52,7 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 		return err
 	}
 	defer f.opts.unpin()
-	if cfg.Latency, err = f.latency.prober(); err != nil {
+	if cfg.Latency, err = f.latency.prober(cfg.PacedBps()); err != nil {
 		return err
 	}
 	secret, out, closeOut, err := a.netSetup(f.secretFile)

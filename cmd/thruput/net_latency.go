@@ -11,8 +11,9 @@ import (
 )
 
 // latencyFlags are net client's latency under load: on unless
-// --no-latency, a probe every --latency-interval through --idle before
-// the load and through the load.
+// --no-latency, a probe every --latency-interval (by default
+// latency.IntervalFor the test's paced load) through --idle before the
+// load and through the load.
 type latencyFlags struct {
 	off            bool
 	interval, idle string
@@ -30,22 +31,27 @@ const (
 
 func (l *latencyFlags) add(fl *pflag.FlagSet) {
 	fl.BoolVar(&l.off, "no-latency", false, "do not measure latency under load (the probes beside the test)")
-	fl.StringVar(&l.interval, "latency-interval", "10ms", "time between latency probes (1ms to 1s)")
+	fl.StringVar(&l.interval, "latency-interval", "", "time between latency probes (1ms to 1s); by default 10ms, longer (up to 100ms) for a test paced below about 10 Mbit/s in all, so that the probes add at most 1 % to its load")
 	fl.StringVar(&l.idle, "idle", "3s", "longest idle phase the latency probes measure before the load; it ends once the idle median is known to ±5 % (0.1s to 30s)")
 }
 
-// prober is the probe stream the flags ask for; nil with --no-latency.
-func (l *latencyFlags) prober() (*latency.Prober, error) {
+// prober is the probe stream the flags ask for, for a test paced at load
+// bits/s each way (0: not paced); nil with --no-latency.
+func (l *latencyFlags) prober(load float64) (*latency.Prober, error) {
 	if l.off {
 		return nil, nil
-	}
-	iv, err := units.ParseSeconds(l.interval)
-	if err != nil || iv < minLatencyInterval || iv > maxLatencyInterval {
-		return nil, usage.Errorf("--latency-interval %s: from 1ms to 1s (10ms, 0.05)", l.interval)
 	}
 	idle, err := units.ParseSeconds(l.idle)
 	if err != nil || idle < minIdle || idle > maxIdle {
 		return nil, usage.Errorf("--idle %s: from 0.1s to 30s (3s, 0.5)", l.idle)
+	}
+	if l.interval == "" {
+		// The default interval yields to a short idle phase's ten probes.
+		return latency.New(latency.Config{Interval: min(latency.IntervalFor(load), idle/10), Idle: idle}), nil
+	}
+	iv, err := units.ParseSeconds(l.interval)
+	if err != nil || iv < minLatencyInterval || iv > maxLatencyInterval {
+		return nil, usage.Errorf("--latency-interval %s: from 1ms to 1s (10ms, 0.05)", l.interval)
 	}
 	if idle < 10*iv {
 		return nil, usage.Errorf("--idle %s with --latency-interval %s: the idle phase needs at least 10 probes", l.idle, l.interval)

@@ -1,9 +1,16 @@
 package main
 
 import (
+	"encoding/json"
+	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/thruput/thruput/internal/fstest"
+	"github.com/thruput/thruput/internal/nettest"
+	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/usage"
 )
 
@@ -21,15 +28,57 @@ func TestLatencyFlagsRefused(t *testing.T) {
 		{latencyFlags{interval: "10ms", idle: "31s"}, "--idle 31s: from 0.1s to 30s"},
 		{latencyFlags{interval: "100ms", idle: "0.5"}, "--idle 0.5 with --latency-interval 100ms: the idle phase needs at least 10 probes"},
 	} {
-		p, err := c.f.prober()
+		p, err := c.f.prober(0)
 		if p != nil || err == nil || !usage.Is(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want a usage error %q", c.f, err, c.want)
 		}
 	}
-	if p, err := (&latencyFlags{off: true, interval: "bad"}).prober(); p != nil || err != nil {
+	if p, err := (&latencyFlags{off: true, interval: "bad"}).prober(0); p != nil || err != nil {
 		t.Errorf("--no-latency: %v, %v; want no probes and no error", p, err)
 	}
-	if p, err := (&latencyFlags{interval: "10ms", idle: "3s"}).prober(); p == nil || err != nil || p.Idle().Seconds() != 3 {
+	if p, err := (&latencyFlags{interval: "10ms", idle: "3s"}).prober(0); p == nil || err != nil || p.Idle().Seconds() != 3 {
 		t.Errorf("defaults: %v, %v", p, err)
+	}
+	// The default interval of a slow test (100 ms at -b 1M) is not the
+	// user's: it shortens to fit a short idle phase's ten probes.
+	if p, err := (&latencyFlags{idle: "0.5"}).prober(1e6); p == nil || err != nil {
+		t.Errorf("--idle 0.5 at -b 1M, no --latency-interval: %v, %v", p, err)
+	}
+}
+
+// TestLatencyIntervalFollowsPacing: with no --latency-interval a test paced
+// at 1 Mbit/s probes every 100 ms (every 10 ms would add 10 % to its load
+// on the wire), one at 100 Mbit/s every 10 ms, and a --latency-interval
+// given is kept; the document says which, and the load's probes are what
+// the interval allows.
+func TestLatencyIntervalFollowsPacing(t *testing.T) {
+	fstest.Long(t, "runs three short tests against a thruput server")
+	port := nettest.FreePort(t)
+	startBackground(t, exec.Command(thruputBin, "net", "server", "-q", "--no-save", "--bind", "127.0.0.1", "-p", strconv.Itoa(port)))
+	waitListening(t, port)
+	for _, c := range []struct {
+		args []string
+		want time.Duration
+	}{
+		{[]string{"-b", "1M", "-t", "2"}, 100 * time.Millisecond},
+		{[]string{"-b", "1M", "-t", "1", "--latency-interval", "10ms"}, 10 * time.Millisecond},
+		{[]string{"-b", "100M", "-t", "1"}, 10 * time.Millisecond},
+	} {
+		args := append([]string{"net", "client", "127.0.0.1", "-p", strconv.Itoa(port), "--idle", "1", "--no-save", "--json"}, c.args...)
+		o := thruput(t, args...)
+		var d result.Document
+		if err := json.Unmarshal([]byte(o.stdout), &d); o.code != 0 || err != nil {
+			t.Fatalf("%v: exit %d, %v\n%s", c.args, o.code, err, o.stderr)
+		}
+		l := d.LoadLatency
+		if l == nil || len(l.Loaded) != 1 {
+			t.Fatalf("%v: latency under load %+v", c.args, l)
+		}
+		// A probe a due time at most: a late timer sends fewer, never more.
+		load := time.Duration(l.Loaded[0].EndNs - l.Loaded[0].StartNs)
+		most := int(load/c.want) + 2
+		if time.Duration(l.IntervalNs) != c.want || l.Loaded[0].Sent < 1 || l.Loaded[0].Sent > most {
+			t.Errorf("%v: interval %v, %d probes through %v of load; want %v, 1 to %d probes", c.args, time.Duration(l.IntervalNs), l.Loaded[0].Sent, load, c.want, most)
+		}
 	}
 }

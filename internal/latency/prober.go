@@ -15,11 +15,43 @@ import (
 	"github.com/thruput/thruput/internal/sockio"
 )
 
-// Defaults of net client's --latency-interval and --idle.
+// Defaults of net client's --latency-interval (see IntervalFor) and
+// --idle.
 const (
 	DefaultInterval = 10 * time.Millisecond
 	DefaultIdle     = 3 * time.Second
 )
+
+// A probe or its echo on an Ethernet wire: 64 bytes of UDP payload, the
+// UDP and IPv4 headers, Ethernet's header and FCS, the preamble and the
+// gap between frames (130 bytes). A handshake's SYN and SYN-ACK are about
+// as large.
+const probeWireBits = (probeSize + 8 + 20 + 14 + 4 + 8 + 12) * 8
+
+// maxLoadShare is the most of a paced test's load the probes may add to
+// it, each way, by default; slowestInterval is the longest default
+// interval: ten probes a second, a hundred through a 10 s test, enough for
+// the loaded median and 90th percentile.
+const (
+	maxLoadShare    = 0.01
+	slowestInterval = 100 * time.Millisecond
+)
+
+// IntervalFor is the probe interval for a test paced at load bits/s each
+// way (result.NetParameters.PacedBps; 0 when not paced) when none was
+// asked for: DefaultInterval, or longer for a test so slow (-b below about
+// 10 Mbit/s in all, a UDP test's 1 Mbit/s default) that probes every
+// DefaultInterval would be more than maxLoadShare of it, up to
+// slowestInterval. Fewer probes there disturb the link less, and they cost
+// a single-core board less: each wakes the client, and at -b 1M the
+// probes were most of its CPU (issue 36).
+func IntervalFor(load float64) time.Duration {
+	if load <= 0 {
+		return DefaultInterval
+	}
+	iv := time.Duration(probeWireBits / (maxLoadShare * load) * float64(time.Second))
+	return min(max(iv, DefaultInterval), slowestInterval).Round(time.Millisecond)
+}
 
 // connectTimeout bounds a handshake probe: Linux resends a SYN after 1 s,
 // and a handshake that needed the resend measured the timer, not the

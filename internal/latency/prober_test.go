@@ -83,3 +83,31 @@ func TestPollWithoutProbes(t *testing.T) {
 		t.Fatalf("an unstarted prober sent %d probes on Poll", len(p.samples))
 	}
 }
+
+// TestIntervalFor: probes every 10 ms unless that is more than 1 % of a
+// paced test's load, on the wire (130 bytes a probe), then longer, to 100
+// ms at most.
+func TestIntervalFor(t *testing.T) {
+	for _, c := range []struct {
+		load float64
+		want time.Duration
+	}{
+		{0, 10 * time.Millisecond},      // not paced
+		{94e6, 10 * time.Millisecond},   // -b 94M
+		{10.4e6, 10 * time.Millisecond}, // 1 % at 10 ms exactly
+		{5.2e6, 20 * time.Millisecond},
+		{2e6, 52 * time.Millisecond},
+		{1e6, 100 * time.Millisecond}, // a UDP test's default; 104 ms, bounded
+		{1e3, 100 * time.Millisecond},
+	} {
+		got := IntervalFor(c.load)
+		if got != c.want {
+			t.Errorf("IntervalFor(%g) = %v, want %v", c.load, got, c.want)
+		}
+		if c.load > 0 && got < slowestInterval {
+			if share := probeWireBits / got.Seconds() / c.load; share > maxLoadShare*1.01 {
+				t.Errorf("IntervalFor(%g) = %v: the probes are %.2f %% of the load", c.load, got, 100*share)
+			}
+		}
+	}
+}

@@ -313,6 +313,17 @@ func (n *Net) LineKind() string {
 	return k
 }
 
+// PacedBps is what a paced test's senders send in all, each way, in
+// bits/s: the lower of -b and --fq-rate, times the streams; 0 when no
+// sender is paced.
+func (p NetParameters) PacedBps() float64 {
+	rate := p.BitrateBps
+	if p.FQRateBps > 0 && (rate == 0 || p.FQRateBps < rate) {
+		rate = p.FQRateBps
+	}
+	return float64(rate) * float64(max(p.Streams, 1))
+}
+
 // Peer is the other end of a network test: the server as dialled, or the
 // client's address without its port, which changes every test.
 func (p NetParameters) Peer() string {
