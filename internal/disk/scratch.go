@@ -14,11 +14,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/thruput/thruput/internal/pattern"
 	"github.com/thruput/thruput/internal/progress"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/usage"
-
-	"github.com/thruput/thruput/internal/pattern"
 )
 
 // ScratchPrefix starts the name of every directory thruput creates in a

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/thruput/thruput/internal/result"
-
 	"github.com/thruput/thruput/internal/pattern"
+	"github.com/thruput/thruput/internal/result"
 )
 
 // Pattern is a kernel log message that says a figure measured while it

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/thruput/thruput/internal/result"
-
 	"github.com/thruput/thruput/internal/pattern"
+	"github.com/thruput/thruput/internal/result"
 )
 
 // dd's summary line, by flavour. Each gives the exact byte count and

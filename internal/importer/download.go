@@ -7,9 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/thruput/thruput/internal/result"
-
 	"github.com/thruput/thruput/internal/pattern"
+	"github.com/thruput/thruput/internal/result"
 )
 
 var (

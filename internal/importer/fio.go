@@ -8,9 +8,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/thruput/thruput/internal/result"
-
 	"github.com/thruput/thruput/internal/pattern"
+	"github.com/thruput/thruput/internal/result"
 )
 
 // maxFioOutputs bounds the outputs read from one file.

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/thruput/thruput/internal/result"
-
 	"github.com/thruput/thruput/internal/pattern"
+	"github.com/thruput/thruput/internal/result"
 )
 
 // iozone's banner and the header lines that say how it ran.

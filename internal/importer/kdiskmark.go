@@ -8,9 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/thruput/thruput/internal/result"
-
 	"github.com/thruput/thruput/internal/pattern"
+	"github.com/thruput/thruput/internal/result"
 )
 
 // Source tools of disk mark reports, as the import names them.

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/thruput/thruput/internal/result"
-
 	"github.com/thruput/thruput/internal/pattern"
+	"github.com/thruput/thruput/internal/result"
 )
 
 // PiBenchmarks is the result table of PiBenchmarks' Storage.sh (James A.

@@ -7,9 +7,8 @@ import (
 	"strings"
 
 	"github.com/thruput/thruput/internal/compare"
-	"github.com/thruput/thruput/internal/result"
-
 	"github.com/thruput/thruput/internal/pattern"
+	"github.com/thruput/thruput/internal/result"
 )
 
 // storageUnit is the unit a page prints storage rates in: MiB/s (2^20

@@ -6,9 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/thruput/thruput/internal/result"
-
 	"github.com/thruput/thruput/internal/pattern"
+	"github.com/thruput/thruput/internal/result"
 )
 
 // virtualDisks are the name prefixes of block devices that are not hardware:

@@ -6,9 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/thruput/thruput/internal/result"
-
 	"github.com/thruput/thruput/internal/pattern"
+	"github.com/thruput/thruput/internal/result"
 )
 
 // Host reads the machine's facts. Each is optional: a file that cannot be

@@ -5,9 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/thruput/thruput/internal/result"
-
 	"github.com/thruput/thruput/internal/pattern"
+	"github.com/thruput/thruput/internal/result"
 )
 
 // A capture without cpuinfo or device tree (hw-probe's dumps, most often)

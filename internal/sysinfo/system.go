@@ -6,9 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/thruput/thruput/internal/result"
-
 	"github.com/thruput/thruput/internal/pattern"
+	"github.com/thruput/thruput/internal/result"
 )
 
 // System reads the hardware a run's data crosses: the CPU's clock and
