@@ -46,8 +46,9 @@ func (l *latencyFlags) prober(load float64) (*latency.Prober, error) {
 		return nil, usage.Errorf("--idle %s: from 0.1s to 30s (3s, 0.5)", l.idle)
 	}
 	if l.interval == "" {
-		// The default interval yields to a short idle phase's ten probes.
-		return latency.New(latency.Config{Interval: min(latency.IntervalFor(load), idle/10), Idle: idle}), nil
+		// The idle path has no load to add to: it is probed at the
+		// default interval, and only the load at its own.
+		return latency.New(latency.Config{Idle: idle, LoadInterval: latency.IntervalFor(load)}), nil
 	}
 	iv, err := units.ParseSeconds(l.interval)
 	if err != nil || iv < minLatencyInterval || iv > maxLatencyInterval {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"os/exec"
 	"strconv"
@@ -39,30 +40,30 @@ func TestLatencyFlagsRefused(t *testing.T) {
 	if p, err := (&latencyFlags{interval: "10ms", idle: "3s"}).prober(0); p == nil || err != nil || p.Idle().Seconds() != 3 {
 		t.Errorf("defaults: %v, %v", p, err)
 	}
-	// The default interval of a slow test (100 ms at -b 1M) is not the
-	// user's: it shortens to fit a short idle phase's ten probes.
-	if p, err := (&latencyFlags{idle: "0.5"}).prober(1e6); p == nil || err != nil {
-		t.Errorf("--idle 0.5 at -b 1M, no --latency-interval: %v, %v", p, err)
+	// A slow test's longer interval (100 ms at -b 1M) is the load's: the
+	// idle phase is probed every 10 ms, so a short one is no error.
+	if p, err := (&latencyFlags{idle: "0.1"}).prober(1e6); p == nil || err != nil {
+		t.Errorf("--idle 0.1 at -b 1M, no --latency-interval: %v, %v", p, err)
 	}
 }
 
 // TestLatencyIntervalFollowsPacing: with no --latency-interval a test paced
-// at 1 Mbit/s probes every 100 ms (every 10 ms would add 10 % to its load
-// on the wire), one at 100 Mbit/s every 10 ms, and a --latency-interval
-// given is kept; the document says which, and the load's probes are what
-// the interval allows.
+// at 1 Mbit/s probes its load every 100 ms (every 10 ms would add 10 % to
+// it on the wire) and its idle path every 10 ms, one at 100 Mbit/s both
+// every 10 ms, and a --latency-interval given is kept; the document says
+// which, and each phase's probes are what its interval allows.
 func TestLatencyIntervalFollowsPacing(t *testing.T) {
 	fstest.Long(t, "runs three short tests against a thruput server")
 	port := nettest.FreePort(t)
 	startBackground(t, exec.Command(thruputBin, "net", "server", "-q", "--no-save", "--bind", "127.0.0.1", "-p", strconv.Itoa(port)))
 	waitListening(t, port)
 	for _, c := range []struct {
-		args []string
-		want time.Duration
+		args       []string
+		want, idle time.Duration
 	}{
-		{[]string{"-b", "1M", "-t", "2"}, 100 * time.Millisecond},
-		{[]string{"-b", "1M", "-t", "1", "--latency-interval", "10ms"}, 10 * time.Millisecond},
-		{[]string{"-b", "100M", "-t", "1"}, 10 * time.Millisecond},
+		{[]string{"-b", "1M", "-t", "2"}, 100 * time.Millisecond, 10 * time.Millisecond},
+		{[]string{"-b", "1M", "-t", "1", "--latency-interval", "10ms"}, 10 * time.Millisecond, 0},
+		{[]string{"-b", "100M", "-t", "1"}, 10 * time.Millisecond, 0},
 	} {
 		args := append([]string{"net", "client", "127.0.0.1", "-p", strconv.Itoa(port), "--idle", "1", "--no-save", "--json"}, c.args...)
 		o := thruput(t, args...)
@@ -80,5 +81,16 @@ func TestLatencyIntervalFollowsPacing(t *testing.T) {
 		if time.Duration(l.IntervalNs) != c.want || l.Loaded[0].Sent < 1 || l.Loaded[0].Sent > most {
 			t.Errorf("%v: interval %v, %d probes through %v of load; want %v, 1 to %d probes", c.args, time.Duration(l.IntervalNs), l.Loaded[0].Sent, load, c.want, most)
 		}
+		// The idle phase's probes came at the idle interval: more than the
+		// load's would allow where that is longer.
+		idleEvery := cmp.Or(c.idle, c.want)
+		if time.Duration(l.IdleIntervalNs) != c.idle || l.Idle == nil {
+			t.Fatalf("%v: idle interval %v, idle phase %+v; want %v", c.args, time.Duration(l.IdleIntervalNs), l.Idle, c.idle)
+		}
+		idle := time.Duration(l.Idle.EndNs - l.Idle.StartNs)
+		if l.Idle.Sent > int(idle/idleEvery)+2 || c.idle != 0 && l.Idle.Sent <= int(idle/c.want)+2 {
+			t.Errorf("%v: %d idle probes in %v; want them every %v", c.args, l.Idle.Sent, idle, idleEvery)
+		}
+		t.Logf("%v: %d idle probes in %v, %d under %v of load", c.args, l.Idle.Sent, idle, l.Loaded[0].Sent, load)
 	}
 }

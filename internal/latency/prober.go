@@ -71,6 +71,11 @@ type Config struct {
 	// Interval between probes (DefaultInterval when 0); Idle is the idle
 	// phase (DefaultIdle when 0).
 	Interval, Idle time.Duration
+	// LoadInterval, when set, is the interval under the load instead
+	// (IntervalFor a slow paced test): the idle path is probed at Interval,
+	// so that its median is known as soon, since there is no load there
+	// for the probes to add to.
+	LoadInterval time.Duration
 }
 
 // Phases a probe is sent in. Probes of the omitted start (-O) and of the
@@ -149,6 +154,8 @@ type Prober struct {
 	// once a probe at -b 1M.
 	watch   *sockio.Alarm
 	ticking bool
+	// period is the interval the watch was last set to repeat at.
+	period time.Duration
 	// polled and timed count the probes the data path sent (Poll) and
 	// those the prober's own timer sent.
 	polled, timed int
@@ -159,6 +166,9 @@ func New(cfg Config) *Prober {
 	if cfg.Interval <= 0 {
 		cfg.Interval = DefaultInterval
 	}
+	if cfg.LoadInterval <= 0 {
+		cfg.LoadInterval = cfg.Interval
+	}
 	if cfg.Idle <= 0 {
 		cfg.Idle = DefaultIdle
 	}
@@ -167,6 +177,23 @@ func New(cfg Config) *Prober {
 
 // Idle is the idle phase the server is asked to wait through.
 func (p *Prober) Idle() time.Duration { return p.cfg.Idle }
+
+// interval is the time between probes in the current phase: the idle
+// phase's, or the load's (also between phases, when none is sent); p.mu
+// held.
+func (p *Prober) interval() time.Duration {
+	if p.phase == phaseIdle {
+		return p.cfg.Interval
+	}
+	return p.cfg.LoadInterval
+}
+
+// arm sets the watch to fire after first and then every interval of the
+// current phase; p.mu held.
+func (p *Prober) arm(first time.Duration) {
+	p.period = p.interval()
+	p.watch.Set(first, p.period)
+}
 
 func (p *Prober) now() int64 { return time.Since(p.base).Nanoseconds() }
 
@@ -249,6 +276,12 @@ func (p *Prober) Loaded(dir string, omit time.Duration) {
 		p.mu.Unlock()
 		p.run()
 		p.mu.Lock()
+		return
+	}
+	// A timer ticking at the idle phase's interval takes the load's from
+	// now (a data path that polls reads it at its next probe).
+	if p.ticking && p.period != p.interval() {
+		p.arm(p.interval())
 	}
 }
 
@@ -357,7 +390,7 @@ func (p *Prober) run() {
 	}
 	p.running = true
 	p.watch, p.ticking = watch, true
-	p.watch.Set(p.cfg.Interval, p.cfg.Interval)
+	p.arm(p.interval())
 	p.mu.Unlock()
 	p.wg.Add(1)
 	go func() {
@@ -387,7 +420,7 @@ func (p *Prober) tick() {
 	// from when the last tick ran): it sends. Otherwise a probe not yet
 	// due was sent by the data path.
 	if due != 0 && (polling || !p.ticking && now < due) {
-		p.watch.Set(time.Duration(max(due-now, 0))+p.cfg.Interval, p.cfg.Interval)
+		p.arm(time.Duration(max(due-now, 0)) + p.interval())
 		p.ticking = false
 		return
 	}
@@ -432,15 +465,16 @@ func (p *Prober) probe(now int64, polled bool) {
 	case sent:
 		p.timed++
 	}
+	iv := p.interval()
 	if (p.queue != nil || p.kind == KindTCPConnect && p.dialer != nil && p.dialer.kernelRTT) && !p.stopped {
-		p.due.Store(now + p.cfg.Interval.Nanoseconds())
+		p.due.Store(now + iv.Nanoseconds())
 	}
 	switch {
 	case polled:
-		p.watch.Set(2*p.cfg.Interval, p.cfg.Interval)
+		p.arm(2 * iv)
 		p.ticking = false
-	case !p.ticking:
-		p.watch.Set(p.cfg.Interval, p.cfg.Interval)
+	case !p.ticking || p.period != iv:
+		p.arm(iv)
 		p.ticking = true
 	}
 }

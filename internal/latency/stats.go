@@ -15,8 +15,11 @@ const LargeAdded = 30 * time.Millisecond
 
 // summarise turns the samples into the section; p.mu held.
 func (p *Prober) summarise() *result.LoadLatency {
-	l := &result.LoadLatency{Probe: p.kind, Port: p.tcpPort, IntervalNs: p.cfg.Interval.Nanoseconds(),
+	l := &result.LoadLatency{Probe: p.kind, Port: p.tcpPort, IntervalNs: p.cfg.LoadInterval.Nanoseconds(),
 		IdleNs: p.cfg.Idle.Nanoseconds(), IdleAfter: p.idleAfter, Lost: p.lost}
+	if p.cfg.Interval != p.cfg.LoadInterval {
+		l.IdleIntervalNs = p.cfg.Interval.Nanoseconds()
+	}
 	if p.kind == KindUDPEcho {
 		l.Port = p.udpPort
 	}
@@ -63,7 +66,7 @@ func (p *Prober) summarise() *result.LoadLatency {
 		l.Loaded = append(l.Loaded, *lp)
 	}
 	l.LoadStartNs = p.loadStart
-	l.BinNs = max(seriesBin, 10*p.cfg.Interval).Nanoseconds()
+	l.BinNs = max(seriesBin, 10*p.cfg.LoadInterval).Nanoseconds()
 	l.Series = append(series(idle, "idle", l.BinNs, p.idleStart), series(load, p.loadDir, l.BinNs, p.loadStart)...)
 	if l.Lost == "" && len(idle)+len(load) > 0 && !l.Measured() {
 		l.Lost = lostAll(p.kind, l.Port)

@@ -19,8 +19,12 @@ func latencyTable(l *result.LoadLatency) *Table {
 	if l == nil {
 		return nil
 	}
+	every := "every " + time.Duration(l.IntervalNs).String()
+	if l.IdleIntervalNs > 0 {
+		every = fmt.Sprintf("idle every %s, loaded every %s", time.Duration(l.IdleIntervalNs), time.Duration(l.IntervalNs))
+	}
 	t := &Table{
-		Title:  fmt.Sprintf("Latency under load (%s, every %s)", l, time.Duration(l.IntervalNs)),
+		Title:  fmt.Sprintf("Latency under load (%s, %s)", l, every),
 		Header: []string{"phase", "probes", "lost", "RTT p50 ms", "95 % interval", "p90 ms", "p99 ms", "up p50 ms", "down p50 ms", "added ms", "RPM"},
 	}
 	row := func(p *result.LatencyPhase) {

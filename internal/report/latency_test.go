@@ -35,6 +35,15 @@ func TestLatencyBlock(t *testing.T) {
 	if latencyTable(nil) != nil {
 		t.Error("a table without the section")
 	}
+	// A slow paced test's load probed less often than its idle path.
+	l.IntervalNs, l.IdleIntervalNs = 100e6, 10e6
+	b.Reset()
+	if err := latencyTable(l).text(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Latency under load (TCP handshakes to port 5201, idle every 10ms, loaded every 100ms)"; !strings.Contains(b.String(), want) {
+		t.Errorf("no %q in\n%s", want, b.String())
+	}
 }
 
 // loadLatency is a download's latency under load through a deep queue,

@@ -19,10 +19,12 @@ type LoadLatency struct {
 	// Port is the server port the probes went to: the echo's UDP port,
 	// or the test's TCP port.
 	Port int `json:"port"`
-	// IntervalNs is the time between probes; IdleNs the longest idle
-	// phase asked for (it ends once its median is known).
-	IntervalNs int64 `json:"interval_ns"`
-	IdleNs     int64 `json:"idle_ns"`
+	// IntervalNs is the time between probes (under the load, when
+	// IdleIntervalNs is set: the idle phase's, where it differs); IdleNs
+	// the longest idle phase asked for (it ends once its median is known).
+	IntervalNs     int64 `json:"interval_ns"`
+	IdleIntervalNs int64 `json:"idle_interval_ns,omitempty"`
+	IdleNs         int64 `json:"idle_ns"`
 	// IdleAfter is set when the idle phase came after the load (handshake
 	// probes: a stock iperf3 server refuses them only while it holds the
 	// test) instead of before it.
