@@ -115,7 +115,8 @@ func (a *app) Save(doc *result.Document) error {
 // breaches too. A step is a command with --no-save of its own, looked up
 // in Flags, not LocalFlags: the flags are not merged with their parents'
 // yet, and LocalFlags builds a new set for every command, which was a
-// twentieth of every start of the binary.
+// twentieth of every start of the binary. (Flags holds a command's local
+// flags only: a --no-save declared persistent would be missed.)
 func (a *app) retestable(root *cobra.Command) {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {

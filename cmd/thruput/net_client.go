@@ -52,7 +52,8 @@ func runNetClient(cmd *cobra.Command, a *app, f clientFlags, server string) erro
 		return err
 	}
 	defer f.opts.unpin()
-	if cfg.Latency, err = f.latency.prober(cfg.PacedBps()); err != nil {
+	// One probe stream measures --clients' load together.
+	if cfg.Latency, err = f.latency.prober(cfg.PacedBps() * float64(max(f.clients, 1))); err != nil {
 		return err
 	}
 	secret, out, closeOut, err := a.netSetup(f.secretFile)

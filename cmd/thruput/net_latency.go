@@ -31,7 +31,7 @@ const (
 
 func (l *latencyFlags) add(fl *pflag.FlagSet) {
 	fl.BoolVar(&l.off, "no-latency", false, "do not measure latency under load (the probes beside the test)")
-	fl.StringVar(&l.interval, "latency-interval", "", "time between latency probes (1ms to 1s); by default 10ms, longer (up to 100ms) for a test paced below about 10 Mbit/s in all, so that the probes add at most 1 % to its load")
+	fl.StringVar(&l.interval, "latency-interval", "", "time between latency probes (1ms to 1s); by default 10ms, and under the load of a test paced below about 10 Mbit/s in all longer (up to 100ms), so that the probes add at most 1 % to it")
 	fl.StringVar(&l.idle, "idle", "3s", "longest idle phase the latency probes measure before the load; it ends once the idle median is known to ±5 % (0.1s to 30s)")
 }
 

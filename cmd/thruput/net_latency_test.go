@@ -51,21 +51,34 @@ func TestLatencyFlagsRefused(t *testing.T) {
 // at 1 Mbit/s probes its load every 100 ms (every 10 ms would add 10 % to
 // it on the wire) and its idle path every 10 ms, one at 100 Mbit/s both
 // every 10 ms, and a --latency-interval given is kept; the document says
-// which, and each phase's probes are what its interval allows.
+// which, and each phase's probes are what its interval allows. Against a
+// stock iperf3 server the handshake probes' idle phase, after the load,
+// goes back to 10 ms.
 func TestLatencyIntervalFollowsPacing(t *testing.T) {
-	fstest.Long(t, "runs three short tests against a thruput server")
+	fstest.Long(t, "runs four short tests against a thruput server and iperf3")
+	needIperf3(t)
 	port := nettest.FreePort(t)
 	startBackground(t, exec.Command(thruputBin, "net", "server", "-q", "--no-save", "--bind", "127.0.0.1", "-p", strconv.Itoa(port)))
 	waitListening(t, port)
 	for _, c := range []struct {
+		iperf3     bool
 		args       []string
 		want, idle time.Duration
 	}{
-		{[]string{"-b", "1M", "-t", "2"}, 100 * time.Millisecond, 10 * time.Millisecond},
-		{[]string{"-b", "1M", "-t", "1", "--latency-interval", "10ms"}, 10 * time.Millisecond, 0},
-		{[]string{"-b", "100M", "-t", "1"}, 10 * time.Millisecond, 0},
+		{false, []string{"-b", "1M", "-t", "2"}, 100 * time.Millisecond, 10 * time.Millisecond},
+		{false, []string{"-b", "1M", "-t", "1", "--latency-interval", "10ms"}, 10 * time.Millisecond, 0},
+		{false, []string{"-b", "100M", "-t", "1"}, 10 * time.Millisecond, 0},
+		// A short idle phase after the load: at the load's 100 ms it would
+		// hold two probes.
+		{true, []string{"-b", "1M", "-t", "2", "--idle", "0.2"}, 100 * time.Millisecond, 10 * time.Millisecond},
 	} {
-		args := append([]string{"net", "client", "127.0.0.1", "-p", strconv.Itoa(port), "--idle", "1", "--no-save", "--json"}, c.args...)
+		p := port
+		if c.iperf3 {
+			p = nettest.FreePort(t)
+			startBackground(t, exec.Command("iperf3", "-s", "-1", "-B", "127.0.0.1", "-p", strconv.Itoa(p)))
+			waitListening(t, p)
+		}
+		args := append([]string{"net", "client", "127.0.0.1", "-p", strconv.Itoa(p), "--idle", "1", "--no-save", "--json"}, c.args...)
 		o := thruput(t, args...)
 		var d result.Document
 		if err := json.Unmarshal([]byte(o.stdout), &d); o.code != 0 || err != nil {
@@ -84,13 +97,13 @@ func TestLatencyIntervalFollowsPacing(t *testing.T) {
 		// The idle phase's probes came at the idle interval: more than the
 		// load's would allow where that is longer.
 		idleEvery := cmp.Or(c.idle, c.want)
-		if time.Duration(l.IdleIntervalNs) != c.idle || l.Idle == nil {
-			t.Fatalf("%v: idle interval %v, idle phase %+v; want %v", c.args, time.Duration(l.IdleIntervalNs), l.Idle, c.idle)
+		if time.Duration(l.IdleIntervalNs) != c.idle || l.Idle == nil || l.IdleAfter != c.iperf3 {
+			t.Fatalf("%v (iperf3's server: %v): idle interval %v, idle phase %+v, after the load %v; want %v", c.args, c.iperf3, time.Duration(l.IdleIntervalNs), l.Idle, l.IdleAfter, c.idle)
 		}
 		idle := time.Duration(l.Idle.EndNs - l.Idle.StartNs)
 		if l.Idle.Sent > int(idle/idleEvery)+2 || c.idle != 0 && l.Idle.Sent <= int(idle/c.want)+2 {
 			t.Errorf("%v: %d idle probes in %v; want them every %v", c.args, l.Idle.Sent, idle, idleEvery)
 		}
-		t.Logf("%v: %d idle probes in %v, %d under %v of load", c.args, l.Idle.Sent, idle, l.Loaded[0].Sent, load)
+		t.Logf("%v (%s): %d idle probes in %v, %d under %v of load", c.args, l.Probe, l.Idle.Sent, idle, l.Loaded[0].Sent, load)
 	}
 }

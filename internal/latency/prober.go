@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -24,8 +25,10 @@ const (
 
 // A probe or its echo on an Ethernet wire: 64 bytes of UDP payload, the
 // UDP and IPv4 headers, Ethernet's header and FCS, the preamble and the
-// gap between frames (130 bytes). A handshake's SYN and SYN-ACK are about
-// as large.
+// gap between frames (130 bytes). Over IPv6 it is 150, and a handshake
+// probe (a stock iperf3 server) is about three frames each way (SYN, ACK,
+// FIN, their answers): maxLoadShare holds for the UDP echoes over IPv4,
+// the others take about 1.2 and 3 times as much.
 const probeWireBits = (probeSize + 8 + 20 + 14 + 4 + 8 + 12) * 8
 
 // maxLoadShare is the most of a paced test's load the probes may add to
@@ -37,8 +40,8 @@ const (
 	slowestInterval = 100 * time.Millisecond
 )
 
-// IntervalFor is the probe interval for a test paced at load bits/s each
-// way (result.NetParameters.PacedBps; 0 when not paced) when none was
+// IntervalFor is the probe interval, in whole milliseconds rounded up,
+// for a test paced at load bits/s each way (result.NetParameters.PacedBps; 0 when not paced) when none was
 // asked for: DefaultInterval, or longer for a test so slow (-b below about
 // 10 Mbit/s in all, a UDP test's 1 Mbit/s default) that probes every
 // DefaultInterval would be more than maxLoadShare of it, up to
@@ -49,8 +52,8 @@ func IntervalFor(load float64) time.Duration {
 	if load <= 0 {
 		return DefaultInterval
 	}
-	iv := time.Duration(probeWireBits / (maxLoadShare * load) * float64(time.Second))
-	return min(max(iv, DefaultInterval), slowestInterval).Round(time.Millisecond)
+	iv := time.Duration(math.Ceil(probeWireBits / (maxLoadShare * load) * 1e3))
+	return min(max(iv*time.Millisecond, DefaultInterval), slowestInterval)
 }
 
 // connectTimeout bounds a handshake probe: Linux resends a SYN after 1 s,
@@ -304,6 +307,12 @@ func (p *Prober) After(ctx context.Context) {
 		return
 	}
 	p.phase, p.idleStart, p.idleAfter = phaseIdle, p.now(), true
+	// A timer at the load's longer interval takes the idle phase's now,
+	// as Loaded does the other way: a short --idle would end first.
+	if p.period != p.interval() {
+		p.arm(p.interval())
+		p.ticking = true
+	}
 	p.mu.Unlock()
 	p.idle(ctx)
 	p.mu.Lock()

@@ -95,7 +95,9 @@ func TestIntervalFor(t *testing.T) {
 		{0, 10 * time.Millisecond},      // not paced
 		{94e6, 10 * time.Millisecond},   // -b 94M
 		{10.4e6, 10 * time.Millisecond}, // 1 % at 10 ms exactly
+		{10.2e6, 11 * time.Millisecond}, // 10.2 ms, rounded up
 		{5.2e6, 20 * time.Millisecond},
+		{5e6, 21 * time.Millisecond},
 		{2e6, 52 * time.Millisecond},
 		{1e6, 100 * time.Millisecond}, // a UDP test's default; 104 ms, bounded
 		{1e3, 100 * time.Millisecond},
@@ -105,7 +107,7 @@ func TestIntervalFor(t *testing.T) {
 			t.Errorf("IntervalFor(%g) = %v, want %v", c.load, got, c.want)
 		}
 		if c.load > 0 && got < slowestInterval {
-			if share := probeWireBits / got.Seconds() / c.load; share > maxLoadShare*1.01 {
+			if share := probeWireBits / got.Seconds() / c.load; share > maxLoadShare*(1+1e-9) {
 				t.Errorf("IntervalFor(%g) = %v: the probes are %.2f %% of the load", c.load, got, 100*share)
 			}
 		}

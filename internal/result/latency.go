@@ -248,8 +248,9 @@ func (l *LoadLatency) Brief([]Target) string {
 // LatencyParameters are what must match for two runs' latencies to
 // compare: the kind of probe and how often it went.
 type LatencyParameters struct {
-	Probe      string `json:"probe"`
-	IntervalNs int64  `json:"interval_ns"`
+	Probe          string `json:"probe"`
+	IntervalNs     int64  `json:"interval_ns"`
+	IdleIntervalNs int64  `json:"idle_interval_ns,omitempty"`
 }
 
 // Params are the probe kind and interval.
@@ -257,7 +258,7 @@ func (l *LoadLatency) Params() any {
 	if l == nil {
 		return LatencyParameters{}
 	}
-	return LatencyParameters{Probe: l.Probe, IntervalNs: l.IntervalNs}
+	return LatencyParameters{Probe: l.Probe, IntervalNs: l.IntervalNs, IdleIntervalNs: l.IdleIntervalNs}
 }
 
 // String names the probe for a heading: "UDP echo to port 5201".
