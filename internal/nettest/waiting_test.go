@@ -46,7 +46,8 @@ func TestWaitingHeldBack(t *testing.T) {
 
 // A process followed from its start but asleep throughout waits only for
 // its wake-ups, far less than the time it lived, and the watch still
-// counts it once it has ended.
+// reads it once it has ended. Its waits may be none at all: a wake-up
+// onto an idle CPU does not wait (ci56 read 0).
 func TestWaitingSleeper(t *testing.T) {
 	w := WatchWaiting()
 	cmd := exec.Command("sleep", "0.3")
@@ -61,9 +62,8 @@ func TestWaitingSleeper(t *testing.T) {
 	lived := time.Since(start)
 	waited := w.Stop()
 	t.Logf("sleep 0.3 lived %v and waited %v at once", lived, waited)
-	// A process just started waits a little before it first runs.
-	if waited <= 0 || waited >= lived/2 {
-		t.Errorf("waited %v at once, want more than nothing and less than half of the %v it lived", waited, lived)
+	if waited < 0 || waited >= lived/2 {
+		t.Errorf("waited %v at once, want less than half of the %v it lived", waited, lived)
 	}
 }
 
