@@ -175,7 +175,11 @@ func TestMaxClientsIperf3(t *testing.T) {
 	done := make(chan outcome, 3)
 	for i := range 3 {
 		go func() {
-			args := []string{"-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "3", "-b", "200M", "-J"}
+			// 5 s: the references' servers, the wait for the three tests
+			// and the second after it must end before the first client
+			// does, or the fourth is served; 3 s left a loaded machine
+			// about one.
+			args := []string{"-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "5", "-b", "200M", "-J"}
 			if i == 1 {
 				args = append(args, "-R")
 			}
@@ -202,7 +206,7 @@ func TestMaxClientsIperf3(t *testing.T) {
 		wg.Go(func() {
 			var out string
 			var err error
-			args := []string{"-t", "3", "-b", "200M"}
+			args := []string{"-t", "5", "-b", "200M"}
 			if i >= 2 {
 				args = append(args, "-R")
 			}
@@ -286,7 +290,10 @@ func TestMaxClientsNamespaces(t *testing.T) {
 		if iperf {
 			return lan.Command(ctx, i, "iperf3", "-c", srvAddr, "-t", secs)
 		}
-		return lan.Command(ctx, i, thruputBin, "net", "client", srvAddr, "-t", secs, "--no-save", "-q")
+		// Without the probes: behind the iperf3 client's load, which
+		// starts at once, their idle phase could run --idle's 3 s before
+		// the streams connect, past the moment the test waits for all.
+		return lan.Command(ctx, i, thruputBin, "net", "client", srvAddr, "-t", secs, "--no-save", "-q", "--no-latency")
 	}
 	type ended struct {
 		i   int

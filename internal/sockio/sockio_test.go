@@ -154,7 +154,7 @@ func TestReaderBatch(t *testing.T) {
 		}
 		got += n
 	}
-	if d := time.Since(start); d > Timeout/2 {
+	if d := time.Since(start); d > Timeout {
 		t.Errorf("a 1000-byte tail took %v to arrive in batches, want about %v", d, batchTimeout)
 	}
 	if r.lowat != 0 {
