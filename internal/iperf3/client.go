@@ -324,14 +324,6 @@ func (c *client) loop(ctx context.Context, s *session, states <-chan stateOrErr)
 		end = s.started.Add(c.p.Omit + c.p.Time)
 	}
 	byLimit := c.p.Bytes > 0 || c.p.Blocks > 0
-	// A meter per direction this end moves data in: it sends up and
-	// receives down.
-	if !c.p.Reverse || c.p.Bidir {
-		c.meters[true] = c.cfg.Stable.Meter()
-	}
-	if c.p.Reverse || c.p.Bidir {
-		c.meters[false] = c.cfg.Stable.Meter()
-	}
 	// A reverse UDP test bounded by -n or -k also ends once nothing has
 	// arrived for a while: the server stops at the count, as iperf3's
 	// does, and the datagrams lost on the way never come.
@@ -341,10 +333,32 @@ func (c *client) loop(ctx context.Context, s *session, states <-chan stateOrErr)
 	// a window of its figure being known; one that only records the
 	// figure's interval needs a look per window, and each wake-up of this
 	// loop is CPU a one-core board's test does not get.
+	opts := c.cfg.Stable
 	feed := stable.DefaultWidth
-	if c.cfg.Stable.Target > 0 {
+	// A test paced slower than a block a window (-b 1M sends a 128 KiB
+	// block a second) moves its count only at the blocks: 100 ms windows
+	// held a block or nothing, an interval of ±15 % around a rate the
+	// pacer holds exactly, and the loop woke ten times a block. Its
+	// windows are the gap between blocks, cut halfway between two (grid),
+	// so that each holds one block per stream; both ends pace the same
+	// way, so the blocks seen (sent, or read with -R) keep to the gap.
+	gap := c.p.blockGap()
+	aligned := opts.Target == 0 && !c.p.Bidir && gap > feed
+	switch {
+	case opts.Target > 0:
 		feed /= 2
+	case aligned:
+		opts.Width, feed = gap, gap
 	}
+	// A meter per direction this end moves data in: it sends up and
+	// receives down.
+	if !c.p.Reverse || c.p.Bidir {
+		c.meters[true] = opts.Meter()
+	}
+	if c.p.Reverse || c.p.Bidir {
+		c.meters[false] = opts.Meter()
+	}
+	var nextFeed, grid time.Time
 	var received int64
 	lastArrival := time.Now()
 	reached := c.data.reached
@@ -372,14 +386,38 @@ func (c *client) loop(ctx context.Context, s *session, states <-chan stateOrErr)
 				return nil
 			}
 		}
-		if !s.omitting && c.stable(s, now) {
-			return nil
+		switch {
+		case s.omitting:
+		case aligned && grid.IsZero():
+			// The windows start at the first grid time after a block:
+			// before it, a window would hold part of a gap.
+			if moved := c.data.moved(); moved.After(c.data.epoch) {
+				grid = ahead(moved.Add(gap/2), gap, now)
+				nextFeed = grid
+			}
+		case aligned && nextFeed.Equal(grid) && !now.Before(grid):
+			c.begin(s, grid)
+			nextFeed = ahead(grid, gap, now)
+		case aligned && !now.Before(nextFeed):
+			// Fed at the grid time, not the wake-up's: the windows are
+			// each the gap long, and no block came in between.
+			if c.stable(s, nextFeed) {
+				return nil
+			}
+			nextFeed = ahead(nextFeed, gap, now)
+		case !aligned && !now.Before(nextFeed):
+			if c.stable(s, now) {
+				return nil
+			}
+			nextFeed = now.Add(feed)
 		}
-		wait := time.Hour
+		wait := feed // while omitting
+		if !nextFeed.IsZero() {
+			wait = time.Until(nextFeed)
+		}
 		if due := s.due(end); !due.IsZero() {
-			wait = time.Until(due)
+			wait = min(wait, time.Until(due))
 		}
-		wait = min(wait, feed)
 		if byLimit {
 			wait = min(wait, 5*time.Millisecond)
 		}
@@ -406,6 +444,21 @@ func (c *client) loop(ctx context.Context, s *session, states <-chan stateOrErr)
 		if err := c.streamError(); err != nil {
 			return err
 		}
+	}
+}
+
+// ahead is the first of t, t+step, t+2*step, ... after now.
+func ahead(t time.Time, step time.Duration, now time.Time) time.Time {
+	if !t.After(now) {
+		t = t.Add((now.Sub(t)/step + 1) * step)
+	}
+	return t
+}
+
+// begin starts each direction's meter's windows at t (stable.Meter.Begin).
+func (c *client) begin(s *session, t time.Time) {
+	for up, m := range c.meters {
+		m.Begin(s.measuredBytes(up), t.Sub(s.measured))
 	}
 }
 

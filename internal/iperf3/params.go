@@ -93,6 +93,15 @@ func (p *Params) slowPace() bool {
 	return p.Bitrate > 0 && pacedGap(p.Len*max(p.Burst, 1), p.Bitrate) >= parkMin
 }
 
+// blockGap is how often a paced stream sends a burst of blocks: 0 when
+// the streams are not paced.
+func (p *Params) blockGap() time.Duration {
+	if p.Bitrate <= 0 {
+		return 0
+	}
+	return pacedGap(p.Len*max(p.Burst, 1), p.Bitrate)
+}
+
 // pacedGap is the time a burst of n bytes takes at bitrate.
 func pacedGap(n int, bitrate int64) time.Duration {
 	return time.Duration(float64(n) * 8 / float64(bitrate) * float64(time.Second))

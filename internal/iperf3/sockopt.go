@@ -146,7 +146,7 @@ func (d *dataPath) sendUDPGSO(s *stream) error {
 	}); err != nil || serr != nil {
 		return refuse(ieProtocol, "UDP_SEGMENT %d: %v", dg, firstErr(err, serr))
 	}
-	pace := newPacer(d.p.Bitrate, d.p.Burst)
+	pace := newPacer(d.p.Bitrate, d.p.Burst, &d.stop)
 	defer pace.close()
 	buf := make([]byte, batch)
 	for off := 0; off < batch; off += dg {
@@ -171,7 +171,8 @@ func (d *dataPath) sendUDPGSO(s *stream) error {
 		default:
 			return err
 		}
-		pace.wait(s.bytes.Load(), &d.stop)
+		d.blockDone(pace)
+		pace.wait(s.bytes.Load())
 	}
 	return nil
 }

@@ -97,9 +97,10 @@ type dataPath struct {
 	chunkOnce sync.Once
 	// memfd holds the payload for zero-copy sends (-Z), -1 if unused.
 	memfd int
-	// stop tells senders to end; limit is reached when total sent bytes or
-	// blocks pass the test's -n or -k.
-	stop atomic.Bool
+	// stop tells senders to end, also one asleep until its next block;
+	// limit is reached when total sent bytes or blocks pass the test's -n
+	// or -k.
+	stop stopper
 	// closing tells every data goroutine to return; the sockets are closed
 	// only after they did, so no blocking call ever sees a reused fd.
 	closing     atomic.Bool
@@ -126,6 +127,9 @@ type dataPath struct {
 	recvTotal, recvBase atomic.Int64
 	// epoch is the origin of UDP timestamps.
 	epoch time.Time
+	// paced is when a paced sender last finished a block, in ns since
+	// epoch (see moved).
+	paced atomic.Int64
 	// wg counts all data goroutines, senders only the sending ones.
 	wg, senders sync.WaitGroup
 	// receivers are the started receiving streams (under mu).
@@ -287,7 +291,7 @@ func (d *dataPath) batched(s *stream) bool {
 // gives up within sockio.Timeout), so that their counts include every byte
 // they handed to the kernel.
 func (d *dataPath) halt() {
-	d.stop.Store(true)
+	d.stop.raise()
 	d.unbatch()
 	done := make(chan struct{})
 	go func() {
@@ -324,6 +328,13 @@ func (d *dataPath) unbatch() {
 	}
 }
 
+// moved is when this side's count last moved, a paced sender's block or
+// data read (the epoch if neither happened): where the loop sets the
+// windows of a slowly paced test (client.loop).
+func (d *dataPath) moved() time.Time {
+	return d.epoch.Add(max(time.Duration(d.paced.Load()), d.lastArrival().Sub(d.epoch)))
+}
+
 // lastArrival is when this side's receivers last read data (the epoch if
 // they never did): the end of their span, however late it is looked at.
 func (d *dataPath) lastArrival() time.Time {
@@ -338,7 +349,7 @@ func (d *dataPath) lastArrival() time.Time {
 
 // shutdown ends every data goroutine, then closes the streams.
 func (d *dataPath) shutdown(streams []*stream) {
-	d.stop.Store(true)
+	d.stop.raise()
 	d.closing.Store(true)
 	// A batched UDP stream (GSO, GRO, MSG_TRUNC) reads through its
 	// net.UDPConn, not a descriptor with a receive timeout: closing the
@@ -377,11 +388,13 @@ type pacer struct {
 	// parked says the last wait parked (see park): the sender may hold no
 	// P of its own, so it sends without waiting in the kernel (send).
 	parked bool
-	// alarm is what a parked sender sleeps on, made at its first park.
+	// alarm is what a parked sender sleeps on, made at its first park;
+	// stop ends that sleep.
 	alarm *sockio.Alarm
+	stop  *stopper
 }
 
-func newPacer(bitrate int64, burst int) *pacer {
+func newPacer(bitrate int64, burst int, stop *stopper) *pacer {
 	if bitrate <= 0 {
 		return nil
 	}
@@ -389,12 +402,13 @@ func newPacer(bitrate int64, burst int) *pacer {
 	if unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts) != nil {
 		return nil // no monotonic clock: not Linux
 	}
-	return &pacer{bytesPerSec: float64(bitrate) / 8, start: time.Now(), startMono: time.Duration(ts.Nano()), burst: max(burst, 1)}
+	return &pacer{bytesPerSec: float64(bitrate) / 8, start: time.Now(), startMono: time.Duration(ts.Nano()), burst: max(burst, 1), stop: stop}
 }
 
-// wait sleeps until total bytes are due. The caller holds its own thread
-// and P (see sockio.Raw): the sleep is a raw system call.
-func (p *pacer) wait(total int64, stop *atomic.Bool) {
+// wait sleeps until total bytes are due, or the stop. The caller holds
+// its own thread and P (see sockio.Raw): a short sleep is a raw system
+// call, a longer one parks (park).
+func (p *pacer) wait(total int64) {
 	if p == nil {
 		return
 	}
@@ -403,18 +417,18 @@ func (p *pacer) wait(total int64, stop *atomic.Bool) {
 	}
 	p.sent = 0
 	due := time.Duration(float64(total) / p.bytesPerSec * 1e9)
-	for !stop.Load() {
+	for !p.stop.Load() {
 		now := time.Since(p.start)
 		if now >= due {
 			return
 		}
-		// Wake at least every 100 ms so a slow paced stream still sees the
-		// stop; a signal (EINTR) only means looking again.
-		until := min(due, now+100*time.Millisecond)
-		if p.parked = until-now >= parkMin && !sockio.Held(); p.parked {
-			p.park(until)
+		if p.parked = due-now >= parkMin && !sockio.Held(); p.parked {
+			p.park(due)
 			continue
 		}
+		// A raw sleep wakes at least every 100 ms to see the stop (a
+		// signal, EINTR, only means looking again).
+		until := min(due, now+rawSleepMax)
 		ts := unix.NsecToTimespec(int64(p.startMono + until))
 		unix.RawSyscall6(unix.SYS_CLOCK_NANOSLEEP, unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
 	}
@@ -433,11 +447,18 @@ func (p *pacer) wait(total int64, stop *atomic.Bool) {
 // such a receiver lost a quarter of its rate.
 const parkMin = 2 * time.Millisecond
 
+// rawSleepMax is the longest a raw sleep lasts before it looks at the
+// stop again: nothing ends it sooner.
+const rawSleepMax = 100 * time.Millisecond
+
 // pacingGrid is what a parked sender's wake-up is rounded up to (park).
 const pacingGrid = time.Millisecond
 
 // park sleeps until `until` (since the stream's start) on the pacer's
-// alarm, with the goroutine's thread let go: a goroutine locked to its
+// alarm, or until the stop, with the goroutine's thread let go. It sleeps
+// the whole gap, however long: a 128 KiB block at -b 1M is a second away,
+// and waking every 100 ms to look at the stop was ten wake-ups a second
+// that a one-core board's test did not get. A goroutine locked to its
 // thread that parks hands its P to another thread and must be handed it
 // back to wake, two thread switches where one will do. It comes back
 // locked to whichever thread woke it; the stream's sender needs a thread
@@ -457,9 +478,59 @@ func (p *pacer) park(until time.Duration) {
 	// the CPU over loopback, each write waking the receiver anew.
 	at := p.startMono + until
 	at = (at + pacingGrid - 1) / pacingGrid * pacingGrid
-	if p.alarm == nil || p.alarm.Until(at) != nil {
-		time.Sleep(until - time.Since(p.start))
+	if p.alarm == nil || p.stop.sleep(p.alarm, at) != nil {
+		time.Sleep(min(until-time.Since(p.start), rawSleepMax))
 	}
+}
+
+// stopper is the senders' stop flag, and what ends the sleep of a sender
+// parked until its next block when it is raised.
+type stopper struct {
+	flag atomic.Bool
+	// asleep are the alarms senders sleep on now (under mu): a sender
+	// sets its alarm and a raise ends it under the lock, so a sender
+	// either sees the flag before it sleeps or is woken.
+	mu     sync.Mutex
+	asleep map[*sockio.Alarm]bool
+}
+
+// Load says whether the stop was raised.
+func (s *stopper) Load() bool { return s.flag.Load() }
+
+// raise stops the senders and wakes those asleep.
+func (s *stopper) raise() {
+	s.flag.Store(true)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for a := range s.asleep {
+		_ = a.Set(0, 0) // goes off at once
+	}
+}
+
+// sleep waits on a until CLOCK_MONOTONIC reads at, or the stop; at once
+// when it was raised.
+func (s *stopper) sleep(a *sockio.Alarm, at time.Duration) error {
+	s.mu.Lock()
+	if s.flag.Load() {
+		s.mu.Unlock()
+		return nil
+	}
+	err := a.At(at)
+	if err == nil {
+		if s.asleep == nil {
+			s.asleep = make(map[*sockio.Alarm]bool)
+		}
+		s.asleep[a] = true
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	err = a.Wait()
+	s.mu.Lock()
+	delete(s.asleep, a)
+	s.mu.Unlock()
+	return err
 }
 
 // close releases what the pacer slept on.
@@ -485,8 +556,16 @@ func (p *pacer) send(fd int, b []byte) (int, syscall.Errno) {
 	return n, e
 }
 
-// senderLimit stops a sender once the test's byte or block limit is
-// reached by all streams together.
+// blockDone notes when a paced sender finished a block (moved); an
+// unpaced sender's time is not looked at.
+func (d *dataPath) blockDone(pace *pacer) {
+	if pace != nil {
+		d.paced.Store(int64(time.Since(d.epoch)))
+	}
+}
+
+// sent counts a whole block (a UDP datagram) a sender handed to the
+// kernel.
 func (d *dataPath) sent(s *stream, n int) {
 	d.sentBytes(s, n)
 	d.totalBlocks.Add(1)
@@ -527,7 +606,7 @@ func (s *stream) close() {
 // wait for ever for the rest of one.
 func (d *dataPath) sendTCP(s *stream) error {
 	fd := s.fd
-	pace := newPacer(d.p.Bitrate, d.p.Burst)
+	pace := newPacer(d.p.Bitrate, d.p.Burst, &d.stop)
 	defer pace.close()
 	blk := len(d.payload)
 	buf := d.payload
@@ -566,7 +645,8 @@ func (d *dataPath) sendTCP(s *stream) error {
 			d.sentBytes(s, n)
 			if blocks := (off+n)/blk - off/blk; blocks > 0 {
 				d.totalBlocks.Add(int64(blocks))
-				pace.wait(s.bytes.Load(), &d.stop)
+				d.blockDone(pace)
+				pace.wait(s.bytes.Load())
 			}
 			if off += n; off == len(buf) {
 				off = 0
@@ -671,7 +751,7 @@ func (d *dataPath) udpHeader() int {
 }
 
 func (d *dataPath) sendUDP(s *stream) error {
-	pace := newPacer(d.p.Bitrate, d.p.Burst)
+	pace := newPacer(d.p.Bitrate, d.p.Burst, &d.stop)
 	defer pace.close()
 	buf := make([]byte, d.p.Len)
 	copy(buf, d.payload)
@@ -693,7 +773,8 @@ func (d *dataPath) sendUDP(s *stream) error {
 		default:
 			return os.NewSyscallError("write", e)
 		}
-		pace.wait(s.bytes.Load(), &d.stop)
+		d.blockDone(pace)
+		pace.wait(s.bytes.Load())
 	}
 	return nil
 }

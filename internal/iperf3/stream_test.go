@@ -87,7 +87,7 @@ func TestChunkOnlyForSenders(t *testing.T) {
 	// once took a later test's control bytes (its client waited 30 s for
 	// PARAM_EXCHANGE, or read an end where SERVER_ERROR had been).
 	stop := sync.OnceValue(func() error {
-		d.stop.Store(true)
+		d.stop.raise()
 		drained := make(chan struct{})
 		go func() { // drain the block the sender finishes, to the pair's end
 			defer close(drained)
@@ -205,7 +205,7 @@ func TestParkedSendDoesNotWait(t *testing.T) {
 	}
 	defer unix.Close(fds[0])
 	defer unix.Close(fds[1])
-	p := newPacer(1e6, 1)
+	p := newPacer(1e6, 1, new(stopper))
 	p.parked = true
 	b := make([]byte, 64<<10)
 	done := make(chan syscall.Errno)

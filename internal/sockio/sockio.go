@@ -401,12 +401,10 @@ func (a *Alarm) set(flags int, at, every time.Duration) error {
 // time.
 func (a *Alarm) Wait() error { return a.rc.Read(a.read) }
 
-// Until sleeps until CLOCK_MONOTONIC reads t; at once when it has.
-func (a *Alarm) Until(t time.Duration) error {
-	if err := a.set(unix.TFD_TIMER_ABSTIME, max(t, 1), 0); err != nil {
-		return err
-	}
-	return a.Wait()
+// At makes the alarm go off once CLOCK_MONOTONIC reads t (at once when
+// it has), in place of whatever it was set to, without waiting for it.
+func (a *Alarm) At(t time.Duration) error {
+	return a.set(unix.TFD_TIMER_ABSTIME, max(t, 1), 0)
 }
 
 // C is a channel that receives whenever the alarm goes off, for a select

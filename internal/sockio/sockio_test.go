@@ -295,15 +295,21 @@ func TestAlarm(t *testing.T) {
 	const late = 10 * time.Second
 
 	at := monotonic(t) + 30*time.Millisecond
-	if err := a.Until(at); err != nil {
+	if err := a.At(at); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Wait(); err != nil {
 		t.Fatal(err)
 	}
 	if now := monotonic(t); now < at || now > at+late {
-		t.Errorf("Until(%v) returned at %v", at, now)
+		t.Errorf("At(%v) went off at %v", at, now)
 	}
 	start := monotonic(t)
-	if err := a.Until(start - time.Second); err != nil || monotonic(t)-start > late {
-		t.Errorf("Until a time past: %v after %v", err, monotonic(t)-start)
+	if err := a.At(start - time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Wait(); err != nil || monotonic(t)-start > late {
+		t.Errorf("At a time past: %v after %v", err, monotonic(t)-start)
 	}
 
 	start = monotonic(t)

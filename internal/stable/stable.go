@@ -60,6 +60,15 @@ func (s *Series) Feed(total int64, elapsed time.Duration) {
 	s.bytes, s.at = total, elapsed
 }
 
+// Begin puts the start of the first window at elapsed, where the phase
+// had moved total bytes: what came before is in no window. It does
+// nothing once a window closed.
+func (s *Series) Begin(total int64, elapsed time.Duration) {
+	if len(s.windows) == 0 {
+		s.bytes, s.at = total, elapsed
+	}
+}
+
 // Windows are the closed windows, in order.
 func (s *Series) Windows() []Window { return s.windows }
 
@@ -597,6 +606,8 @@ type Options struct {
 	// Sustained makes the figure the rate after a cliff, when there is
 	// one.
 	Sustained bool
+	// Width is the windows' span; 0 is DefaultWidth.
+	Width time.Duration
 }
 
 // checkGrowth and agree are the stopping rule's guard against stopping on
@@ -623,7 +634,7 @@ type Meter struct {
 }
 
 // Meter starts following a phase.
-func (o Options) Meter() *Meter { return &Meter{o: o, s: NewSeries(0), size: 1} }
+func (o Options) Meter() *Meter { return &Meter{o: o, s: NewSeries(o.Width), size: 1} }
 
 // Adaptive says the phase runs until its figure is known: a method then
 // goes on past the end of its data (a read starts over) until the meter or
@@ -660,6 +671,10 @@ func (m *Meter) Feed(total int64, elapsed time.Duration) bool {
 	m.stopped = m.stopped || m.met >= agree
 	return m.stopped
 }
+
+// Begin puts the start of the first window later than the phase's (see
+// Series.Begin).
+func (m *Meter) Begin(total int64, elapsed time.Duration) { m.s.Begin(total, elapsed) }
 
 // Interval is how well a phase's rate is known, as a method records it
 // (internal/result's Interval is its form in a result document).
