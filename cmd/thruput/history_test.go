@@ -431,6 +431,41 @@ func TestImportPeers(t *testing.T) {
 	}
 }
 
+// TestNetRunComparedWithLast: a network test run again is set against the
+// last run of the same test (each test's random iperf3 cookie was once
+// among its parameters, so none ever was), and not against one with other
+// parameters.
+func TestNetRunComparedWithLast(t *testing.T) {
+	fstest.Long(t, "three network tests of a second")
+	p := nettest.FreePort(t)
+	port := strconv.Itoa(p)
+	startBackground(t, exec.Command(thruputBin, "net", "server", "-B", "127.0.0.1", "-p", port, "-q", "--no-save"))
+	waitListening(t, p)
+	db := filepath.Join(t.TempDir(), "results.db")
+	run := func(rate string) *result.Document {
+		t.Helper()
+		o := thruput(t, "net", "client", "127.0.0.1", "-p", port, "-t", "1", "-b", rate, "--no-latency", "--db", db, "--json", "-q")
+		if o.code != 0 {
+			t.Fatalf("net client -b %s: exit %d\n%s", rate, o.code, o.stderr)
+		}
+		var d result.Document
+		if err := json.Unmarshal([]byte(o.stdout), &d); err != nil {
+			t.Fatalf("net client --json: %v\n%s", err, o.stdout)
+		}
+		return &d
+	}
+	first := run("20M")
+	if first.Previous != nil {
+		t.Errorf("the first run was set against %s", first.Previous.ID)
+	}
+	if again := run("20M"); again.Previous == nil || again.Previous.ID != first.ID {
+		t.Errorf("the same test again: previous %+v, want run %s", again.Previous, first.ID)
+	}
+	if other := run("10M"); other.Previous != nil {
+		t.Errorf("a test at another -b was set against %s", other.Previous.ID)
+	}
+}
+
 // TestSuiteRepeatAgainstServer runs the suite's network part against a
 // thruput server, twice a few seconds apart: each round's runs carry their
 // round and time, and compare can set the rounds side by side.

@@ -337,10 +337,13 @@ func (p NetParameters) Peer() string {
 }
 
 // Params are the test's parameters less who the client was (its port),
-// what the other end called itself and the interface this end used: none
-// is a parameter of the test.
+// what the other end called itself, the interface this end used, the
+// session's cookie (random in every test: with it, no net run was ever
+// comparable with an earlier one) and the segment size and socket buffers
+// the kernel gave: none is a parameter of the test.
 func (n *Net) Params() any {
 	p := n.Parameters
-	p.Client, p.PeerVersion, p.Interface = "", "", ""
+	p.Client, p.PeerVersion, p.Interface, p.Cookie = "", "", "", ""
+	p.MSSDefault, p.SndBufActual, p.RcvBufActual = 0, 0, 0
 	return p
 }
