@@ -342,13 +342,16 @@ func (c *client) loop(ctx context.Context, s *session, states <-chan stateOrErr)
 	// windows are the gap between blocks, cut halfway between two (grid),
 	// so that each holds one block per stream; both ends pace the same
 	// way, so the blocks seen (sent, or read with -R) keep to the gap.
+	// GSO batches many datagrams a wake-up, so its gap is not the
+	// block's.
 	gap := c.p.blockGap()
-	aligned := opts.Target == 0 && !c.p.Bidir && gap > feed
+	aligned := opts.Target == 0 && !c.p.Bidir && !c.p.GSO && gap > feed
 	switch {
 	case opts.Target > 0:
 		feed /= 2
 	case aligned:
 		opts.Width, feed = gap, gap
+		opts.Quantum = int64(c.p.Len * max(c.p.Burst, 1) * c.p.Parallel)
 	}
 	// A meter per direction this end moves data in: it sends up and
 	// receives down.
@@ -389,11 +392,21 @@ func (c *client) loop(ctx context.Context, s *session, states <-chan stateOrErr)
 		switch {
 		case s.omitting:
 		case aligned && grid.IsZero():
-			// The windows start at the first grid time after a block:
-			// before it, a window would hold part of a gap.
+			// The windows start at a grid time, halfway after a block:
+			// from before it, a window would hold part of a gap. The
+			// one after the last block seen may have passed already;
+			// the count has not moved since while the next block is not
+			// due.
 			if moved := c.data.moved(); moved.After(c.data.epoch) {
-				grid = ahead(moved.Add(gap/2), gap, now)
+				grid = moved.Add(gap / 2)
+				if grid.Before(s.measured) || !now.Before(moved.Add(gap)) {
+					grid = ahead(grid, gap, now)
+				}
 				nextFeed = grid
+				if !now.Before(grid) {
+					c.begin(s, grid)
+					nextFeed = ahead(grid, gap, now)
+				}
 			}
 		case aligned && nextFeed.Equal(grid) && !now.Before(grid):
 			c.begin(s, grid)
@@ -411,8 +424,11 @@ func (c *client) loop(ctx context.Context, s *session, states <-chan stateOrErr)
 			}
 			nextFeed = now.Add(feed)
 		}
-		wait := feed // while omitting
-		if !nextFeed.IsZero() {
+		wait := feed // omitting
+		switch {
+		case aligned && grid.IsZero() && !s.omitting:
+			wait = stable.DefaultWidth // looking for the first block
+		case !nextFeed.IsZero():
 			wait = time.Until(nextFeed)
 		}
 		if due := s.due(end); !due.IsZero() {

@@ -65,29 +65,35 @@ func TestStopWakesParkedSender(t *testing.T) {
 
 // TestSlowPaceWindows: a test paced slower than a block a window cuts its
 // windows one gap between blocks long, halfway between two, so each holds
-// one block and the interval's mean is the pace, both ways and against a
-// stock iperf3 server, whose pacing the client's windows follow with -R.
-// Before, 100 ms windows held a block or nothing, an interval of ±15 % at
-// -b 1M around a rate the pacer held exactly.
+// one block and the interval's mean is the pace, both ways, over UDP read
+// in batches (--skip-rx-copy), and against a stock iperf3 server, whose
+// pacing the client's windows follow with -R; the interval is still a
+// block over the windows' span wide. Before, 100 ms windows held a block
+// or nothing, an interval of ±15 % at -b 1M around a rate the pacer held
+// exactly.
 func TestSlowPaceWindows(t *testing.T) {
 	fstest.Long(t, "paced transfers of seconds")
 	ts := startServer(t, ServerConfig{})
 	peer := iperf3Peer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	// 32 KiB at 1 Mbit/s: a block every 262 ms, 10 windows in 3 s.
-	const block, bitrate = 32 << 10, 1_000_000
-	gap := pacedGap(block, bitrate)
-	pace := float64(bitrate) / 8
+	// 32 KiB at 1 Mbit/s: a block every 262 ms, 10 windows in 3 s; UDP's
+	// 1400-byte datagrams at 100 kbit/s, one every 112 ms.
+	tcp := result.NetParameters{DurationNs: 3 * second, BitrateBps: 1_000_000, BlockSize: 32 << 10, Streams: 1}
+	udp := result.NetParameters{DurationNs: 3 * second, BitrateBps: 100_000, BlockSize: 1400, Streams: 1,
+		Protocol: "udp", Direction: result.DirDown, SkipRxCopy: true}
+	down := tcp
+	down.Direction = result.DirDown
 	for _, c := range []struct {
 		name  string
 		iperf bool
-		dir   string
+		p     result.NetParameters
 	}{
-		{"up", false, ""},
-		{"reverse", false, result.DirDown},
-		{"up to iperf3", true, ""},
-		{"reverse from iperf3", true, result.DirDown},
+		{"up", false, tcp},
+		{"reverse", false, down},
+		{"udp reverse skip-rx-copy", false, udp},
+		{"up to iperf3", true, tcp},
+		{"reverse from iperf3", true, down},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			port := ts.port
@@ -97,8 +103,10 @@ func TestSlowPaceWindows(t *testing.T) {
 			} else {
 				ts.idle(t)
 			}
-			cfg := ClientConfig{Host: "127.0.0.1", Port: port, Version: "test", NetParameters: result.NetParameters{
-				DurationNs: 3 * second, BitrateBps: bitrate, BlockSize: block, Streams: 1, Direction: c.dir}}
+			block := c.p.BlockSize
+			gap := pacedGap(block, c.p.BitrateBps)
+			pace := float64(c.p.BitrateBps) / 8
+			cfg := ClientConfig{Host: "127.0.0.1", Port: port, Version: "test", NetParameters: c.p}
 			n, err := runTest(ctx, cfg)
 			wait()
 			if err != nil {
@@ -113,6 +121,9 @@ func TestSlowPaceWindows(t *testing.T) {
 			}
 			if iv.Windows+iv.WarmupWindows < stable.MinWindows {
 				t.Fatalf("%d windows in 3 s of %v gaps, fewer than an interval takes (%d)", iv.Windows+iv.WarmupWindows, gap, stable.MinWindows)
+			}
+			if span := float64(iv.Windows) * gap.Seconds(); iv.HalfWidth < float64(block)/span*(1-1e-9) {
+				t.Errorf("±%.0f B/s, narrower than a block over the %d windows' %.2f s: %+v", iv.HalfWidth, iv.Windows, span, iv)
 			}
 			// The windows' mean is the pace when each holds its block: a
 			// block late past a window's end moves to the next, so only the

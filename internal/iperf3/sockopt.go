@@ -226,7 +226,8 @@ func (d *dataPath) recvUDPBatch(s *stream) error {
 		if gs := groSegment(oob[:oobn]); gs > 0 && d.p.GRO {
 			seg = gs
 		}
-		arrived := time.Since(d.epoch).Seconds()
+		now := time.Since(d.epoch)
+		arrived := now.Seconds()
 		for off := 0; off+hdr <= n; off += seg {
 			sent, seq := d.readStamp(buf[off:])
 			d.received(s, min(seg, n-off))
@@ -234,6 +235,7 @@ func (d *dataPath) recvUDPBatch(s *stream) error {
 			s.rcv.add(seq, arrived-sent)
 			s.mu.Unlock()
 		}
+		s.arrived.Store(int64(now))
 	}
 }
 

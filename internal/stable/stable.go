@@ -607,7 +607,13 @@ type Options struct {
 	// one.
 	Sustained bool
 	// Width is the windows' span; 0 is DefaultWidth.
-	Width time.Duration
+	// Quantum is the bytes the count moves by at once, 0 when it moves
+	// smoothly: windows that each hold whole paced blocks can agree
+	// exactly, but where the kept span starts and ends still places a
+	// block either side, so the interval is at least a quantum over the
+	// span wide.
+	Width   time.Duration
+	Quantum int64
 }
 
 // checkGrowth and agree are the stopping rule's guard against stopping on
@@ -746,6 +752,10 @@ func (m *Meter) Interval() *Interval {
 	// width: Relative's +Inf cannot be written as JSON.
 	if e.Batches >= 2 && e.Mean > 0 {
 		iv.Relative = e.Relative()
+		if q := float64(m.o.Quantum) / (float64(e.Windows) * m.s.width.Seconds()); iv.HalfWidth < q {
+			iv.HalfWidth, iv.Low, iv.High, iv.Relative = q, e.Mean-q, e.Mean+q, q/e.Mean
+			iv.Converged = iv.Converged && iv.Relative <= target
+		}
 	} else {
 		iv.Low, iv.High = 0, 0
 	}

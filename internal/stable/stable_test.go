@@ -394,6 +394,32 @@ func TestMeter(t *testing.T) {
 	}
 }
 
+// TestMeterQuantum: windows of a paced test that each hold one block
+// agree exactly, yet the interval is a block over the windows' span wide
+// (where the span starts and ends can hold a block more or less), and
+// Begin leaves what came before it out of every window.
+func TestMeterQuantum(t *testing.T) {
+	const block, gap = 128 << 10, 1048576 * time.Microsecond // -b 1M
+	m := Options{Width: gap, Quantum: block}.Meter()
+	start := gap / 2
+	m.Begin(3*block, start) // three blocks came before the windows
+	for i := 1; i <= 30; i++ {
+		m.Feed(int64(3+i)*block, start+time.Duration(i)*gap)
+	}
+	iv := m.Interval()
+	pace := block / gap.Seconds()
+	if iv == nil || iv.Windows+iv.WarmupWindows != 30 || math.Abs(iv.Mean/pace-1) > 1e-9 {
+		t.Fatalf("30 windows of one block: %+v, want a mean of %.0f B/s", iv, pace)
+	}
+	want := block / (float64(iv.Windows) * gap.Seconds())
+	if math.Abs(iv.HalfWidth/want-1) > 1e-9 || iv.Low != iv.Mean-iv.HalfWidth || iv.High != iv.Mean+iv.HalfWidth || math.Abs(iv.Relative-want/iv.Mean) > 1e-12 {
+		t.Errorf("half-width %.1f B/s, want a block over %d windows, %.1f: %+v", iv.HalfWidth, iv.Windows, want, iv)
+	}
+	if iv.Converged {
+		t.Errorf("±%.1f %% called converged (±2 %%)", iv.Relative*100)
+	}
+}
+
 // TestMeterCliff: with --sustained a phase stops only after a cliff was
 // found and the rate after it is known, and one with no cliff runs to its
 // bound; without it the meter stops when the rate is known, and a cliff
