@@ -339,7 +339,7 @@ func (c *client) loop(ctx context.Context, s *session, states <-chan stateOrErr)
 	// block a second) moves its count only at the blocks: 100 ms windows
 	// held a block or nothing, an interval of ±15 % around a rate the
 	// pacer holds exactly, and the loop woke ten times a block. Its
-	// windows are the gap between blocks, cut halfway between two (grid),
+	// windows are the gap between blocks, cut halfway between two,
 	// so that each holds one block per stream; both ends pace the same
 	// way, so the blocks seen (sent, or read with -R) keep to the gap.
 	// GSO batches many datagrams a wake-up, so its gap is not the
@@ -351,7 +351,7 @@ func (c *client) loop(ctx context.Context, s *session, states <-chan stateOrErr)
 		feed /= 2
 	case aligned:
 		opts.Width, feed = gap, gap
-		opts.Quantum = int64(c.p.Len * max(c.p.Burst, 1) * c.p.Parallel)
+		opts.Quantum = int64(c.p.burstBytes() * c.p.Parallel)
 	}
 	// A meter per direction this end moves data in: it sends up and
 	// receives down.
@@ -361,7 +361,10 @@ func (c *client) loop(ctx context.Context, s *session, states <-chan stateOrErr)
 	if c.p.Reverse || c.p.Bidir {
 		c.meters[false] = opts.Meter()
 	}
-	var nextFeed, grid time.Time
+	// nextFeed is when the meters are next fed; an aligned test's is a
+	// grid time, and its first (begun false) starts the windows.
+	var nextFeed time.Time
+	begun := false
 	var received int64
 	lastArrival := time.Now()
 	reached := c.data.reached
@@ -391,26 +394,24 @@ func (c *client) loop(ctx context.Context, s *session, states <-chan stateOrErr)
 		}
 		switch {
 		case s.omitting:
-		case aligned && grid.IsZero():
+		case aligned && !begun:
 			// The windows start at a grid time, halfway after a block:
 			// from before it, a window would hold part of a gap. The
 			// one after the last block seen may have passed already;
 			// the count has not moved since while the next block is not
 			// due.
-			if moved := c.data.moved(); moved.After(c.data.epoch) {
-				grid = moved.Add(gap / 2)
-				if grid.Before(s.measured) || !now.Before(moved.Add(gap)) {
-					grid = ahead(grid, gap, now)
-				}
-				nextFeed = grid
-				if !now.Before(grid) {
-					c.begin(s, grid)
-					nextFeed = ahead(grid, gap, now)
+			if nextFeed.IsZero() {
+				if moved := c.data.moved(); moved.After(c.data.epoch) {
+					nextFeed = moved.Add(gap / 2)
+					if nextFeed.Before(s.measured) || !now.Before(moved.Add(gap)) {
+						nextFeed = ahead(nextFeed, gap, now)
+					}
 				}
 			}
-		case aligned && nextFeed.Equal(grid) && !now.Before(grid):
-			c.begin(s, grid)
-			nextFeed = ahead(grid, gap, now)
+			if !nextFeed.IsZero() && !now.Before(nextFeed) {
+				c.begin(s, nextFeed)
+				begun, nextFeed = true, ahead(nextFeed, gap, now)
+			}
 		case aligned && !now.Before(nextFeed):
 			// Fed at the grid time, not the wake-up's: the windows are
 			// each the gap long, and no block came in between.
@@ -426,7 +427,7 @@ func (c *client) loop(ctx context.Context, s *session, states <-chan stateOrErr)
 		}
 		wait := feed // omitting
 		switch {
-		case aligned && grid.IsZero() && !s.omitting:
+		case aligned && nextFeed.IsZero() && !s.omitting:
 			wait = stable.DefaultWidth // looking for the first block
 		case !nextFeed.IsZero():
 			wait = time.Until(nextFeed)

@@ -90,8 +90,12 @@ func (p *Params) heldProcs(sends, zeroCopy bool) int {
 
 // slowPace says the streams are paced parkMin or more between bursts.
 func (p *Params) slowPace() bool {
-	return p.Bitrate > 0 && pacedGap(p.Len*max(p.Burst, 1), p.Bitrate) >= parkMin
+	return p.blockGap() >= parkMin
 }
+
+// burstBytes is what a paced stream sends back to back (-l times the
+// burst of -b RATE/BURST).
+func (p *Params) burstBytes() int { return p.Len * max(p.Burst, 1) }
 
 // blockGap is how often a paced stream sends a burst of blocks: 0 when
 // the streams are not paced.
@@ -99,7 +103,7 @@ func (p *Params) blockGap() time.Duration {
 	if p.Bitrate <= 0 {
 		return 0
 	}
-	return pacedGap(p.Len*max(p.Burst, 1), p.Bitrate)
+	return pacedGap(p.burstBytes(), p.Bitrate)
 }
 
 // pacedGap is the time a burst of n bytes takes at bitrate.
