@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/stats"
 )
 
 // benchRuns is the guest's part of TestPilabBench, REPS repetitions, the
@@ -166,10 +167,6 @@ func TestPilabBench(t *testing.T) {
 			got[k].rssMiB = append(got[k].rssMiB, float64(hwm)/1024)
 		}
 	}
-	med := func(x []float64) float64 {
-		s := slices.Sorted(slices.Values(x))
-		return (s[(len(s)-1)/2] + s[len(s)/2]) / 2
-	}
 	fmt.Printf("emulated Pi 3 B (QEMU raspi3b, TCG), 32-bit userland on Debian's arm64 kernel; median of %d runs, alternating\n", reps)
 	fmt.Printf("%-28s %12s %14s %10s %10s  %s\n", "case", "rate", "CPU s (u+s)", "/iperf3", "peak RSS", "CPU s of each run")
 	for _, k := range []string{"iperf3 net -P 1", "thruput armv6 net -P 1", "thruput armv7 net -P 1", "thruput armv6 bare net -P 1",
@@ -179,13 +176,13 @@ func TestPilabBench(t *testing.T) {
 		if strings.HasSuffix(k, "disk io") {
 			unit = "IOPS"
 		} else if peer := got["iperf3 "+k[strings.Index(k, "net"):]]; !strings.HasPrefix(k, "iperf3") {
-			ratio = fmt.Sprintf("%.2fx", med(r.cpu)/med(peer.cpu))
+			ratio = fmt.Sprintf("%.2fx", stats.Median(r.cpu)/stats.Median(peer.cpu))
 		}
 		each := make([]string, len(r.cpu))
 		for i, c := range r.cpu {
 			each[i] = strconv.FormatFloat(c, 'f', 2, 64)
 		}
-		fmt.Printf("%-28s %6.1f %-6s %14.2f %10s %6.1f MiB  %s\n", k, med(r.rate), unit, med(r.cpu), ratio, slices.Max(r.rssMiB), strings.Join(each, " "))
+		fmt.Printf("%-28s %6.1f %-6s %14.2f %10s %6.1f MiB  %s\n", k, stats.Median(r.rate), unit, stats.Median(r.cpu), ratio, slices.Max(r.rssMiB), strings.Join(each, " "))
 	}
 	v := map[bool]string{true: "PASS", false: "FAIL"}
 	for _, k := range []string{"thruput armv6 net -P 10", "thruput armv6 disk io"} {

@@ -13,7 +13,9 @@
 // card formatted ext4 and the USB disk formatted vfat, io_uring through
 // the kernel's compat system calls, and network tests over the guest's
 // loopback and, with a client on this side through QEMU's forward, over
-// the emulated USB adapter (Machine.Runs, Machine.ServerPort).
+// the emulated USB adapter (Machine.Runs, Machine.ServerPort); a guest
+// in a test's network namespace dials servers on this side
+// (Machine.Namespace).
 //
 // The kernel and busybox come from Debian's arm64 packages, and the
 // 32-bit busybox from its armhf one, fetched and unpacked by

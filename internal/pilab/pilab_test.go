@@ -275,7 +275,9 @@ func TestWaitFor(t *testing.T) {
 }
 
 // TestArgsForward: QEMU forwards a port to the guest's server only when
-// asked, and its user-mode network stays restricted either way.
+// asked, and its user-mode network stays restricted either way, unless
+// it runs in a namespace of the test's own; one core is asked of the
+// kernel only when wanted.
 func TestArgsForward(t *testing.T) {
 	netdev := func(m *Machine) string {
 		args := m.Args()
@@ -290,6 +292,19 @@ func TestArgsForward(t *testing.T) {
 	}
 	if got := netdev(&Machine{ServerPort: 40123}); got != "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:40123-10.0.2.15:5201" {
 		t.Errorf("with port 40123: -netdev %q", got)
+	}
+	if got := netdev(&Machine{Namespace: "tpt-1-1-a"}); got != "user,id=n0" {
+		t.Errorf("in a namespace: -netdev %q", got)
+	}
+	kernel := func(m *Machine) string {
+		args := m.Args()
+		return args[slices.Index(args, "-append")+1]
+	}
+	if got := kernel(&Machine{}); strings.Contains(got, "maxcpus") {
+		t.Errorf("four cores: -append %q", got)
+	}
+	if got := kernel(&Machine{OneCore: true}); !strings.HasSuffix(got, " maxcpus=1") {
+		t.Errorf("one core: -append %q, want maxcpus=1", got)
 	}
 }
 

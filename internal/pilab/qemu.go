@@ -176,6 +176,16 @@ type Machine struct {
 	// (10.0.2.15, the address QEMU's user-mode network gives a guest),
 	// where a net server in the guest can take a client from here.
 	ServerPort int
+	// Namespace, when set, is a network namespace of the test's own
+	// (nettest.NewLink) that QEMU runs in. Its user-mode network is then
+	// not restricted: the guest (10.0.2.15, its gateway 10.0.2.2) can dial
+	// the namespace's peers through QEMU, over TCP and UDP, and the
+	// namespace has no route beyond the test's link.
+	Namespace string
+	// OneCore brings up one of the BCM2837's four cores (maxcpus=1), as
+	// on a Pi 1 or Zero: the guest's programs and its kernel's network and
+	// USB work share it.
+	OneCore bool
 	// Runs is a shell script the guest's init runs after its dump, inside
 	// the dump's markers, with the disks mounted (the SD card's ext4 on
 	// /mnt/sd, the USB disk's vfat on /mnt/usb) and /bin/thruput in
@@ -240,14 +250,22 @@ func (m *Machine) WaitFor(ctx context.Context, marker string) error {
 // The kernel's console is the mini UART (ttyS1, as the device tree's
 // stdout-path says: the PL011 serves Bluetooth on a Pi 3), which QEMU
 // wires to its second -serial. The network adapter's user-mode backend
-// has restrict=on, so the guest reaches nothing outside. TCG runs the
+// has restrict=on, so the guest reaches nothing outside, unless QEMU
+// runs in a test's own network namespace (Namespace). TCG runs the
 // four cores on one host thread (thread=single), so a boot takes one
 // host core, not every one the machine shares with others.
 func (m *Machine) Args() []string {
 	netdev := "user,id=n0,restrict=on"
+	if m.Namespace != "" {
+		netdev = "user,id=n0"
+	}
 	if m.ServerPort != 0 {
 		// restrict=on leaves explicit forwards working.
 		netdev += fmt.Sprintf(",hostfwd=tcp:127.0.0.1:%d-10.0.2.15:5201", m.ServerPort)
+	}
+	kernelArgs := "console=ttyS1,115200 rdinit=/init panic=-1 loglevel=4"
+	if m.OneCore {
+		kernelArgs += " maxcpus=1"
 	}
 	return []string{
 		"-M", "raspi3b",
@@ -255,7 +273,7 @@ func (m *Machine) Args() []string {
 		"-kernel", m.Kit.Kernel,
 		"-dtb", m.Kit.DTB,
 		"-initrd", filepath.Join(m.Dir, "initramfs.cpio"),
-		"-append", "console=ttyS1,115200 rdinit=/init panic=-1 loglevel=4",
+		"-append", kernelArgs,
 		"-display", "none", "-monitor", "none",
 		"-serial", "null", "-serial", "stdio",
 		"-no-reboot",
@@ -317,6 +335,10 @@ func (m *Machine) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, m.Qemu, m.Args()...)
+	if m.Namespace != "" {
+		// ip execs QEMU in place, so the process group below is QEMU's.
+		cmd = exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", m.Namespace, m.Qemu}, m.Args()...)...)
+	}
 	cmd.Stdout = &m.console
 	cmd.Stderr = &m.Stderr
 	// Pdeathsig covers the test binary dying (go test's -timeout panic),

@@ -1,0 +1,190 @@
+package pilab
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/thruput/thruput/internal/nettest"
+	"github.com/thruput/thruput/internal/stats"
+)
+
+// linkRuns is the guest's part of TestPilabLinkBench, REPS repetitions,
+// the tools alternating which goes first: the armv6 build's net client
+// and Debian's armhf iperf3 (3.12), each against a server on this
+// machine (SERVER), over the emulated USB network adapter and QEMU's
+// user-mode network, paced at RATE for 10 s, one stream each way;
+// thruput with its defaults (latency probes, health sampling) and once
+// more without them ("bare"). Every client runs under /bin/rusage, as
+// in benchRuns.
+const linkRuns = `Q="--no-save --no-compare -q"
+for n in /sys/class/net/*; do
+	[ "${n##*/}" = lo ] || usb=${n##*/}
+done
+ip addr add 10.0.2.15/24 dev "$usb"
+ip route add default via 10.0.2.2
+cost() {
+	name=$1
+	shift
+	run "$name" /bin/rusage /tmp/cost "$@"
+	echo "@@F $name (cost)"
+	cat /tmp/cost
+	echo "@@E"
+}
+thruput_net() {
+	for d in up down; do
+		R=
+		[ $d = down ] && R=-R
+		cost "thruput $d rep $r" /bin/thruput net client SERVER -b RATE -t 10 -J $Q $R
+		cost "thruput no-health $d rep $r" /bin/thruput net client SERVER -b RATE -t 10 -J $Q $R --no-health
+		cost "thruput no-latency $d rep $r" /bin/thruput net client SERVER -b RATE -t 10 -J $Q $R --no-latency
+		cost "thruput bare $d rep $r" /bin/thruput net client SERVER -b RATE -t 10 -J $Q $R --no-latency --no-health
+	done
+}
+iperf3_net() {
+	for d in up down; do
+		R=
+		[ $d = down ] && R=-R
+		cost "iperf3 $d rep $r" /usr/bin/iperf3 -c SERVER -p 5202 -b RATE -t 10 -J $R
+	done
+}
+r=1
+while [ $r -le REPS ]; do
+	if [ $((r % 2)) -eq 1 ]; then
+		thruput_net
+		iperf3_net
+	else
+		iperf3_net
+		thruput_net
+	fi
+	r=$((r + 1))
+done
+`
+
+// TestPilabLinkBench is `bench/pilab link` (issue 36), a measurement, not
+// a test: it runs only with BENCH_PILAB=link. Over the guest's loopback
+// (TestPilabBench) the kernel delivers each of a client's packets to the
+// server inside the client's own system call, and wakes the server, on
+// the guest's CPU, and a latency probe costs the client its echo's
+// delivery too: on a Pi the other end is another machine. Here the
+// servers are on this machine: QEMU runs in one namespace of a link
+// shaped to 100 Mbit/s (a Pi's Ethernet) and thruput's server (this
+// machine's build) and iperf3 -s (IPERF3, else Debian's) in the other.
+// The guest has one core (maxcpus=1, as a Pi 1 or Zero), shared by the
+// client and the kernel's USB and network work. Printed are each
+// client's CPU time (user+sys) per run, median of BENCH_PILAB_REPS (3),
+// thruput's over iperf3's in the same direction, and the rates.
+func TestPilabLinkBench(t *testing.T) {
+	if os.Getenv("BENCH_PILAB") != "link" {
+		t.Skip("bench/pilab link runs this measurement (BENCH_PILAB=link)")
+	}
+	reps := 3
+	if s := os.Getenv("BENCH_PILAB_REPS"); s != "" {
+		var err error
+		if reps, err = strconv.Atoi(s); err != nil || reps < 1 {
+			t.Fatalf("BENCH_PILAB_REPS=%q: want a whole number from 1", s)
+		}
+	}
+	rate := "500K"
+	if s := os.Getenv("BENCH_PILAB_RATE"); s != "" {
+		rate = s
+	}
+	iperf3 := os.Getenv("IPERF3")
+	if iperf3 == "" {
+		iperf3 = "/usr/bin/iperf3"
+	}
+	if _, err := exec.LookPath(iperf3); err != nil {
+		skipMissing(t, "no iperf3 for the server side (%v)", err)
+	}
+	kit := requireKit(t)
+	if kit.Armhf == "" {
+		skipMissing(t, "no armhf iperf3 in %s (scripts/pilab-fetch fetches it)", Dir())
+	}
+	link := nettest.NewLink(t, 100)
+	tree := t.TempDir()
+	buildCommand(t, tree+"/bin/rusage", "github.com/thruput/thruput/internal/pilab/rusage", "GOOS=linux", "GOARCH=arm", "GOARM=6")
+	host := buildThruput(t, t.TempDir())
+
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	for _, s := range []struct {
+		port int
+		args []string
+	}{
+		{5201, []string{host, "net", "server", "-B", link.AddrB, "--no-save", "-q"}},
+		{5202, []string{iperf3, "-s", "-B", link.AddrB, "-p", "5202"}},
+	} {
+		c := link.Command(ctx, link.B, s.args[0], s.args[1:]...)
+		if err := c.Start(); err != nil {
+			t.Fatalf("%v: %v", s.args, err)
+		}
+		t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+		if !nettest.Sockets(fmt.Sprintf("/proc/%d/net", c.Process.Pid), s.port, nettest.Listen, 1) {
+			t.Fatalf("%v: not listening on port %d after 10 s", s.args, s.port)
+		}
+	}
+
+	script := strings.NewReplacer("REPS", strconv.Itoa(reps), "SERVER", link.AddrB, "RATE", rate).Replace(linkRuns)
+	m := newMachine(t, "6", []byte(script), kit.Armhf, tree)
+	m.Namespace, m.OneCore = link.A, true
+	g := boot(t, m, time.Duration(reps)*10*time.Minute, nil)
+
+	tools := []string{"iperf3", "thruput", "thruput no-health", "thruput no-latency", "thruput bare"}
+	type runs struct{ cpu, rate []float64 }
+	got := map[string]*runs{}
+	for r := 1; r <= reps; r++ {
+		for _, tool := range tools {
+			for _, dir := range []string{"up", "down"} {
+				name := fmt.Sprintf("%s %s rep %d", tool, dir, r)
+				if st := g.Status[name]; st != "rc=0" {
+					t.Fatalf("%s in the guest: %q; stderr:\n%s\noutput:\n%s", name, st, g.Files[name+" (stderr)"], g.Files[name])
+				}
+				var user, sys float64
+				var hwm int64
+				if _, err := fmt.Sscanf(g.Files[name+" (cost)"], "%g %g %d", &user, &sys, &hwm); err != nil {
+					t.Fatalf("%s: cost %q: %v", name, g.Files[name+" (cost)"], err)
+				}
+				// Both clients print iperf3's JSON (-J).
+				var j struct {
+					End struct {
+						SumReceived struct {
+							BitsPerSecond float64 `json:"bits_per_second"`
+						} `json:"sum_received"`
+					} `json:"end"`
+				}
+				if err := json.Unmarshal([]byte(g.Files[name]), &j); err != nil || j.End.SumReceived.BitsPerSecond <= 0 {
+					t.Fatalf("%s: %v\n%s", name, err, g.Files[name])
+				}
+				k := tool + " " + dir
+				if got[k] == nil {
+					got[k] = &runs{}
+				}
+				got[k].cpu = append(got[k].cpu, user+sys)
+				got[k].rate = append(got[k].rate, j.End.SumReceived.BitsPerSecond/1e6)
+			}
+		}
+	}
+	fmt.Printf("emulated Pi 3 B on one core (QEMU raspi3b, TCG, maxcpus=1), armv6 thruput and armhf iperf3 3.12 clients against servers on this machine "+
+		"(thruput's, %s) over the emulated USB adapter, -b %s -t 10, 1 stream; median of %d runs, alternating\n", iperf3, rate, reps)
+	fmt.Printf("%-20s %14s %14s %10s  %s\n", "case", "rate", "CPU s (u+s)", "/iperf3", "CPU s of each run")
+	for _, dir := range []string{"up", "down"} {
+		for _, tool := range tools {
+			r := got[tool+" "+dir]
+			ratio := "-"
+			if tool != "iperf3" {
+				ratio = fmt.Sprintf("%.2fx", stats.Median(r.cpu)/stats.Median(got["iperf3 "+dir].cpu))
+			}
+			each := make([]string, len(r.cpu))
+			for i, c := range r.cpu {
+				each[i] = strconv.FormatFloat(c, 'f', 2, 64)
+			}
+			fmt.Printf("%-20s %7.1f Mbit/s %14.2f %10s  %s\n", tool+" "+dir, stats.Median(r.rate), stats.Median(r.cpu), ratio, strings.Join(each, " "))
+		}
+	}
+}
