@@ -22,7 +22,8 @@ import (
 // user-mode network, paced at RATE for 10 s, one stream each way;
 // thruput with its defaults (latency probes, health sampling) and once
 // more without them ("bare"). Every client runs under /bin/rusage, as
-// in benchRuns.
+// in benchRuns, and so does each tool's start alone (thruput version,
+// iperf3 -v): what a run costs before it measures anything.
 const linkRuns = `Q="--no-save --no-compare -q"
 for n in /sys/class/net/*; do
 	[ "${n##*/}" = lo ] || usb=${n##*/}
@@ -63,6 +64,8 @@ while [ $r -le REPS ]; do
 		iperf3_net
 		thruput_net
 	fi
+	cost "thruput start rep $r" /bin/thruput version
+	cost "iperf3 start rep $r" /usr/bin/iperf3 -v
 	r=$((r + 1))
 done
 `
@@ -134,22 +137,34 @@ func TestPilabLinkBench(t *testing.T) {
 	m := newMachine(t, "6", []byte(script), kit.Armhf, tree)
 	m.Namespace, m.OneCore = link.A, true
 	g := boot(t, m, time.Duration(reps)*10*time.Minute, nil)
+	if n := len(cpuinfo(g, "processor")); n != 1 {
+		t.Fatalf("the guest has %d cores online, want 1 (maxcpus=1)", n)
+	}
 
 	tools := []string{"iperf3", "thruput", "thruput no-health", "thruput no-latency", "thruput bare"}
 	type runs struct{ cpu, rate []float64 }
 	got := map[string]*runs{}
+	cost := func(name string) float64 {
+		t.Helper()
+		if st := g.Status[name]; st != "rc=0" {
+			t.Fatalf("%s in the guest: %q; stderr:\n%s\noutput:\n%s", name, st, g.Files[name+" (stderr)"], g.Files[name])
+		}
+		var user, sys float64
+		var hwm int64
+		if _, err := fmt.Sscanf(g.Files[name+" (cost)"], "%g %g %d", &user, &sys, &hwm); err != nil {
+			t.Fatalf("%s: cost %q: %v", name, g.Files[name+" (cost)"], err)
+		}
+		return user + sys
+	}
+	start := map[string][]float64{}
 	for r := 1; r <= reps; r++ {
+		for _, tool := range []string{"iperf3", "thruput"} {
+			start[tool] = append(start[tool], cost(fmt.Sprintf("%s start rep %d", tool, r)))
+		}
 		for _, tool := range tools {
 			for _, dir := range []string{"up", "down"} {
 				name := fmt.Sprintf("%s %s rep %d", tool, dir, r)
-				if st := g.Status[name]; st != "rc=0" {
-					t.Fatalf("%s in the guest: %q; stderr:\n%s\noutput:\n%s", name, st, g.Files[name+" (stderr)"], g.Files[name])
-				}
-				var user, sys float64
-				var hwm int64
-				if _, err := fmt.Sscanf(g.Files[name+" (cost)"], "%g %g %d", &user, &sys, &hwm); err != nil {
-					t.Fatalf("%s: cost %q: %v", name, g.Files[name+" (cost)"], err)
-				}
+				cpu := cost(name)
 				// Both clients print iperf3's JSON (-J).
 				var j struct {
 					End struct {
@@ -165,14 +180,24 @@ func TestPilabLinkBench(t *testing.T) {
 				if got[k] == nil {
 					got[k] = &runs{}
 				}
-				got[k].cpu = append(got[k].cpu, user+sys)
+				got[k].cpu = append(got[k].cpu, cpu)
 				got[k].rate = append(got[k].rate, j.End.SumReceived.BitsPerSecond/1e6)
 			}
 		}
 	}
 	fmt.Printf("emulated Pi 3 B on one core (QEMU raspi3b, TCG, maxcpus=1), armv6 thruput and armhf iperf3 3.12 clients against servers on this machine "+
 		"(thruput's, %s) over the emulated USB adapter, -b %s -t 10, 1 stream; median of %d runs, alternating\n", iperf3, rate, reps)
-	fmt.Printf("%-20s %14s %14s %10s  %s\n", "case", "rate", "CPU s (u+s)", "/iperf3", "CPU s of each run")
+	fmt.Printf("%-24s %14s %14s %10s  %s\n", "case", "rate", "CPU s (u+s)", "/iperf3", "CPU s of each run")
+	each := func(x []float64) string {
+		s := make([]string, len(x))
+		for i, c := range x {
+			s[i] = strconv.FormatFloat(c, 'f', 2, 64)
+		}
+		return strings.Join(s, " ")
+	}
+	for _, tool := range []string{"iperf3", "thruput"} {
+		fmt.Printf("%-24s %14s %14.2f %10s  %s\n", tool+" start", "-", stats.Median(start[tool]), fmt.Sprintf("%.2fx", stats.Median(start[tool])/stats.Median(start["iperf3"])), each(start[tool]))
+	}
 	for _, dir := range []string{"up", "down"} {
 		for _, tool := range tools {
 			r := got[tool+" "+dir]
@@ -180,11 +205,7 @@ func TestPilabLinkBench(t *testing.T) {
 			if tool != "iperf3" {
 				ratio = fmt.Sprintf("%.2fx", stats.Median(r.cpu)/stats.Median(got["iperf3 "+dir].cpu))
 			}
-			each := make([]string, len(r.cpu))
-			for i, c := range r.cpu {
-				each[i] = strconv.FormatFloat(c, 'f', 2, 64)
-			}
-			fmt.Printf("%-20s %7.1f Mbit/s %14.2f %10s  %s\n", tool+" "+dir, stats.Median(r.rate), stats.Median(r.cpu), ratio, strings.Join(each, " "))
+			fmt.Printf("%-24s %7.1f Mbit/s %14.2f %10s  %s\n", tool+" "+dir, stats.Median(r.rate), stats.Median(r.cpu), ratio, each(r.cpu))
 		}
 	}
 }
