@@ -25,16 +25,7 @@ import (
 // "NAME (cost)". Both tools run with their defaults (thruput's latency
 // probes and health sampling on), as a user would, and the armv6 build
 // once more without them ("bare"), which shows what they cost.
-const benchRuns = `Q="--no-save --no-compare -q"
-cost() {
-	name=$1
-	shift
-	run "$name" /bin/rusage /tmp/cost "$@"
-	echo "@@F $name (cost)"
-	cat /tmp/cost
-	echo "@@E"
-}
-listen() {
+var benchRuns = costShell + `listen() {
 	i=0
 	while [ $i -lt 300 ] && ! netstat -ltn | grep -q ":$1 "; do
 		sleep 0.1
@@ -64,7 +55,31 @@ iperf3_net() {
 		wait $s
 	done
 }
-r=1
+` + alternate(`	for b in 6 7; do
+		cost "thruput armv$b disk io rep $r" /bin/thruput$b disk io /mnt/sd --rw randread --bs 4k --iodepth 32 --size 16M -t 10s --time-based --json $Q
+	done
+`)
+
+// costShell starts a bench's guest script: Q, thruput's flags for a run
+// that keeps nothing, and cost NAME COMMAND..., which runs the command
+// as run does (init.sh) under /bin/rusage and prints what it cost as the
+// file "NAME (cost)".
+const costShell = `Q="--no-save --no-compare -q"
+cost() {
+	name=$1
+	shift
+	run "$name" /bin/rusage /tmp/cost "$@"
+	echo "@@F $name (cost)"
+	cat /tmp/cost
+	echo "@@E"
+}
+`
+
+// alternate is a bench's repetitions in the guest script: REPS times
+// the script's thruput_net and iperf3_net, the two taking turns at going
+// first, then extra.
+func alternate(extra string) string {
+	return `r=1
 while [ $r -le REPS ]; do
 	if [ $((r % 2)) -eq 1 ]; then
 		thruput_net
@@ -73,12 +88,56 @@ while [ $r -le REPS ]; do
 		iperf3_net
 		thruput_net
 	fi
-	for b in 6 7; do
-		cost "thruput armv$b disk io rep $r" /bin/thruput$b disk io /mnt/sd --rw randread --bs 4k --iodepth 32 --size 16M -t 10s --time-based --json $Q
-	done
-	r=$((r + 1))
+` + extra + `	r=$((r + 1))
 done
 `
+}
+
+// benchReps is BENCH_PILAB_REPS, 3 when unset.
+func benchReps(t *testing.T) int {
+	t.Helper()
+	s := os.Getenv("BENCH_PILAB_REPS")
+	if s == "" {
+		return 3
+	}
+	reps, err := strconv.Atoi(s)
+	if err != nil || reps < 1 {
+		t.Fatalf("BENCH_PILAB_REPS=%q: want a whole number from 1", s)
+	}
+	return reps
+}
+
+// guestCost is what the guest's command NAME cost (see costShell): its
+// CPU seconds, user and system, and its peak RSS in KiB. The command
+// must have succeeded.
+func guestCost(t *testing.T, g Guest, name string) (cpu float64, hwmKiB int64) {
+	t.Helper()
+	if st := g.Status[name]; st != "rc=0" {
+		t.Fatalf("%s in the guest: %q; stderr:\n%s\noutput:\n%s", name, st, g.Files[name+" (stderr)"], g.Files[name])
+	}
+	var user, sys float64
+	if _, err := fmt.Sscanf(g.Files[name+" (cost)"], "%g %g %d", &user, &sys, &hwmKiB); err != nil {
+		t.Fatalf("%s: cost %q: %v", name, g.Files[name+" (cost)"], err)
+	}
+	return user + sys, hwmKiB
+}
+
+// guestRate is the received rate, in Mbit/s, in the iperf3 JSON (-J)
+// that the guest's client NAME printed (thruput's and iperf3's alike).
+func guestRate(t *testing.T, g Guest, name string) float64 {
+	t.Helper()
+	var j struct {
+		End struct {
+			SumReceived struct {
+				BitsPerSecond float64 `json:"bits_per_second"`
+			} `json:"sum_received"`
+		} `json:"end"`
+	}
+	if err := json.Unmarshal([]byte(g.Files[name]), &j); err != nil || j.End.SumReceived.BitsPerSecond <= 0 {
+		t.Fatalf("%s: %v\n%s", name, err, g.Files[name])
+	}
+	return j.End.SumReceived.BitsPerSecond / 1e6
+}
 
 // TestPilabBench is bench/pilab's measurement (issue 36), not a test: it
 // runs only with BENCH_PILAB=1. The emulated Pi 3 B boots once with
@@ -94,13 +153,7 @@ func TestPilabBench(t *testing.T) {
 	if os.Getenv("BENCH_PILAB") == "" {
 		t.Skip("bench/pilab runs this measurement (BENCH_PILAB=1)")
 	}
-	reps := 3
-	if s := os.Getenv("BENCH_PILAB_REPS"); s != "" {
-		var err error
-		if reps, err = strconv.Atoi(s); err != nil || reps < 1 {
-			t.Fatalf("BENCH_PILAB_REPS=%q: want a whole number from 1", s)
-		}
-	}
+	reps := benchReps(t)
 	kit := requireKit(t)
 	if kit.Armhf == "" {
 		skipMissing(t, "no armhf iperf3 in %s (scripts/pilab-fetch fetches it)", Dir())
@@ -129,14 +182,7 @@ func TestPilabBench(t *testing.T) {
 			{"iperf3", "net -P 1"}, {"iperf3", "net -P 10"}, {"thruput armv6", "disk io"}, {"thruput armv7", "disk io"},
 		} {
 			name := fmt.Sprintf("%s %s rep %d", c.tool, c.what, r)
-			if st := g.Status[name]; st != "rc=0" {
-				t.Fatalf("%s in the guest: %q; stderr:\n%s\noutput:\n%s", name, st, g.Files[name+" (stderr)"], g.Files[name])
-			}
-			var user, sys float64
-			var hwm int64
-			if _, err := fmt.Sscanf(g.Files[name+" (cost)"], "%g %g %d", &user, &sys, &hwm); err != nil {
-				t.Fatalf("%s: cost %q: %v", name, g.Files[name+" (cost)"], err)
-			}
+			cpu, hwm := guestCost(t, g, name)
 			var rate float64
 			if c.what == "disk io" {
 				d, err := result.Read(strings.NewReader(g.Files[name]))
@@ -145,24 +191,13 @@ func TestPilabBench(t *testing.T) {
 				}
 				rate = d.IO.Runs[0].Read.IOPS
 			} else {
-				// Both clients print iperf3's JSON (-J).
-				var j struct {
-					End struct {
-						SumReceived struct {
-							BitsPerSecond float64 `json:"bits_per_second"`
-						} `json:"sum_received"`
-					} `json:"end"`
-				}
-				if err := json.Unmarshal([]byte(g.Files[name]), &j); err != nil || j.End.SumReceived.BitsPerSecond <= 0 {
-					t.Fatalf("%s: %v\n%s", name, err, g.Files[name])
-				}
-				rate = j.End.SumReceived.BitsPerSecond / 1e6
+				rate = guestRate(t, g, name)
 			}
 			k := c.tool + " " + c.what
 			if got[k] == nil {
 				got[k] = &runs{}
 			}
-			got[k].cpu = append(got[k].cpu, user+sys)
+			got[k].cpu = append(got[k].cpu, cpu)
 			got[k].rate = append(got[k].rate, rate)
 			got[k].rssMiB = append(got[k].rssMiB, float64(hwm)/1024)
 		}

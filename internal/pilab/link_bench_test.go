@@ -2,7 +2,6 @@ package pilab
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,24 +19,15 @@ import (
 // and Debian's armhf iperf3 (3.12), each against a server on this
 // machine (SERVER), over the emulated USB network adapter and QEMU's
 // user-mode network, paced at RATE for 10 s, one stream each way;
-// thruput with its defaults (latency probes, health sampling) and once
-// more without them ("bare"). Every client runs under /bin/rusage, as
-// in benchRuns, and so does each tool's start alone (thruput version,
+// thruput with its defaults (latency probes, health sampling), without
+// each and without both ("bare"). Every client runs under /bin/rusage,
+// as in benchRuns, and so does each tool's start alone (thruput version,
 // iperf3 -v): what a run costs before it measures anything.
-const linkRuns = `Q="--no-save --no-compare -q"
-for n in /sys/class/net/*; do
+var linkRuns = costShell + `for n in /sys/class/net/*; do
 	[ "${n##*/}" = lo ] || usb=${n##*/}
 done
 ip addr add 10.0.2.15/24 dev "$usb"
 ip route add default via 10.0.2.2
-cost() {
-	name=$1
-	shift
-	run "$name" /bin/rusage /tmp/cost "$@"
-	echo "@@F $name (cost)"
-	cat /tmp/cost
-	echo "@@E"
-}
 thruput_net() {
 	for d in up down; do
 		R=
@@ -55,20 +45,9 @@ iperf3_net() {
 		cost "iperf3 $d rep $r" /usr/bin/iperf3 -c SERVER -p 5202 -b RATE -t 10 -J $R
 	done
 }
-r=1
-while [ $r -le REPS ]; do
-	if [ $((r % 2)) -eq 1 ]; then
-		thruput_net
-		iperf3_net
-	else
-		iperf3_net
-		thruput_net
-	fi
-	cost "thruput start rep $r" /bin/thruput version
+` + alternate(`	cost "thruput start rep $r" /bin/thruput version
 	cost "iperf3 start rep $r" /usr/bin/iperf3 -v
-	r=$((r + 1))
-done
-`
+`)
 
 // TestPilabLinkBench is `bench/pilab link` (issue 36), a measurement, not
 // a test: it runs only with BENCH_PILAB=link. Over the guest's loopback
@@ -87,13 +66,7 @@ func TestPilabLinkBench(t *testing.T) {
 	if os.Getenv("BENCH_PILAB") != "link" {
 		t.Skip("bench/pilab link runs this measurement (BENCH_PILAB=link)")
 	}
-	reps := 3
-	if s := os.Getenv("BENCH_PILAB_REPS"); s != "" {
-		var err error
-		if reps, err = strconv.Atoi(s); err != nil || reps < 1 {
-			t.Fatalf("BENCH_PILAB_REPS=%q: want a whole number from 1", s)
-		}
-	}
+	reps := benchReps(t)
 	rate := "500K"
 	if s := os.Getenv("BENCH_PILAB_RATE"); s != "" {
 		rate = s
@@ -145,16 +118,8 @@ func TestPilabLinkBench(t *testing.T) {
 	type runs struct{ cpu, rate []float64 }
 	got := map[string]*runs{}
 	cost := func(name string) float64 {
-		t.Helper()
-		if st := g.Status[name]; st != "rc=0" {
-			t.Fatalf("%s in the guest: %q; stderr:\n%s\noutput:\n%s", name, st, g.Files[name+" (stderr)"], g.Files[name])
-		}
-		var user, sys float64
-		var hwm int64
-		if _, err := fmt.Sscanf(g.Files[name+" (cost)"], "%g %g %d", &user, &sys, &hwm); err != nil {
-			t.Fatalf("%s: cost %q: %v", name, g.Files[name+" (cost)"], err)
-		}
-		return user + sys
+		cpu, _ := guestCost(t, g, name)
+		return cpu
 	}
 	start := map[string][]float64{}
 	for r := 1; r <= reps; r++ {
@@ -164,24 +129,13 @@ func TestPilabLinkBench(t *testing.T) {
 		for _, tool := range tools {
 			for _, dir := range []string{"up", "down"} {
 				name := fmt.Sprintf("%s %s rep %d", tool, dir, r)
-				cpu := cost(name)
-				// Both clients print iperf3's JSON (-J).
-				var j struct {
-					End struct {
-						SumReceived struct {
-							BitsPerSecond float64 `json:"bits_per_second"`
-						} `json:"sum_received"`
-					} `json:"end"`
-				}
-				if err := json.Unmarshal([]byte(g.Files[name]), &j); err != nil || j.End.SumReceived.BitsPerSecond <= 0 {
-					t.Fatalf("%s: %v\n%s", name, err, g.Files[name])
-				}
+				cpu, rate := cost(name), guestRate(t, g, name)
 				k := tool + " " + dir
 				if got[k] == nil {
 					got[k] = &runs{}
 				}
 				got[k].cpu = append(got[k].cpu, cpu)
-				got[k].rate = append(got[k].rate, j.End.SumReceived.BitsPerSecond/1e6)
+				got[k].rate = append(got[k].rate, rate)
 			}
 		}
 	}
