@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
+
+	"github.com/thruput/thruput/internal/kfile"
 )
 
 // maxValue bounds what is read of a one-value file, and the length of a line
@@ -23,13 +25,12 @@ const maxTable = 16 << 20
 // readValue returns a one-value file's content without surrounding space and
 // NULs (device-tree strings end in one), or "" when it cannot be read: every
 // fact is optional, and the caller cannot do better than leave it out.
+//
+// It and eachLine read through kfile, whose raw system calls keep the P:
+// the files are the kernel's, and the few that are not (os-release) are
+// read before and after a measurement, never during one.
 func readValue(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxValue))
+	b, err := kfile.ReadFile(path, maxValue)
 	if err != nil {
 		return ""
 	}
@@ -43,7 +44,7 @@ func readValue(path string) string {
 // of mounts, hundreds of CPUs), and a table cut short would be read wrong.
 // A capture keeps them whole, up to maxTable.
 func eachLine(path string, fn func(line string) error) error {
-	f, err := os.Open(path)
+	f, err := kfile.Open(path)
 	if err != nil {
 		return err
 	}
