@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
+
+	"github.com/thruput/thruput/internal/kfile"
 )
 
 // fwBehind is how far below cpufreq's clock the firmware's measured one
@@ -94,7 +95,7 @@ const maxStatFile = 16 << 20
 
 // readInto reads a whole file into buf, grown as needed, and returns it.
 func readInto(path string, buf []byte) ([]byte, bool) {
-	f, err := os.Open(path)
+	f, err := kfile.Open(path)
 	if err != nil {
 		return buf[:0], false
 	}

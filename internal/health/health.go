@@ -22,7 +22,6 @@ package health
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -30,6 +29,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/thruput/thruput/internal/kfile"
 	"github.com/thruput/thruput/internal/result"
 	"github.com/thruput/thruput/internal/throttle"
 )
@@ -212,7 +212,7 @@ func (s *Sampler) Stop() *result.Health {
 func (s *Sampler) begin(t time.Time) {
 	s.t0 = t
 	s.throttle = throttle.Find(s.cfg.Sys, s.cfg.Mailbox, readValue)
-	if f, err := os.Open(filepath.Join(s.cfg.Proc, "self/cgroup")); err == nil {
+	if f, err := kfile.Open(filepath.Join(s.cfg.Proc, "self/cgroup")); err == nil {
 		s.cg, s.cgOK = findCgroup(f, s.cfg.Sys)
 		f.Close()
 	}
@@ -387,17 +387,17 @@ func (s *Sampler) suspect(reason string, at float64, detail string) {
 // snap reads the counters compared between the start and the end.
 func (s *Sampler) snap() snapshot {
 	var n snapshot
-	if f, err := os.Open(filepath.Join(s.cfg.Proc, "stat")); err == nil {
+	if f, err := kfile.Open(filepath.Join(s.cfg.Proc, "stat")); err == nil {
 		n.stat, err = parseStat(f)
 		n.statOK = err == nil && len(n.stat) > 0
 		f.Close()
 	}
-	if f, err := os.Open(filepath.Join(s.cfg.Proc, "interrupts")); err == nil {
+	if f, err := kfile.Open(filepath.Join(s.cfg.Proc, "interrupts")); err == nil {
 		n.irqs, err = parseInterrupts(f)
 		n.irqsOK = err == nil
 		f.Close()
 	}
-	if f, err := os.Open(filepath.Join(s.cfg.Proc, "softirqs")); err == nil {
+	if f, err := kfile.Open(filepath.Join(s.cfg.Proc, "softirqs")); err == nil {
 		n.softirqs, err = parseSoftirqs(f)
 		n.softirqsOK = err == nil && len(n.softirqs) > 0
 		f.Close()

@@ -3,10 +3,11 @@ package health
 import (
 	"bufio"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/thruput/thruput/internal/kfile"
 )
 
 // maxLine bounds a line of a /proc table: /proc/interrupts on a machine
@@ -15,8 +16,14 @@ const maxLine = 256 << 10
 
 // eachLine calls fn with every line of a file; a file that cannot be
 // opened is an error (unknown), one that ends early keeps what it gave.
+//
+// The sampler reads through kfile, raw system calls that keep the P while
+// the kernel answers: on a one-core board a read during the load then
+// holds the data path up for its length, where through os a read past
+// 20 µs cost the hand-over of the P to another thread and back, more than
+// the read (bench/README.md, bench/health).
 func eachLine(path string, fn func(string)) error {
-	f, err := os.Open(path)
+	f, err := kfile.Open(path)
 	if err != nil {
 		return err
 	}
@@ -36,7 +43,7 @@ func scanLines(r io.Reader, fn func(string)) error {
 // readValue is a one-value sysfs file without surrounding space, "" when
 // it cannot be read.
 func readValue(path string) string {
-	b, err := os.ReadFile(path)
+	b, err := kfile.ReadFile(path, maxLine+1)
 	if err != nil || len(b) > maxLine {
 		return ""
 	}
