@@ -433,6 +433,10 @@ func (s *Server) handle(ctx context.Context, ctrl net.Conn, cookie []byte, admit
 		}
 	}
 	if err != nil {
+		// The slot is free before the client reads why it was refused:
+		// one that asks again at once (fewer streams) is not told busy
+		// by its own refused test (ci71: TestServerMaxClients).
+		release(false)
 		serverError(ctrl, err)
 		s.reject(ctrl, err)
 		return false, err

@@ -538,6 +538,30 @@ func TestServerMaxClients(t *testing.T) {
 	}
 }
 
+// TestServerRefusedRetry: a client the server refuses (too many streams)
+// and that asks again at once, within the limit, is served: its refused
+// test gave the only slot back before it answered, so the retry is not
+// told busy. Twenty tries: the refusal and the retry race the server's
+// own teardown of the refused test.
+func TestServerRefusedRetry(t *testing.T) {
+	ts := startServer(t, ServerConfig{MaxClients: 1, Limits: Limits{MaxStreams: 1}})
+	ctx := context.Background()
+	for i := range 20 {
+		cfg := quickTest(ts.port)
+		cfg.Bytes = 64 << 10
+		cfg.Streams = 2
+		_, err := runTest(ctx, cfg)
+		var pe *PeerError
+		if !errors.As(err, &pe) || pe.Code != ieNumStreams {
+			t.Fatalf("try %d, 2 streams: %v, want server error %d", i, err, ieNumStreams)
+		}
+		cfg.Streams = 1
+		if _, err := runTest(ctx, cfg); err != nil {
+			t.Fatalf("try %d, 1 stream right after: %v", i, err)
+		}
+	}
+}
+
 // runTest runs a client test, on one stream unless the config says
 // otherwise, and returns its section, for tests that look at the figures.
 func runTest(ctx context.Context, cfg ClientConfig) (*result.Net, error) {
