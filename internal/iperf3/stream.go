@@ -306,14 +306,15 @@ func (d *dataPath) halt() {
 	}
 }
 
-// unbatch makes the TCP receivers read every byte as it comes from now
-// on: what the peer sent before the end is still arriving, and a batch
-// would hold its last bytes for up to a receive timeout, stretching the
+// unbatch makes the TCP receivers read every byte as it comes from now on:
+// what the peer sent before the end is still arriving, and a batch would
+// hold its last bytes for up to a receive timeout, stretching the
 // receivers' span. The low-water mark goes back to one byte for a read
-// that starts from here, and a signal (SIGURG, which the runtime takes
-// for a preemption request and otherwise ignores) ends a read already
-// waiting for a batch with what it has. recvTCP sees the stop and batches
-// no more.
+// that starts from here (the kernel then wakes a slowly paced receiver
+// waiting in the netpoller, recvPolled, for the bytes it holds), and a
+// signal (SIGURG, which the runtime takes for a preemption request and
+// otherwise ignores) ends a read already waiting for a batch with what it
+// has. recvTCP sees the stop and batches no more.
 func (d *dataPath) unbatch() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -718,6 +719,7 @@ func (d *dataPath) recvPolled(s *stream, buf []byte) error {
 	// Published before closing is looked at: either shutdown sees the
 	// file and closes it, or this sees closing.
 	s.polled.Store(f)
+	d.batchPolled(s)
 	for !d.closing.Load() {
 		var n int
 		var e syscall.Errno
@@ -740,6 +742,28 @@ func (d *dataPath) recvPolled(s *stream, buf []byte) error {
 		}
 	}
 	return nil
+}
+
+// batchPolled sets a slowly paced receiver's low-water mark (see
+// Params.pollBatch), unless the test is ending, when unbatch has set it
+// back to one byte or is about to. It stays under a quarter of the
+// socket's receive buffer: a mark the buffer cannot hold twice over makes
+// the kernel grow the buffer and clamp the window to the mark, and the
+// tool would be setting the window of the flow it measures.
+func (d *dataPath) batchPolled(s *stream) {
+	buf, err := unix.GetsockoptInt(s.fd, unix.SOL_SOCKET, unix.SO_RCVBUF)
+	if err != nil {
+		return
+	}
+	lowat := min(d.p.pollBatch(), buf/4)
+	if lowat <= 1 {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.stop.Load() {
+		_ = unix.SetsockoptInt(s.fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT, lowat)
+	}
 }
 
 // udpHeader is the size of the header every datagram starts with.

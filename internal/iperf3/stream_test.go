@@ -194,6 +194,27 @@ func TestHeldProcs(t *testing.T) {
 	}
 }
 
+// TestPollBatch: a slowly paced receiver batches 5 ms of the pace, never
+// more than the sender's burst; an unpaced one does not batch.
+func TestPollBatch(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		p    Params
+		want int
+	}{
+		{"unpaced", Params{Parallel: 1, Len: 128 << 10}, 0},
+		{"94M", Params{Parallel: 1, Len: 128 << 10, Bitrate: 94e6}, 58750},
+		{"500K", Params{Parallel: 1, Len: 128 << 10, Bitrate: 500e3}, 312},
+		{"400M, one block", Params{Parallel: 1, Len: 128 << 10, Bitrate: 400e6}, 128 << 10},
+		{"400M, bursts of 2", Params{Parallel: 1, Len: 128 << 10, Bitrate: 400e6, Options: Options{Burst: 2}}, 250000},
+		{"10M, 1000-byte blocks", Params{Parallel: 1, Len: 1000, Bitrate: 10e6}, 1000},
+	} {
+		if got := c.p.pollBatch(); got != c.want {
+			t.Errorf("%s: a batch of %d bytes, want %d", c.name, got, c.want)
+		}
+	}
+}
+
 // TestParkedSendDoesNotWait: a sender whose pacer parks sends into a full
 // buffer without waiting in the kernel, where it would hold the P the
 // rest of the process runs on: on a blocking socket no one reads, it
