@@ -53,7 +53,7 @@ func TestPacedReceiverBatches(t *testing.T) {
 		}
 		segments := got / mss
 		t.Logf("-R %v: %d bytes, about %d segments; the reader switched threads %d times voluntarily", reverse, got, segments, ru.Nvcsw)
-		if ru.Nvcsw > segments/4 {
+		if int64(ru.Nvcsw) > segments/4 {
 			t.Errorf("-R %v: the reader switched threads %d times for about %d segments; batched, it should be under %d", reverse, ru.Nvcsw, segments, segments/4)
 		}
 	}
