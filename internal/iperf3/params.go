@@ -3,6 +3,8 @@ package iperf3
 import (
 	"fmt"
 	"time"
+
+	"github.com/thruput/thruput/internal/stable"
 )
 
 // Params are a test's parameters as the client sends them to the server.
@@ -95,18 +97,24 @@ func (p *Params) slowPace() bool {
 
 // pollBatch is the low-water mark of a slowly paced TCP receiver
 // (recvPolled): the bytes that arrive in pollBatchSpan at the pace, at
-// most one burst. Over a link the segments come one by one: a reader woken
-// for each, as iperf3's is, switched threads 58,000 times to receive 10 s
-// at 94 Mbit/s through a 100 Mbit/s veth, and took 8 times the CPU of one
-// that batches (3,000 switches; bench/net with BENCH_LINK). A batch of
-// 5 ms holds its count back from the meters' 100 ms windows by no more
+// most one burst; a whole burst when the pace sends less than one a meter's
+// window (stable.DefaultWidth), whose windows then hold a burst or none
+// anyway (client.loop). Over a link the segments come one by one: a reader
+// woken for each, as iperf3's is, switched threads 58,000 times to receive
+// 10 s at 94 Mbit/s through a 100 Mbit/s veth, and took 8 times the CPU
+// of one that batches (3,000 switches; bench/net with BENCH_LINK). A batch
+// of 5 ms holds its count back from the meters' 100 ms windows by no more
 // than the pacer's own blocks do. A stream that stops short of a batch is
 // read at the end (unbatch) or when the peer closes it.
 func (p *Params) pollBatch() int {
 	if p.Bitrate <= 0 {
 		return 0
 	}
-	return int(min(int64(p.burstBytes()), p.Bitrate/8*int64(pollBatchSpan)/int64(time.Second)))
+	burst := int64(p.burstBytes())
+	if p.blockGap() > stable.DefaultWidth {
+		return int(burst)
+	}
+	return int(min(burst, p.Bitrate/8*int64(pollBatchSpan)/int64(time.Second)))
 }
 
 // pollBatchSpan: see pollBatch.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/thruput/thruput/internal/latency"
 	"github.com/thruput/thruput/internal/sockio"
+	"github.com/thruput/thruput/internal/stable"
 )
 
 // stream is one data connection. Its goroutine only adds to counters; the
@@ -719,7 +720,7 @@ func (d *dataPath) recvPolled(s *stream, buf []byte) error {
 	// Published before closing is looked at: either shutdown sees the
 	// file and closes it, or this sees closing.
 	s.polled.Store(f)
-	d.batchPolled(s)
+	b := d.newBatch(s)
 	for !d.closing.Load() {
 		var n int
 		var e syscall.Errno
@@ -735,6 +736,7 @@ func (d *dataPath) recvPolled(s *stream, buf []byte) error {
 		case e == 0 && n > 0:
 			d.received(s, n)
 			s.arrived.Store(int64(time.Since(d.epoch)))
+			d.moveBatch(s, &b, n)
 		case e == 0:
 			return nil // the sender closed the stream
 		case e != unix.EINTR:
@@ -744,25 +746,68 @@ func (d *dataPath) recvPolled(s *stream, buf []byte) error {
 	return nil
 }
 
-// batchPolled sets a slowly paced receiver's low-water mark (see
-// Params.pollBatch), unless the test is ending, when unbatch has set it
-// back to one byte or is about to. It stays under a quarter of the
-// socket's receive buffer: a mark the buffer cannot hold twice over makes
-// the kernel grow the buffer and clamp the window to the mark, and the
-// tool would be setting the window of the flow it measures.
-func (d *dataPath) batchPolled(s *stream) {
+// batch is a slowly paced receiver's low-water mark (Params.pollBatch).
+// Where bursts come less often than a meter's window, it never reaches
+// past the end of the sender's current burst, so that a burst's last
+// bytes are read as it completes: with a fixed mark they waited for the
+// next burst's first, at -b 1M a second later, and an interval held three
+// quarters of a block. The sender writes whole bursts from the stream's
+// first byte, as iperf3 does; were it not to, a burst's end would only
+// wait as it does with a fixed mark. Faster streams keep a fixed mark:
+// their bursts come back to back, a remainder waits no more than a gap
+// under 100 ms, and a mark moved at every burst's end more than doubled
+// the wake-ups at -b 94M.
+type batch struct {
+	// most is the mark's largest (0: no batching), burst the sender's
+	// burst in bytes when the mark follows it (0: fixed), pos how much
+	// of the current one was read, and mark the mark set now.
+	most, burst, pos, mark int
+}
+
+// newBatch sets a slowly paced receiver's first mark. The mark stays
+// under a quarter of the socket's receive buffer: one the buffer cannot
+// hold twice over makes the kernel grow the buffer and clamp the window to
+// the mark, and the tool would be setting the window of the flow it
+// measures.
+func (d *dataPath) newBatch(s *stream) batch {
 	buf, err := unix.GetsockoptInt(s.fd, unix.SOL_SOCKET, unix.SO_RCVBUF)
 	if err != nil {
+		return batch{}
+	}
+	b := batch{most: min(d.p.pollBatch(), buf/4), burst: d.p.burstBytes(), mark: 1}
+	if b.most <= 1 {
+		return batch{}
+	}
+	if d.p.blockGap() <= stable.DefaultWidth {
+		b.burst = 0
+	}
+	d.moveBatch(s, &b, 0)
+	return b
+}
+
+// moveBatch counts n bytes read into the burst and sets the mark to what
+// is left of it, up to b.most, unless the test is ending: unbatch has set
+// it back to one byte then, or is about to, under the same lock.
+func (d *dataPath) moveBatch(s *stream, b *batch, n int) {
+	if b.most <= 1 {
 		return
 	}
-	lowat := min(d.p.pollBatch(), buf/4)
-	if lowat <= 1 {
+	want := b.most
+	if b.burst > 0 {
+		b.pos = (b.pos + n) % b.burst
+		want = min(b.most, b.burst-b.pos)
+	}
+	if want == b.mark {
 		return
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if !d.stop.Load() {
-		_ = unix.SetsockoptInt(s.fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT, lowat)
+	if d.stop.Load() {
+		b.most = 0 // one byte from here
+		return
+	}
+	if unix.SetsockoptInt(s.fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT, want) == nil {
+		b.mark = want
 	}
 }
 

@@ -195,7 +195,8 @@ func TestHeldProcs(t *testing.T) {
 }
 
 // TestPollBatch: a slowly paced receiver batches 5 ms of the pace, never
-// more than the sender's burst; an unpaced one does not batch.
+// more than the sender's burst, and a whole burst when bursts come less
+// often than a meter's window; an unpaced one does not batch.
 func TestPollBatch(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -204,7 +205,10 @@ func TestPollBatch(t *testing.T) {
 	}{
 		{"unpaced", Params{Parallel: 1, Len: 128 << 10}, 0},
 		{"94M", Params{Parallel: 1, Len: 128 << 10, Bitrate: 94e6}, 58750},
-		{"500K", Params{Parallel: 1, Len: 128 << 10, Bitrate: 500e3}, 312},
+		{"500K: a block a window or less", Params{Parallel: 1, Len: 128 << 10, Bitrate: 500e3}, 128 << 10},
+		{"10M", Params{Parallel: 1, Len: 128 << 10, Bitrate: 10e6}, 128 << 10},
+		{"11M", Params{Parallel: 1, Len: 128 << 10, Bitrate: 11e6}, 6875},
+		{"1M, 1400-byte blocks", Params{Parallel: 1, Len: 1400, Bitrate: 1e6}, 625},
 		{"400M, one block", Params{Parallel: 1, Len: 128 << 10, Bitrate: 400e6}, 128 << 10},
 		{"400M, bursts of 2", Params{Parallel: 1, Len: 128 << 10, Bitrate: 400e6, Options: Options{Burst: 2}}, 250000},
 		{"10M, 1000-byte blocks", Params{Parallel: 1, Len: 1000, Bitrate: 10e6}, 1000},
@@ -212,6 +216,68 @@ func TestPollBatch(t *testing.T) {
 		if got := c.p.pollBatch(); got != c.want {
 			t.Errorf("%s: a batch of %d bytes, want %d", c.name, got, c.want)
 		}
+	}
+}
+
+// TestBatchFollowsBursts: on a real socket, a receiver of bursts that
+// come less often than a meter's window (-b 1M) sets its mark to what is
+// left of the current burst, so the burst's end is read as it completes;
+// a faster one (-b 94M) keeps one mark; and at the end the mark is one
+// byte and stays so.
+func TestBatchFollowsBursts(t *testing.T) {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	// Room for a 32 KiB mark whatever the machine's default buffer.
+	if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF, 256<<10); err != nil {
+		t.Fatal(err)
+	}
+	s := &stream{fd: fd}
+	mark := func() int {
+		t.Helper()
+		v, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	d := &dataPath{p: &Params{Parallel: 1, Len: 128 << 10, Bitrate: 1e6}, receivers: []*stream{s}}
+	b := d.newBatch(s)
+	if b.most < 32<<10 || b.burst != 128<<10 {
+		t.Fatalf("-b 1M: batch %+v, want a whole 128 KiB burst followed", b)
+	}
+	most := b.most
+	for _, c := range []struct{ read, want int }{
+		{0, most},
+		{100 << 10, min(most, 28<<10)},
+		{28 << 10, most}, // the next burst
+		{128<<10 - 1, 1},
+		{1, most},
+	} {
+		d.moveBatch(s, &b, c.read)
+		if got := mark(); got != c.want {
+			t.Errorf("after reading %d bytes: mark %d, want %d", c.read, got, c.want)
+		}
+	}
+	d.halt()
+	if got := mark(); got != 1 {
+		t.Errorf("after the end: mark %d, want 1", got)
+	}
+	d.moveBatch(s, &b, 1000)
+	if got := mark(); got != 1 {
+		t.Errorf("a read after the end set the mark to %d, want 1", got)
+	}
+
+	d = &dataPath{p: &Params{Parallel: 1, Len: 128 << 10, Bitrate: 94e6}}
+	b = d.newBatch(s)
+	if b.burst != 0 || mark() != b.most {
+		t.Fatalf("-b 94M: batch %+v, mark %d, want a fixed mark", b, mark())
+	}
+	d.moveBatch(s, &b, 100<<10)
+	if got := mark(); got != b.most {
+		t.Errorf("-b 94M: mark %d after a read, want %d", got, b.most)
 	}
 }
 
