@@ -111,11 +111,15 @@ func (p *Params) pollBatch() int {
 		return 0
 	}
 	burst := int64(p.burstBytes())
-	if p.blockGap() > stable.DefaultWidth {
+	if p.sparseBursts() {
 		return int(burst)
 	}
 	return int(min(burst, p.Bitrate/8*int64(pollBatchSpan)/int64(time.Second)))
 }
+
+// sparseBursts says the pace sends less than a burst per meter's window,
+// whose windows then hold a burst or none (client.loop).
+func (p *Params) sparseBursts() bool { return p.blockGap() > stable.DefaultWidth }
 
 // pollBatchSpan: see pollBatch.
 const pollBatchSpan = 5 * time.Millisecond

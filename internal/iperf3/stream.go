@@ -16,7 +16,6 @@ import (
 
 	"github.com/thruput/thruput/internal/latency"
 	"github.com/thruput/thruput/internal/sockio"
-	"github.com/thruput/thruput/internal/stable"
 )
 
 // stream is one data connection. Its goroutine only adds to counters; the
@@ -778,7 +777,7 @@ func (d *dataPath) newBatch(s *stream) batch {
 	if b.most <= 1 {
 		return batch{}
 	}
-	if d.p.blockGap() <= stable.DefaultWidth {
+	if !d.p.sparseBursts() {
 		b.burst = 0
 	}
 	d.moveBatch(s, &b, 0)
