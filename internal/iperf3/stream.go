@@ -130,6 +130,9 @@ type dataPath struct {
 	// paced is when a paced sender last finished a block, in ns since
 	// epoch (see moved).
 	paced atomic.Int64
+	// late is when a TCP sender's last write that returned after the
+	// stop did, in ns since epoch (0: none did; see wroteUntil).
+	late atomic.Int64
 	// wg counts all data goroutines, senders only the sending ones.
 	wg, senders sync.WaitGroup
 	// receivers are the started receiving streams (under mu).
@@ -334,6 +337,26 @@ func (d *dataPath) unbatch() {
 // windows of a slowly paced test (client.loop).
 func (d *dataPath) moved() time.Time {
 	return d.epoch.Add(max(time.Duration(d.paced.Load()), d.lastArrival().Sub(d.epoch)))
+}
+
+// wroteLate notes that a TCP sender's write returned after the stop: it
+// finishes the block (the chunk, unpaced) it was writing when the test
+// ended.
+func (d *dataPath) wroteLate() {
+	t := int64(time.Since(d.epoch))
+	for {
+		old := d.late.Load()
+		if t <= old || d.late.CompareAndSwap(old, t) {
+			return
+		}
+	}
+}
+
+// wroteUntil is when the senders' last write after the stop returned (the
+// epoch if none did): the bytes of those writes count, so the senders'
+// span runs to there.
+func (d *dataPath) wroteUntil() time.Time {
+	return d.epoch.Add(time.Duration(d.late.Load()))
 }
 
 // lastArrival is when this side's receivers last read data (the epoch if
@@ -644,6 +667,9 @@ func (d *dataPath) sendTCP(s *stream) error {
 		}
 		if n > 0 {
 			d.sentBytes(s, n)
+			if d.stop.Load() {
+				d.wroteLate()
+			}
 			if blocks := (off+n)/blk - off/blk; blocks > 0 {
 				d.totalBlocks.Add(int64(blocks))
 				d.blockDone(pace)

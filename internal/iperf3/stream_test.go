@@ -119,6 +119,84 @@ func TestChunkOnlyForSenders(t *testing.T) {
 	}
 }
 
+// TestSpanHoldsLateWrite: a TCP sender writing when the test ends
+// finishes that block, and its count holds it, so the span runs to when it
+// did; it ended at the stop, and a last interval over a 100 Mbit/s link
+// held up to a chunk more than its time (thruput's last second at 97.5
+// Mbit/s where the link carries 95.6).
+func TestSpanHoldsLateWrite(t *testing.T) {
+	// Blocks of 100000 bytes: the kernel's partial writes (powers of two)
+	// then end inside a block, which the sender must finish.
+	d, err := newDataPath(&Params{Len: 100000, Parallel: 1}, false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.close()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fds[1])
+	// The send timeout every data socket has (see TestChunkOnlyForSenders).
+	tv := unix.NsecToTimeval(sockio.Timeout.Nanoseconds())
+	if err := unix.SetsockoptTimeval(fds[0], unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv); err != nil {
+		t.Fatal(err)
+	}
+	s := &stream{id: 1, fd: fds[0], send: true, up: true}
+	sess := newSession(d.p, []*stream{s}, d, 0, nil)
+	sess.begin()
+	buf := make([]byte, 1<<20)
+	// The reader and the sender end before the pair closes, also when the
+	// test fails (see TestChunkOnlyForSenders).
+	drained := make(chan struct{})
+	resume := make(chan struct{})
+	go func() {
+		defer close(drained)
+		for got := 0; got < 2<<20; {
+			n, _ := unix.Read(fds[1], buf)
+			if n <= 0 {
+				return
+			}
+			got += n
+		}
+		<-resume
+		for {
+			if n, _ := unix.Read(fds[1], buf); n <= 0 {
+				return
+			}
+		}
+	}()
+	finished := false
+	defer func() {
+		if !finished {
+			d.stop.raise()
+			close(resume)
+		}
+		d.wg.Wait()
+		s.close()
+		<-drained
+	}()
+	// The reader took 2 MiB and stopped: the sender is held in a write.
+	time.Sleep(300 * time.Millisecond)
+	if got := d.wroteUntil(); !got.Equal(d.epoch) {
+		t.Fatalf("a write returned after a stop not yet raised, at %v", got.Sub(d.epoch))
+	}
+	const held = 200 * time.Millisecond
+	time.AfterFunc(held, func() { close(resume) })
+	stop := time.Now()
+	sess.finish()
+	finished = true
+	if d.late.Load() == 0 {
+		t.Fatalf("the sender's last block needed no write after the stop; sent %d bytes of %d-byte blocks", s.bytes.Load(), d.p.Len)
+	}
+	if got := sess.ended.Sub(stop); got < held*3/4 {
+		t.Errorf("the span ended %v after the stop, want the late block's write, about %v after it", got, held)
+	}
+	if n := sess.last[0].bytes; n%int64(d.p.Len) != 0 {
+		t.Errorf("the final count %d is not whole blocks of %d", n, d.p.Len)
+	}
+}
+
 // TestReceivedCount: a client counting what it receives (-R -n) is told
 // the moment the receivers together have the count, never while the
 // start is omitted, and counting from where the omitted start ended.
