@@ -51,6 +51,27 @@ func TestSenderWholeBlocks(t *testing.T) {
 	}
 }
 
+// sendPair is a socket pair for a TCP sender under test: the sender's end
+// (0, which the stream's close closes) has the send timeout sockio.Detach
+// gives every data socket, since a raw write blocked for good would hold
+// its P through a garbage collection's stop-the-world, which then waits
+// for ever while the test's reader cannot run. The reader's end (1) is
+// closed when the test ends, after its deferred stops.
+func sendPair(t *testing.T) [2]int {
+	t.Helper()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(fds[1]) })
+	tv := unix.NsecToTimeval(sockio.Timeout.Nanoseconds())
+	if err := unix.SetsockoptTimeval(fds[0], unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv); err != nil {
+		unix.Close(fds[0])
+		t.Fatal(err)
+	}
+	return fds
+}
+
 // TestChunkOnlyForSenders: the batch of blocks an unpaced TCP sender
 // writes at once is made by the first sender, so an end that only
 // receives (-R's client) never holds it (bench/net's peak memory at
@@ -64,19 +85,7 @@ func TestChunkOnlyForSenders(t *testing.T) {
 	if d.chunk != nil {
 		t.Fatalf("a data path that has not sent holds a %d-byte chunk", len(d.chunk))
 	}
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(fds[1])
-	// A send timeout, as sockio.Detach gives every data socket: a raw
-	// write blocked for good would hold its P through a garbage
-	// collection's stop-the-world, which then waits for ever while this
-	// test's reader cannot run.
-	tv := unix.NsecToTimeval(sockio.Timeout.Nanoseconds())
-	if err := unix.SetsockoptTimeval(fds[0], unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv); err != nil {
-		t.Fatal(err)
-	}
+	fds := sendPair(t)
 	s := &stream{fd: fds[0], send: true}
 	done := make(chan error, 1)
 	go func() { done <- d.sendTCP(s) }()
@@ -132,16 +141,7 @@ func TestSpanHoldsLateWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.close()
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(fds[1])
-	// The send timeout every data socket has (see TestChunkOnlyForSenders).
-	tv := unix.NsecToTimeval(sockio.Timeout.Nanoseconds())
-	if err := unix.SetsockoptTimeval(fds[0], unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv); err != nil {
-		t.Fatal(err)
-	}
+	fds := sendPair(t)
 	s := &stream{id: 1, fd: fds[0], send: true, up: true}
 	sess := newSession(d.p, []*stream{s}, d, 0, nil)
 	sess.begin()
