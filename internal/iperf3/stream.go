@@ -339,19 +339,6 @@ func (d *dataPath) moved() time.Time {
 	return d.epoch.Add(max(time.Duration(d.paced.Load()), d.lastArrival().Sub(d.epoch)))
 }
 
-// wroteLate notes that a TCP sender's write returned after the stop: it
-// finishes the block (the chunk, unpaced) it was writing when the test
-// ended.
-func (d *dataPath) wroteLate() {
-	t := int64(time.Since(d.epoch))
-	for {
-		old := d.late.Load()
-		if t <= old || d.late.CompareAndSwap(old, t) {
-			return
-		}
-	}
-}
-
 // wroteUntil is when the senders' last write after the stop returned (the
 // epoch if none did): the bytes of those writes count, so the senders'
 // span runs to there.
@@ -668,7 +655,10 @@ func (d *dataPath) sendTCP(s *stream) error {
 		if n > 0 {
 			d.sentBytes(s, n)
 			if d.stop.Load() {
-				d.wroteLate()
+				// It finishes the block (the chunk, unpaced) it was
+				// writing when the test ended: see wroteUntil. Senders
+				// store as blockDone does; the last to return is last.
+				d.late.Store(int64(time.Since(d.epoch)))
 			}
 			if blocks := (off+n)/blk - off/blk; blocks > 0 {
 				d.totalBlocks.Add(int64(blocks))
