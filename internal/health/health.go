@@ -31,6 +31,7 @@ import (
 
 	"github.com/thruput/thruput/internal/kfile"
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/sockio"
 	"github.com/thruput/thruput/internal/throttle"
 )
 
@@ -176,21 +177,39 @@ func newSampler(cfg Config) *Sampler {
 		statPrev: map[int]cpuTicks{}, statNow: map[int]cpuTicks{}, busy: map[int][]float64{}}
 }
 
+// loop samples every Interval. The ticks are a timerfd's (sockio.Alarm)
+// where the kernel gives one: a runtime timer also wakes the runtime's
+// monitor (sysmon), which then polls every 20 us until the process is
+// idle again, several more thread switches a sample on a one-core board
+// than the sample itself costs. A runtime ticker stands in where the
+// timerfd is refused (a seccomp filter).
 func (s *Sampler) loop(ctx context.Context) {
 	defer close(s.done)
-	t := time.NewTicker(s.cfg.Interval)
-	defer t.Stop()
+	var alarm <-chan struct{}
+	var ticker <-chan time.Time
+	if a, err := sockio.NewAlarm(); err == nil && a.Set(s.cfg.Interval, s.cfg.Interval) == nil {
+		defer a.Close()
+		alarm = a.C()
+	} else {
+		if a != nil {
+			a.Close()
+		}
+		t := time.NewTicker(s.cfg.Interval)
+		defer t.Stop()
+		ticker = t.C
+	}
 	for {
 		select {
 		case <-s.stop:
 			return
 		case <-ctx.Done():
 			return
-		case now := <-t.C:
-			s.mu.Lock()
-			s.sample(now)
-			s.mu.Unlock()
+		case <-alarm:
+		case <-ticker:
 		}
+		s.mu.Lock()
+		s.sample(time.Now())
+		s.mu.Unlock()
 	}
 }
 

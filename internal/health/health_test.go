@@ -229,6 +229,36 @@ func TestFixtureRun(t *testing.T) {
 	}
 }
 
+// TestSamplesEveryInterval: between the start's reading and the end's,
+// the sampler reads once an Interval, and not sooner.
+func TestSamplesEveryInterval(t *testing.T) {
+	tr := newTree(t)
+	cfg := tr.config()
+	cfg.Kmsg = filepath.Join(tr.dir, "no-kmsg")
+	cfg.Interval = 20 * time.Millisecond
+	t0 := time.Now()
+	s := Start(context.Background(), cfg)
+	const ticks = 3
+	for {
+		s.mu.Lock()
+		n := s.samples
+		s.mu.Unlock()
+		if n >= 1+ticks {
+			break
+		}
+		if time.Since(t0) > 10*time.Second {
+			t.Fatalf("%d readings after 10 s at %v", n, cfg.Interval)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if d := time.Since(t0); d < ticks*cfg.Interval {
+		t.Errorf("%d readings after %v, want an interval (%v) between", 1+ticks, d, cfg.Interval)
+	}
+	if h := s.Stop(); h.Samples < 2+ticks {
+		t.Errorf("%d samples, want the start's, %d ticks' and the end's", h.Samples, ticks)
+	}
+}
+
 // TestAbsentIsUnknown: an empty tree gives every fact unknown, and no
 // zero in its place.
 func TestAbsentIsUnknown(t *testing.T) {
