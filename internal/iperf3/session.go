@@ -6,6 +6,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/sockio"
 )
 
 // session is one test from the start of data to the final figures, on
@@ -137,10 +138,11 @@ func (s *session) snapshot() []counters {
 			c.udp = st.rcv
 			st.mu.Unlock()
 		case st.send && !st.udp:
-			if info, err := unix.GetsockoptTCPInfo(st.fd, unix.IPPROTO_TCP, unix.TCP_INFO); err == nil {
+			var info unix.TCPInfo
+			if sockio.TCPInfo(st.fd, &info) == 0 {
 				c.retrans, c.tcpOK = int64(info.Total_retrans), true
 				c.cwnd, c.rtt = int64(info.Snd_cwnd)*int64(info.Snd_mss), int64(info.Rtt)
-				c.info = tcpExtra(info)
+				c.info = tcpExtra(&info)
 			} else if s.last != nil {
 				c.retrans = s.last[i].retrans
 			}

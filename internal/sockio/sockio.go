@@ -85,6 +85,17 @@ func SendNow(fd int, b []byte) (int, syscall.Errno) {
 	return int(n), e
 }
 
+// TCPInfo reads a TCP socket's TCP_INFO into info with a raw getsockopt:
+// the kernel copies it from the socket and never waits, and the once-a-
+// second interval report that reads it would otherwise wake a sleeping
+// sysmon (see Alarm).
+func TCPInfo(fd int, info *unix.TCPInfo) syscall.Errno {
+	size := uint32(unix.SizeofTCPInfo)
+	_, _, e := unix.RawSyscall6(unix.SYS_GETSOCKOPT, uintptr(fd), unix.IPPROTO_TCP, unix.TCP_INFO,
+		uintptr(unsafe.Pointer(info)), uintptr(unsafe.Pointer(&size)), 0)
+	return e
+}
+
 // Polled is a pollable duplicate of a socket detached by Detach, for a
 // goroutine that waits for it in the runtime's netpoller, holding no P
 // meanwhile. The duplicate shares the socket and its flags: the socket is
