@@ -821,7 +821,7 @@ func (d *dataPath) moveBatch(s *stream, b *batch, n int) {
 		b.most = 0 // one byte from here
 		return
 	}
-	if unix.SetsockoptInt(s.fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT, want) == nil {
+	if sockio.SetInt(s.fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT, want) == 0 {
 		b.mark = want
 	}
 }

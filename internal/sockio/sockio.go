@@ -96,6 +96,24 @@ func TCPInfo(fd int, info *unix.TCPInfo) syscall.Errno {
 	return e
 }
 
+// SetInt sets an integer socket option with a raw setsockopt, and
+// SetTimeval a time one: a receiver moves its low-water mark and read
+// timeout as its bursts come and go, and each announced call woke a
+// sleeping sysmon (see Alarm). The kernel sets them without waiting.
+func SetInt(fd, level, opt, value int) syscall.Errno {
+	v := int32(value)
+	_, _, e := unix.RawSyscall6(unix.SYS_SETSOCKOPT, uintptr(fd), uintptr(level), uintptr(opt), uintptr(unsafe.Pointer(&v)), unsafe.Sizeof(v), 0)
+	return e
+}
+
+// SetTimeval is SetInt for an option that takes a struct timeval
+// (SO_RCVTIMEO, SO_SNDTIMEO).
+func SetTimeval(fd, level, opt int, d time.Duration) syscall.Errno {
+	tv := unix.NsecToTimeval(d.Nanoseconds())
+	_, _, e := unix.RawSyscall6(unix.SYS_SETSOCKOPT, uintptr(fd), uintptr(level), uintptr(opt), uintptr(unsafe.Pointer(&tv)), unsafe.Sizeof(tv), 0)
+	return e
+}
+
 // Polled is a pollable duplicate of a socket detached by Detach, for a
 // goroutine that waits for it in the runtime's netpoller, holding no P
 // meanwhile. The duplicate shares the socket and its flags: the socket is
@@ -252,13 +270,11 @@ func (r *Reader) setBatch(lowat int) {
 	if lowat == 0 {
 		timeout = Timeout
 	}
-	tv := unix.NsecToTimeval(timeout.Nanoseconds())
-	if unix.SetsockoptTimeval(r.FD, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv) != nil {
+	if SetTimeval(r.FD, unix.SOL_SOCKET, unix.SO_RCVTIMEO, timeout) != 0 {
 		return
 	}
-	if unix.SetsockoptInt(r.FD, unix.SOL_SOCKET, unix.SO_RCVLOWAT, max(lowat, 1)) != nil && lowat > 0 {
-		tv = unix.NsecToTimeval(Timeout.Nanoseconds())
-		_ = unix.SetsockoptTimeval(r.FD, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
+	if SetInt(r.FD, unix.SOL_SOCKET, unix.SO_RCVLOWAT, max(lowat, 1)) != 0 && lowat > 0 {
+		_ = SetTimeval(r.FD, unix.SOL_SOCKET, unix.SO_RCVTIMEO, Timeout)
 		return
 	}
 	r.lowat = lowat

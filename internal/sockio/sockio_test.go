@@ -456,3 +456,44 @@ func TestTCPInfo(t *testing.T) {
 		t.Errorf("TCPInfo of a pipe: %v, want ENOTSOCK", e)
 	}
 }
+
+// TestSetOptions sets a low-water mark and a read timeout with the raw
+// calls and reads them back with the kernel's getsockopt; a pipe is
+// refused.
+func TestSetOptions(t *testing.T) {
+	_, fd, _ := detached(t)
+	if e := SetInt(fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT, 4096); e != 0 {
+		t.Fatalf("SO_RCVLOWAT: %v", e)
+	}
+	if v, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT); err != nil || v != 4096 {
+		t.Errorf("SO_RCVLOWAT reads %d, %v; want 4096", v, err)
+	}
+	// The kernel keeps the timeout in its clock ticks: what it reads back
+	// is compared with what it reads back after its own setsockopt.
+	tv := unix.NsecToTimeval(int64(250 * time.Millisecond))
+	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
+		t.Fatal(err)
+	}
+	want, err := unix.GetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{}); err != nil {
+		t.Fatal(err)
+	}
+	if e := SetTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, 250*time.Millisecond); e != 0 {
+		t.Fatalf("SO_RCVTIMEO: %v", e)
+	}
+	if got, err := unix.GetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO); err != nil || *got != *want || want.Nano() == 0 {
+		t.Errorf("SO_RCVTIMEO reads %+v, %v; want %+v as after the kernel's setsockopt of 250 ms", got, err, want)
+	}
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(p[0])
+	defer unix.Close(p[1])
+	if e := SetInt(p[0], unix.SOL_SOCKET, unix.SO_RCVLOWAT, 1); e != unix.ENOTSOCK {
+		t.Errorf("SetInt on a pipe: %v, want ENOTSOCK", e)
+	}
+}
