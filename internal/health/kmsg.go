@@ -1,7 +1,6 @@
 package health
 
 import (
-	"errors"
 	"io"
 	"path/filepath"
 	"regexp"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/thruput/thruput/internal/pattern"
 	"github.com/thruput/thruput/internal/result"
+	"github.com/thruput/thruput/internal/sockio"
 )
 
 // Pattern is a kernel log message that says a figure measured while it
@@ -69,8 +69,10 @@ func kmsgRecord(rec string) (string, bool) {
 
 // kmsg reads the records logged since it was opened. A read of
 // /dev/kmsg returns one record; EAGAIN says there are no more, EPIPE that
-// some were overwritten before they were read. Raw reads, not os.File:
-// the runtime's poller would make a non-blocking read wait.
+// some were overwritten before they were read. Not through os.File: the
+// runtime's poller would make a non-blocking read wait. And raw system
+// calls, which never wait on a non-blocking descriptor: an announced one
+// woke a sleeping sysmon at every sample (see sockio.Alarm).
 type kmsg struct {
 	fd   int
 	lost bool
@@ -97,14 +99,14 @@ func openKmsg(path string) (*kmsg, error) {
 func (k *kmsg) read() []string {
 	var out []string
 	for range 10000 {
-		n, err := syscall.Read(k.fd, k.buf)
+		n, e := sockio.RawRead(k.fd, k.buf)
 		switch {
-		case errors.Is(err, syscall.EPIPE):
+		case e == syscall.EPIPE:
 			k.lost = true
 			continue
-		case errors.Is(err, syscall.EINTR):
+		case e == syscall.EINTR:
 			continue
-		case err != nil || n <= 0:
+		case e != 0 || n <= 0:
 			return out
 		}
 		if msg, ok := kmsgRecord(string(k.buf[:n])); ok {
