@@ -64,10 +64,9 @@ func sendPair(t *testing.T) [2]int {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { unix.Close(fds[1]) })
-	tv := unix.NsecToTimeval(sockio.Timeout.Nanoseconds())
-	if err := unix.SetsockoptTimeval(fds[0], unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv); err != nil {
+	if e := sockio.SetTimeval(fds[0], unix.SOL_SOCKET, unix.SO_SNDTIMEO, sockio.Timeout); e != 0 {
 		unix.Close(fds[0])
-		t.Fatal(err)
+		t.Fatal(e)
 	}
 	return fds
 }
