@@ -90,6 +90,22 @@ func (th *Throttle) Command(name string, args ...string) *exec.Cmd {
 	return exec.Command("/bin/sh", append([]string{"-c", `echo $$ > "$0/cgroup.procs" && exec "$@"`, th.dir, name}, args...)...)
 }
 
+// Join moves the test's own process into the cgroup, for a test whose
+// I/O is not a command of its own, and back out to the root cgroup when t
+// ends (before the cgroup is removed).
+func (th *Throttle) Join(t testing.TB) {
+	t.Helper()
+	pid := []byte(strconv.Itoa(os.Getpid()))
+	if err := os.WriteFile(filepath.Join(th.dir, "cgroup.procs"), pid, 0o644); err != nil {
+		t.Fatalf("fstest: joining %s: %v", th.dir, err)
+	}
+	t.Cleanup(func() {
+		if err := os.WriteFile(filepath.Join(blkio, "cgroup.procs"), pid, 0o644); err != nil {
+			t.Errorf("fstest: leaving %s: %v", th.dir, err)
+		}
+	})
+}
+
 // Served is the bytes the throttle has let through to its device for the
 // cgroup's processes so far, read and written, as the kernel counts them
 // (blkio.throttle.io_service_bytes): the limit's own measure, which a test
