@@ -153,6 +153,15 @@ func TestFilesystemFillsUp(t *testing.T) {
 	fstest.AssertNoScratch(t, roomy)
 	fstest.AssertNoScratch(t, tiny)
 
+	// With O_DIRECT the 1 MiB writes would go through native AIO into a
+	// file allocated ahead; there is no room to, and the plain writes
+	// fill the filesystem up the same way.
+	o = thruput(t, "disk", "sweep", tiny, "--direct", "--sizes", "1M", "--file-size", "48M", "--skip-space-check", "--json", "-q")
+	if o.code != 1 || !strings.Contains(o.stderr, "write at block size 1M") || !strings.Contains(o.stderr, "no space left on device") {
+		t.Errorf("--direct: exit %d, stderr %q; want 1 and no space left at block size 1M", o.code, o.stderr)
+	}
+	fstest.AssertNoScratch(t, tiny)
+
 	// Without --skip-space-check the same run is refused before it starts.
 	o = thruput(t, "disk", "sweep", tiny, "--file-size", "48M")
 	if o.code != 2 || !strings.Contains(o.stderr, "not enough free space: need 64.0 MiB") {

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/thruput/thruput/internal/aio"
 	"github.com/thruput/thruput/internal/payload"
 )
 
@@ -43,13 +44,65 @@ type ioResult struct {
 	eof   bool
 }
 
-// writeBlocks issues n write() calls of bs bytes, walking through pool so that
+// file is an open file the timed loops move blocks through, at pos: with
+// read(2) and write(2), or with native AIO where a is set (large O_DIRECT
+// blocks, see startAsync). The plain calls move the file's own offset as
+// well; AIO moves only pos.
+type file struct {
+	fd  int
+	pos int64
+	a   *aio.Context
+}
+
+// startAsync moves f's blocks larger than rawLimit through native AIO,
+// for a file opened O_DIRECT: a block that waits on a slow device then
+// parks its goroutine in the netpoller instead of handing the
+// scheduler's P over (see internal/aio). A writer passes the file's
+// final size in reserve, which it allocates first: a write that extends
+// the file is done inside io_submit. It keeps the plain calls where the
+// kernel has no AIO or the filesystem cannot allocate ahead (vfat).
+func (f *file) startAsync(reserve int64) {
+	if reserve > 0 && !aio.Reserve(f.fd, reserve) {
+		return
+	}
+	if a, err := aio.New(); err == nil {
+		f.a = a
+	}
+}
+
+// checkAsync goes back to the plain calls once the filesystem turns out
+// to do AIO's requests inside io_submit (aio.Context.Sync), from where
+// the blocks so far ended.
+func (f *file) checkAsync() error {
+	if f.a == nil || !f.a.Sync() {
+		return nil
+	}
+	f.stopAsync()
+	_, err := unix.Seek(f.fd, f.pos, 0)
+	return err
+}
+
+func (f *file) stopAsync() {
+	if f.a != nil {
+		_ = f.a.Close()
+		f.a = nil
+	}
+}
+
+// rewind starts f over at its first byte.
+func (f *file) rewind() error {
+	f.pos = 0
+	_, err := unix.Seek(f.fd, 0, 0)
+	return err
+}
+
+// writeBlocks issues n writes of bs bytes, walking through pool so that
 // successive blocks carry different data (a file of one repeated 8-byte block
 // would compress to nothing on btrfs). *off is the position in pool, kept
 // across calls; window is the multiple of bs that pool holds.
 //
 // This is the timed loop: one system call per block and nothing else.
-func writeBlocks(fd int, pool buffer, window, bs, n int, off *int) (ioResult, error) {
+func writeBlocks(f *file, pool buffer, window, bs, n int, off *int) (ioResult, error) {
 	base := uintptr(unsafe.Pointer(&pool[0]))
 	o := *off
 	var done int64
@@ -57,10 +110,15 @@ func writeBlocks(fd int, pool buffer, window, bs, n int, off *int) (ioResult, er
 	for i := 0; i < n; i++ {
 		var r uintptr
 		var e syscall.Errno
-		if raw {
-			r, _, e = syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), base+uintptr(o), uintptr(bs))
-		} else {
-			r, _, e = syscall.Syscall(syscall.SYS_WRITE, uintptr(fd), base+uintptr(o), uintptr(bs))
+		switch {
+		case raw:
+			r, _, e = syscall.RawSyscall(syscall.SYS_WRITE, uintptr(f.fd), base+uintptr(o), uintptr(bs))
+		case f.a != nil:
+			var w int
+			w, e = f.a.Pwrite(f.fd, pool[o:o+bs], f.pos)
+			r = uintptr(w)
+		default:
+			r, _, e = syscall.Syscall(syscall.SYS_WRITE, uintptr(f.fd), base+uintptr(o), uintptr(bs))
 		}
 		if e != 0 {
 			if e == syscall.EINTR {
@@ -71,11 +129,12 @@ func writeBlocks(fd int, pool buffer, window, bs, n int, off *int) (ioResult, er
 			return ioResult{bytes: done, ops: int64(i)}, e
 		}
 		done += int64(r)
+		f.pos += int64(r)
 		if int(r) != bs {
 			// A short write to a regular file means the filesystem is full;
 			// the next call says so with ENOSPC.
 			*off = o
-			return ioResult{bytes: done, ops: int64(i + 1)}, shortWrite(fd, bs, int(r))
+			return ioResult{bytes: done, ops: int64(i + 1)}, shortWrite(f, bs, int(r))
 		}
 		if o += bs; o == window {
 			o = 0
@@ -85,27 +144,32 @@ func writeBlocks(fd int, pool buffer, window, bs, n int, off *int) (ioResult, er
 	return ioResult{bytes: done, ops: int64(n)}, nil
 }
 
-func shortWrite(fd, bs, got int) error {
+func shortWrite(f *file, bs, got int) error {
 	probe := make([]byte, bs-got)
-	if _, err := unix.Write(fd, probe); err != nil {
+	if _, err := unix.Pwrite(f.fd, probe, f.pos); err != nil {
 		return err
 	}
 	return fmt.Errorf("short write: %d of %d bytes", got, bs)
 }
 
-// readBlocks issues up to n read() calls of bs bytes into buf, stopping at end
+// readBlocks issues up to n reads of bs bytes into buf, stopping at end
 // of file. Like writeBlocks, it is the timed loop.
-func readBlocks(fd int, buf buffer, bs, n int) (ioResult, error) {
+func readBlocks(f *file, buf buffer, bs, n int) (ioResult, error) {
 	p := uintptr(unsafe.Pointer(&buf[0]))
 	var done int64
 	raw := bs <= rawLimit
 	for i := 0; i < n; i++ {
 		var r uintptr
 		var e syscall.Errno
-		if raw {
-			r, _, e = syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), p, uintptr(bs))
-		} else {
-			r, _, e = syscall.Syscall(syscall.SYS_READ, uintptr(fd), p, uintptr(bs))
+		switch {
+		case raw:
+			r, _, e = syscall.RawSyscall(syscall.SYS_READ, uintptr(f.fd), p, uintptr(bs))
+		case f.a != nil:
+			var got int
+			got, e = f.a.Pread(f.fd, buf[:bs], f.pos)
+			r = uintptr(got)
+		default:
+			r, _, e = syscall.Syscall(syscall.SYS_READ, uintptr(f.fd), p, uintptr(bs))
 		}
 		if e != 0 {
 			if e == syscall.EINTR {
@@ -118,6 +182,7 @@ func readBlocks(fd int, buf buffer, bs, n int) (ioResult, error) {
 			return ioResult{bytes: done, ops: int64(i), eof: true}, nil
 		}
 		done += int64(r)
+		f.pos += int64(r)
 	}
 	return ioResult{bytes: done, ops: int64(n)}, nil
 }

@@ -133,14 +133,12 @@ func Sweep(ctx context.Context, c SweepConfig, targets []result.Target, runID st
 	}
 
 	r := runner{ctx: ctx, c: c, targets: targets, out: out, h: h, pool: pool, rbuf: rbuf}
-	return isolated(func() error {
-		for i := range targets {
-			if err := r.target(i, scratches[i]); err != nil {
-				return err
-			}
+	for i := range targets {
+		if err := r.target(i, scratches[i]); err != nil {
+			return err
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 type runner struct {
@@ -162,11 +160,14 @@ func (r *runner) target(ti int, s *Scratch) error {
 		if r.c.Direct {
 			bs = slices.Max(r.c.BlockSizes)
 		}
-		if _, err := r.write(ti, path, bs, "prepare", 0); err != nil {
+		if err := r.on(bs, func() error {
+			_, err := r.write(ti, path, bs, "prepare", 0)
+			return err
+		}); err != nil {
 			return fmt.Errorf("%s: preparing the read file: %w", t.Path, err)
 		}
 		for _, bs := range r.c.BlockSizes {
-			if err := r.read(ti, path, bs); err != nil {
+			if err := r.on(bs, func() error { return r.read(ti, path, bs) }); err != nil {
 				return err
 			}
 		}
@@ -174,13 +175,16 @@ func (r *runner) target(ti int, s *Scratch) error {
 	}
 	for _, bs := range r.c.BlockSizes {
 		path := s.Path(fmt.Sprintf("sweep-%d.dat", bs))
-		st, err := r.write(ti, path, bs, result.PhaseWrite, r.c.maxTime())
-		if err != nil {
+		var st result.SweepStep
+		if err := r.on(bs, func() (err error) {
+			st, err = r.write(ti, path, bs, result.PhaseWrite, r.c.maxTime())
+			return err
+		}); err != nil {
 			return fmt.Errorf("%s: write at block size %s: %w", t.Path, units.BlockLabel(bs), err)
 		}
 		r.out.Steps = append(r.out.Steps, st)
 		if r.c.Read {
-			if err := r.read(ti, path, bs); err != nil {
+			if err := r.on(bs, func() error { return r.read(ti, path, bs) }); err != nil {
 				return err
 			}
 		}
@@ -190,6 +194,22 @@ func (r *runner) target(ti int, s *Scratch) error {
 	}
 	return nil
 }
+
+// on runs a step of bs-byte blocks, which opens and closes its file. Raw
+// calls run on a thread of their own (isolated), where the kernel skips a
+// shared file table's locks; asynchronous blocks wait in the netpoller,
+// which on a locked thread would hand the P between two threads at every
+// block, so they run where they are.
+func (r *runner) on(bs int64, step func() error) error {
+	if r.async(bs) {
+		return step()
+	}
+	return isolated(step)
+}
+
+// async says whether bs-byte blocks go through native AIO: large blocks
+// of an O_DIRECT sweep, which may each wait on the device (see file).
+func (r *runner) async(bs int64) bool { return r.c.Direct && bs > rawLimit }
 
 func (r *runner) openFlags() int {
 	if r.c.Direct {
@@ -221,11 +241,30 @@ func (r *runner) write(ti int, path string, bs int64, phase string, maxTime time
 	if phase == result.PhaseWrite {
 		m = r.c.Stable.Meter()
 	}
+	f := &file{fd: fd}
+	defer f.stopAsync()
+	first := true
 	res, start, err := r.timed(blocks, maxTime, &p, m, func(n int) (ioResult, error) {
-		return writeBlocks(fd, r.pool, window, int(bs), n, &off)
+		if first && r.async(bs) {
+			// In the timed span: dd allocates as it writes.
+			f.startAsync(blocks * bs)
+		}
+		first = false
+		res, err := writeBlocks(f, r.pool, window, int(bs), n, &off)
+		if err == nil {
+			err = f.checkAsync()
+		}
+		return res, err
 	})
 	if err != nil {
 		return st, err
+	}
+	if f.a != nil && res.bytes < blocks*bs {
+		// Stopped before the end: the file ends where its data does, as a
+		// plain write's would, for the read that follows.
+		if err := unix.Ftruncate(fd, res.bytes); err != nil {
+			return st, err
+		}
 	}
 	p.Phase = "fsync"
 	r.h.Report(p)
@@ -289,10 +328,18 @@ func (r *runner) read(ti int, path string, bs int64) error {
 		// file); the time bound still holds.
 		limit = math.MaxInt64 / 2
 	}
+	f := &file{fd: fd}
+	defer f.stopAsync()
+	if r.async(bs) {
+		f.startAsync(0)
+	}
 	res, start, err := r.timed(limit, r.c.maxTime(), &p, m, func(n int) (ioResult, error) {
-		res, err := readBlocks(fd, r.rbuf, int(bs), n)
+		res, err := readBlocks(f, r.rbuf, int(bs), n)
+		if err == nil {
+			err = f.checkAsync()
+		}
 		if res.eof && m.Adaptive() && err == nil {
-			if _, err := unix.Seek(fd, 0, 0); err != nil {
+			if err := f.rewind(); err != nil {
 				return res, err
 			}
 			if _, err := evict(path, false); err != nil {

@@ -29,6 +29,7 @@ run "disk io sd" /bin/thruput disk io /mnt/sd $T --engine io_uring --rw randrw -
 run "disk io usb" /bin/thruput disk io /mnt/usb $T --engine io_uring --rw read --bs 64k --size 1M --iodepth 4
 run "disk random usb" /bin/thruput disk random /mnt/usb $T --files 4 --size 1M --bs 4k --requests 200 -t 60s
 run "disk sweep" /bin/thruput disk sweep $T --target /mnt/sd --target /mnt/usb --bs 4k,1M --file-size 1M
+run "disk sweep direct" /bin/thruput disk sweep $T --target /mnt/sd --target /mnt/usb --direct --bs 4k,1M --file-size 2M
 run "disk mark sd" /bin/thruput disk mark /mnt/sd $T --size 1M -t 1s
 # serve starts a server for one test and returns once it listens; served
 # waits for its test to end and prints its document as the file NAME.
@@ -172,6 +173,24 @@ func TestRaspi3bArm32(t *testing.T) {
 			}
 			if steps["write"] != 4 || steps["read"] != 4 {
 				t.Errorf("disk sweep: steps %v, want 4 writes and 4 reads (two targets, two block sizes)", steps)
+			}
+
+			// O_DIRECT: the 1 MiB blocks go through native AIO (ext4,
+			// allocated ahead) and the compat layer's io_submit, the vfat
+			// writes through plain calls (no fallocate there).
+			d = doc("disk sweep direct", result.MethodSweep)
+			target("disk sweep direct", d, 0, "ext4", "mmcblk0")
+			target("disk sweep direct", d, 1, "vfat", "sda")
+			steps = map[string]int{}
+			for _, s := range d.Sweep.Steps {
+				steps[s.Phase]++
+				if s.Bytes != 2*mib || s.Ops != 2*mib/s.BlockSize || s.Truncated || s.ElapsedNs <= 0 {
+					t.Errorf("disk sweep --direct: %s of %d bytes on target %d moved %d bytes in %d calls, %d ns, truncated %v; want 2 MiB in %d calls",
+						s.Phase, s.BlockSize, s.Target, s.Bytes, s.Ops, s.ElapsedNs, s.Truncated, 2*mib/s.BlockSize)
+				}
+			}
+			if steps["write"] != 4 || steps["read"] != 4 || !d.Sweep.Parameters.Direct {
+				t.Errorf("disk sweep --direct: steps %v, direct %v; want 4 writes and 4 reads with O_DIRECT", steps, d.Sweep.Parameters.Direct)
 			}
 
 			d = doc("disk mark sd", result.MethodMark)
