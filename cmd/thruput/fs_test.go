@@ -182,6 +182,40 @@ func TestReadOnlyMount(t *testing.T) {
 	}
 }
 
+// TestDirectRealFilesystems: with --direct the 1 MiB blocks go through
+// native AIO into a file allocated ahead where the filesystem allows it
+// (ext2/3/4, XFS, btrfs) and through write(2) where it does not (the FUSE
+// daemons'); every step moves its whole file either way, in its blocks,
+// and the read finds the file as long as the write left it. tmpfs has no
+// device for O_DIRECT to reach: exit 2, saying so.
+func TestDirectRealFilesystems(t *testing.T) {
+	fstest.RequireRoot(t)
+	for _, kind := range fstest.Kinds() {
+		t.Run(kind, func(t *testing.T) {
+			dir := fstest.Mount(t, kind, max(64<<20, fstest.MinSize(kind)))
+			if kind == "tmpfs" {
+				o := thruput(t, "disk", "sweep", dir, "--direct", "--bs", "1M", "--file-size", "8M")
+				if o.code != 2 || !strings.Contains(o.stderr, "--direct: "+dir+" is tmpfs, which keeps files in memory") {
+					t.Errorf("exit %d, stderr %q; want 2 and tmpfs refused", o.code, o.stderr)
+				}
+				fstest.AssertNoScratch(t, dir)
+				return
+			}
+			doc := sweepJSON(t, dir, "--direct", "--bs", "4k,1M", "--file-size", "8M")
+			if len(doc.Sweep.Steps) != 4 {
+				t.Fatalf("%d steps, want 4", len(doc.Sweep.Steps))
+			}
+			for _, s := range doc.Sweep.Steps {
+				if s.Bytes != 8<<20 || s.Ops != 8<<20/s.BlockSize || s.Truncated || s.MiBPerSec <= 0 {
+					t.Errorf("%s bs=%d: %d bytes in %d calls, truncated %v, %.1f MiB/s; want 8 MiB in %d calls",
+						s.Phase, s.BlockSize, s.Bytes, s.Ops, s.Truncated, s.MiBPerSec, 8<<20/s.BlockSize)
+				}
+			}
+			fstest.AssertNoScratch(t, dir)
+		})
+	}
+}
+
 // TestDirectAndDropCaches covers the root-only paths on a kernel filesystem.
 func TestDirectAndDropCaches(t *testing.T) {
 	fstest.RequireRoot(t)
