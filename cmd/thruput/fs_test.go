@@ -184,8 +184,8 @@ func TestReadOnlyMount(t *testing.T) {
 
 // TestDirectRealFilesystems: with --direct the 1 MiB blocks go through
 // native AIO into a file allocated ahead where the filesystem allows it
-// (ext2/3/4, XFS, btrfs) and through write(2) where it does not (the FUSE
-// daemons'); every step moves its whole file either way, in its blocks,
+// (ext4, XFS, btrfs) and through write(2) where it does not (ext2 and ext3,
+// the FUSE daemons'); every step moves its whole file either way, in its blocks,
 // and the read finds the file as long as the write left it. tmpfs has no
 // device for O_DIRECT to reach: exit 2, saying so.
 func TestDirectRealFilesystems(t *testing.T) {
@@ -214,6 +214,31 @@ func TestDirectRealFilesystems(t *testing.T) {
 			fstest.AssertNoScratch(t, dir)
 		})
 	}
+}
+
+// TestDirectStopsEarly: a --direct write that reaches --max-time long
+// before its file's end leaves a file as long as what it wrote, though
+// the file was allocated at its full size first: the read after it finds
+// that much, and no unwritten tail to read as zeros. Writes go through a
+// throttle of 4 MiB/s, so the write stops at about 4 MiB of 64; reads
+// are not held back, so the read takes the whole file within its second.
+func TestDirectStopsEarly(t *testing.T) {
+	fstest.RequireRoot(t)
+	dir := fstest.Mount(t, "ext4", 128<<20)
+	th := fstest.NewThrottle(t, dir)
+	th.Set(t, 0, 4<<20)
+	doc, _, _ := throttled(t, th, "disk", "sweep", dir, "--direct", "--bs", "1M", "--file-size", "64M", "--max-time", "1s")
+	if len(doc.Sweep.Steps) != 2 {
+		t.Fatalf("%d steps, want a write and a read", len(doc.Sweep.Steps))
+	}
+	w, r := doc.Sweep.Steps[0], doc.Sweep.Steps[1]
+	if !w.Truncated || w.Bytes <= 0 || w.Bytes >= 32<<20 {
+		t.Errorf("write: %d bytes, truncated %v; want stopped early, at about 4 MiB", w.Bytes, w.Truncated)
+	}
+	if r.Bytes != w.Bytes || r.Truncated {
+		t.Errorf("read: %d bytes, truncated %v; want the %d bytes written, the whole file", r.Bytes, r.Truncated, w.Bytes)
+	}
+	fstest.AssertNoScratch(t, dir)
 }
 
 // TestDirectAndDropCaches covers the root-only paths on a kernel filesystem.

@@ -16,10 +16,11 @@
 //
 // Only O_DIRECT I/O is asynchronous, and only where the filesystem does it
 // so: ext4 finishes a write that extends the file inside io_submit, so a
-// writer first makes the file its final size with fallocate (Reserve);
-// filesystems without it (vfat) are left to plain system calls. Every
-// submit is timed, and a context whose submits do the I/O themselves says
-// so (Sync), so that the caller falls back.
+// writer first allocates the file at its final size (Reserve), on the
+// filesystems whose fallocate sets blocks aside without writing them;
+// others (vfat, whose fallocate writes zeros; FUSE) are left to plain
+// system calls. Every submit is timed, and a context whose submits do the
+// I/O themselves says so (Sync), so that the caller falls back.
 //
 // A Context is used from one goroutine at a time, for one request at a
 // time; buffers are handed to the kernel by address, so they must not be
@@ -96,16 +97,29 @@ type Context struct {
 	cb  iocb
 	cbs [1]*iocb
 	got event
-	// zero is the "do not wait" timeout of io_getevents: zeros read the
-	// same as a 32-bit or a 64-bit struct timespec.
-	zero [2]int64
-	// done is what Wait hands the poller, made once (a closure made at
+	// busy is the buffer of the request in flight: held here so that
+	// the garbage collector keeps it, and so that it is never a stack's,
+	// which may move while the goroutine waits.
+	busy []byte
+	// done is what the poller is handed, made once (a closure made at
 	// each call escapes to the heap); n and errno are its result.
 	done  func(fd uintptr) bool
 	n     int64
 	errno syscall.Errno
-	// slow counts submits that took syncSubmit or longer.
+	// slow counts the submits in a row that took syncSubmit or longer.
 	slow int
+}
+
+// syncRun is how many slow submits in a row make a context Sync: one may
+// be the thread preempted inside the call on a busy core.
+const syncRun = 3
+
+// getEvents takes at most one completion without waiting: min_nr 0 makes
+// io_getevents return at once, so it needs no timeout, whose struct is
+// 32-bit time on 32-bit ARM.
+func (c *Context) getEvents() (uintptr, syscall.Errno) {
+	r, _, e := unix.RawSyscall6(unix.SYS_IO_GETEVENTS, c.ctx, 0, 1, uintptr(unsafe.Pointer(&c.got)), 0, 0)
+	return r, e
 }
 
 // New sets up a context; Close it.
@@ -128,6 +142,18 @@ func New() (*Context, error) {
 		c.destroy()
 		return nil, err
 	}
+	// os.NewFile hides a refused poller registration (fs.epoll's
+	// max_user_watches); a deadline can only be set on a polled file.
+	// And a kernel may lack the io_getevents this architecture has
+	// (32-bit ARM's takes 32-bit time).
+	if err := c.ev.SetReadDeadline(time.Time{}); err != nil {
+		c.Close()
+		return nil, errors.Join(ErrUnsupported, err)
+	}
+	if _, e := c.getEvents(); e != 0 {
+		c.Close()
+		return nil, errors.Join(ErrUnsupported, os.NewSyscallError("io_getevents", e))
+	}
 	c.cbs[0] = &c.cb
 	c.cb.resfd, c.cb.flags = uint32(fd), flagResfd
 	// The eventfd's count is never read: each completion is an edge for
@@ -135,10 +161,11 @@ func New() (*Context, error) {
 	// itself is taken with io_getevents. A count left over only makes a
 	// wake-up that finds nothing, and the goroutine parks again.
 	c.done = func(uintptr) bool {
-		r, _, e := unix.RawSyscall6(unix.SYS_IO_GETEVENTS, c.ctx, 1, 1, uintptr(unsafe.Pointer(&c.got)), uintptr(unsafe.Pointer(&c.zero)), 0)
+		r, e := c.getEvents()
+		for e == unix.EINTR {
+			r, e = c.getEvents()
+		}
 		switch {
-		case e == unix.EINTR:
-			return false
 		case e != 0:
 			c.errno = e
 		case r == 0:
@@ -168,6 +195,8 @@ func (c *Context) do(op uint16, fd int, b []byte, off int64) (int, syscall.Errno
 	if len(b) == 0 {
 		return 0, 0
 	}
+	c.busy = b
+	defer func() { c.busy = nil }()
 	c.cb.opcode, c.cb.fildes = op, uint32(fd)
 	c.cb.buf = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(b))))
 	c.cb.nbytes, c.cb.offset = uint64(len(b)), off
@@ -184,6 +213,8 @@ func (c *Context) do(op uint16, fd int, b []byte, off int64) (int, syscall.Errno
 	}
 	if time.Since(start) >= syncSubmit {
 		c.slow++
+	} else if c.slow < syncRun {
+		c.slow = 0
 	}
 	if err := c.rc.Read(c.done); err != nil {
 		// Only Close makes the poller fail a wait, and Close is not
@@ -193,21 +224,25 @@ func (c *Context) do(op uint16, fd int, b []byte, off int64) (int, syscall.Errno
 	return int(c.n), c.errno
 }
 
-// Sync says whether two or more submits took as long as doing the I/O:
+// Sync says whether syncRun submits in a row took as long as doing the I/O:
 // the filesystem completes this context's requests inside io_submit,
 // holding the scheduler's P while the device works, and the caller
 // should use plain system calls instead.
-func (c *Context) Sync() bool { return c.slow >= 2 }
+func (c *Context) Sync() bool { return c.slow >= syncRun }
 
-// Reserve makes the file at fd size bytes long with fallocate, so that the
-// writes that follow do not extend it (ext4 completes an extending O_DIRECT
-// write inside io_submit). false where the filesystem has no fallocate
-// (vfat) or no room: then write with plain system calls. A refused
+// Reserve allocates the file at fd size bytes long with fallocate, so
+// that the writes that follow do not extend it (ext4 completes an
+// extending O_DIRECT write inside io_submit). Only on the filesystems
+// whose fallocate sets blocks aside without writing them (allocates), and
+// where there is room; false elsewhere: vfat's fallocate writes zeros
+// through the page cache (an expanding truncate), which the writes would
+// then wait to flush, and FUSE daemons do what they like. A refused
 // Reserve leaves the file its size before (a fallocate that runs out of
 // room may have grown it part of the way).
 func Reserve(fd int, size int64) bool {
+	var fs unix.Statfs_t
 	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil {
+	if unix.Fstatfs(fd, &fs) != nil || !allocates[uint32(fs.Type)] || unix.Fstat(fd, &st) != nil {
 		return false
 	}
 	if unix.Fallocate(fd, 0, 0, size) == nil {
@@ -217,6 +252,17 @@ func Reserve(fd int, size int64) bool {
 	return false
 }
 
+// allocates is the filesystems (statfs f_type, linux/magic.h) whose
+// fallocate marks blocks allocated but unwritten, as fio's
+// fallocate=native relies on. uint32: f_type is an int32 on 32-bit ARM,
+// where btrfs's and f2fs's magic numbers read negative.
+var allocates = map[uint32]bool{
+	unix.EXT4_SUPER_MAGIC:  true, // ext2, ext3 and ext4 share it
+	unix.XFS_SUPER_MAGIC:   true,
+	unix.BTRFS_SUPER_MAGIC: true,
+	unix.F2FS_SUPER_MAGIC:  true,
+}
+
 // Close releases the context, waiting for a request still in flight.
 func (c *Context) Close() error {
 	err := c.ev.Close()
@@ -224,6 +270,8 @@ func (c *Context) Close() error {
 	return err
 }
 
+// destroy is an announced call: io_destroy waits for a request in flight
+// and for an RCU grace period, too long to hold the P.
 func (c *Context) destroy() {
-	_, _, _ = unix.RawSyscall(unix.SYS_IO_DESTROY, c.ctx, 0, 0)
+	_, _, _ = unix.Syscall(unix.SYS_IO_DESTROY, c.ctx, 0, 0)
 }

@@ -149,18 +149,15 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-// TestReserve: Reserve sets a file's size where it can, and refuses
-// without changing anything where it cannot (a pipe).
+// TestReserve: Reserve sets a file's size on a filesystem that allocates
+// ahead, and refuses without changing anything elsewhere (a pipe).
 func TestReserve(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "f")
-	fd := openDirect(t, path, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL)
-	if !Reserve(fd, 1<<20) {
-		t.Fatal("Reserve refused on a local filesystem")
+	dir := t.TempDir()
+	var fs unix.Statfs_t
+	if err := unix.Statfs(dir, &fs); err != nil {
+		t.Fatal(err)
 	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil || st.Size != 1<<20 {
-		t.Errorf("after Reserve: size %d, %v; want %d", st.Size, err, 1<<20)
-	}
+	reserveOn(t, dir, allocates[uint32(fs.Type)])
 	var p [2]int
 	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
 		t.Fatal(err)
@@ -172,9 +169,52 @@ func TestReserve(t *testing.T) {
 	}
 }
 
+// reserveOn reserves 1 MiB for a new file in dir: the file is then that
+// long where want, and as it was, empty and with the blocks it had, where
+// not.
+func reserveOn(t *testing.T, dir string, want bool) {
+	t.Helper()
+	fd, err := unix.Open(filepath.Join(dir, "reserved"), unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	var before, st unix.Stat_t
+	if err := unix.Fstat(fd, &before); err != nil {
+		t.Fatal(err)
+	}
+	got := Reserve(fd, 1<<20)
+	if err := unix.Fstat(fd, &st); err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case got != want:
+		t.Errorf("Reserve: %v, want %v", got, want)
+	case got && st.Size != 1<<20:
+		t.Errorf("after Reserve: %d bytes, want %d", st.Size, 1<<20)
+	case !got && (st.Size != 0 || st.Blocks != before.Blocks):
+		t.Errorf("after a refused Reserve: %d bytes, %d blocks; want the empty file it was, %d blocks", st.Size, st.Blocks, before.Blocks)
+	}
+}
+
+// TestReserveByFilesystem: the kernel filesystems whose fallocate only
+// marks blocks allocate ahead (ext4, XFS, btrfs); ext2 and ext3, which
+// have no fallocate, the FUSE daemons' (vfat, NTFS, exFAT) and tmpfs are
+// refused, and nothing is written. Root: loop devices.
+func TestReserveByFilesystem(t *testing.T) {
+	fstest.RequireRoot(t)
+	for _, kind := range fstest.Kinds() {
+		t.Run(kind, func(t *testing.T) {
+			dir := fstest.Mount(t, kind, max(16<<20, fstest.MinSize(kind)))
+			reserveOn(t, dir, map[string]bool{"ext4": true, "xfs": true, "btrfs": true}[kind])
+		})
+	}
+}
+
 // TestSyncSubmits: on ext4 an O_DIRECT write that extends the file is done
 // inside io_submit. Through a throttled device each such submit waits for
-// the device, and Sync says so; writes to a file Reserve sized do not.
+// the device, and after three in a row Sync says so; writes to a file
+// Reserve sized do not.
 // Root: a loop device, and a blkio throttle the test process joins.
 func TestSyncSubmits(t *testing.T) {
 	fstest.RequireRoot(t)

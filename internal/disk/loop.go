@@ -52,6 +52,9 @@ type file struct {
 	fd  int
 	pos int64
 	a   *aio.Context
+	// reserved: the file was allocated at its final size, and a write
+	// that stops early must cut it back (see sweep's write).
+	reserved bool
 }
 
 // startAsync moves f's blocks larger than rawLimit through native AIO,
@@ -60,14 +63,20 @@ type file struct {
 // scheduler's P over (see internal/aio). A writer passes the file's
 // final size in reserve, which it allocates first: a write that extends
 // the file is done inside io_submit. It keeps the plain calls where the
-// kernel has no AIO or the filesystem cannot allocate ahead (vfat).
+// kernel has no AIO or the filesystem cannot allocate ahead (vfat, FUSE).
 func (f *file) startAsync(reserve int64) {
-	if reserve > 0 && !aio.Reserve(f.fd, reserve) {
+	a, err := aio.New()
+	if err != nil {
 		return
 	}
-	if a, err := aio.New(); err == nil {
-		f.a = a
+	if reserve > 0 {
+		if !aio.Reserve(f.fd, reserve) {
+			_ = a.Close()
+			return
+		}
+		f.reserved = true
 	}
+	f.a = a
 }
 
 // checkAsync goes back to the plain calls once the filesystem turns out
@@ -134,7 +143,7 @@ func writeBlocks(f *file, pool buffer, window, bs, n int, off *int) (ioResult, e
 			// A short write to a regular file means the filesystem is full;
 			// the next call says so with ENOSPC.
 			*off = o
-			return ioResult{bytes: done, ops: int64(i + 1)}, shortWrite(f, bs, int(r))
+			return ioResult{bytes: done, ops: int64(i + 1)}, shortWrite(f, pool[o+int(r):o+bs], int(r))
 		}
 		if o += bs; o == window {
 			o = 0
@@ -144,12 +153,13 @@ func writeBlocks(f *file, pool buffer, window, bs, n int, off *int) (ioResult, e
 	return ioResult{bytes: done, ops: int64(n)}, nil
 }
 
-func shortWrite(f *file, bs, got int) error {
-	probe := make([]byte, bs-got)
-	if _, err := unix.Pwrite(f.fd, probe, f.pos); err != nil {
+// shortWrite writes the rest of a block cut short, from the block's own
+// memory (aligned as O_DIRECT needs), to have the kernel say why.
+func shortWrite(f *file, rest []byte, got int) error {
+	if _, err := unix.Pwrite(f.fd, rest, f.pos); err != nil {
 		return err
 	}
-	return fmt.Errorf("short write: %d of %d bytes", got, bs)
+	return fmt.Errorf("short write: %d of %d bytes", got, got+len(rest))
 }
 
 // readBlocks issues up to n reads of bs bytes into buf, stopping at end

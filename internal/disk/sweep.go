@@ -259,7 +259,7 @@ func (r *runner) write(ti int, path string, bs int64, phase string, maxTime time
 	if err != nil {
 		return st, err
 	}
-	if f.a != nil && res.bytes < blocks*bs {
+	if f.reserved && res.bytes < blocks*bs {
 		// Stopped before the end: the file ends where its data does, as a
 		// plain write's would, for the read that follows.
 		if err := unix.Ftruncate(fd, res.bytes); err != nil {

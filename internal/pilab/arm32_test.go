@@ -176,8 +176,10 @@ func TestRaspi3bArm32(t *testing.T) {
 			}
 
 			// O_DIRECT: the 1 MiB blocks go through native AIO (ext4,
-			// allocated ahead) and the compat layer's io_submit, the vfat
-			// writes through plain calls (no fallocate there).
+			// allocated ahead) and the compat layer's io_submit and
+			// io_getevents; the vfat writes through plain calls (its
+			// fallocate writes zeros, so none is asked for), its reads
+			// through AIO.
 			d = doc("disk sweep direct", result.MethodSweep)
 			target("disk sweep direct", d, 0, "ext4", "mmcblk0")
 			target("disk sweep direct", d, 1, "vfat", "sda")
