@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/thruput/thruput/internal/fstest"
 	"github.com/thruput/thruput/internal/nettest"
 	"github.com/thruput/thruput/internal/result"
@@ -71,10 +73,37 @@ func waitListening(t *testing.T, port int) {
 // namespace (ip netns exec keeps its pid), listens on port within 10 s:
 // a client started before its server listens is refused, and a fixed
 // sleep is a guess a loaded machine can outlast.
+//
+// Until `ip netns exec` has entered the namespace, /proc/PID/net is this
+// one's, where another test's server may listen on the same port: a
+// client then dialled a server that was not listening yet (CI, "iperf3
+// -R -M 1000: Connection refused"). So it waits for the entry first.
 func (b *background) listens(t *testing.T, port int) {
 	t.Helper()
-	if !listeningIn(fmt.Sprintf("/proc/%d/net", b.cmd.Process.Pid), port) {
+	pid := b.cmd.Process.Pid
+	if a := b.cmd.Args; len(a) > 3 && a[0] == "ip" && a[1] == "netns" && a[2] == "exec" && !inNetns(pid, a[3], 10*time.Second) {
+		t.Fatalf("%s: not in namespace %s after 10 s\n%s", a, a[3], b.stderr.String())
+	}
+	if !listeningIn(fmt.Sprintf("/proc/%d/net", pid), port) {
 		t.Fatalf("%s: nothing listens on port %d after 10 s\n%s", b.cmd.Args, port, b.stderr.String())
+	}
+}
+
+// inNetns waits up to d for process pid to be in the named network
+// namespace (the one `ip netns` keeps at /run/netns/NAME).
+func inNetns(pid int, name string, d time.Duration) bool {
+	var want unix.Stat_t
+	if unix.Stat("/run/netns/"+name, &want) != nil {
+		return false
+	}
+	for end := time.Now().Add(d); ; time.Sleep(5 * time.Millisecond) {
+		var got unix.Stat_t
+		if unix.Stat(fmt.Sprintf("/proc/%d/ns/net", pid), &got) == nil && got.Ino == want.Ino && got.Dev == want.Dev {
+			return true
+		}
+		if time.Now().After(end) {
+			return false
+		}
 	}
 }
 
