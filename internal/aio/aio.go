@@ -196,30 +196,34 @@ func (c *Context) do(op uint16, fd int, b []byte, off int64) (int, syscall.Errno
 		return 0, 0
 	}
 	c.busy = b
-	defer func() { c.busy = nil }()
 	c.cb.opcode, c.cb.fildes = op, uint32(fd)
 	c.cb.buf = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(b))))
 	c.cb.nbytes, c.cb.offset = uint64(len(b)), off
 	c.n, c.errno = 0, 0
 	// Raw: an announced call would wake the runtime's monitor, which then
 	// polls every 20 us until the process is idle again.
+	// The submit is timed (two vDSO clock reads, against a block that
+	// may wait milliseconds): one that took as long as the I/O did it.
 	start := time.Now()
-	_, _, e := unix.RawSyscall(unix.SYS_IO_SUBMIT, c.ctx, 1, uintptr(unsafe.Pointer(&c.cbs[0])))
+	e := unix.EINTR
 	for e == unix.EINTR {
 		_, _, e = unix.RawSyscall(unix.SYS_IO_SUBMIT, c.ctx, 1, uintptr(unsafe.Pointer(&c.cbs[0])))
 	}
+	if e == 0 {
+		if time.Since(start) >= syncSubmit {
+			c.slow++
+		} else if c.slow < syncRun {
+			c.slow = 0
+		}
+		if c.rc.Read(c.done) != nil {
+			// Only Close makes the poller fail a wait, and Close is
+			// not called with a request in flight.
+			e = unix.EBADF
+		}
+	}
+	c.busy = nil
 	if e != 0 {
 		return 0, e
-	}
-	if time.Since(start) >= syncSubmit {
-		c.slow++
-	} else if c.slow < syncRun {
-		c.slow = 0
-	}
-	if err := c.rc.Read(c.done); err != nil {
-		// Only Close makes the poller fail a wait, and Close is not
-		// called with a request in flight.
-		return 0, unix.EBADF
 	}
 	return int(c.n), c.errno
 }
