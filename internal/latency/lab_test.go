@@ -557,10 +557,14 @@ func TestLabShortQueue(t *testing.T) {
 // client alone in its namespace (no ping or irtt beside it), two of each,
 // in the order with, without, without, with, so that a drift in the
 // machine's speed falls on both alike. The tolerance is the runs' own
-// spread in this window: the medians of the two kinds may differ by the
-// link the probes take themselves (probeMbit) and by the wider of the two
-// kinds' ranges, no more. A cost that mattered would put the runs with
-// probes below the runs without by more than either kind scatters; a
+// spread in this window: the runs with probes may fall below the runs
+// without by the link the probes take themselves (probeMbit) and by the
+// wider of the two kinds' ranges, no more. A cost that mattered would put
+// the runs with probes below the runs without by more than either kind
+// scatters. Runs with probes above the runs without are logged, not
+// judged: the probes take from the link, so they cannot lift the rate,
+// and CI once failed a two-sided bar on 0.14 Mbit/s of noise (paced down,
+// medians 90.25 with probes against 90.11, each kind within 0.14); a
 // gap of a tenth of the link's width within that (95.58 against 95.72
 // Mbit/s, each kind within 0.07, seen through CUBIC's deep queue) is
 // noise an exact bar once failed on. Where the two kinds do not meet,
@@ -595,14 +599,17 @@ func (l *lab) sameThroughput(t *testing.T, what string, a labArgs) {
 		t.Logf("%s: %.2f Mbit/s with probes, %.2f without", what, with, without)
 		mw, mo := stats.Median(with), stats.Median(without)
 		tol := max(slices.Max(with)-slices.Min(with), slices.Max(without)-slices.Min(without))
-		if mw >= mo-probeMbit-tol && mo >= mw-tol {
+		if mw >= mo-probeMbit-tol {
+			if mw > mo+tol {
+				t.Logf("%s: the runs with probes came through faster than the runs without, by more than either kind scatters (not judged)", what)
+			}
 			return
 		}
 		if try == 1 {
-			t.Logf("%s: the runs with probes and without are further apart than they scatter; four more, all judged together", what)
+			t.Logf("%s: the runs with probes fell below the runs without by more than they scatter; four more, all judged together", what)
 		}
 	}
-	t.Errorf("%s: throughput %.2f Mbit/s with probes, %.2f without: their medians are further apart than the probes' %.3f Mbit/s and either kind's spread", what, with, without, probeMbit)
+	t.Errorf("%s: throughput %.2f Mbit/s with probes, %.2f without: the probes lowered the median by more than their own %.3f Mbit/s and either kind's spread", what, with, without, probeMbit)
 }
 
 // refused is iperf3 3.12's debug line for a connection it turned away
