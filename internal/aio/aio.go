@@ -244,9 +244,8 @@ func (c *Context) Sync() bool { return c.slow >= syncRun }
 // Reserve leaves the file its size before (a fallocate that runs out of
 // room may have grown it part of the way).
 func Reserve(fd int, size int64) bool {
-	var fs unix.Statfs_t
 	var st unix.Stat_t
-	if unix.Fstatfs(fd, &fs) != nil || !allocates[uint32(fs.Type)] || unix.Fstat(fd, &st) != nil {
+	if !Allocates(fd) || unix.Fstat(fd, &st) != nil {
 		return false
 	}
 	if unix.Fallocate(fd, 0, 0, size) == nil {
@@ -254,6 +253,16 @@ func Reserve(fd int, size int64) bool {
 	}
 	_ = unix.Ftruncate(fd, st.Size)
 	return false
+}
+
+// Allocates says whether the file at fd is on a filesystem Reserve may
+// allocate on, without touching the file, so that a caller can ask
+// before it sets up a context it would otherwise only close again. ext2
+// and ext3 share ext4's magic number: they pass here, and their missing
+// fallocate refuses in Reserve.
+func Allocates(fd int) bool {
+	var fs unix.Statfs_t
+	return unix.Fstatfs(fd, &fs) == nil && allocates[uint32(fs.Type)]
 }
 
 // allocates is the filesystems (statfs f_type, linux/magic.h) whose

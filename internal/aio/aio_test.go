@@ -184,6 +184,9 @@ func reserveOn(t *testing.T, dir string, want bool) {
 		t.Fatal(err)
 	}
 	got := Reserve(fd, 1<<20)
+	if got && !Allocates(fd) {
+		t.Error("Reserve allocated where Allocates says it cannot")
+	}
 	if err := unix.Fstat(fd, &st); err != nil {
 		t.Fatal(err)
 	}

@@ -64,7 +64,13 @@ type file struct {
 // final size in reserve, which it allocates first: a write that extends
 // the file is done inside io_submit. It keeps the plain calls where the
 // kernel has no AIO or the filesystem cannot allocate ahead (vfat, FUSE).
+// It asks the filesystem before it sets up a context: the write's call
+// is timed, and a context closed unused costs io_destroy's wait for an
+// RCU grace period.
 func (f *file) startAsync(reserve int64) {
+	if reserve > 0 && !aio.Allocates(f.fd) {
+		return
+	}
 	a, err := aio.New()
 	if err != nil {
 		return
